@@ -1,0 +1,35 @@
+# Everyday tasks. `make setup` once on a fresh machine, then the others.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+KSC    := tools/ksc
+
+.PHONY: setup generate test bench sample clean
+
+setup: $(VENV)/.installed $(KSC)/node_modules/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+$(KSC)/node_modules/.installed: $(KSC)/package.json $(KSC)/package-lock.json
+	npm ci --prefix $(KSC) --no-audit --no-fund --loglevel=error
+	touch $@
+
+# Regenerate generated/ from formats/ (Kaitai Python, construct schemas, layouts).
+generate: setup
+	$(PY) -m rmqformats.codegen --out generated
+
+test: setup
+	$(PY) -m pytest -q
+
+bench: setup
+	$(PY) benchmarks/bench_commitlog.py
+
+sample: setup
+	$(VENV)/bin/rmqformats inspect --sample
+
+clean:
+	rm -rf $(VENV) $(KSC)/node_modules .pytest_cache

@@ -1,0 +1,323 @@
+meta:
+  id: rocketmq_commitlog
+  title: Apache RocketMQ commit log segment
+  application: Apache RocketMQ broker (4.0.0 to 5.3.x)
+  xref:
+    wikidata: Q28975570
+  tags:
+    - database
+    - log
+  license: Apache-2.0
+  ks-version: '0.11'
+  endian: be
+doc: |
+  One segment of an Apache RocketMQ broker commit log: the file
+  `<store>/commitlog/<20-digit start offset>` that holds every message of
+  every topic in arrival order. The commit log is one logical byte stream cut
+  into equally sized segments (1 GiB by default, `mappedFileSizeCommitLog`);
+  a segment's file name is the decimal commit-log offset of its first byte,
+  and the commit-log offset of a record is that number plus the record's
+  position in the file.
+
+  A segment is a sequence of length-prefixed records. A message record
+  starts with its total size and the magic code of its version: V1
+  (`0xdaa320a7`, all releases) has a 1-byte topic length, V2 (`0xdaa320ab`,
+  5.1.0+, written when a topic is longer than 127 characters) a 2-byte one.
+  A record never crosses the end of a segment: when the next message does
+  not fit, the broker writes a BLANK record (magic `0xcbd43194`) whose size
+  covers the rest of the segment, and only its first 8 bytes are
+  meaningful. Segments are pre-allocated, so the newest one ends in a
+  zero-filled tail that reads as a record of size 0 and magic 0.
+
+  The sequence below stops at the first record that is not a message: a
+  BLANK record (the rest of the segment is padding) or the zero-filled
+  tail. This is where the broker's recovery (`CommitLog.recoverNormally`)
+  stops reading a segment. All integers are big-endian and signed, as
+  Java writes them.
+doc-ref:
+  - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/MessageExtEncoder.java
+  - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/CommitLog.java
+  - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageDecoder.java
+seq:
+  - id: records
+    type: record
+    repeat: until
+    repeat-until: not _.is_message or _io.eof
+    doc: |
+      Records up to the end of the valid data of this segment. The last
+      element is the BLANK record or the zero-filled tail, unless the file
+      ends right after a message.
+types:
+  record:
+    doc: |
+      One commit-log record: a message (V1 or V2), the BLANK end-of-segment
+      record, or the start of the zero-filled tail.
+    doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/CommitLog.java
+    -webide-representation: '{magic}: {len_record:dec} bytes'
+    seq:
+      - id: len_record
+        -orig-id: TOTALSIZE
+        type: s4
+        doc: |
+          Size of the whole record in bytes, this field included. For a
+          BLANK record, the number of bytes from this record to the end of
+          the segment.
+      - id: magic
+        -orig-id: MAGICCODE
+        type: u4
+        enum: magic_code
+        valid:
+          in-enum: true
+        doc: Kind and version of the record.
+      - id: body
+        size: len_record - 8
+        type:
+          switch-on: magic
+          cases:
+            'magic_code::message_v1': message(false)
+            'magic_code::message_v2': message(true)
+        if: is_message
+        doc: The message fields that follow the size and the magic code.
+    instances:
+      is_message:
+        value: magic == magic_code::message_v1 or magic == magic_code::message_v2
+        doc: True for a message record, false for BLANK and the zero-filled tail.
+      len_padding:
+        value: 'magic == magic_code::blank ? len_record - 8 : 0'
+        doc: |
+          Bytes of a BLANK record after its 8-byte header, up to the end of
+          the segment. Their content is unspecified (brokers before 4.9.1
+          left stale bytes of an earlier message there), so they are never
+          parsed.
+  message:
+    doc: |
+      The fields of a message record after TOTALSIZE and MAGICCODE, in the
+      order `MessageExtEncoder.encode` writes them.
+    doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/MessageExtEncoder.java
+    -webide-representation: '{topic} q{queue_id:dec} #{queue_offset:dec} @{ofs_physical:dec}'
+    params:
+      - id: is_v2
+        type: bool
+        doc: True for a V2 record (2-byte topic length), false for V1 (1-byte topic length).
+    seq:
+      - id: body_crc
+        -orig-id: BODYCRC
+        type: s4
+        doc: |
+          CRC-32 (zlib polynomial) of the stored body bytes, masked with
+          `0x7fffffff`; the compressed bytes when the body is compressed.
+      - id: queue_id
+        -orig-id: QUEUEID
+        type: s4
+        doc: Queue id within the topic.
+      - id: flag
+        -orig-id: FLAG
+        type: s4
+        doc: Opaque integer set by the producer (`Message.flag`).
+      - id: queue_offset
+        -orig-id: QUEUEOFFSET
+        type: s8
+        doc: |
+          Logical offset of the message in its consume queue (0 for
+          transaction PREPARED and ROLLBACK records; the base offset for an
+          inner batch).
+      - id: ofs_physical
+        -orig-id: PHYSICALOFFSET
+        type: s8
+        doc: Commit-log offset of this record (segment start plus position).
+      - id: sys_flag
+        -orig-id: SYSFLAG
+        type: sys_flag
+        doc: Message system flags; they choose the host widths and the body encoding.
+      - id: born_timestamp
+        -orig-id: BORNTIMESTAMP
+        type: s8
+        doc: Time the producer created the message, in milliseconds since the Unix epoch.
+      - id: born_host
+        -orig-id: BORNHOST
+        type: host(sys_flag.is_born_host_v6)
+        doc: Address of the producer connection as the broker saw it.
+      - id: store_timestamp
+        -orig-id: STORETIMESTAMP
+        type: s8
+        doc: Time the broker appended the record, in milliseconds since the Unix epoch.
+      - id: store_host
+        -orig-id: STOREHOSTADDRESS
+        type: host(sys_flag.is_store_host_v6)
+        doc: Address and listen port of the broker that stored the record.
+      - id: reconsume_times
+        -orig-id: RECONSUMETIMES
+        type: s4
+        doc: Number of times the message was sent back for redelivery.
+      - id: ofs_prepared_transaction
+        -orig-id: PREPAREDTRANSACTIONOFFSET
+        type: s8
+        doc: |
+          For a transaction COMMIT or ROLLBACK record, the commit-log offset
+          of the prepared (half) message; 0 otherwise.
+      - id: len_body
+        -orig-id: BODYLENGTH
+        type: s4
+        doc: Length of the stored body; no body bytes follow when it is 0 or less.
+      - id: body
+        -orig-id: BODY
+        size: 'len_body > 0 ? len_body : 0'
+        doc: |
+          The body as stored: compressed when `sys_flag.is_compressed` is
+          set, and a batch of encoded messages for an inner batch.
+      - id: len_topic
+        -orig-id: TOPICLENGTH
+        type:
+          switch-on: is_v2
+          cases:
+            true: s2
+            false: s1
+        valid:
+          min: 0
+        doc: |
+          Byte length of the topic: a signed byte in V1, a signed short in
+          V2. A negative value is corrupt data.
+      - id: topic
+        -orig-id: TOPIC
+        type: str
+        size: len_topic
+        encoding: UTF-8
+        doc: Topic name as stored (after broker rewrites such as `SCHEDULE_TOPIC_XXXX`).
+      - id: len_properties
+        -orig-id: PROPERTIESLENGTH
+        type: s2
+        doc: Byte length of the properties; none follow when it is 0 or less.
+      - id: properties
+        -orig-id: PROPERTIES
+        type: str
+        size: 'len_properties > 0 ? len_properties : 0'
+        encoding: UTF-8
+        doc: |
+          Raw properties: `name U+0001 value` pairs separated by U+0002, with
+          or without a trailing separator depending on the writer's version.
+    instances:
+      len_host_fields:
+        value: born_host.len_address + store_host.len_address + 8
+        doc: Bytes taken by the two host fields (8 or 20 each).
+      len_record_computed:
+        value: '74 + len_host_fields + (is_v2 ? 2 : 1) + (len_body > 0 ? len_body : 0) + len_topic + (len_properties > 0 ? len_properties : 0)'
+        doc: |
+          The record size the broker's `calMsgLength` gives for these
+          fields; recovery rejects a record whose TOTALSIZE differs.
+  sys_flag:
+    doc: |
+      The 32-bit SYSFLAG field, most significant bit first. Bit 0 marks a
+      compressed body, bits 2-3 the transaction type, bits 4 and 5 IPv6
+      hosts, bits 6 and 7 an inner batch, and bits 8-10 the compression
+      type (4.9.4+).
+    doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/sysflag/MessageSysFlag.java
+    -webide-representation: 'compressed={is_compressed} {compression_type} {transaction_type} v6={is_born_host_v6}/{is_store_host_v6}'
+    seq:
+      - id: reserved
+        type: b21
+        doc: Bits 11-31, unused by every release.
+      - id: compression_type
+        -orig-id: COMPRESSION_TYPE_COMPARATOR
+        type: b3
+        enum: compression_type
+        doc: Bits 8-10, the body compression algorithm when `is_compressed` is set.
+      - id: is_inner_batch
+        -orig-id: INNER_BATCH_FLAG
+        type: b1
+        doc: Bit 7, the record is an inner batch (5.0.0+).
+      - id: needs_unwrap
+        -orig-id: NEED_UNWRAP_FLAG
+        type: b1
+        doc: Bit 6, the body is a batch the consumer must unwrap (5.0.0+).
+      - id: is_store_host_v6
+        -orig-id: STOREHOSTADDRESS_V6_FLAG
+        type: b1
+        doc: Bit 5, the store host field is 20 bytes (IPv6, 4.6.0+).
+      - id: is_born_host_v6
+        -orig-id: BORNHOST_V6_FLAG
+        type: b1
+        doc: Bit 4, the born host field is 20 bytes (IPv6, 4.6.0+).
+      - id: transaction_type
+        -orig-id: TRANSACTION_TYPE
+        type: b2
+        enum: transaction_type
+        doc: Bits 2-3, the transaction role of the record.
+      - id: is_multi_tags
+        -orig-id: MULTI_TAGS_FLAG
+        type: b1
+        doc: Bit 1, the topic's filter type is MULTI_TAG.
+      - id: is_compressed
+        -orig-id: COMPRESSED_FLAG
+        type: b1
+        doc: Bit 0, the body is compressed.
+  host:
+    doc: |
+      A socket address as `MessageExt.socketAddress2ByteBuffer` writes it:
+      the address bytes in network order, then the port as a 4-byte int.
+    doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageExt.java
+    -webide-representation: '{address}:{port:dec}'
+    params:
+      - id: is_v6
+        type: bool
+        doc: True for a 16-byte IPv6 address, false for a 4-byte IPv4 address.
+    seq:
+      - id: address
+        size: 'is_v6 ? 16 : 4'
+        doc: IPv4 or IPv6 address bytes.
+      - id: port
+        type: s4
+        doc: TCP port.
+    instances:
+      len_address:
+        value: 'is_v6 ? 16 : 4'
+        doc: Width of the address bytes.
+enums:
+  magic_code:
+    0x0:
+      id: zero_fill
+      doc: Zero-filled tail of a pre-allocated segment; the data of the segment ends here.
+    0xdaa320a7:
+      id: message_v1
+      -orig-id: MESSAGE_MAGIC_CODE
+      doc: Message record, version 1 (1-byte topic length), all releases.
+    0xdaa320ab:
+      id: message_v2
+      -orig-id: MESSAGE_MAGIC_CODE_V2
+      doc: Message record, version 2 (2-byte topic length), 5.1.0+.
+    0xcbd43194:
+      id: blank
+      -orig-id: BLANK_MAGIC_CODE
+      doc: End-of-segment record; the rest of the segment is padding.
+  compression_type:
+    0:
+      id: unspecified
+      doc: No type bits, as written before 4.9.4; a compressed body is then zlib.
+    1:
+      id: lz4
+      -orig-id: COMPRESSION_LZ4_TYPE
+      doc: LZ4 frame format (lz4-java `LZ4FrameOutputStream`).
+    2:
+      id: zstd
+      -orig-id: COMPRESSION_ZSTD_TYPE
+      doc: Zstandard frame (zstd-jni).
+    3:
+      id: zlib
+      -orig-id: COMPRESSION_ZLIB_TYPE
+      doc: zlib stream (RFC 1950, `java.util.zip.Deflater`).
+  transaction_type:
+    0:
+      id: not_type
+      -orig-id: TRANSACTION_NOT_TYPE
+      doc: Not a transaction record (also transaction half messages since 4.3.0).
+    1:
+      id: prepared
+      -orig-id: TRANSACTION_PREPARED_TYPE
+      doc: Prepared (half) message, as stored by 4.0.0 to 4.2.0 and by raw puts.
+    2:
+      id: commit
+      -orig-id: TRANSACTION_COMMIT_TYPE
+      doc: Commit record; `ofs_prepared_transaction` points at the half message.
+    3:
+      id: rollback
+      -orig-id: TRANSACTION_ROLLBACK_TYPE
+      doc: Rollback record; `ofs_prepared_transaction` points at the half message.

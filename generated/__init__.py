@@ -1,0 +1,1 @@
+"""Parsers generated from the specs in formats/; do not edit, run `make generate`."""

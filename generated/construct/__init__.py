@@ -1,0 +1,1 @@
+"""construct schemas (parse and build), generated from formats/ by rmqformats.codegen."""

@@ -1,0 +1,279 @@
+# Generated from formats/rocketmq_commitlog.ksy by `python -m rmqformats.codegen`; do not edit.
+# Edit the spec and run `make generate`.
+"""Apache RocketMQ commit log segment: construct schema generated from formats/rocketmq_commitlog.ksy.
+
+``rocketmq_commitlog`` parses and builds the whole format; each Kaitai type is a
+construct object (a function returning one for a type with params) and each
+Kaitai enum an ``enum.IntEnum``.
+"""
+
+import enum
+
+import construct as c
+
+from rmqformats import construct_adapters as ka
+
+__all__ = [
+    "MagicCode",
+    "CompressionType",
+    "TransactionType",
+    "sys_flag",
+    "host",
+    "message",
+    "record",
+    "rocketmq_commitlog",
+]
+
+
+class MagicCode(enum.IntEnum):
+    """Kaitai enum magic_code (enums/magic_code)."""
+
+    # Zero-filled tail of a pre-allocated segment; the data of the segment ends here.
+    zero_fill = 0
+
+    # Message record, version 1 (1-byte topic length), all releases.
+    message_v1 = 0xdaa320a7
+
+    # Message record, version 2 (2-byte topic length), 5.1.0+.
+    message_v2 = 0xdaa320ab
+
+    # End-of-segment record; the rest of the segment is padding.
+    blank = 0xcbd43194
+
+
+class CompressionType(enum.IntEnum):
+    """Kaitai enum compression_type (enums/compression_type)."""
+
+    # No type bits, as written before 4.9.4; a compressed body is then zlib.
+    unspecified = 0
+
+    # LZ4 frame format (lz4-java `LZ4FrameOutputStream`).
+    lz4 = 1
+
+    # Zstandard frame (zstd-jni).
+    zstd = 2
+
+    # zlib stream (RFC 1950, `java.util.zip.Deflater`).
+    zlib = 3
+
+
+class TransactionType(enum.IntEnum):
+    """Kaitai enum transaction_type (enums/transaction_type)."""
+
+    # Not a transaction record (also transaction half messages since 4.3.0).
+    not_type = 0
+
+    # Prepared (half) message, as stored by 4.0.0 to 4.2.0 and by raw puts.
+    prepared = 1
+
+    # Commit record; `ofs_prepared_transaction` points at the half message.
+    commit = 2
+
+    # Rollback record; `ofs_prepared_transaction` points at the half message.
+    rollback = 3
+
+
+# The 32-bit SYSFLAG field, most significant bit first. Bit 0 marks a
+# compressed body, bits 2-3 the transaction type, bits 4 and 5 IPv6
+# hosts, bits 6 and 7 an inner batch, and bits 8-10 the compression
+# type (4.9.4+).
+# See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/sysflag/MessageSysFlag.java
+sys_flag = c.Bitwise(ka.Struct(
+    # Bits 11-31, unused by every release.
+    "reserved" / c.BitsInteger(21),
+    # Bits 8-10, the body compression algorithm when `is_compressed` is set.
+    "compression_type" / c.Enum(c.BitsInteger(3), CompressionType),
+    # Bit 7, the record is an inner batch (5.0.0+).
+    "is_inner_batch" / c.Flag,
+    # Bit 6, the body is a batch the consumer must unwrap (5.0.0+).
+    "needs_unwrap" / c.Flag,
+    # Bit 5, the store host field is 20 bytes (IPv6, 4.6.0+).
+    "is_store_host_v6" / c.Flag,
+    # Bit 4, the born host field is 20 bytes (IPv6, 4.6.0+).
+    "is_born_host_v6" / c.Flag,
+    # Bits 2-3, the transaction role of the record.
+    "transaction_type" / c.Enum(c.BitsInteger(2), TransactionType),
+    # Bit 1, the topic's filter type is MULTI_TAG.
+    "is_multi_tags" / c.Flag,
+    # Bit 0, the body is compressed.
+    "is_compressed" / c.Flag,
+))
+
+
+def host(is_v6):
+    """A socket address as `MessageExt.socketAddress2ByteBuffer` writes it:
+    the address bytes in network order, then the port as a 4-byte int.
+
+    :param is_v6: True for a 16-byte IPv6 address, false for a 4-byte IPv4 address.
+
+    Each argument is a value, or a function of the context of the object that
+    uses this type, called on every parse and build.
+    """
+    # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageExt.java
+    return ka.Struct(
+        # True for a 16-byte IPv6 address, false for a 4-byte IPv4 address.
+        "is_v6" / c.Computed(ka.param(is_v6)),
+        # Width of the address bytes.
+        "len_address" / c.Computed(lambda this: 16 if this["is_v6"] else 4),
+        # IPv4 or IPv6 address bytes.
+        "address" / c.Bytes(lambda this: 16 if this["is_v6"] else 4),
+        # TCP port.
+        "port" / c.Int32sb,
+    )
+
+
+def message(is_v2):
+    """The fields of a message record after TOTALSIZE and MAGICCODE, in the
+    order `MessageExtEncoder.encode` writes them.
+
+    :param is_v2: True for a V2 record (2-byte topic length), false for V1 (1-byte topic length).
+
+    Each argument is a value, or a function of the context of the object that
+    uses this type, called on every parse and build.
+    """
+    # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/MessageExtEncoder.java
+    return ka.Struct(
+        # True for a V2 record (2-byte topic length), false for V1 (1-byte topic length).
+        "is_v2" / c.Computed(ka.param(is_v2)),
+        # CRC-32 (zlib polynomial) of the stored body bytes, masked with
+        # `0x7fffffff`; the compressed bytes when the body is compressed.
+        "body_crc" / c.Int32sb,
+        # Queue id within the topic.
+        "queue_id" / c.Int32sb,
+        # Opaque integer set by the producer (`Message.flag`).
+        "flag" / c.Int32sb,
+        # Logical offset of the message in its consume queue (0 for
+        # transaction PREPARED and ROLLBACK records; the base offset for an
+        # inner batch).
+        "queue_offset" / c.Int64sb,
+        # Commit-log offset of this record (segment start plus position).
+        "ofs_physical" / c.Int64sb,
+        # Message system flags; they choose the host widths and the body encoding.
+        "sys_flag" / sys_flag,
+        # Time the producer created the message, in milliseconds since the Unix epoch.
+        "born_timestamp" / c.Int64sb,
+        # Address of the producer connection as the broker saw it.
+        "born_host" / host(lambda this: this["sys_flag"]["is_born_host_v6"]),
+        # Time the broker appended the record, in milliseconds since the Unix epoch.
+        "store_timestamp" / c.Int64sb,
+        # Address and listen port of the broker that stored the record.
+        "store_host" / host(lambda this: this["sys_flag"]["is_store_host_v6"]),
+        # Bytes taken by the two host fields (8 or 20 each).
+        "len_host_fields" / c.Computed(lambda this: (
+            this["born_host"]["len_address"]
+            + this["store_host"]["len_address"]
+            + 8
+        )),
+        # Number of times the message was sent back for redelivery.
+        "reconsume_times" / c.Int32sb,
+        # For a transaction COMMIT or ROLLBACK record, the commit-log offset
+        # of the prepared (half) message; 0 otherwise.
+        "ofs_prepared_transaction" / c.Int64sb,
+        # Length of the stored body; no body bytes follow when it is 0 or less.
+        "len_body" / c.Int32sb,
+        # The body as stored: compressed when `sys_flag.is_compressed` is
+        # set, and a batch of encoded messages for an inner batch.
+        "body" / c.Bytes(lambda this: this["len_body"] if this["len_body"] > 0 else 0),
+        # Byte length of the topic: a signed byte in V1, a signed short in
+        # V2. A negative value is corrupt data.
+        "len_topic" / ka.Valid(
+            c.Switch(lambda this: this["is_v2"], {True: c.Int16sb, False: c.Int8sb}),
+            ("min 0", lambda value, this: value >= 0),
+        ),
+        # Topic name as stored (after broker rewrites such as `SCHEDULE_TOPIC_XXXX`).
+        "topic" / c.StringEncoded(c.Bytes(lambda this: this["len_topic"]), "UTF-8"),
+        # Byte length of the properties; none follow when it is 0 or less.
+        "len_properties" / c.Int16sb,
+        # The record size the broker's `calMsgLength` gives for these
+        # fields; recovery rejects a record whose TOTALSIZE differs.
+        "len_record_computed" / c.Computed(lambda this: (
+            74
+            + this["len_host_fields"]
+            + (2 if this["is_v2"] else 1)
+            + (this["len_body"] if this["len_body"] > 0 else 0)
+            + this["len_topic"]
+            + (this["len_properties"] if this["len_properties"] > 0 else 0)
+        )),
+        # Raw properties: `name U+0001 value` pairs separated by U+0002, with
+        # or without a trailing separator depending on the writer's version.
+        "properties" / c.StringEncoded(
+            c.Bytes(lambda this: this["len_properties"] if this["len_properties"] > 0 else 0),
+            "UTF-8",
+        ),
+    )
+
+
+# One commit-log record: a message (V1 or V2), the BLANK end-of-segment
+# record, or the start of the zero-filled tail.
+# See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/CommitLog.java
+record = ka.Struct(
+    # Size of the whole record in bytes, this field included. For a
+    # BLANK record, the number of bytes from this record to the end of
+    # the segment.
+    "len_record" / c.Int32sb,
+    # Kind and version of the record.
+    "magic" / ka.Valid(
+        c.Enum(c.Int32ub, MagicCode),
+        ("in-enum magic_code", lambda value, this: ka.in_enum(value, MagicCode)),
+    ),
+    # True for a message record, false for BLANK and the zero-filled tail.
+    "is_message" / c.Computed(lambda this: (
+        ka.enum_value(this["magic"], MagicCode) == MagicCode.message_v1
+        or ka.enum_value(this["magic"], MagicCode) == MagicCode.message_v2
+    )),
+    # Bytes of a BLANK record after its 8-byte header, up to the end of
+    # the segment. Their content is unspecified (brokers before 4.9.1
+    # left stale bytes of an earlier message there), so they are never
+    # parsed.
+    "len_padding" / c.Computed(lambda this: (
+        this["len_record"] - 8
+        if ka.enum_value(this["magic"], MagicCode) == MagicCode.blank
+        else 0
+    )),
+    # The message fields that follow the size and the magic code.
+    "body" / ka.If(
+        lambda this: this["is_message"],
+        c.FixedSized(
+            lambda this: this["len_record"] - 8,
+            c.Switch(
+                lambda this: ka.enum_value(this["magic"], MagicCode),
+                {MagicCode.message_v1: message(False), MagicCode.message_v2: message(True)},
+                default=c.GreedyBytes,
+            ),
+        ),
+    ),
+)
+
+
+# One segment of an Apache RocketMQ broker commit log: the file
+# `<store>/commitlog/<20-digit start offset>` that holds every message of
+# every topic in arrival order. The commit log is one logical byte stream cut
+# into equally sized segments (1 GiB by default, `mappedFileSizeCommitLog`);
+# a segment's file name is the decimal commit-log offset of its first byte,
+# and the commit-log offset of a record is that number plus the record's
+# position in the file.
+#
+# A segment is a sequence of length-prefixed records. A message record
+# starts with its total size and the magic code of its version: V1
+# (`0xdaa320a7`, all releases) has a 1-byte topic length, V2 (`0xdaa320ab`,
+# 5.1.0+, written when a topic is longer than 127 characters) a 2-byte one.
+# A record never crosses the end of a segment: when the next message does
+# not fit, the broker writes a BLANK record (magic `0xcbd43194`) whose size
+# covers the rest of the segment, and only its first 8 bytes are
+# meaningful. Segments are pre-allocated, so the newest one ends in a
+# zero-filled tail that reads as a record of size 0 and magic 0.
+#
+# The sequence below stops at the first record that is not a message: a
+# BLANK record (the rest of the segment is padding) or the zero-filled
+# tail. This is where the broker's recovery (`CommitLog.recoverNormally`)
+# stops reading a segment. All integers are big-endian and signed, as
+# Java writes them.
+# See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/MessageExtEncoder.java
+# See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/CommitLog.java
+# See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageDecoder.java
+rocketmq_commitlog = ka.Struct(
+    # Records up to the end of the valid data of this segment. The last
+    # element is the BLANK record or the zero-filled tail, unless the file
+    # ends right after a message.
+    "records" / ka.RepeatUntil(lambda item, this: not item["is_message"] or ka.io_eof(this), record),
+)

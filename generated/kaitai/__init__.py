@@ -1,0 +1,1 @@
+"""Kaitai Struct Python parsers, compiled from formats/ by kaitai-struct-compiler."""

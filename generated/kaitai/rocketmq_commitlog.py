@@ -1,0 +1,303 @@
+# This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
+# type: ignore
+
+import kaitaistruct
+from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
+from enum import IntEnum
+
+
+if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):
+    raise Exception("Incompatible Kaitai Struct Python API: 0.11 or later is required, but you have %s" % (kaitaistruct.__version__))
+
+class RocketmqCommitlog(KaitaiStruct):
+    """One segment of an Apache RocketMQ broker commit log: the file
+    `<store>/commitlog/<20-digit start offset>` that holds every message of
+    every topic in arrival order. The commit log is one logical byte stream cut
+    into equally sized segments (1 GiB by default, `mappedFileSizeCommitLog`);
+    a segment's file name is the decimal commit-log offset of its first byte,
+    and the commit-log offset of a record is that number plus the record's
+    position in the file.
+    
+    A segment is a sequence of length-prefixed records. A message record
+    starts with its total size and the magic code of its version: V1
+    (`0xdaa320a7`, all releases) has a 1-byte topic length, V2 (`0xdaa320ab`,
+    5.1.0+, written when a topic is longer than 127 characters) a 2-byte one.
+    A record never crosses the end of a segment: when the next message does
+    not fit, the broker writes a BLANK record (magic `0xcbd43194`) whose size
+    covers the rest of the segment, and only its first 8 bytes are
+    meaningful. Segments are pre-allocated, so the newest one ends in a
+    zero-filled tail that reads as a record of size 0 and magic 0.
+    
+    The sequence below stops at the first record that is not a message: a
+    BLANK record (the rest of the segment is padding) or the zero-filled
+    tail. This is where the broker's recovery (`CommitLog.recoverNormally`)
+    stops reading a segment. All integers are big-endian and signed, as
+    Java writes them.
+    
+    .. seealso::
+       Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/MessageExtEncoder.java
+    
+    
+    .. seealso::
+       Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/CommitLog.java
+    
+    
+    .. seealso::
+       Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageDecoder.java
+    """
+
+    class CompressionType(IntEnum):
+        unspecified = 0
+        lz4 = 1
+        zstd = 2
+        zlib = 3
+
+    class MagicCode(IntEnum):
+        zero_fill = 0
+        blank = 3419681172
+        message_v1 = 3668123815
+        message_v2 = 3668123819
+
+    class TransactionType(IntEnum):
+        not_type = 0
+        prepared = 1
+        commit = 2
+        rollback = 3
+    def __init__(self, _io, _parent=None, _root=None):
+        super(RocketmqCommitlog, self).__init__(_io)
+        self._parent = _parent
+        self._root = _root or self
+        self._read()
+
+    def _read(self):
+        self.records = []
+        i = 0
+        while True:
+            _ = RocketmqCommitlog.Record(self._io, self, self._root)
+            self.records.append(_)
+            if  (((not (_.is_message))) or (self._io.is_eof())) :
+                break
+            i += 1
+
+
+    def _fetch_instances(self):
+        pass
+        for i in range(len(self.records)):
+            pass
+            self.records[i]._fetch_instances()
+
+
+    class Host(KaitaiStruct):
+        """A socket address as `MessageExt.socketAddress2ByteBuffer` writes it:
+        the address bytes in network order, then the port as a 4-byte int.
+        
+        .. seealso::
+           Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageExt.java
+        """
+        def __init__(self, is_v6, _io, _parent=None, _root=None):
+            super(RocketmqCommitlog.Host, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.is_v6 = is_v6
+            self._read()
+
+        def _read(self):
+            self.address = self._io.read_bytes((16 if self.is_v6 else 4))
+            self.port = self._io.read_s4be()
+
+
+        def _fetch_instances(self):
+            pass
+
+        @property
+        def len_address(self):
+            """Width of the address bytes."""
+            if hasattr(self, '_m_len_address'):
+                return self._m_len_address
+
+            self._m_len_address = (16 if self.is_v6 else 4)
+            return getattr(self, '_m_len_address', None)
+
+
+    class Message(KaitaiStruct):
+        """The fields of a message record after TOTALSIZE and MAGICCODE, in the
+        order `MessageExtEncoder.encode` writes them.
+        
+        .. seealso::
+           Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/MessageExtEncoder.java
+        """
+        def __init__(self, is_v2, _io, _parent=None, _root=None):
+            super(RocketmqCommitlog.Message, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.is_v2 = is_v2
+            self._read()
+
+        def _read(self):
+            self.body_crc = self._io.read_s4be()
+            self.queue_id = self._io.read_s4be()
+            self.flag = self._io.read_s4be()
+            self.queue_offset = self._io.read_s8be()
+            self.ofs_physical = self._io.read_s8be()
+            self.sys_flag = RocketmqCommitlog.SysFlag(self._io, self, self._root)
+            self.born_timestamp = self._io.read_s8be()
+            self.born_host = RocketmqCommitlog.Host(self.sys_flag.is_born_host_v6, self._io, self, self._root)
+            self.store_timestamp = self._io.read_s8be()
+            self.store_host = RocketmqCommitlog.Host(self.sys_flag.is_store_host_v6, self._io, self, self._root)
+            self.reconsume_times = self._io.read_s4be()
+            self.ofs_prepared_transaction = self._io.read_s8be()
+            self.len_body = self._io.read_s4be()
+            self.body = self._io.read_bytes((self.len_body if self.len_body > 0 else 0))
+            _on = self.is_v2
+            if _on == False:
+                pass
+                self.len_topic = self._io.read_s1()
+            elif _on == True:
+                pass
+                self.len_topic = self._io.read_s2be()
+            if not self.len_topic >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self.len_topic, self._io, u"/types/message/seq/14")
+            self.topic = (self._io.read_bytes(self.len_topic)).decode(u"UTF-8")
+            self.len_properties = self._io.read_s2be()
+            self.properties = (self._io.read_bytes((self.len_properties if self.len_properties > 0 else 0))).decode(u"UTF-8")
+
+
+        def _fetch_instances(self):
+            pass
+            self.sys_flag._fetch_instances()
+            self.born_host._fetch_instances()
+            self.store_host._fetch_instances()
+            _on = self.is_v2
+            if _on == False:
+                pass
+            elif _on == True:
+                pass
+
+        @property
+        def len_host_fields(self):
+            """Bytes taken by the two host fields (8 or 20 each)."""
+            if hasattr(self, '_m_len_host_fields'):
+                return self._m_len_host_fields
+
+            self._m_len_host_fields = (self.born_host.len_address + self.store_host.len_address) + 8
+            return getattr(self, '_m_len_host_fields', None)
+
+        @property
+        def len_record_computed(self):
+            """The record size the broker's `calMsgLength` gives for these
+            fields; recovery rejects a record whose TOTALSIZE differs.
+            """
+            if hasattr(self, '_m_len_record_computed'):
+                return self._m_len_record_computed
+
+            self._m_len_record_computed = ((((74 + self.len_host_fields) + (2 if self.is_v2 else 1)) + (self.len_body if self.len_body > 0 else 0)) + self.len_topic) + (self.len_properties if self.len_properties > 0 else 0)
+            return getattr(self, '_m_len_record_computed', None)
+
+
+    class Record(KaitaiStruct):
+        """One commit-log record: a message (V1 or V2), the BLANK end-of-segment
+        record, or the start of the zero-filled tail.
+        
+        .. seealso::
+           Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/CommitLog.java
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(RocketmqCommitlog.Record, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.len_record = self._io.read_s4be()
+            self.magic = KaitaiStream.resolve_enum(RocketmqCommitlog.MagicCode, self._io.read_u4be())
+            if not isinstance(self.magic, RocketmqCommitlog.MagicCode):
+                raise kaitaistruct.ValidationNotInEnumError(self.magic, self._io, u"/types/record/seq/1")
+            if self.is_message:
+                pass
+                _on = self.magic
+                if _on == RocketmqCommitlog.MagicCode.message_v1:
+                    pass
+                    self._raw_body = self._io.read_bytes(self.len_record - 8)
+                    _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
+                    self.body = RocketmqCommitlog.Message(False, _io__raw_body, self, self._root)
+                elif _on == RocketmqCommitlog.MagicCode.message_v2:
+                    pass
+                    self._raw_body = self._io.read_bytes(self.len_record - 8)
+                    _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
+                    self.body = RocketmqCommitlog.Message(True, _io__raw_body, self, self._root)
+                else:
+                    pass
+                    self.body = self._io.read_bytes(self.len_record - 8)
+
+
+
+        def _fetch_instances(self):
+            pass
+            if self.is_message:
+                pass
+                _on = self.magic
+                if _on == RocketmqCommitlog.MagicCode.message_v1:
+                    pass
+                    self.body._fetch_instances()
+                elif _on == RocketmqCommitlog.MagicCode.message_v2:
+                    pass
+                    self.body._fetch_instances()
+                else:
+                    pass
+
+
+        @property
+        def is_message(self):
+            """True for a message record, false for BLANK and the zero-filled tail."""
+            if hasattr(self, '_m_is_message'):
+                return self._m_is_message
+
+            self._m_is_message =  ((self.magic == RocketmqCommitlog.MagicCode.message_v1) or (self.magic == RocketmqCommitlog.MagicCode.message_v2)) 
+            return getattr(self, '_m_is_message', None)
+
+        @property
+        def len_padding(self):
+            """Bytes of a BLANK record after its 8-byte header, up to the end of
+            the segment. Their content is unspecified (brokers before 4.9.1
+            left stale bytes of an earlier message there), so they are never
+            parsed.
+            """
+            if hasattr(self, '_m_len_padding'):
+                return self._m_len_padding
+
+            self._m_len_padding = (self.len_record - 8 if self.magic == RocketmqCommitlog.MagicCode.blank else 0)
+            return getattr(self, '_m_len_padding', None)
+
+
+    class SysFlag(KaitaiStruct):
+        """The 32-bit SYSFLAG field, most significant bit first. Bit 0 marks a
+        compressed body, bits 2-3 the transaction type, bits 4 and 5 IPv6
+        hosts, bits 6 and 7 an inner batch, and bits 8-10 the compression
+        type (4.9.4+).
+        
+        .. seealso::
+           Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/sysflag/MessageSysFlag.java
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(RocketmqCommitlog.SysFlag, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.reserved = self._io.read_bits_int_be(21)
+            self.compression_type = KaitaiStream.resolve_enum(RocketmqCommitlog.CompressionType, self._io.read_bits_int_be(3))
+            self.is_inner_batch = self._io.read_bits_int_be(1) != 0
+            self.needs_unwrap = self._io.read_bits_int_be(1) != 0
+            self.is_store_host_v6 = self._io.read_bits_int_be(1) != 0
+            self.is_born_host_v6 = self._io.read_bits_int_be(1) != 0
+            self.transaction_type = KaitaiStream.resolve_enum(RocketmqCommitlog.TransactionType, self._io.read_bits_int_be(2))
+            self.is_multi_tags = self._io.read_bits_int_be(1) != 0
+            self.is_compressed = self._io.read_bits_int_be(1) != 0
+
+
+        def _fetch_instances(self):
+            pass
+
+
+

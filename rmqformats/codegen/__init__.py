@@ -1,0 +1,1 @@
+"""Code generators that turn the Kaitai Struct specs in ``formats/`` into Python modules."""

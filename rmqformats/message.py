@@ -1,0 +1,232 @@
+"""A decoded commit-log message and the values derived from its fields."""
+
+from __future__ import annotations
+
+import base64
+import zlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from functools import cached_property
+
+from . import properties as props
+from .compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError, decompress
+from .errors import CrcMismatchError, DecompressionError
+from .generated.layouts import rocketmq_commitlog as layout
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_BITS = layout.SYS_FLAG_BITS
+_COMPRESSED = _BITS["is_compressed"][0]
+_COMPRESSION_MASK, _COMPRESSION_SHIFT = _BITS["compression_type"]
+_TRANSACTION_MASK, _TRANSACTION_SHIFT = _BITS["transaction_type"]
+_COMPRESSION_NAMES = {v: k for k, v in layout.COMPRESSION_TYPE.items()}
+_TRANSACTION_NAMES = {v: k for k, v in layout.TRANSACTION_TYPE.items()}
+
+
+def crc32(data: bytes) -> int:
+    """RocketMQ's ``UtilAll.crc32``: CRC-32 masked with ``0x7fffffff``."""
+    return zlib.crc32(data) & 0x7FFFFFFF
+
+
+def millis_to_datetime(ms: int) -> datetime:
+    """A timezone-aware UTC datetime for milliseconds since the Unix epoch."""
+    return _EPOCH + timedelta(milliseconds=ms)
+
+
+def format_address(address: bytes) -> str:
+    """An IPv4 or IPv6 address as Java's ``InetAddress.getHostAddress`` prints it."""
+    if len(address) == 4:
+        return ".".join(str(b) for b in address)
+    if len(address) == 16:
+        return ":".join(format(int.from_bytes(address[i:i + 2], "big"), "x") for i in range(0, 16, 2))
+    return address.hex()
+
+
+def format_host(address: bytes, port: int) -> str:
+    """``ip:port`` for IPv4 and ``[ip]:port`` for IPv6."""
+    text = format_address(address)
+    return f"[{text}]:{port}" if len(address) == 16 else f"{text}:{port}"
+
+
+def offset_msg_id(store_address: bytes, store_port: int, physical_offset: int) -> str:
+    """The offset message id: store address, port and commit-log offset in upper-case hex."""
+    return (store_address + store_port.to_bytes(4, "big", signed=True)
+            + physical_offset.to_bytes(8, "big", signed=True)).hex().upper()
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message record of the commit log, with every stored field.
+
+    Integer fields keep RocketMQ's names and Java values; derived values
+    (properties, hosts as text, datetimes, ids, the decompressed body) are
+    computed on first use.
+    """
+
+    #: Commit-log offset of the record (segment start + position in the file).
+    commitlog_offset: int
+    #: TOTALSIZE, the record's size in bytes.
+    store_size: int
+    #: Record version: 1 (magic 0xdaa320a7) or 2 (magic 0xdaa320ab).
+    version: int
+    body_crc: int
+    queue_id: int
+    flag: int
+    queue_offset: int
+    #: PHYSICALOFFSET as stored (normally equal to ``commitlog_offset``).
+    physical_offset: int
+    sys_flag: int
+    born_timestamp: int
+    born_address: bytes
+    born_port: int
+    store_timestamp: int
+    store_address: bytes
+    store_port: int
+    reconsume_times: int
+    prepared_transaction_offset: int
+    #: The body as stored (compressed when ``is_compressed``).
+    body_raw: bytes
+    topic: str
+    #: The properties string as stored.
+    properties_raw: str
+    #: Path of the segment file that holds the record.
+    segment: str | None = field(default=None, compare=False)
+    #: Position of the record in its segment file.
+    file_offset: int = field(default=0, compare=False)
+    #: CRC of the record bytes before ``__CRC32#`` when that property is present.
+    record_crc: int | None = field(default=None, compare=False)
+
+    # -- properties ---------------------------------------------------------
+    @cached_property
+    def properties(self) -> dict[str, str]:
+        """The properties as a mapping (see :func:`rmqformats.properties.parse_properties`)."""
+        return props.parse_properties(self.properties_raw)
+
+    @property
+    def tags(self) -> str | None:
+        """The ``TAGS`` property."""
+        return self.properties.get(props.TAGS)
+
+    @property
+    def keys(self) -> list[str]:
+        """The ``KEYS`` property split on spaces, empty keys dropped."""
+        value = self.properties.get(props.KEYS)
+        return [k for k in value.split(props.KEY_SEPARATOR) if k] if value else []
+
+    @property
+    def uniq_key(self) -> str | None:
+        """The client message id, property ``UNIQ_KEY``."""
+        return self.properties.get(props.UNIQ_KEY)
+
+    # -- flags ---------------------------------------------------------------
+    @property
+    def is_compressed(self) -> bool:
+        """SYSFLAG bit 0."""
+        return bool(self.sys_flag & _COMPRESSED)
+
+    @property
+    def compression(self) -> str | None:
+        """``zlib``, ``lz4`` or ``zstd`` for a compressed body (type 0 means zlib), else ``None``."""
+        if not self.is_compressed:
+            return None
+        code = (self.sys_flag & _COMPRESSION_MASK) >> _COMPRESSION_SHIFT
+        name = _COMPRESSION_NAMES.get(code, f"unknown({code})")
+        return "zlib" if name == "unspecified" else name
+
+    @property
+    def transaction_type(self) -> str:
+        """``not_type``, ``prepared``, ``commit`` or ``rollback`` (SYSFLAG bits 2-3)."""
+        return _TRANSACTION_NAMES[(self.sys_flag & _TRANSACTION_MASK) >> _TRANSACTION_SHIFT]
+
+    def has_flag(self, name: str) -> bool:
+        """Whether the SYSFLAG bit named as in the spec (``is_inner_batch`` …) is set."""
+        return bool(self.sys_flag & _BITS[name][0])
+
+    # -- hosts, times, ids ---------------------------------------------------
+    @property
+    def born_host(self) -> str:
+        """The producer address as ``ip:port`` (``[ip]:port`` for IPv6)."""
+        return format_host(self.born_address, self.born_port)
+
+    @property
+    def store_host(self) -> str:
+        """The broker address as ``ip:port`` (``[ip]:port`` for IPv6)."""
+        return format_host(self.store_address, self.store_port)
+
+    @property
+    def born_time(self) -> datetime:
+        """BORNTIMESTAMP as a UTC datetime."""
+        return millis_to_datetime(self.born_timestamp)
+
+    @property
+    def store_time(self) -> datetime:
+        """STORETIMESTAMP as a UTC datetime."""
+        return millis_to_datetime(self.store_timestamp)
+
+    @property
+    def msg_id(self) -> str:
+        """The offset message id (32 hex characters for an IPv4 store host, 56 for IPv6)."""
+        return offset_msg_id(self.store_address, self.store_port, self.physical_offset)
+
+    # -- body ------------------------------------------------------------------
+    def decompressed_body(self, max_size: int = DEFAULT_MAX_BODY_SIZE) -> bytes:
+        """The body after decompression by SYSFLAG; raises :class:`DecompressionError`."""
+        kind = self.compression
+        if kind is None:
+            return self.body_raw
+        try:
+            return decompress(self.body_raw, kind, max_size)
+        except BodyDecompressionError as exc:
+            raise DecompressionError(self.segment, self.file_offset, str(exc)) from None
+
+    @cached_property
+    def body(self) -> bytes:
+        """The body after decompression, bounded by the default limit."""
+        return self.decompressed_body()
+
+    # -- checks ----------------------------------------------------------------
+    @property
+    def body_crc_ok(self) -> bool:
+        """Whether BODYCRC matches the stored body bytes."""
+        return crc32(self.body_raw) == self.body_crc
+
+    @property
+    def record_crc_ok(self) -> bool | None:
+        """Whether the ``__CRC32#`` property matches the record bytes; ``None`` without it."""
+        value = self.properties.get(props.CRC32)
+        if value is None or self.record_crc is None:
+            return None
+        return props.decode_crc32_property(value) == self.record_crc
+
+    def verify_crc(self) -> None:
+        """Raise :class:`CrcMismatchError` unless the body CRC (and ``__CRC32#``) match."""
+        actual = crc32(self.body_raw)
+        if actual != self.body_crc:
+            raise CrcMismatchError(self.segment, self.file_offset,
+                                   f"body CRC 0x{actual:08x} does not match BODYCRC 0x{self.body_crc:08x}")
+        if self.record_crc_ok is False:
+            raise CrcMismatchError(self.segment, self.file_offset,
+                                   f"record CRC 0x{self.record_crc:08x} does not match property "
+                                   f"{props.CRC32}={self.properties[props.CRC32]}")
+
+    # -- output ------------------------------------------------------------------
+    def to_json_dict(self) -> dict:
+        """The message with RocketMQ's own field names; ``body`` is base64 after decompression."""
+        return {
+            "commitLogOffset": self.commitlog_offset,
+            "storeSize": self.store_size,
+            "bodyCRC": self.body_crc,
+            "queueId": self.queue_id,
+            "flag": self.flag,
+            "queueOffset": self.queue_offset,
+            "sysFlag": self.sys_flag,
+            "bornTimestamp": self.born_timestamp,
+            "bornHost": self.born_host,
+            "storeTimestamp": self.store_timestamp,
+            "storeHost": self.store_host,
+            "reconsumeTimes": self.reconsume_times,
+            "preparedTransactionOffset": self.prepared_transaction_offset,
+            "topic": self.topic,
+            "properties": self.properties,
+            "msgId": self.msg_id,
+            "body": base64.b64encode(self.body).decode("ascii"),
+        }

@@ -1,0 +1,35 @@
+"""Shared fixtures: the real RocketMQ stores in tests/fixtures and their ground truth."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+VERSIONS = ["rocketmq-4.9.7", "rocketmq-5.1.4"]
+
+
+def truth_records(version: str) -> list[dict]:
+    """Every commit-log record of a vector store, as RocketMQ's MessageDecoder read it."""
+    with open(FIXTURES / version / "truth" / "messages.jsonl", encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def store_path(version: str) -> Path:
+    return FIXTURES / version / "store"
+
+
+@pytest.fixture(params=VERSIONS)
+def version(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def store_copy(tmp_path, version) -> Path:
+    """A writable copy of a vector store root, for tests that damage files."""
+    dst = tmp_path / "store"
+    shutil.copytree(store_path(version), dst)
+    return dst

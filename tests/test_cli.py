@@ -1,0 +1,133 @@
+"""The command line on the bundled sample and the vector stores."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+
+import pytest
+
+from rmqformats.cli import main
+
+from conftest import store_path, truth_records
+
+# The Java-side names of a message in JSON Lines output, in order.
+JSONL_KEYS = ["commitLogOffset", "storeSize", "bodyCRC", "queueId", "flag", "queueOffset", "sysFlag",
+              "bornTimestamp", "bornHost", "storeTimestamp", "storeHost", "reconsumeTimes",
+              "preparedTransactionOffset", "topic", "properties", "msgId", "body"]
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _host(host, port):
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def test_messages_jsonl_matches_truth(capsys, version):
+    code, out, _ = run(capsys, "messages", str(store_path(version)), "--format", "jsonl")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    truth = [t for t in truth_records(version) if t["kind"] == "MESSAGE"]
+    assert len(rows) == len(truth)
+    bad = 0
+    for r, t in zip(rows, truth):
+        assert list(r) == JSONL_KEYS
+        body = t.get("bodyDecompressedBase64", t["bodyRawBase64"])
+        expected = {
+            "commitLogOffset": t["commitlogOffset"], "storeSize": t["storeSize"], "bodyCRC": t["bodyCRC"],
+            "queueId": t["queueId"], "flag": t["flag"], "queueOffset": t["queueOffset"],
+            "sysFlag": t["sysFlag"], "bornTimestamp": t["bornTimestamp"],
+            "bornHost": _host(t["bornHost"], t["bornPort"]), "storeTimestamp": t["storeTimestamp"],
+            "storeHost": _host(t["storeHost"], t["storePort"]), "reconsumeTimes": t["reconsumeTimes"],
+            "preparedTransactionOffset": t["preparedTransactionOffset"], "topic": t["topic"],
+            "properties": t["properties"], "msgId": t["msgId"], "body": body,
+        }
+        bad += r != expected
+    assert bad == 0
+
+
+def test_messages_filters(capsys):
+    truth = [t for t in truth_records("rocketmq-5.1.4") if t["kind"] == "MESSAGE"]
+    root = str(store_path("rocketmq-5.1.4"))
+
+    def offsets(*filters):
+        code, out, _ = run(capsys, "messages", root, "--format", "jsonl", *filters)
+        assert code == 0
+        return [json.loads(line)["commitLogOffset"] for line in out.splitlines()]
+
+    assert offsets("--topic", "TopicTest", "--queue", "2") == [
+        t["commitlogOffset"] for t in truth if t["topic"] == "TopicTest" and t["queueId"] == 2]
+    assert offsets("--tag", "TagB") == [t["commitlogOffset"] for t in truth if t["tags"] == "TagB"]
+    assert offsets("--key", "order-3") == [
+        t["commitlogOffset"] for t in truth if "order-3" in (t["keys"] or "").split(" ")]
+    uniq = truth[7]["uniqKey"]
+    assert offsets("--key", uniq) == [t["commitlogOffset"] for t in truth if t["uniqKey"] == uniq]
+    ts = sorted({t["storeTimestamp"] for t in truth})
+    lo, hi = ts[len(ts) // 3], ts[2 * len(ts) // 3]
+    assert offsets("--since", str(lo), "--until", str(hi)) == [
+        t["commitlogOffset"] for t in truth if lo <= t["storeTimestamp"] < hi]
+    a, b = truth[100]["commitlogOffset"], truth[290]["commitlogOffset"]
+    assert offsets("--from-offset", str(a), "--to-offset", str(b)) == [
+        t["commitlogOffset"] for t in truth if a <= t["commitlogOffset"] < b]
+    assert offsets("--limit", "3") == [t["commitlogOffset"] for t in truth[:3]]
+    assert offsets("--msg-id", truth[42]["msgId"]) == [truth[42]["commitlogOffset"]]
+
+
+def test_iso_time_filter(capsys):
+    code, out, _ = run(capsys, "messages", "--sample", "--since", "2000-01-01T00:00:00Z",
+                       "--until", "2000-01-02", "--format", "jsonl")
+    assert code == 0 and out == ""
+
+
+def test_messages_table(capsys):
+    code, out, _ = run(capsys, "messages", "--sample", "--topic", "TopicBig")
+    lines = out.splitlines()
+    assert lines[0].split() == ["offset", "topic", "queue", "queueOffset", "storeTime", "tags", "keys",
+                                "msgId", "bodyBytes"]
+    assert len(lines) == 1 + 4 and all("TopicBig" in line for line in lines[1:])
+
+
+def test_inspect_sample(capsys):
+    code, out, _ = run(capsys, "inspect", "--sample", "--format", "jsonl")
+    info = json.loads(out)
+    assert info["messages"] == 309 and info["blankRecords"] == 4
+    assert info["recordVersions"] == {"V1": 308, "V2": 1}
+    assert info["dataEnd"]["reason"] == "ZERO_TAIL" and info["dataEnd"]["commitLogOffset"] == 1281605
+    assert info["topics"]["TopicTest"]["queues"] == {"0": 32, "1": 34, "2": 34, "3": 31}
+    assert info["abortFile"] is False
+    code, out, _ = run(capsys, "inspect", "--sample")
+    assert "zero-filled tail" in out and "TopicCqRoll" in out and "shutdown   clean" in out
+
+
+def test_inspect_reports_corrupt_end(capsys, store_copy, version):
+    rec = [t for t in truth_records(version) if t["kind"] == "MESSAGE"][10]
+    with open(store_copy / "commitlog" / rec["file"], "r+b") as f:
+        f.seek(rec["fileOffset"] + 4)
+        f.write(b"\0\0\0\0")
+    code, out, _ = run(capsys, "inspect", str(store_copy), "--format", "jsonl")
+    end = json.loads(out)["dataEnd"]
+    assert (end["reason"], end["commitLogOffset"], end["clean"]) == ("BAD_MAGIC", rec["commitlogOffset"], False)
+    assert end["bytesAfterInLaterSegments"] == 4 * 262144
+    code, out, err = run(capsys, "messages", str(store_copy), "--format", "jsonl")
+    assert len(out.splitlines()) == 10 and "data ends early" in err and "bad magic 0x00000000" in err
+
+
+def test_errors_are_reported_not_raised(capsys, tmp_path):
+    code, _, err = run(capsys, "inspect", str(tmp_path / "missing"))
+    assert code == 2 and "no such file" in err
+    code, _, err = run(capsys, "messages", "--sample", "--msg-id", "XYZ")
+    assert code == 2 and "not hexadecimal" in err
+    code, _, err = run(capsys, "messages", "--sample", "--offset", "5")
+    assert code == 2 and "@ 0x5: no message starts here" in err
+
+
+def test_console_script_without_tty_has_no_progress_bar():
+    proc = subprocess.run([sys.executable, "-m", "rmqformats", "inspect", "--sample"],
+                          capture_output=True, text=True, check=True)
+    assert proc.stderr == "" and "messages   309" in proc.stdout

@@ -1,0 +1,38 @@
+"""Comparing decoded messages with RocketMQ's ground truth (``truth/messages.jsonl``)."""
+
+from __future__ import annotations
+
+import base64
+
+#: Ground-truth keys that every parser must reproduce for every message record.
+MESSAGE_KEYS = (
+    "commitlogOffset", "magicCode", "storeSize", "bodyCRC", "queueId", "flag", "queueOffset",
+    "physicalOffset", "sysFlag", "bornTimestamp", "bornHost", "bornPort", "storeTimestamp",
+    "storeHost", "storePort", "reconsumeTimes", "preparedTransactionOffset", "topic", "properties",
+    "propertiesString", "msgId", "uniqKey", "tags", "keys", "bodyRawBase64", "bodyLength",
+)
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def mismatches(actual: dict, truth: dict) -> list[str]:
+    """Names and values of the fields where ``actual`` differs from the ``truth`` row."""
+    out = []
+    for key in MESSAGE_KEYS:
+        if actual.get(key) != truth.get(key):
+            out.append(f"{truth['commitlogOffset']}: {key}: {actual.get(key)!r} != {truth.get(key)!r}")
+    if "bodyDecompressedBase64" in truth and actual.get("bodyDecompressedBase64") != truth["bodyDecompressedBase64"]:
+        out.append(f"{truth['commitlogOffset']}: bodyDecompressedBase64 differs")
+    return out
+
+
+def count_mismatches(actual_rows: list[dict], truth_rows: list[dict]) -> tuple[int, list[str]]:
+    """(number of mismatching fields, the first few as text); a length difference counts as one."""
+    details: list[str] = []
+    if len(actual_rows) != len(truth_rows):
+        details.append(f"{len(actual_rows)} messages decoded, {len(truth_rows)} in the truth")
+    for a, t in zip(actual_rows, truth_rows):
+        details.extend(mismatches(a, t))
+    return len(details), details[:20]
