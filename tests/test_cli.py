@@ -131,3 +131,35 @@ def test_console_script_without_tty_has_no_progress_bar():
     proc = subprocess.run([sys.executable, "-m", "rmqformats", "inspect", "--sample"],
                           capture_output=True, text=True, check=True)
     assert proc.stderr == "" and "messages   309" in proc.stdout
+
+
+def test_progress_bar_on_a_terminal(tmp_path):
+    """With stderr on a terminal, a long scan draws a progress bar there."""
+    import os
+    import pty
+
+    from rmqformats import synth
+
+    specs = (synth.MessageSpec(topic="T", body=bytes(2000), queue_offset=i) for i in range(3000))
+    synth.write_commitlog(tmp_path / "commitlog", specs, segment_size=1 << 20)
+    pid, fd = pty.fork()
+    if pid == 0:  # child: stdout and stderr are the terminal, 100 columns wide
+        import fcntl
+        import struct
+        import termios
+        fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+        os.execv(sys.executable, [sys.executable, "-m", "rmqformats", "inspect", str(tmp_path),
+                                  "--format", "jsonl"])
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.waitpid(pid, 0)
+    text = b"".join(chunks).decode(errors="replace")
+    assert "scan:" in text and "B/s" in text
+    assert '"messages": 3000' in text
