@@ -46,16 +46,27 @@ assert layout.MESSAGE_SEQ == (
 assert layout.HOST_SEQ == ("address", "port")
 
 _HEAD = struct.Struct(layout.RECORD_RUNS[0][1])
-_RUN_FIXED, _RUN_STORE_TS, _RUN_TAIL, _RUN_PROPS = (struct.Struct(fmt) for _, fmt in layout.MESSAGE_RUNS)
-_PORT = struct.Struct(layout.HOST_RUNS[0][1])
-_LEN_TOPIC = {v2: struct.Struct(fmt) for v2, fmt in layout.MESSAGE_LEN_TOPIC_FORMATS.items()}
-_ADDRESS = layout.HOST_ADDRESS_SIZES
+_HEADER = _HEAD.size
+_run_fixed, _run_store_ts, _run_tail, _run_props = (fmt[1:] for _, fmt in layout.MESSAGE_RUNS)
+_E = layout.ENDIAN
+_port = layout.HOST_RUNS[0][1][1:]
+#: Fields from BODYCRC to BORNTIMESTAMP: fixed width, and they hold SYSFLAG.
+_FIXED = struct.Struct(_E + _run_fixed)
 _BORN_V6 = layout.SYS_FLAG_BITS["is_born_host_v6"][0]
 _STORE_V6 = layout.SYS_FLAG_BITS["is_store_host_v6"][0]
+#: Fields from BORNHOST to BODYLENGTH in one format per combination of the host flags.
+_MIDDLE = {
+    (_BORN_V6 if born else 0) | (_STORE_V6 if store else 0): struct.Struct(
+        f"{_E}{layout.HOST_ADDRESS_SIZES[born]}s{_port}{_run_store_ts}"
+        f"{layout.HOST_ADDRESS_SIZES[store]}s{_port}{_run_tail}")
+    for born in (False, True) for store in (False, True)
+}
+_HOST_FLAGS = _BORN_V6 | _STORE_V6
+_LEN_TOPIC = {v2: struct.Struct(fmt) for v2, fmt in layout.MESSAGE_LEN_TOPIC_FORMATS.items()}
+_LEN_PROPS = struct.Struct(_E + _run_props)
 MAGIC_V1 = layout.MAGIC_CODE["message_v1"]
 MAGIC_V2 = layout.MAGIC_CODE["message_v2"]
 MAGIC_BLANK = layout.MAGIC_CODE["blank"]
-_HEADER = _HEAD.size
 _CRC32_RESERVED = len(props.CRC32) + 12  # name, U+0001, 10 digits, U+0002
 _PROPERTY_CRC_MARK = props.CRC32
 
@@ -134,7 +145,7 @@ def _open_ro(path: str) -> mmap.mmap | None:
 
 
 def decode_message(buf, pos: int, segment: str | None = None, base_offset: int = 0) -> Message:
-    """Decode the message record at ``pos`` of ``buf`` (bytes, mmap or memoryview).
+    """Decode the message record at ``pos`` of ``buf`` (bytes or an mmap).
 
     Raises a :class:`RecordError` subclass, naming ``segment`` and ``pos``,
     where the broker's ``checkMessageAndReturnSize`` would fail: unknown
@@ -142,79 +153,83 @@ def decode_message(buf, pos: int, segment: str | None = None, base_offset: int =
     disagrees with the field lengths. BLANK and the zero tail are not
     messages and raise too; :meth:`CommitLog.scan` handles them.
     """
+    if isinstance(buf, (memoryview, bytearray)):
+        buf = bytes(buf)
     limit = len(buf)
     if pos + _HEADER > limit:
         raise TruncatedRecordError(segment, pos, f"{limit - pos} bytes left, less than a record header")
     size, magic = _HEAD.unpack_from(buf, pos)
-    if magic == MAGIC_V1:
-        v2 = False
-    elif magic == MAGIC_V2:
-        v2 = True
-    else:
-        raise BadMagicError(segment, pos, f"bad magic 0x{magic:08x} (expected 0x{MAGIC_V1:08x} or 0x{MAGIC_V2:08x})")
+    if magic != MAGIC_V1 and magic != MAGIC_V2:
+        raise _bad_magic(segment, pos, magic)
+    return _decode(buf, pos, size, magic == MAGIC_V2, limit, segment, base_offset)
+
+
+def _bad_magic(segment: str | None, pos: int, magic: int) -> BadMagicError:
+    return BadMagicError(segment, pos, f"bad magic 0x{magic:08x} (expected 0x{MAGIC_V1:08x} or 0x{MAGIC_V2:08x})")
+
+
+def _decode(buf, pos: int, size: int, v2: bool, limit: int, segment: str | None, base_offset: int) -> Message:
+    """Decode a message record whose header (``size``, version) is already read."""
     end = pos + size
     if size < _HEADER:
         raise RecordSizeError(segment, pos, f"TOTALSIZE {size} is smaller than a record header")
     if end > limit:
         raise TruncatedRecordError(segment, pos, f"TOTALSIZE {size} runs past the end of the file "
                                                  f"({limit - pos} bytes left)")
-    rec = memoryview(buf)[pos:end]
     try:
-        return _decode_fields(rec, v2, size, pos, segment, base_offset)
-    finally:
-        # An exported buffer would keep the mmap from closing.
-        rec.release()
-
-
-def _decode_fields(rec: memoryview, v2: bool, size: int, pos: int, segment: str | None, base_offset: int) -> Message:
-    try:
-        (body_crc, queue_id, flag, queue_offset, physical, sys_flag,
-         born_ts) = _RUN_FIXED.unpack_from(rec, _HEADER)
-        p = _HEADER + _RUN_FIXED.size
-        n = _ADDRESS[bool(sys_flag & _BORN_V6)]
-        born_address = bytes(rec[p:p + n])
-        (born_port,) = _PORT.unpack_from(rec, p + n)
-        p += n + _PORT.size
-        (store_ts,) = _RUN_STORE_TS.unpack_from(rec, p)
-        p += _RUN_STORE_TS.size
-        n = _ADDRESS[bool(sys_flag & _STORE_V6)]
-        store_address = bytes(rec[p:p + n])
-        (store_port,) = _PORT.unpack_from(rec, p + n)
-        p += n + _PORT.size
-        reconsume, prepared, len_body = _RUN_TAIL.unpack_from(rec, p)
-        p += _RUN_TAIL.size
+        p = pos + _HEADER
+        body_crc, queue_id, flag, queue_offset, physical, sys_flag, born_ts = _FIXED.unpack_from(buf, p)
+        p += _FIXED.size
+        middle = _MIDDLE[sys_flag & _HOST_FLAGS]
+        (born_address, born_port, store_ts, store_address, store_port, reconsume, prepared,
+         len_body) = middle.unpack_from(buf, p)
+        p += middle.size
+        # Every length is checked against TOTALSIZE before slicing, so that a
+        # corrupt length never copies more than the record.
         if len_body > 0:
-            body = bytes(rec[p:p + len_body])
-            p += len_body
+            q = p + len_body
+            if q > end:
+                raise _Overrun
+            body = buf[p:q]
+            p = q
         else:
             body = b""
         fmt = _LEN_TOPIC[v2]
-        (len_topic,) = fmt.unpack_from(rec, p)
+        (len_topic,) = fmt.unpack_from(buf, p)
         p += fmt.size
         if len_topic < 0:
             raise RecordSizeError(segment, pos, f"negative topic length {len_topic}")
-        topic = str(rec[p:p + len_topic], "utf-8", "replace")
-        p += len_topic
-        (len_props,) = _RUN_PROPS.unpack_from(rec, p)
-        p += _RUN_PROPS.size
+        q = p + len_topic
+        if q > end:
+            raise _Overrun
+        topic = buf[p:q].decode("utf-8", "replace")
+        (len_props,) = _LEN_PROPS.unpack_from(buf, q)
+        p = q + _LEN_PROPS.size
         if len_props > 0:
-            properties = str(rec[p:p + len_props], "utf-8", "replace")
-            p += len_props
+            q = p + len_props
+            if q > end:
+                raise _Overrun
+            properties = buf[p:q].decode("utf-8", "replace")
+            p = q
         else:
             properties = ""
-    except struct.error:
-        p = size + 1  # a field ran past TOTALSIZE; reported below
-    if p != size:
-        raise RecordSizeError(segment, pos, f"TOTALSIZE {size} disagrees with the field lengths "
-                                            f"({'at least ' if p > size else ''}{p} bytes)")
+    except (_Overrun, struct.error):
+        p = -1
+    if p != end:
+        raise RecordSizeError(segment, pos, f"TOTALSIZE {size} disagrees with the field lengths"
+                                            + ("" if p < 0 else f" ({p - pos} bytes)"))
     record_crc = None
     if _PROPERTY_CRC_MARK in properties and size >= _CRC32_RESERVED:
-        record_crc = crc32(rec[:size - _CRC32_RESERVED])
+        record_crc = crc32(buf[pos:end - _CRC32_RESERVED])
     return Message(
         base_offset + pos, size, 2 if v2 else 1, body_crc, queue_id, flag, queue_offset, physical,
         sys_flag, born_ts, born_address, born_port, store_ts, store_address, store_port, reconsume,
         prepared, body, topic, properties, segment, pos, record_crc,
     )
+
+
+class _Overrun(Exception):
+    """A field length that runs past TOTALSIZE."""
 
 
 def _discover(path: str) -> list[Segment]:
@@ -293,7 +308,9 @@ class Scan:
                         self._stop(seg, pos, EndReason.ZERO_TAIL)
                         return
                     try:
-                        msg = decode_message(buf, pos, seg.path, seg.start_offset)
+                        if magic != MAGIC_V1 and magic != MAGIC_V2:
+                            raise _bad_magic(seg.path, pos, magic)
+                        msg = _decode(buf, pos, size, magic == MAGIC_V2, limit, seg.path, seg.start_offset)
                         if verify_crc:
                             msg.verify_crc()
                     except RecordError as exc:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import base64
 import zlib
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from functools import cached_property
+from typing import NamedTuple
 
 from . import properties as props
 from .compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError, decompress
@@ -53,14 +52,8 @@ def offset_msg_id(store_address: bytes, store_port: int, physical_offset: int) -
             + physical_offset.to_bytes(8, "big", signed=True)).hex().upper()
 
 
-@dataclass(frozen=True)
-class Message:
-    """One message record of the commit log, with every stored field.
-
-    Integer fields keep RocketMQ's names and Java values; derived values
-    (properties, hosts as text, datetimes, ids, the decompressed body) are
-    computed on first use.
-    """
+class MessageFields(NamedTuple):
+    """The stored fields of a message record, with RocketMQ's Java values."""
 
     #: Commit-log offset of the record (segment start + position in the file).
     commitlog_offset: int
@@ -89,17 +82,32 @@ class Message:
     #: The properties string as stored.
     properties_raw: str
     #: Path of the segment file that holds the record.
-    segment: str | None = field(default=None, compare=False)
+    segment: str | None = None
     #: Position of the record in its segment file.
-    file_offset: int = field(default=0, compare=False)
+    file_offset: int = 0
     #: CRC of the record bytes before ``__CRC32#`` when that property is present.
-    record_crc: int | None = field(default=None, compare=False)
+    record_crc: int | None = None
+
+
+class Message(MessageFields):
+    """One message record of the commit log: its stored fields and the values derived from them.
+
+    The fields are an immutable named tuple. Derived values (properties,
+    hosts as text, datetimes, ids, the decompressed body) are computed on
+    first use; the two costly ones (properties, body) are kept.
+    """
+
+    # No __slots__: each message keeps a small dict for the values kept after first use.
 
     # -- properties ---------------------------------------------------------
-    @cached_property
+    @property
     def properties(self) -> dict[str, str]:
         """The properties as a mapping (see :func:`rmqformats.properties.parse_properties`)."""
-        return props.parse_properties(self.properties_raw)
+        cache = self.__dict__
+        value = cache.get("_properties")
+        if value is None:
+            value = cache["_properties"] = props.parse_properties(self.properties_raw)
+        return value
 
     @property
     def tags(self) -> str | None:
@@ -178,10 +186,16 @@ class Message:
         except BodyDecompressionError as exc:
             raise DecompressionError(self.segment, self.file_offset, str(exc)) from None
 
-    @cached_property
+    @property
     def body(self) -> bytes:
         """The body after decompression, bounded by the default limit."""
-        return self.decompressed_body()
+        if not self.sys_flag & _COMPRESSED:
+            return self.body_raw
+        cache = self.__dict__
+        value = cache.get("_body")
+        if value is None:
+            value = cache["_body"] = self.decompressed_body()
+        return value
 
     # -- checks ----------------------------------------------------------------
     @property
