@@ -12,7 +12,6 @@ decoded in place, so a 1 GiB segment costs address space, not memory.
 from __future__ import annotations
 
 import enum
-import mmap
 import os
 import re
 import struct
@@ -31,6 +30,7 @@ from .errors import (
     display_path,
 )
 from .generated.layouts import rocketmq_commitlog as layout
+from .mapped import RELEASE_EVERY, open_readonly, release_pages
 from .message import Message, crc32
 
 SEGMENT_NAME = re.compile(r"^\d{20}$")
@@ -134,14 +134,6 @@ class Segment:
     def name(self) -> str:
         """The file name."""
         return os.path.basename(self.path)
-
-
-def _open_ro(path: str) -> mmap.mmap | None:
-    """Map ``path`` read-only; ``None`` for an empty file, which mmap cannot map."""
-    with open(path, "rb") as f:
-        if os.fstat(f.fileno()).st_size == 0:
-            return None
-        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
 
 
 def decode_message(buf, pos: int, segment: str | None = None, base_offset: int = 0) -> Message:
@@ -261,8 +253,9 @@ class Scan:
         self.bytes_done = 0
         self._gen = self._run(commitlog, start, verify_crc, strict)
 
-    def __iter__(self) -> "Scan":
-        return self
+    def __iter__(self) -> Iterator[Message]:
+        # The generator itself: a for loop then skips a Python-level __next__ per message.
+        return self._gen
 
     def __next__(self) -> Message:
         return next(self._gen)
@@ -283,9 +276,10 @@ class Scan:
         for i in range(first, len(segments)):
             seg = segments[i]
             last = i == len(segments) - 1
-            mm = _open_ro(seg.path)
+            mm = open_readonly(seg.path)
             buf = mm if mm is not None else b""
             limit = len(buf)
+            release_at = pos + RELEASE_EVERY
             try:
                 while True:
                     if pos == limit:
@@ -323,6 +317,9 @@ class Scan:
                     pos += size
                     self.bytes_done += size
                     yield msg
+                    if pos >= release_at:
+                        release_pages(mm, pos)
+                        release_at = pos + RELEASE_EVERY
             finally:
                 del buf
                 if mm is not None:
@@ -372,7 +369,7 @@ class CommitLog:
         """The message whose record starts at commit-log ``offset``."""
         seg = self.segments[self.segment_index(offset)]
         pos = offset - seg.start_offset
-        mm = _open_ro(seg.path)
+        mm = open_readonly(seg.path)
         if mm is None:
             raise MessageNotFoundError(seg.path, pos, "empty segment file")
         try:

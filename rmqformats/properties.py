@@ -27,9 +27,9 @@ def parse_properties(text: str) -> dict[str, str]:
     if not text:
         return out
     for pair in text.split(PROPERTY_SEPARATOR):
-        sep = pair.find(NAME_VALUE_SEPARATOR)
-        if 0 < sep < len(pair) - 1:
-            out[pair[:sep]] = pair[sep + 1:]
+        name, _, value = pair.partition(NAME_VALUE_SEPARATOR)
+        if name and value:
+            out[name] = value
     return out
 
 

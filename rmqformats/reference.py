@@ -11,7 +11,6 @@ errors, naming the file and the record offset.
 
 from __future__ import annotations
 
-import mmap
 import os
 from collections.abc import Iterator
 
@@ -23,6 +22,7 @@ from .errors import BadMagicError, RecordError, RecordSizeError, TruncatedRecord
 from .generated.construct import rocketmq_commitlog as cs
 from .generated.kaitai.rocketmq_commitlog import RocketmqCommitlog
 from .generated.layouts import rocketmq_commitlog as layout
+from .mapped import RELEASE_EVERY, open_readonly, release_pages
 
 
 def sys_flag_value(flags) -> int:
@@ -52,22 +52,26 @@ def kaitai_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, Rocketmq
     the file.
     """
     path = os.fspath(path)
-    with open(path, "rb") as f:
-        if os.fstat(f.fileno()).st_size == 0:
-            return
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            io = KaitaiStream(mm)
-            root = RocketmqCommitlog.__new__(RocketmqCommitlog)
-            while not io.is_eof():
-                pos = io.pos()
-                try:
-                    rec = RocketmqCommitlog.Record(io, root, root)
-                    is_message = rec.is_message
-                except (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError) as exc:
-                    raise _kaitai_error(path, pos, exc) from None
-                yield pos, rec
-                if not is_message:
-                    return
+    mm = open_readonly(path)
+    if mm is None:
+        return
+    with mm:
+        io = KaitaiStream(mm)
+        root = RocketmqCommitlog.__new__(RocketmqCommitlog)
+        release_at = RELEASE_EVERY
+        while not io.is_eof():
+            pos = io.pos()
+            if pos >= release_at:
+                release_pages(mm, pos)
+                release_at = pos + RELEASE_EVERY
+            try:
+                rec = RocketmqCommitlog.Record(io, root, root)
+                is_message = rec.is_message
+            except (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError) as exc:
+                raise _kaitai_error(path, pos, exc) from None
+            yield pos, rec
+            if not is_message:
+                return
 
 
 def _construct_error(path: str, pos: int, exc: Exception) -> RecordError:
@@ -82,19 +86,23 @@ def _construct_error(path: str, pos: int, exc: Exception) -> RecordError:
 def construct_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, construct.Container]]:
     """Yield ``(file offset, record)`` for each record of a segment, parsed by the construct schema."""
     path = os.fspath(path)
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
-            return
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            pos = 0
-            while pos < size:
-                mm.seek(pos)
-                try:
-                    rec = cs.record.parse_stream(mm)
-                except (construct.ConstructError, UnicodeDecodeError) as exc:
-                    raise _construct_error(path, pos, exc) from None
-                yield pos, rec
-                if not rec.is_message:
-                    return
-                pos = mm.tell()
+    mm = open_readonly(path)
+    if mm is None:
+        return
+    with mm:
+        size = len(mm)
+        pos = 0
+        release_at = RELEASE_EVERY
+        while pos < size:
+            if pos >= release_at:
+                release_pages(mm, pos)
+                release_at = pos + RELEASE_EVERY
+            mm.seek(pos)
+            try:
+                rec = cs.record.parse_stream(mm)
+            except (construct.ConstructError, UnicodeDecodeError) as exc:
+                raise _construct_error(path, pos, exc) from None
+            yield pos, rec
+            if not rec.is_message:
+                return
+            pos = mm.tell()

@@ -1,0 +1,31 @@
+"""Read-only memory maps of store files, and keeping their resident pages bounded."""
+
+from __future__ import annotations
+
+import mmap
+import os
+
+#: A scan drops the pages it has passed from its mapping every this many bytes.
+RELEASE_EVERY = 32 << 20
+
+
+def open_readonly(path: str) -> mmap.mmap | None:
+    """Map ``path`` read-only; ``None`` for an empty file, which mmap cannot map."""
+    with open(path, "rb") as f:
+        if os.fstat(f.fileno()).st_size == 0:
+            return None
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    if hasattr(mm, "madvise"):
+        mm.madvise(mmap.MADV_SEQUENTIAL)
+    return mm
+
+
+def release_pages(mm: mmap.mmap, upto: int) -> None:
+    """Unmap the pages before ``upto`` from this process (they stay in the page cache).
+
+    File-backed pages of a read-only mapping count in the resident set until
+    the mapping goes; over a 1 GiB segment that would look like 1 GiB of
+    memory. Decoded messages hold copies, never views, so the pages are free.
+    """
+    if hasattr(mm, "madvise"):
+        mm.madvise(mmap.MADV_DONTNEED, 0, upto - upto % mmap.PAGESIZE)
