@@ -92,6 +92,8 @@ def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = Tr
         topics[topic]["messages"] += n
         topics[topic]["queues"][str(qid)] = n
     beyond = sum(s.size for s in log.segments if end and end.segment and s.start_offset > end.offset)
+    gaps = [{"after": a.name, "expectedOffset": a.start_offset + a.size, "next": b.name}
+            for a, b in zip(log.segments, log.segments[1:]) if b.start_offset != a.start_offset + a.size]
     return {
         "store": store.root or log.path,
         "storeRoot": store.root is not None,
@@ -102,6 +104,7 @@ def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = Tr
              "blankOffset": blanks[s.path].commitlog_offset if s.path in blanks else None}
             for s in log.segments
         ],
+        "segmentGaps": gaps,
         "messages": count,
         "recordVersions": dict(sorted(versions.items())),
         "blankRecords": len(scan.blanks),
@@ -125,6 +128,8 @@ def _print_inspect(info: dict, out) -> None:
     w(f"segments   {len(seg)}, {sum(s['size'] for s in seg):,} bytes\n")
     _table([[s["name"], f"{s['size']:,}", s["messages"], "" if s["blankOffset"] is None else s["blankOffset"]]
             for s in seg], ["segment", "size", "messages", "BLANK at"], out, "  ")
+    for gap in info["segmentGaps"]:
+        w(f"  gap: {gap['after']} ends at offset {gap['expectedOffset']}, next segment is {gap['next']}\n")
     versions = ", ".join(f"{k} {v}" for k, v in info["recordVersions"].items()) or "none"
     w(f"messages   {info['messages']} ({versions}); BLANK records {info['blankRecords']}\n")
     if info["firstStoreTimestamp"] is not None:
@@ -238,15 +243,20 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("store", nargs="?", help="store root, commitlog/ folder or one segment file")
         sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
         sp.add_argument("--format", choices=["table", "jsonl"], default="table", help="output format")
-        sp.add_argument("--verify-crc", action="store_true",
-                        help="check body CRCs; the data ends at the first mismatch, as in broker recovery")
+
+    def verify_crc(sp: argparse.ArgumentParser, default: bool) -> None:
+        sp.add_argument("--verify-crc", action=argparse.BooleanOptionalAction, default=default,
+                        help="check body CRCs (and __CRC32#); the data ends at the first mismatch, as in "
+                             f"broker recovery with checkCRCOnRecover (default: {'on' if default else 'off'})")
 
     sp = sub.add_parser("inspect", help="segments, counts per topic and queue, time range, where the data ends")
     common(sp)
+    verify_crc(sp, True)
     sp.set_defaults(func=cmd_inspect)
 
     sp = sub.add_parser("messages", help="list messages, filtered")
     common(sp)
+    verify_crc(sp, False)
     sp.add_argument("--topic")
     sp.add_argument("--queue", type=int, help="queue id")
     sp.add_argument("--tag", help="exact TAGS value")

@@ -163,3 +163,20 @@ def test_progress_bar_on_a_terminal(tmp_path):
     text = b"".join(chunks).decode(errors="replace")
     assert "scan:" in text and "B/s" in text
     assert '"messages": 3000' in text
+
+
+def test_inspect_checks_crc_by_default_and_reports_gaps(capsys, store_copy, version):
+    rec = next(t for t in truth_records(version) if t["kind"] == "MESSAGE" and t["bodyLength"] > 0)
+    body_at = rec["fileOffset"] + rec["totalSize"] - rec["bodyLength"] - len(rec["topic"].encode()) - 3 \
+        - len(rec["propertiesString"].encode())
+    with open(store_copy / "commitlog" / rec["file"], "r+b") as f:
+        f.seek(body_at)
+        f.write(b"#")
+    (store_copy / "commitlog" / "00000000000000524288").unlink()
+    _, out, _ = run(capsys, "inspect", str(store_copy), "--format", "jsonl")
+    info = json.loads(out)
+    assert info["dataEnd"]["reason"] == "CRC_MISMATCH" and info["dataEnd"]["commitLogOffset"] == rec["commitlogOffset"]
+    assert info["segmentGaps"] == [{"after": "00000000000000262144", "expectedOffset": 524288,
+                                    "next": "00000000000000786432"}]
+    _, out, _ = run(capsys, "inspect", str(store_copy), "--no-verify-crc")
+    assert "gap: 00000000000000262144 ends at offset 524288" in out and "zero-filled tail" in out
