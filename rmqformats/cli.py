@@ -59,6 +59,14 @@ def _with_progress(scan: Scan, total: int, label: str) -> Iterator[Message]:
         bar.close()
 
 
+def _short(text: str, width: int = 48) -> str:
+    """``text`` cut in the middle to ``width`` characters, for table cells (JSON keeps it whole)."""
+    if len(text) <= width:
+        return text
+    half = (width - 1) // 2
+    return f"{text[:half]}…{text[-(width - 1 - half):]}"
+
+
 def _table(rows: list[list], header: list[str], out, indent: str = "") -> None:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:
@@ -142,11 +150,9 @@ def _print_inspect(info: dict, out) -> None:
     if end["bytesAfterInLaterSegments"]:
         w(f"           {end['bytesAfterInLaterSegments']:,} bytes of later segments are past the end\n")
     w("topics\n")
-    rows = []
-    for topic, t in info["topics"].items():
-        for qid, n in t["queues"].items():
-            rows.append([topic, qid, n])
-    _table(rows, ["topic", "queue", "messages"], out, "  ")
+    rows = [[_short(topic), t["messages"], " ".join(f"{q}:{n}" for q, n in t["queues"].items())]
+            for topic, t in info["topics"].items()]
+    _table(rows, ["topic", "messages", "queue:messages"], out, "  ")
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
@@ -182,7 +188,7 @@ def message_filter(args: argparse.Namespace) -> Callable[[Message], bool]:
 
 
 def _message_row(m: Message) -> list:
-    return [m.commitlog_offset, m.topic, m.queue_id, m.queue_offset, _iso(m.store_timestamp),
+    return [m.commitlog_offset, _short(m.topic), m.queue_id, m.queue_offset, _iso(m.store_timestamp),
             m.tags or "", " ".join(m.keys), m.msg_id, len(m.body_raw)]
 
 
