@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 KSC    := tools/ksc
 
-.PHONY: setup generate test bench sample clean
+.PHONY: setup setup-spark generate test bench sample clean
 
 setup: $(VENV)/.installed $(KSC)/node_modules/.installed
 
@@ -17,6 +17,10 @@ $(VENV)/.installed: pyproject.toml
 $(KSC)/node_modules/.installed: $(KSC)/package.json $(KSC)/package-lock.json
 	npm ci --prefix $(KSC) --no-audit --no-fund --loglevel=error
 	touch $@
+
+# The optional PySpark adapter (rmqformats.spark) and its tests need Spark 4, pyarrow and Java 17+.
+setup-spark: setup
+	$(PY) -m pip install --quiet -e '.[dev,spark]'
 
 # Regenerate generated/ from formats/ (Kaitai Python, construct schemas, layouts).
 generate: setup
