@@ -373,6 +373,13 @@ class CommitLog:
         if mm is None:
             raise MessageNotFoundError(seg.path, pos, "empty segment file")
         try:
+            if pos + _HEADER <= len(mm):
+                size, magic = _HEAD.unpack_from(mm, pos)
+                if magic == MAGIC_BLANK:
+                    raise MessageNotFoundError(seg.path, pos, "no message starts here (a BLANK record: "
+                                                              "the rest of the segment is padding)")
+                if magic == 0 and size == 0:
+                    raise MessageNotFoundError(seg.path, pos, "no message starts here (zero-filled tail)")
             return decode_message(mm, pos, seg.path, seg.start_offset)
         except BadMagicError as exc:
             raise MessageNotFoundError(seg.path, pos, f"no message starts here ({exc.reason})") from None

@@ -84,6 +84,12 @@ def test_read_errors(version):
         log.read(1)  # inside the first record
     with pytest.raises(rmqformats.MessageNotFoundError, match="in no segment"):
         log.read(10 ** 12)
+    blank = next(t for t in truth_records(version) if t["kind"] == "BLANK")
+    with pytest.raises(rmqformats.MessageNotFoundError, match=r"a BLANK record"):
+        log.read(blank["commitlogOffset"])
+    last = truth_records(version)[-1]
+    with pytest.raises(rmqformats.MessageNotFoundError, match=r"zero-filled tail"):
+        log.read(last["commitlogOffset"] + last["totalSize"])
     with pytest.raises(rmqformats.InvalidMessageIdError):
         log.read_msg_id("ABC")
     with pytest.raises(rmqformats.MessageNotFoundError, match="another store host"):
