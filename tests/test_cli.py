@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import base64
 import json
 import subprocess
 import sys
 
-import pytest
 
 from rmqformats.cli import main
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import struct
 import zlib
 
@@ -16,7 +15,7 @@ import rmqformats
 from rmqformats import EndReason
 from rmqformats.message import Message
 
-from conftest import store_path, truth_records
+from conftest import truth_records
 
 
 def _messages(version):
