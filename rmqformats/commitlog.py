@@ -283,8 +283,12 @@ class Scan:
             try:
                 while True:
                     if pos == limit:
-                        self._stop(seg, pos, EndReason.END_OF_FILE if last else EndReason.TRUNCATED,
-                                   "" if last else "segment file ends without a BLANK record")
+                        if last:
+                            self._stop(seg, pos, EndReason.END_OF_FILE)
+                            return
+                        self._stop(seg, pos, EndReason.TRUNCATED, "segment file ends without a BLANK record")
+                        if strict:
+                            raise TruncatedRecordError(seg.path, pos, self.end.detail)
                         return
                     if pos + _HEADER > limit:
                         self._stop(seg, pos, EndReason.TRUNCATED, f"{limit - pos} bytes left, less than a record header")

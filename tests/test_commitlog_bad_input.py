@@ -252,3 +252,14 @@ def test_reference_readers_on_bad_fields(store_copy, version, reader, damage, er
     with pytest.raises(error) as err:
         _walk(reader, seg)
     assert err.value.offset == rec["fileOffset"]
+
+
+def test_full_segment_cut_at_its_blank(store_copy, version):
+    """A segment that is not the last and ends at a record boundary, without its BLANK, is truncated."""
+    blank = next(t for t in truth_records(version) if t["kind"] == "BLANK")
+    os.truncate(store_copy / "commitlog" / blank["file"], blank["fileOffset"])
+    offsets, end = _scan(store_copy)
+    assert end.reason is EndReason.TRUNCATED and end.offset == blank["commitlogOffset"]
+    assert "without a BLANK record" in end.detail
+    with pytest.raises(rmqformats.TruncatedRecordError):
+        _scan(store_copy, strict=True)
