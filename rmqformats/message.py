@@ -15,6 +15,7 @@ from .generated.layouts import rocketmq_commitlog as layout
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _BITS = layout.SYS_FLAG_BITS
 _COMPRESSED = _BITS["is_compressed"][0]
+_INNER_BATCH = _BITS["is_inner_batch"][0]
 _COMPRESSION_MASK, _COMPRESSION_SHIFT = _BITS["compression_type"]
 _TRANSACTION_MASK, _TRANSACTION_SHIFT = _BITS["transaction_type"]
 _COMPRESSION_NAMES = {v: k for k, v in layout.COMPRESSION_TYPE.items()}
@@ -196,6 +197,27 @@ class Message(MessageFields):
         if value is None:
             value = cache["_body"] = self.decompressed_body()
         return value
+
+    def inner_messages(self) -> list:
+        """The messages of an inner-batch record (SYSFLAG ``is_inner_batch``), else ``[]``.
+
+        Each is a :class:`rmqformats.batch.InnerMessage`; its queue offset is
+        this record's ``INNER_BASE`` (= ``queue_offset``) plus its index.
+        """
+        if not self.sys_flag & _INNER_BATCH:
+            return []
+        from .batch import decode_batch
+
+        return decode_batch(self.body, self.segment, self.file_offset)
+
+    @property
+    def delay_time_level(self) -> int:
+        """The ``DELAY`` property as an int (0 without it), as ``MessageExt.getDelayTimeLevel``."""
+        value = self.properties.get(props.DELAY)
+        try:
+            return int(value) if value else 0
+        except ValueError:
+            return 0
 
     # -- checks ----------------------------------------------------------------
     @property

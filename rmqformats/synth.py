@@ -21,6 +21,7 @@ import zstandard
 
 from . import properties as props
 from .generated.construct import rocketmq_commitlog as cs
+from .generated.construct import rocketmq_message_batch as cs_batch
 from .generated.layouts import rocketmq_commitlog as layout
 from .message import crc32
 
@@ -127,6 +128,17 @@ def encode_message(spec: MessageSpec, physical_offset: int) -> bytes:
 def encode_blank(length: int) -> bytes:
     """The 8 bytes the broker writes for a BLANK record covering ``length`` bytes."""
     return cs.record.build({"len_record": length, "magic": "blank", "body": None})
+
+
+def encode_batch(messages: Iterable[tuple[int, bytes, dict[str, str] | str]]) -> bytes:
+    """A batch body of ``(flag, body, properties)`` messages, as ``MessageDecoder.encodeMessages`` writes it."""
+    items = []
+    for flag, body, properties in messages:
+        text = properties if isinstance(properties, str) else props.format_properties(properties)
+        n = len(text.encode("utf-8"))
+        items.append({"len_item": 22 + len(body) + n, "magic": 0, "body_crc": 0, "flag": flag,
+                      "len_body": len(body), "body": body, "len_properties": n, "properties": text})
+    return cs_batch.rocketmq_message_batch.build({"messages": items})
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,11 @@ def api_row(m: rmqformats.Message) -> dict:
     }
     if m.is_compressed:
         row["bodyDecompressedBase64"] = b64(m.body)
+    row["delayTimeLevel"] = m.delay_time_level
+    if m.inner_messages():
+        row["innerMessages_MessageDecoder.decodeMessages"] = [
+            {"topic": None, "flag": i.flag, "properties": i.properties, "bodyBase64": b64(i.body)}
+            for i in m.inner_messages()]
     return row
 
 

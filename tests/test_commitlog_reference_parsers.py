@@ -17,7 +17,17 @@ from truthcmp import b64, count_mismatches
 _SIGNED_MAGIC = {0xDAA320A7: -626843481, 0xDAA320AB: -626843477}
 
 
-def _row(offset: int, len_record: int, magic: int, m) -> dict:
+def _kaitai_batch(body: bytes) -> list[tuple]:
+    from rmqformats.generated.kaitai.rocketmq_message_batch import RocketmqMessageBatch
+    return [(i.flag, i.properties, i.body) for i in RocketmqMessageBatch.from_bytes(body).messages]
+
+
+def _construct_batch(body: bytes) -> list[tuple]:
+    from rmqformats.generated.construct.rocketmq_message_batch import rocketmq_message_batch
+    return [(i.flag, i.properties, i.body) for i in rocketmq_message_batch.parse(body).messages]
+
+
+def _row(offset: int, len_record: int, magic: int, m, batch) -> dict:
     """A truth-shaped dict from a parsed ``message`` (Kaitai object or construct container)."""
     get = (lambda o, k: o[k]) if isinstance(m, dict) else getattr
     sys_flag = reference.sys_flag_value(get(m, "sys_flag"))
@@ -41,10 +51,15 @@ def _row(offset: int, len_record: int, magic: int, m) -> dict:
     if sys_flag & 1:
         kind = {0: "zlib", 3: "zlib", 1: "lz4", 2: "zstd"}[(sys_flag >> 8) & 7]
         row["bodyDecompressedBase64"] = b64(compression.decompress(body, kind))
+    row["delayTimeLevel"] = int(props.get("DELAY") or 0)
+    if sys_flag & 0x80:  # INNER_BATCH_FLAG
+        row["innerMessages_MessageDecoder.decodeMessages"] = [
+            {"topic": None, "flag": flag, "properties": parse_properties(text), "bodyBase64": b64(data)}
+            for flag, text, data in batch(body)]
     return row
 
 
-def _decode_store(version: str, reader, magic_of) -> tuple[list[dict], list[tuple[int, int, int]]]:
+def _decode_store(version: str, reader, magic_of, batch) -> tuple[list[dict], list[tuple[int, int, int]]]:
     rows, ends = [], []
     for seg in sorted((store_path(version) / "commitlog").iterdir()):
         base = int(seg.name)
@@ -52,15 +67,16 @@ def _decode_store(version: str, reader, magic_of) -> tuple[list[dict], list[tupl
             get = (lambda o, k: o[k]) if isinstance(rec, dict) else getattr
             magic = magic_of(get(rec, "magic"))
             if get(rec, "is_message"):
-                rows.append(_row(base + pos, get(rec, "len_record"), magic, get(rec, "body")))
+                rows.append(_row(base + pos, get(rec, "len_record"), magic, get(rec, "body"), batch))
             else:
                 ends.append((base + pos, get(rec, "len_record"), magic))
     return rows, ends
 
 
 READERS = {
-    "kaitai": (reference.kaitai_records, int),
-    "construct": (reference.construct_records, lambda m: m.intvalue if hasattr(m, "intvalue") else int(m)),
+    "kaitai": (reference.kaitai_records, int, _kaitai_batch),
+    "construct": (reference.construct_records, lambda m: m.intvalue if hasattr(m, "intvalue") else int(m),
+                  _construct_batch),
 }
 
 

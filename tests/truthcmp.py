@@ -13,6 +13,10 @@ MESSAGE_KEYS = (
 )
 
 
+#: Keys a parser reports where they apply: decompressed bodies, the DELAY level, inner batches.
+OPTIONAL_KEYS = ("bodyDecompressedBase64", "delayTimeLevel", "innerMessages_MessageDecoder.decodeMessages")
+
+
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
@@ -23,8 +27,11 @@ def mismatches(actual: dict, truth: dict) -> list[str]:
     for key in MESSAGE_KEYS:
         if actual.get(key) != truth.get(key):
             out.append(f"{truth['commitlogOffset']}: {key}: {actual.get(key)!r} != {truth.get(key)!r}")
-    if "bodyDecompressedBase64" in truth and actual.get("bodyDecompressedBase64") != truth["bodyDecompressedBase64"]:
-        out.append(f"{truth['commitlogOffset']}: bodyDecompressedBase64 differs")
+    for key in OPTIONAL_KEYS:
+        if key in actual and actual[key] != truth.get(key):
+            out.append(f"{truth['commitlogOffset']}: {key}: {actual[key]!r} != {truth.get(key)!r}")
+        elif key in truth and key not in actual and key != "delayTimeLevel":
+            out.append(f"{truth['commitlogOffset']}: {key} missing")
     return out
 
 

@@ -106,7 +106,8 @@ def generate(spec: dict, source_name: str) -> str:
             ident = info["id"] if isinstance(info, dict) else info
             lines.append(f'    "{ident}": {_const(value)},')
         lines.append("}")
-    lines.append("")
+    if spec.get("enums"):
+        lines.append("")
 
     for name in sorted(types, key=lambda n: (n != meta["id"], list(types).index(n))):
         tspec = types[name]
