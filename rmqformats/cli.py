@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 
 from tqdm import tqdm
 
+from . import __version__
 from .commitlog import Scan
 from .errors import InvalidMessageIdError, RmqFormatError
 from .message import Message, millis_to_datetime
@@ -243,6 +244,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``rmqformats`` command."""
     p = argparse.ArgumentParser(prog="rmqformats", description="Read Apache RocketMQ broker store files.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     def common(sp: argparse.ArgumentParser) -> None:

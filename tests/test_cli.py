@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 
 from rmqformats.cli import main
 
@@ -178,3 +179,15 @@ def test_inspect_checks_crc_by_default_and_reports_gaps(capsys, store_copy, vers
                                     "next": "00000000000000786432"}]
     _, out, _ = run(capsys, "inspect", str(store_copy), "--no-verify-crc")
     assert "gap: 00000000000000262144 ends at offset 524288" in out and "zero-filled tail" in out
+
+
+def test_inspect_reports_an_unclean_shutdown(capsys, store_copy):
+    (store_copy / "abort").write_text("")
+    _, out, _ = run(capsys, "inspect", str(store_copy))
+    assert "shutdown   unclean (abort file present)" in out
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out.startswith("rmqformats 0.")
