@@ -322,8 +322,7 @@ class Scan:
                     self.bytes_done += size
                     yield msg
                     if pos >= release_at:
-                        release_pages(mm, pos)
-                        release_at = pos + RELEASE_EVERY
+                        release_at = release_pages(mm, pos)
             finally:
                 del buf
                 if mm is not None:

@@ -20,8 +20,10 @@ def open_readonly(path: str) -> mmap.mmap | None:
     return mm
 
 
-def release_pages(mm: mmap.mmap, upto: int) -> None:
+def release_pages(mm: mmap.mmap, upto: int) -> int:
     """Unmap the pages before ``upto`` from this process (they stay in the page cache).
+
+    Returns the position at which to call again (``upto + RELEASE_EVERY``).
 
     File-backed pages of a read-only mapping count in the resident set until
     the mapping goes; over a 1 GiB segment that would look like 1 GiB of
@@ -29,3 +31,4 @@ def release_pages(mm: mmap.mmap, upto: int) -> None:
     """
     if hasattr(mm, "madvise"):
         mm.madvise(mmap.MADV_DONTNEED, 0, upto - upto % mmap.PAGESIZE)
+    return upto + RELEASE_EVERY

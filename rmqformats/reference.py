@@ -62,8 +62,7 @@ def kaitai_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, Rocketmq
         while not io.is_eof():
             pos = io.pos()
             if pos >= release_at:
-                release_pages(mm, pos)
-                release_at = pos + RELEASE_EVERY
+                release_at = release_pages(mm, pos)
             try:
                 rec = RocketmqCommitlog.Record(io, root, root)
                 is_message = rec.is_message
@@ -95,8 +94,7 @@ def construct_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, const
         release_at = RELEASE_EVERY
         while pos < size:
             if pos >= release_at:
-                release_pages(mm, pos)
-                release_at = pos + RELEASE_EVERY
+                release_at = release_pages(mm, pos)
             mm.seek(pos)
             try:
                 rec = cs.record.parse_stream(mm)
