@@ -31,6 +31,7 @@ test: setup
 
 bench: setup
 	$(PY) benchmarks/bench_commitlog.py
+	$(PY) benchmarks/bench_index.py
 
 sample: setup
 	$(VENV)/bin/rmqformats inspect --sample

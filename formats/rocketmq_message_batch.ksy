@@ -2,6 +2,10 @@ meta:
   id: rocketmq_message_batch
   title: Apache RocketMQ message batch
   application: Apache RocketMQ clients and broker (4.1.0 to 5.3.x)
+  xref:
+    wikidata: Q28975570
+  tags:
+    - database
   license: Apache-2.0
   ks-version: '0.11'
   endian: be

@@ -10,28 +10,54 @@ Start with :func:`open_store`::
     print(scan.end)   # where and why the data ends
 """
 
+from .batch_consumequeue import BatchConsumeQueue, BcqUnit, QueueMessage
+from .checkpoint import Checkpoint, StoreState
 from .commitlog import Blank, CommitLog, DataEnd, EndReason, Scan, Segment, decode_message, parse_msg_id
+from .consumequeue import ConsistencyReport, ConsumeQueue, CqUnit, ResolvedUnit, UnitStatus
 from .errors import (
     BadMagicError,
+    CheckpointError,
+    ConfigError,
+    ConfigSchemaError,
+    ConfigSyntaxError,
     CrcMismatchError,
     DecompressionError,
+    ExtUnitError,
+    ExtUnitNotFoundError,
+    IndexChainLoopError,
+    IndexFileError,
+    IndexRangeError,
+    IndexSizeError,
     InvalidMessageIdError,
     MessageNotFoundError,
+    QueueFileError,
     RecordError,
     RecordSizeError,
     RmqFormatError,
     StoreNotFoundError,
+    TimerLogError,
+    TimerWheelError,
     TruncatedRecordError,
+    TruncatedTimerUnitError,
+    UnitMismatchError,
+    UnitNotFoundError,
 )
+from .index import IndexFile, IndexFiles, IndexHit
 from .message import Message
+from .queuefiles import QueueInfo
 from .sample import sample_store_path
 from .store import Store, open_store
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "BadMagicError", "Blank", "CommitLog", "CrcMismatchError", "DataEnd", "DecompressionError",
-    "EndReason", "InvalidMessageIdError", "Message", "MessageNotFoundError", "RecordError",
-    "RecordSizeError", "RmqFormatError", "Scan", "Segment", "Store", "StoreNotFoundError",
-    "TruncatedRecordError", "decode_message", "open_store", "parse_msg_id", "sample_store_path",
+    "BadMagicError", "BatchConsumeQueue", "BcqUnit", "Blank", "Checkpoint", "CheckpointError", "CommitLog",
+    "ConfigError", "ConfigSchemaError", "ConfigSyntaxError", "ConsistencyReport", "ConsumeQueue", "CqUnit",
+    "CrcMismatchError", "DataEnd", "DecompressionError", "EndReason", "ExtUnitError", "ExtUnitNotFoundError",
+    "IndexChainLoopError", "IndexFile", "IndexFileError", "IndexFiles", "IndexHit", "IndexRangeError",
+    "IndexSizeError", "InvalidMessageIdError", "Message", "MessageNotFoundError", "QueueFileError", "QueueInfo",
+    "QueueMessage", "RecordError", "RecordSizeError", "ResolvedUnit", "RmqFormatError", "Scan", "Segment",
+    "Store", "StoreNotFoundError", "StoreState", "TimerLogError", "TimerWheelError", "TruncatedRecordError",
+    "TruncatedTimerUnitError", "UnitMismatchError", "UnitNotFoundError", "UnitStatus", "decode_message",
+    "open_store", "parse_msg_id", "sample_store_path",
 ]

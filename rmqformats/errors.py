@@ -72,3 +72,80 @@ class MessageNotFoundError(RmqFormatError):
 
 class InvalidMessageIdError(ValueError):
     """A message id that is not 32 or 56 hexadecimal characters."""
+
+
+class QueueFileError(RmqFormatError):
+    """A consume-queue (or batch consume-queue) file that cannot hold the units its name says."""
+
+
+class UnitNotFoundError(RmqFormatError):
+    """No unit at the requested logical offset: before the first file or past the queue's end."""
+
+
+class ExtUnitError(RmqFormatError):
+    """A ``consumequeue_ext`` unit with an impossible size or bitmap length, or cut off by its file's end."""
+
+
+class ExtUnitNotFoundError(RmqFormatError):
+    """No ``consumequeue_ext`` unit at an address: no file holds it, or it is the end marker or unwritten tail."""
+
+
+class UnitMismatchError(RmqFormatError):
+    """A batch consume-queue unit that disagrees with the commit-log record it points at."""
+
+
+class CheckpointError(RmqFormatError):
+    """A ``checkpoint`` or ``config/timercheck`` file too short to hold its fields."""
+
+
+class TimerLogError(RmqFormatError):
+    """A timer-log segment or unit that cannot be read as the broker wrote it."""
+
+
+class TruncatedTimerUnitError(TimerLogError):
+    """A timer-log unit cut off by the end of its segment file."""
+
+
+class TimerWheelError(RmqFormatError):
+    """A ``timerwheel`` file whose size is not a whole number of slots, or not the expected size."""
+
+
+class ConfigError(RmqFormatError):
+    """A ``config/`` JSON file that cannot be read as the broker wrote it.
+
+    ``json_path`` (``$.topicConfigTable.TopicTest.perm``) says where in the
+    document, when known; the message reads
+    ``config/topics.json @ 0x1a2 ($.topicConfigTable.TopicTest.perm): reason``.
+    """
+
+    def __init__(self, path, offset: int | None, reason: str, json_path: str | None = None):
+        self.json_path = json_path
+        super().__init__(path, offset, reason if json_path is None else f"({json_path}): {reason}")
+        self.reason = reason
+        if json_path is not None:
+            # "file @ 0x1a2 ($.a.b): reason" rather than "file @ 0x1a2: ($.a.b): reason"
+            self.args = (self.args[0].replace(f": ({json_path}): ", f" ({json_path}): ", 1),)
+
+
+class ConfigSyntaxError(ConfigError):
+    """Text that is neither JSON nor fastjson's dialect of it (truncated, garbled)."""
+
+
+class ConfigSchemaError(ConfigError):
+    """A well-formed document whose values do not have the types and shape of its schema."""
+
+
+class IndexFileError(RmqFormatError):
+    """An ``index/`` file that cannot be read as the broker would read it."""
+
+
+class IndexSizeError(IndexFileError):
+    """An index file shorter than its header, or whose size disagrees with the slot and entry counts."""
+
+
+class IndexRangeError(IndexFileError):
+    """A slot or entry number outside the file: asked for, or found in a slot or a chain link."""
+
+
+class IndexChainLoopError(IndexFileError):
+    """A chain of entries that loops without producing hits: the broker's lookup would never return."""

@@ -9,14 +9,18 @@ import os
 RELEASE_EVERY = 32 << 20
 
 
-def open_readonly(path: str) -> mmap.mmap | None:
-    """Map ``path`` read-only; ``None`` for an empty file, which mmap cannot map."""
+def open_readonly(path: str, *, sequential: bool = True) -> mmap.mmap | None:
+    """Map ``path`` read-only; ``None`` for an empty file, which mmap cannot map.
+
+    ``sequential`` tells the kernel to read ahead (scans); pass ``False`` for
+    files read at scattered places (index lookups), so only touched pages load.
+    """
     with open(path, "rb") as f:
         if os.fstat(f.fileno()).st_size == 0:
             return None
         mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     if hasattr(mm, "madvise"):
-        mm.madvise(mmap.MADV_SEQUENTIAL)
+        mm.madvise(mmap.MADV_SEQUENTIAL if sequential else mmap.MADV_RANDOM)
     return mm
 
 

@@ -1,12 +1,29 @@
-"""Opening a broker store: a store root, a ``commitlog/`` folder or one segment file."""
+"""Opening a broker store: a store root, a ``commitlog/`` folder or one segment file.
+
+A :class:`Store` gives the commit log and, when opened at a store root, the
+other parts of the store: consume queues, index files, checkpoint and
+shutdown state, timer files and the ``config/`` JSON files. Each part is read
+by its own module; the methods here only find the files.
+"""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .commitlog import SEGMENT_NAME, CommitLog
 from .errors import StoreNotFoundError
+
+if TYPE_CHECKING:  # the readers import the store's parts lazily
+    from .batch_consumequeue import BatchConsumeQueue
+    from .checkpoint import Checkpoint, StoreState
+    from .config import StoreConfig
+    from .consumequeue import ConsistencyReport, ConsumeQueue, QueueInfo
+    from .consumequeue_ext import ConsumeQueueExt
+    from .index import IndexFiles, IndexHit
+    from .lag import LagRow
+    from .timer import TimerStore
 
 
 @dataclass(frozen=True)
@@ -20,10 +37,95 @@ class Store:
     root: str | None
     commitlog: CommitLog
 
+    def path(self, *parts: str) -> str:
+        """A path under the store root; raises when the store was opened without one."""
+        if self.root is None:
+            raise StoreNotFoundError(self.commitlog.path, None,
+                                     f"{'/'.join(parts)} needs a store root, not a commit-log folder or file")
+        return os.path.join(self.root, *parts)
+
+    # -- shutdown state and checkpoint -------------------------------------------------
+
     @property
     def has_abort_file(self) -> bool:
         """An ``abort`` file in the root: the broker did not shut down cleanly."""
         return self.root is not None and os.path.exists(os.path.join(self.root, "abort"))
+
+    def state(self) -> StoreState:
+        """The abort and lock files, and what they say about the last shutdown."""
+        from .checkpoint import read_store_state
+        return read_store_state(self.path())
+
+    def checkpoint(self) -> Checkpoint | None:
+        """The ``checkpoint`` file's values; ``None`` when the store has none."""
+        from .checkpoint import read_checkpoint
+        path = self.path("checkpoint")
+        return read_checkpoint(path) if os.path.exists(path) else None
+
+    # -- consume queues ---------------------------------------------------------------
+
+    def queues(self) -> list[QueueInfo]:
+        """Every topic and queue id under ``consumequeue/``, with its offset range."""
+        from .consumequeue import list_queues
+        return list_queues(self.path("consumequeue"), self)
+
+    def consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue:
+        """The consume queue of ``topic`` / ``queue_id``."""
+        from .consumequeue import ConsumeQueue
+        return ConsumeQueue(self.path("consumequeue", topic, str(queue_id)), topic, queue_id,
+                            store=self)
+
+    def consume_queue_ext(self, topic: str, queue_id: int) -> ConsumeQueueExt:
+        """The ``consumequeue_ext`` of ``topic`` / ``queue_id`` (``enableConsumeQueueExt``)."""
+        from .consumequeue_ext import ConsumeQueueExt
+        return ConsumeQueueExt(self.path("consumequeue_ext", topic, str(queue_id)))
+
+    def batch_queues(self) -> list[QueueInfo]:
+        """Every topic and queue id under ``batchconsumequeue/`` (5.x ``queue.type=BatchCQ``)."""
+        from .batch_consumequeue import list_batch_queues
+        return list_batch_queues(self.path("batchconsumequeue"))
+
+    def batch_consume_queue(self, topic: str, queue_id: int) -> BatchConsumeQueue:
+        """The batch consume queue of ``topic`` / ``queue_id``."""
+        from .batch_consumequeue import BatchConsumeQueue
+        return BatchConsumeQueue(self.path("batchconsumequeue", topic, str(queue_id)), topic, queue_id,
+                                 store=self)
+
+    def check_consistency(self, **options) -> ConsistencyReport:
+        """Check that every consume-queue unit points at a matching commit-log message."""
+        from .consumequeue import check_consistency
+        return check_consistency(self, **options)
+
+    # -- index files ------------------------------------------------------------------
+
+    def index(self, *, num_hash_slots: int | None = None, num_index: int | None = None) -> IndexFiles:
+        """The files under ``index/``; slot and entry counts are inferred unless given."""
+        from .index import IndexFiles
+        return IndexFiles(self.path("index"), num_hash_slots=num_hash_slots, num_index=num_index)
+
+    def lookup(self, topic: str, key: str, **options) -> list[IndexHit]:
+        """Find messages by key or UNIQ_KEY through the index, as the broker's ``queryMessage`` does."""
+        from .index import lookup
+        return lookup(self, topic, key, **options)
+
+    # -- timer (5.x) ------------------------------------------------------------------
+
+    def timer(self) -> TimerStore:
+        """The timer log, timer wheel and ``config/timercheck`` of a 5.x store."""
+        from .timer import TimerStore
+        return TimerStore(self.path())
+
+    # -- config/ ----------------------------------------------------------------------
+
+    def config(self) -> StoreConfig:
+        """The JSON files under ``config/``, read as the broker reads them."""
+        from .config import load_config
+        return load_config(self.path("config"))
+
+    def consumer_lag(self, **options) -> list[LagRow]:
+        """Consumer lag per group, topic and queue, from ``consumerOffset.json`` and the consume queues."""
+        from .lag import consumer_lag
+        return consumer_lag(self, **options)
 
 
 def open_store(path: str | os.PathLike[str]) -> Store:

@@ -21,6 +21,7 @@ import zstandard
 
 from . import properties as props
 from .generated.construct import rocketmq_commitlog as cs
+from .generated.construct import rocketmq_consumequeue as cs_cq
 from .generated.construct import rocketmq_message_batch as cs_batch
 from .generated.layouts import rocketmq_commitlog as layout
 from .message import crc32
@@ -199,3 +200,41 @@ def write_commitlog(folder: str | os.PathLike[str], specs: Iterable[MessageSpec]
         if f is not None:
             f.close()
     return placed
+
+
+def encode_cq_units(units: Iterable[tuple[int, int, int]]) -> bytes:
+    """Consume-queue units ``(commit-log offset, size, tags code)`` as file bytes."""
+    return cs_cq.rocketmq_consumequeue.build(
+        {"units": [{"ofs_commitlog": o, "len_message": s, "tags_code": t} for o, s, t in units]})
+
+
+#: The unit the broker writes before a queue's first message (``fillPreBlank``).
+CQ_PLACEHOLDER = (0, 0x7FFFFFFF, 0)
+
+
+def write_consume_queue(folder: str | os.PathLike[str], units: list[tuple[int, int, int]],
+                        file_units: int, first_unit: int = 0) -> list[str]:
+    """Write ``units`` as a consume queue starting at logical offset ``first_unit``.
+
+    Files hold ``file_units`` units each and are zero-filled to full size,
+    like the broker's mapped files; returns the file paths.
+    """
+    os.makedirs(folder, exist_ok=True)
+    unit_size = len(encode_cq_units([CQ_PLACEHOLDER]))
+    paths = []
+    n = first_unit
+    i = 0
+    while i < len(units) or not paths:
+        file_start = n - n % file_units
+        take = min(len(units) - i, file_start + file_units - n)
+        path = os.path.join(folder, f"{file_start * unit_size:020d}")
+        with open(path, "wb") as f:
+            f.truncate(file_units * unit_size)
+            f.seek((n - file_start) * unit_size)
+            f.write(encode_cq_units(units[i:i + take]))
+        paths.append(path)
+        i += take
+        n += take
+        if take == 0:
+            break
+    return paths

@@ -184,7 +184,28 @@ def test_inspect_checks_crc_by_default_and_reports_gaps(capsys, store_copy, vers
 def test_inspect_reports_an_unclean_shutdown(capsys, store_copy):
     (store_copy / "abort").write_text("")
     _, out, _ = run(capsys, "inspect", str(store_copy))
-    assert "shutdown   unclean (abort file present)" in out
+    assert ("shutdown   unclean shutdown: abort file left by the broker; the next start runs abnormal "
+            "recovery; lock file present") in out
+    (store_copy / "abort").write_text("4242")
+    _, out, _ = run(capsys, "inspect", str(store_copy), "--format", "jsonl")
+    info = json.loads(out)
+    assert info["shutdown"] == {"clean": False, "abortFile": True, "abortPid": 4242, "lockFile": True,
+                                "summary": info["shutdown"]["summary"]}
+
+
+def test_inspect_shows_checkpoint_queues_and_index(capsys, version):
+    truth = json.loads((store_path(version).parent / "truth" / "checkpoint.json").read_text())
+    _, out, _ = run(capsys, "inspect", str(store_path(version)), "--format", "jsonl")
+    info = json.loads(out)
+    for key, value in info["checkpoint"].items():
+        assert truth.get(key, 0) == value, key
+    cq = json.loads((store_path(version).parent / "truth" / "consumequeue.json").read_text())
+    assert info["consumeQueues"]["queues"] == sum(len(q) for q in cq.values())
+    assert info["consumeQueues"]["units"] == sum(len(d["units"]) for q in cq.values() for d in q.values())
+    index = json.loads((store_path(version).parent / "truth" / "index.json").read_text())
+    assert info["indexFiles"]["files"] == len(index["files"]) and info["indexFiles"]["hashSlots"] == 64
+    _, out, _ = run(capsys, "inspect", str(store_path(version)))
+    assert "checkpoint physic 2026-" in out and "consume queues" in out and "index      " in out
 
 
 def test_version(capsys):

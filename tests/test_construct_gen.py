@@ -498,6 +498,27 @@ def test_params():
     assert blob(lambda parent: 1, lambda parent: True).build({"data": b"q", "num": 3}) == b"q\x00\x03"
 
 
+def test_pos_instances_read_and_build_at_their_position():
+    ns = load("""
+        meta: {id: t, endian: be}
+        seq:
+          - {id: n, type: u1}
+          - {id: inner, type: inner, size: 4}
+        instances:
+          tail: {pos: 1 + n, type: u1, repeat: expr, repeat-expr: 2}
+          maybe: {pos: 0, type: u1, if: n > 5}
+        types:
+          inner:
+            seq: [{id: a, type: u1}]
+            instances:
+              third: {pos: 2, type: u1}
+    """)
+    data = bytes([2, 10, 0, 12, 0])
+    parsed = roundtrip(ns["t"], data)
+    assert parsed.tail == [12, 0] and parsed.maybe is None
+    assert parsed.inner.third == 12  # pos counts from the start of inner's own 4-byte stream
+
+
 def test_bit_fields_with_enum():
     ns = load("""
         meta: {id: bits_test, endian: be}
@@ -609,7 +630,7 @@ def test_nested_types_with_the_same_name():
     ("seq: [{id: x, size: 4, process: xor(0x55)}]", "seq/0/process"),
     ("seq: [{id: x, type: strz, encoding: ASCII}]", "seq/0/type"),
     ("seq: [{id: x, size-eos: true, terminator: 0}]", "seq/0/terminator"),
-    ("seq: [{id: x, type: u1}]\ninstances: {y: {pos: 4, type: u1}}", "instances/y/pos"),
+    ("seq: [{id: x, type: u1}]\ninstances: {y: {pos: 4, io: _root._io, type: u1}}", "instances/y/io"),
     ("seq: [{id: x, type: t}]\ntypes: {t: {seq: [{id: a, type: u1, pad-right: 0}]}}", "types/t/seq/0/pad-right"),
     ("seq: [{id: x, type: b4}, {id: y, type: u1}]", "seq/0/type"),
     ("seq: [{id: x, type: b3}]", "seq"),

@@ -23,3 +23,6 @@ ITEM_RUNS = (
     (("len_item", "magic", "body_crc", "flag", "len_body"), ">iiiii"),
     (("len_properties",), ">h"),
 )
+ITEM_VALUES = {
+    "len_item_computed": lambda u: ((22 + u["len_body"]) + u["len_properties"]),
+}

@@ -42,14 +42,24 @@ def compile_ksy(lang: str, specs: list[Path], out: Path, ksc: Path) -> None:
         raise SystemExit(f"kaitai-struct-compiler ({lang}) failed:\n{proc.stderr}")
 
 
-def generate(out: Path, formats: Path, ksc: Path) -> list[Path]:
-    """Write every generated file under ``out``; returns the paths written."""
+def generate(out: Path, formats: Path, ksc: Path, only: list[str] | None = None) -> list[Path]:
+    """Write every generated file under ``out``; returns the paths written.
+
+    With ``only`` (spec ids such as ``rocketmq_index_file``), just those specs
+    are regenerated and the other files are left as they are.
+    """
     specs = sorted(formats.glob("*.ksy"))
+    if only:
+        missing = set(only) - {p.stem for p in specs}
+        if missing:
+            raise SystemExit(f"no such spec in {formats}: {', '.join(sorted(missing))}")
+        specs = [p for p in specs if p.stem in only]
     for sub, doc in _PACKAGE_DOCS.items():
         folder = out / sub
         folder.mkdir(parents=True, exist_ok=True)
-        for old in folder.glob("*.py"):
-            old.unlink()
+        if not only:
+            for old in folder.glob("*.py"):
+                old.unlink()
         (folder / "__init__.py").write_text(f'"""{doc}"""\n')
     compile_ksy("python", specs, out / "kaitai", ksc)
     for path in specs:
@@ -66,8 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=REPO / "generated")
     parser.add_argument("--formats", type=Path, default=REPO / "formats")
     parser.add_argument("--ksc", type=Path, default=REPO / "tools" / "ksc")
+    parser.add_argument("--only", nargs="+", metavar="SPEC_ID",
+                        help="regenerate only these specs (file names without .ksy)")
     args = parser.parse_args(argv)
-    for path in generate(args.out, args.formats, args.ksc):
+    for path in generate(args.out, args.formats, args.ksc, args.only):
         print(path)
     return 0
 

@@ -31,9 +31,12 @@ Supported: ``seq``; nested ``types``; ``params``; ``if``; ``switch-on``
 ``s1``..``s8``, ``f4``/``f8`` with ``meta/endian`` or an explicit ``be``/``le``
 suffix; ``bN`` bit fields in a type whose ``seq`` is all bit fields; ``enum``;
 ``valid`` (``eq``, ``min``, ``max``, ``any-of``, ``in-enum``, ``expr``);
-``contents``; value ``instances``. Instances become computed fields placed
-right after the last field they depend on, so that ``if`` and ``size`` of
-later fields can use them.
+``contents``; value ``instances``; ``pos`` instances. Value instances become
+computed fields placed right after the last field they depend on, so that
+``if`` and ``size`` of later fields can use them. A ``pos`` instance becomes
+a ``Pointer`` member after the last field (or before the first field that
+uses it): it is parsed eagerly, and built, at its position in the object's
+stream.
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ _FIELD_KEYS = {
 _BIT_FIELD_KEYS = {"id", "type", "enum", "valid", "doc", "doc-ref"}
 _PARAM_KEYS = {"id", "type", "enum", "doc", "doc-ref"}
 _INSTANCE_KEYS = {"value", "if", "doc", "doc-ref"}
+_POS_INSTANCE_KEYS = (_FIELD_KEYS - {"contents", "id"}) | {"pos"}
 _VALID_KEYS = {"eq", "min", "max", "any-of", "in-enum", "expr"}
 
 
@@ -272,6 +276,8 @@ class _Instance:
     cond: Optional[str]
     uses_io: bool
     is_literal: bool
+    #: The construct member of a ``pos`` instance (``None`` for a value instance).
+    node: Optional[_Code] = None
 
 
 def _join(path: str, *parts: Any) -> str:
@@ -671,6 +677,10 @@ class _Generator:
             return self.instance_cache[cache_key]
         spec = t.instances[name]
         ipath = t.sub("instances", name)
+        if isinstance(spec, dict) and "pos" in spec:
+            inst = self.positioned_instance(t, name, spec, ipath)
+            self.instance_cache[cache_key] = inst
+            return inst
         if isinstance(spec, dict):
             for key in spec:
                 if not (isinstance(key, str) and key.startswith("-")) and key not in _INSTANCE_KEYS:
@@ -695,6 +705,28 @@ class _Generator:
                          uses_io=translator.uses_io, is_literal=_is_literal(node))
         self.instance_cache[cache_key] = inst
         return inst
+
+    def positioned_instance(self, t: _Type, name: str, spec: dict, ipath: str) -> _Instance:
+        """A ``pos`` instance: a ``Pointer`` to the field read at ``pos`` of the object's stream."""
+        _check_keys(spec, _POS_INSTANCE_KEYS, ipath, "a pos instance")
+        cache_key = (t.key, name)
+        uses: list = []
+        self.instance_busy.add(cache_key)
+        try:
+            node = self.element(t, spec, ipath, uses)
+            node = self.valid(t, spec, ipath, node, uses, self._element_kind(t, spec))
+            node = self.repeat(t, spec, ipath, node, uses)
+            pos = self.translate(t, spec["pos"], f"{ipath}/pos", uses)
+            # Kaitai positions count from the start of the object's stream; in a
+            # construct substream, seek() takes positions of the parent stream.
+            start = 'this["_io"].tell() - ka.io_pos(this)'
+            node = _Call("c.Pointer", [_Lambda("this", (f"({pos.code})", f"+ {start}")), node])
+            if "if" in spec:
+                node = _Call("ka.If", [self.value_code(t, spec["if"], f"{ipath}/if", uses), node])
+        finally:
+            self.instance_busy.discard(cache_key)
+        return _Instance(code="", kind=self._field_kind(t, spec), parts=(), uses=uses, cond=None, uses_io=True,
+                         is_literal=False, node=node)
 
     # -- type references
     def type_ref(self, t: _Type, ty: str, path: str, uses: list) -> _Code:
@@ -986,6 +1018,9 @@ class _Generator:
                 if ipos != pos:
                     continue
                 inst = self.instance(t, name)
+                if inst.node is not None:
+                    out.append((_doc_comment(t.instances[name], ""), name, inst.node))
+                    continue
                 if inst.cond is not None:
                     func: _Code = _Lambda("this", inst.parts + (f"if {inst.cond}", "else None"))
                 elif inst.is_literal:

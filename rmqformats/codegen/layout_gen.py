@@ -17,7 +17,11 @@ For each type ``T`` of the spec the module gets:
   boolean parameter, the struct format per parameter value;
 * ``T_<FIELD>_SIZES``: for a ``size`` that depends only on boolean
   parameters, the size per parameter value;
-* ``T_BITS``: for a type made only of bit fields, ``id -> (mask, shift)``.
+* ``T_BITS``: for a type made only of bit fields, ``id -> (mask, shift)``;
+* ``T_VALUES``: value instances computed only from the type's integer
+  fields, as functions of a record ``u`` that indexes by field id. They use
+  ``&``/``|`` for ``and``/``or``, so they work elementwise on a numpy
+  structured array as well as on one record (``u["ofs_commitlog"] >= 0``).
 
 Enums become ``NAME = {"id": value}`` dicts.
 """
@@ -83,6 +87,40 @@ def _eval_on_params(expr, params: list[str]):
     for values in itertools.product([False, True], repeat=len(used)):
         table[values[0] if len(values) == 1 else values] = kexpr.evaluate(str(expr), dict(zip(used, values)))
     return table
+
+
+_VECTOR_BOOL = {"and": "&", "or": "|"}
+_VECTOR_BINARY = {"+": "+", "-": "-", "*": "*", "/": "//", "%": "%", "&": "&", "|": "|", "^": "^",
+                  "<<": "<<", ">>": ">>"}
+
+
+def _vector_source(node: kexpr.Node, fields: set[str]) -> str | None:
+    """Elementwise Python source of an expression over ``fields``, or ``None`` if it uses anything else."""
+    if isinstance(node, kexpr.IntLit):
+        return repr(node.value)
+    if isinstance(node, kexpr.Name):
+        return f'u["{node.name}"]' if node.name in fields else None
+    if isinstance(node, kexpr.Unary) and node.op in ("-", "~"):
+        inner = _vector_source(node.operand, fields)
+        return None if inner is None else f"({node.op}{inner})"
+    if isinstance(node, (kexpr.Compare, kexpr.BoolOp, kexpr.Binary)):
+        op = (node.op if isinstance(node, kexpr.Compare) else
+              _VECTOR_BOOL.get(node.op) if isinstance(node, kexpr.BoolOp) else _VECTOR_BINARY.get(node.op))
+        left, right = _vector_source(node.left, fields), _vector_source(node.right, fields)
+        if op is None or left is None or right is None:
+            return None
+        return f"({left} {op} {right})"
+    return None
+
+
+def _value_instances(tspec: dict, fields: set[str]) -> list[tuple[str, str]]:
+    out = []
+    for iid, inst in (tspec.get("instances") or {}).items():
+        if "value" in inst and not any(k in inst for k in ("pos", "io", "if")):
+            source = _vector_source(kexpr.parse(str(inst["value"])), fields)
+            if source is not None:
+                out.append((iid, source))
+    return out
 
 
 def generate(spec: dict, source_name: str) -> str:
@@ -168,6 +206,13 @@ def generate(spec: dict, source_name: str) -> str:
             lines.append(f'    (({ids}), "{endian}{"".join(c for _, c in r)}"),')
         lines.append(")")
         lines.extend(extras)
+        int_fields = {i for r in runs for i, _ in r}
+        values = _value_instances(tspec, int_fields)
+        if values:
+            lines.append(f"{prefix}_VALUES = {{")
+            for iid, source in values:
+                lines.append(f'    "{iid}": lambda u: {source},')
+            lines.append("}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 

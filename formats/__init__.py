@@ -1,0 +1,1 @@
+"""The format specs (Kaitai Struct ``.ksy`` and JSON Schema), shipped with the package."""

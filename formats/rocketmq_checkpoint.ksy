@@ -1,0 +1,96 @@
+meta:
+  id: rocketmq_checkpoint
+  title: Apache RocketMQ store checkpoint
+  application: Apache RocketMQ broker (4.0.0 to 5.3.x)
+  xref:
+    wikidata: Q28975570
+  tags:
+    - database
+  license: Apache-2.0
+  ks-version: '0.11'
+  endian: be
+doc: |
+  The file `<store>/checkpoint` (`StoreCheckpoint`): how far the broker had
+  flushed the commit log, the consume queues and the index when it last
+  wrote this file. The broker maps one 4096-byte page of the file
+  (`OS_PAGE_SIZE`), so the file is 4096 bytes long. It rewrites the fields
+  in place after each complete consume-queue flush and each index-file
+  flush, once a second in 5.x, and on shutdown; it never writes the bytes
+  after them, which stay zero.
+
+  What each release writes:
+
+  * 4.0.0 to 4.9.x: the three timestamps (bytes 0 to 23). A file created by
+    these releases has zeros at bytes 24 to 39; a 4.x broker running on a
+    file written by 5.x leaves whatever is there.
+  * 5.0.0 to 5.1.0: also `masterFlushedOffset` (bytes 24 to 31).
+  * 5.1.1 and later: also `confirmPhyOffset` (bytes 32 to 39).
+
+  The timestamps are milliseconds since the Unix epoch. They are flush
+  marks, not "last message" times: `physicMsgTimestamp` is the store time
+  of the message at the flush position when a flush started, so it is
+  normally older than the newest messages even after a clean shutdown.
+  When a broker restarts after an unclean shutdown (an `abort` file is in
+  the store root), its recovery uses them to choose where to start: it
+  walks the commit-log segments back from the newest and starts at the
+  first whose first message was stored no later than `min_timestamp`
+  (`min_timestamp_index` when `messageIndexSafe` is set).
+doc-ref:
+  - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/StoreCheckpoint.java
+  - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.1/store/src/main/java/org/apache/rocketmq/store/StoreCheckpoint.java
+  - https://github.com/apache/rocketmq/blob/rocketmq-all-5.0.0/store/src/main/java/org/apache/rocketmq/store/StoreCheckpoint.java
+  - https://github.com/apache/rocketmq/blob/rocketmq-all-4.9.7/store/src/main/java/org/apache/rocketmq/store/StoreCheckpoint.java
+  - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/CommitLog.java
+seq:
+  - id: physic_msg_timestamp
+    -orig-id: physicMsgTimestamp
+    type: s8
+    doc: |
+      Store time (ms since the epoch) of the commit-log message at the
+      position where the last commit-log flush began; 0 before the first.
+      On a slave or with `duplicationEnable`, the store time of the last
+      message dispatched to a consume queue. All releases.
+  - id: logics_msg_timestamp
+    -orig-id: logicsMsgTimestamp
+    type: s8
+    doc: |
+      Store time (ms since the epoch) of the last message dispatched to a
+      consume queue, as of the last write of this file. All releases.
+  - id: index_msg_timestamp
+    -orig-id: indexMsgTimestamp
+    type: s8
+    doc: |
+      End timestamp (ms since the epoch) of the last index file flushed,
+      as recorded in its header. All releases.
+  - id: ofs_master_flushed
+    -orig-id: masterFlushedOffset
+    type: s8
+    doc: |
+      Commit-log offset up to which the master had flushed, as told to a
+      slave (controller mode); 0 on a master or standalone broker. Written
+      by 5.0.0 and later; zero in a file created by 4.x.
+  - id: ofs_confirm_phy
+    -orig-id: confirmPhyOffset
+    type: s8
+    doc: |
+      The commit log's confirm offset. In controller mode, the offset up
+      to which data is confirmed replicated; otherwise the recovery at
+      startup sets it to the offset of the last valid message it found (0
+      for a store that was empty). Written by 5.1.1 and later; zero in a
+      file created by an older release.
+  - id: reserved
+    size-eos: true
+    doc: Rest of the 4096-byte page; never written, so zero.
+instances:
+  min_timestamp:
+    value: '(physic_msg_timestamp < logics_msg_timestamp ? physic_msg_timestamp : logics_msg_timestamp) >= 3000 ? (physic_msg_timestamp < logics_msg_timestamp ? physic_msg_timestamp : logics_msg_timestamp) - 3000 : 0'
+    doc: |
+      `StoreCheckpoint.getMinTimestamp`: the older of the commit-log and
+      consume-queue timestamps, minus 3 seconds, not below 0. Abnormal
+      recovery starts at the newest commit-log segment whose first message
+      was stored at or before this time.
+  min_timestamp_index:
+    value: 'min_timestamp < index_msg_timestamp ? min_timestamp : index_msg_timestamp'
+    doc: |
+      `StoreCheckpoint.getMinTimestampIndex`: `min_timestamp`, or the index
+      timestamp when older; the recovery start time with `messageIndexSafe`.

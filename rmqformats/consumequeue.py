@@ -1,0 +1,435 @@
+"""Consume queues (``consumequeue/<topic>/<queueId>/``): units, messages and consistency.
+
+A consume queue holds one 20-byte unit per message of a topic queue: the
+message's commit-log offset, its size and its tags code. Units are read as
+numpy arrays (the layout, the recovery test and the placeholder test come
+from ``formats/rocketmq_consumequeue.ksy`` through the generated layout
+tables) and resolved to commit-log messages on demand.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from . import properties as props
+from .errors import MessageNotFoundError, RmqFormatError, UnitNotFoundError
+from .generated.layouts import rocketmq_consumequeue as layout
+from .javahash import java_string_hash, tags_code
+from .message import Message
+from .queuefiles import QueueInfo, UnitFiles, list_queue_dirs
+from .units import unit_dtype
+
+if TYPE_CHECKING:
+    from .store import Store
+
+UNIT_DTYPE = unit_dtype(layout.UNIT_RUNS, layout.UNIT_SEQ)
+_IS_VALID = layout.UNIT_VALUES["is_valid"]
+_IS_PLACEHOLDER = layout.UNIT_VALUES["is_placeholder"]
+_IS_EXT_ADDRESS = layout.UNIT_VALUES["is_ext_address"]
+_OFS, _LEN, _TAGS = layout.UNIT_SEQ
+#: Units decoded per numpy read when iterating a queue.
+BATCH_UNITS = 65536
+
+#: The topic of delayed messages, whose units hold a delivery time instead of a tags hash.
+SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
+#: The default ``messageDelayLevel`` of the broker, in milliseconds per level (1-based).
+DEFAULT_DELAY_LEVELS_MS = tuple(
+    n * {"s": 1000, "m": 60_000, "h": 3_600_000}[u[-1]]
+    for u in "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h".split()
+    for n in (int(u[:-1]),)
+)
+#: Properties of a light message queue (LMQ) multi-dispatch: the extra queues and their offsets.
+INNER_MULTI_DISPATCH = "INNER_MULTI_DISPATCH"
+INNER_MULTI_QUEUE_OFFSET = "INNER_MULTI_QUEUE_OFFSET"
+
+
+class CqUnit(NamedTuple):
+    """One consume-queue unit at logical offset ``cq_offset``."""
+
+    cq_offset: int
+    commitlog_offset: int
+    size: int
+    tags_code: int
+
+    @property
+    def is_placeholder(self) -> bool:
+        """A placeholder before the queue's first message (``fillPreBlank``): no message."""
+        return bool(_IS_PLACEHOLDER(self._asdict_spec()))
+
+    @property
+    def is_ext_address(self) -> bool:
+        """``tags_code`` is the address of a ``consumequeue_ext`` unit, not a tags hash."""
+        return bool(_IS_EXT_ADDRESS(self._asdict_spec()))
+
+    def _asdict_spec(self) -> dict[str, int]:
+        return {_OFS: self.commitlog_offset, _LEN: self.size, _TAGS: self.tags_code}
+
+    def to_json_dict(self) -> dict:
+        """The unit with RocketMQ's names (``cqOffset``, ``commitLogOffset``, ``size``, ``tagsCode``)."""
+        return {"cqOffset": self.cq_offset, "commitLogOffset": self.commitlog_offset,
+                "size": self.size, "tagsCode": self.tags_code}
+
+
+class UnitStatus(enum.Enum):
+    """What a unit's commit-log offset leads to."""
+
+    OK = "ok"
+    PLACEHOLDER = "placeholder: no message"
+    DELETED = "commit-log range deleted"
+    BEYOND_END = "past the end of the commit-log data"
+    NO_MESSAGE = "no message starts at the offset"
+
+
+class ResolvedUnit(NamedTuple):
+    """A unit and the commit-log message it points at (``None`` unless ``status`` is OK)."""
+
+    unit: CqUnit
+    status: UnitStatus
+    message: Message | None
+    #: Why the message could not be read, for NO_MESSAGE.
+    detail: str = ""
+
+
+def _units(array: np.ndarray, first: int) -> Iterator[CqUnit]:
+    offsets, sizes, tags = (array[n].tolist() for n in (_OFS, _LEN, _TAGS))
+    for i, (o, s, t) in enumerate(zip(offsets, sizes, tags)):
+        yield CqUnit(first + i, o, s, t)
+
+
+class ConsumeQueue:
+    """The consume queue of one topic queue.
+
+    ``min_offset`` and ``max_offset`` are the logical offsets of the first
+    message on disk and of the next message to come (the broker's
+    ``getMaxOffsetInQueue``), so the queue holds ``max_offset - min_offset``
+    messages. ``store`` (the :class:`~rmqformats.store.Store`) is needed to
+    resolve units to messages.
+    """
+
+    def __init__(self, folder: str, topic: str, queue_id: int, *, store: Store | None = None):
+        self.folder = folder
+        self.topic = topic
+        self.queue_id = queue_id
+        self.store = store
+        self.files = UnitFiles(folder, UNIT_DTYPE, _IS_VALID)
+        self._min: int | None = None
+
+    def __repr__(self) -> str:
+        return f"ConsumeQueue({self.topic!r}, {self.queue_id}, {len(self.files.files)} files)"
+
+    @property
+    def max_offset(self) -> int:
+        """Logical offset after the last unit (recovery's end of the queue)."""
+        return self.files.end_unit()
+
+    @property
+    def min_offset(self) -> int:
+        """Logical offset of the first message still readable: the broker's ``getMinOffsetInQueue``.
+
+        Placeholder units are skipped, and, when the queue was opened
+        through its store, so are units whose commit-log segment has been
+        deleted (``correctMinOffset``).
+        """
+        if self._min is None:
+            start, end = self.files.first_unit(), self.max_offset
+            segments = self.store.commitlog.segments if self.store is not None else ()
+            phy_min = segments[0].start_offset if segments else 0
+            self._min = end
+            while start < end:
+                array = self.files.read(start, min(end, start + BATCH_UNITS))
+                real = np.flatnonzero(~_IS_PLACEHOLDER(array) & (array[_OFS] >= phy_min))
+                if real.size:
+                    self._min = start + int(real[0])
+                    break
+                start += len(array)
+        return self._min
+
+    def info(self) -> QueueInfo:
+        """This queue's :class:`QueueInfo`."""
+        return QueueInfo(self.topic, self.queue_id, self.min_offset, self.max_offset,
+                         len(self.files.files), self.folder)
+
+    def unit_array(self, start: int | None = None, stop: int | None = None) -> np.ndarray:
+        """Units ``start`` to ``stop - 1`` (clipped to the queue) as a numpy structured array."""
+        return self.files.read(self.files.first_unit() if start is None else start,
+                               self.max_offset if stop is None else stop)
+
+    def units(self, start: int | None = None, stop: int | None = None, *,
+              tag: str | None = None) -> Iterator[CqUnit]:
+        """The units from ``start`` to ``stop - 1``, placeholders skipped.
+
+        By default from the first unit on disk, so units whose commit-log
+        segment was deleted are included (:meth:`resolve` says so).
+
+        With ``tag``, only units whose tags code is that tag's hash (the
+        broker's server-side filter; hashes can collide, so resolve the
+        units to check the tags). In ``SCHEDULE_TOPIC_XXXX`` tags codes are
+        delivery times, so ``tag`` is rejected there.
+        """
+        if tag is not None and self.topic == SCHEDULE_TOPIC:
+            raise ValueError(f"units of {SCHEDULE_TOPIC} hold delivery times, not tag hashes: "
+                             f"filter their messages by tag instead")
+        unit = self.files.first_unit() if start is None else max(start, self.files.first_unit())
+        stop = self.max_offset if stop is None else min(stop, self.max_offset)
+        code = None if tag is None else tags_code(tag)
+        while unit < stop:
+            array = self.files.read(unit, min(stop, unit + BATCH_UNITS))
+            if not len(array):
+                break
+            keep = ~_IS_PLACEHOLDER(array)
+            if code is not None:
+                keep &= array[_TAGS] == code
+            index = np.flatnonzero(keep)
+            for i, u in zip(index.tolist(), _units(array[index], 0)):
+                yield u._replace(cq_offset=unit + i)
+            unit += len(array)
+
+    def unit(self, cq_offset: int) -> CqUnit:
+        """The unit at logical offset ``cq_offset``; raises :class:`UnitNotFoundError`."""
+        if not self.files.first_unit() <= cq_offset < self.max_offset:
+            raise UnitNotFoundError(self.folder, None,
+                                    f"offset {cq_offset} is outside the queue's units "
+                                    f"[{self.files.first_unit()}, {self.max_offset})")
+        return next(_units(self.files.read(cq_offset, cq_offset + 1), cq_offset))
+
+    def resolve(self, unit: CqUnit) -> ResolvedUnit:
+        """Read the message ``unit`` points at, or say why there is none."""
+        if unit.is_placeholder:
+            return ResolvedUnit(unit, UnitStatus.PLACEHOLDER, None)
+        commitlog = self._store().commitlog
+        segments = commitlog.segments
+        if not segments or unit.commitlog_offset < segments[0].start_offset:
+            return ResolvedUnit(unit, UnitStatus.DELETED, None,
+                                "no commit-log segment holds this offset any more")
+        if unit.commitlog_offset >= segments[-1].start_offset + segments[-1].size:
+            return ResolvedUnit(unit, UnitStatus.BEYOND_END, None)
+        try:
+            return ResolvedUnit(unit, UnitStatus.OK, commitlog.read(unit.commitlog_offset))
+        except MessageNotFoundError as exc:
+            return ResolvedUnit(unit, UnitStatus.NO_MESSAGE, None, str(exc))
+        except RmqFormatError as exc:
+            return ResolvedUnit(unit, UnitStatus.NO_MESSAGE, None, str(exc))
+
+    def messages(self, start: int | None = None, stop: int | None = None, *,
+                 tag: str | None = None) -> Iterator[ResolvedUnit]:
+        """Units resolved to their messages; with ``tag``, only messages carrying that tag."""
+        hash_filter = None if self.topic == SCHEDULE_TOPIC else tag
+        for unit in self.units(start, stop, tag=hash_filter):
+            resolved = self.resolve(unit)
+            if tag is not None and (resolved.message is None or resolved.message.tags != tag):
+                continue
+            yield resolved
+
+    def _store(self) -> Store:
+        if self.store is None:
+            raise ValueError("this consume queue was opened without its store; use Store.consume_queue()")
+        return self.store
+
+
+def list_queues(parent: str, store: Store | None = None) -> list[QueueInfo]:
+    """A :class:`QueueInfo` for every queue under ``parent`` (``consumequeue/``).
+
+    With the ``store``, minimum offsets skip units of deleted commit-log
+    segments, as the broker's do. A queue whose files cannot be read gets
+    offsets 0 and the reason in ``error`` instead of stopping the listing.
+    """
+    out = []
+    for topic, qid, folder in list_queue_dirs(parent):
+        cq = ConsumeQueue(folder, topic, qid, store=store)
+        try:
+            out.append(cq.info())
+        except RmqFormatError as exc:
+            out.append(QueueInfo(topic, qid, 0, 0, len(cq.files.files), folder, str(exc)))
+    return out
+
+
+# -- consistency ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Inconsistency:
+    """A consume-queue unit that disagrees with the commit-log record it points at."""
+
+    topic: str
+    queue_id: int
+    cq_offset: int
+    #: ``<queueId>/<file> @ 0x…``: where the unit is.
+    where: str
+    unit: CqUnit
+    #: The field that disagrees (``message``, ``topic``, ``queueId``, ``queueOffset``, ``size``, ``tagsCode``).
+    field: str
+    expected: object
+    found: object
+
+    def __str__(self) -> str:
+        return (f"{self.where}: {self.topic}/{self.queue_id} unit {self.cq_offset}: {self.field} "
+                f"of the commit-log record is {self.found!r}, the unit says {self.expected!r}")
+
+
+@dataclass(frozen=True)
+class ConsistencyReport:
+    """The result of :func:`check_consistency`."""
+
+    queues: int
+    units: int
+    #: :class:`Inconsistency` for consume queues, ``BcqInconsistency`` for batch consume queues.
+    problems: tuple = field(default_factory=tuple)
+    #: Queues that could not be read at all, with the reason.
+    unreadable: tuple[tuple[str, int, str], ...] = field(default_factory=tuple)
+    #: Units pointing at a deleted commit-log range (expected on a live broker, not an error).
+    deleted: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """No inconsistency and no unreadable queue."""
+        return not self.problems and not self.unreadable
+
+
+def _expected_queue(msg: Message, topic: str, queue_id: int) -> tuple[str, int, int | None]:
+    """(topic, queue id, queue offset) the record gives for a unit of ``topic``/``queue_id``.
+
+    A light message queue (LMQ) unit points at its parent's record; its
+    offset is the matching entry of ``INNER_MULTI_QUEUE_OFFSET``.
+    """
+    if msg.topic != topic:
+        queues = msg.properties.get(INNER_MULTI_DISPATCH, "").split(",")
+        offsets = msg.properties.get(INNER_MULTI_QUEUE_OFFSET, "").split(",")
+        if topic in queues and len(offsets) == len(queues):
+            try:
+                return topic, queue_id, int(offsets[queues.index(topic)])
+            except ValueError:
+                return topic, queue_id, None
+    return msg.topic, msg.queue_id, msg.queue_offset
+
+
+def expected_tags_code(msg: Message, delay_levels_ms: tuple[int, ...] = DEFAULT_DELAY_LEVELS_MS) -> int | None:
+    """The tags code the broker dispatches for ``msg`` (``None`` if it cannot be known).
+
+    In ``SCHEDULE_TOPIC_XXXX`` it is the delivery time: store time plus the
+    delay of the message's level (from ``messageDelayLevel``).
+    """
+    if msg.topic == SCHEDULE_TOPIC:
+        level = msg.delay_time_level
+        if level <= 0:
+            return msg.store_timestamp
+        if level > len(delay_levels_ms):
+            level = len(delay_levels_ms)
+        return msg.store_timestamp + delay_levels_ms[level - 1]
+    return tags_code(msg.properties.get(props.TAGS))
+
+
+def check_queue(cq: ConsumeQueue, *, delay_levels_ms: tuple[int, ...] = DEFAULT_DELAY_LEVELS_MS,
+                max_problems: int = 1000) -> tuple[int, list[Inconsistency], int]:
+    """Check every unit of ``cq``; returns (units checked, problems, units in deleted ranges)."""
+    problems: list[Inconsistency] = []
+    checked = deleted = 0
+    for unit in cq.units():
+        checked += 1
+        resolved = cq.resolve(unit)
+
+        def report(name: str, expected: object, found: object) -> None:
+            problems.append(Inconsistency(cq.topic, cq.queue_id, unit.cq_offset, cq.files.where(unit.cq_offset),
+                                          unit, name, expected, found))
+
+        if resolved.status is UnitStatus.DELETED:
+            deleted += 1
+            continue
+        msg = resolved.message
+        if msg is None:
+            report("message", f"a message at commit-log offset {unit.commitlog_offset}",
+                   resolved.detail or resolved.status.value)
+        else:
+            topic, queue_id, queue_offset = _expected_queue(msg, cq.topic, cq.queue_id)
+            if topic != cq.topic:
+                report("topic", cq.topic, msg.topic)
+            elif queue_id != cq.queue_id:
+                report("queueId", cq.queue_id, queue_id)
+            elif queue_offset != unit.cq_offset:
+                report("queueOffset", unit.cq_offset, queue_offset)
+            if msg.store_size != unit.size:
+                report("size", unit.size, msg.store_size)
+            if not unit.is_ext_address:
+                code = expected_tags_code(msg, delay_levels_ms)
+                if code is not None and code != unit.tags_code:
+                    report("tagsCode", unit.tags_code, code)
+        if len(problems) >= max_problems:
+            break
+    return checked, problems, deleted
+
+
+def check_consistency(store: Store, *, topic: str | None = None, queue_id: int | None = None,
+                      delay_levels_ms: tuple[int, ...] = DEFAULT_DELAY_LEVELS_MS,
+                      max_problems: int = 1000) -> ConsistencyReport:
+    """Check that every consume-queue unit points at a commit-log message that agrees with it.
+
+    Batch consume queues are checked too (see
+    :meth:`rmqformats.batch_consumequeue.BatchConsumeQueue.check`); their
+    problems are :class:`~rmqformats.batch_consumequeue.BcqInconsistency`.
+
+    For each unit the record at its commit-log offset must exist and have
+    the queue's topic and queue id, the unit's logical offset as queue
+    offset (for LMQ queues, the matching ``INNER_MULTI_QUEUE_OFFSET``), the
+    unit's size as TOTALSIZE, and the tags code the broker would dispatch
+    (tags hash, or delivery time in ``SCHEDULE_TOPIC_XXXX``; ext addresses
+    are not compared). Units before the commit log's first segment are
+    counted as deleted, not reported. At most ``max_problems`` are listed.
+    """
+    problems: list = []
+    unreadable = []
+    queues = units = deleted = 0
+    # Batch consume queues (5.x ``queue.type=BatchCQ``) are checked after the consume queues.
+    for batch, infos in ((False, store.queues()), (True, store.batch_queues())):
+        for info in infos:
+            if len(problems) >= max_problems:
+                break
+            if (topic is not None and info.topic != topic) or (queue_id is not None and info.queue_id != queue_id):
+                continue
+            queues += 1
+            if info.error:
+                unreadable.append((info.topic, info.queue_id, info.error))
+                continue
+            try:
+                if batch:
+                    bcq = store.batch_consume_queue(info.topic, info.queue_id)
+                    n, found, d = (sum(1 for _ in bcq.units()),
+                                   bcq.check(max_problems=max_problems - len(problems)), 0)
+                else:
+                    n, found, d = check_queue(store.consume_queue(info.topic, info.queue_id),
+                                              delay_levels_ms=delay_levels_ms,
+                                              max_problems=max_problems - len(problems))
+            except RmqFormatError as exc:
+                unreadable.append((info.topic, info.queue_id, str(exc)))
+                continue
+            units += n
+            deleted += d
+            problems += found
+    return ConsistencyReport(queues, units, tuple(problems), tuple(unreadable), deleted)
+    # Batch consume queues (5.x ``queue.type=BatchCQ``) check their units the same way.
+    for info in store.batch_queues():
+        if (topic is not None and info.topic != topic) or (queue_id is not None and info.queue_id != queue_id):
+            continue
+        queues += 1
+        if info.error:
+            unreadable.append((info.topic, info.queue_id, info.error))
+            continue
+        bcq = store.batch_consume_queue(info.topic, info.queue_id)
+        try:
+            units += sum(1 for _ in bcq.units())
+            problems += bcq.check(max_problems=max_problems - len(problems))
+        except RmqFormatError as exc:
+            unreadable.append((info.topic, info.queue_id, str(exc)))
+        if len(problems) >= max_problems:
+            break
+    return ConsistencyReport(queues, units, tuple(problems), tuple(unreadable), deleted)
+
+
+__all__ = [
+    "BATCH_UNITS", "ConsistencyReport", "ConsumeQueue", "CqUnit", "Inconsistency", "QueueInfo",
+    "ResolvedUnit", "UnitStatus", "check_consistency", "check_queue", "expected_tags_code",
+    "java_string_hash", "list_queues", "tags_code",
+]

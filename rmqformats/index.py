@@ -1,0 +1,476 @@
+"""Message-key index files (``index/``): headers, slots, entries and lookups by key.
+
+An index file is a hash table of ``num_hash_slots`` slots chaining
+``num_index`` 20-byte entries (see ``formats/rocketmq_index_file.ksy``).
+The counts are broker settings (``maxHashSlotNum``, ``maxIndexNum``), not
+stored in the file; :func:`infer_counts` derives them from the file size
+unless they are given.
+
+Lookups mirror the broker: :meth:`IndexFile.select_phy_offsets` is
+``IndexFile.selectPhyOffset`` and :meth:`IndexFiles.query_offsets` is
+``IndexService.queryOffset``, with the same stop rules, so they return the
+same commit-log offsets in the same order, hash collisions included.
+:func:`lookup` then reads each message and keeps those that really carry
+the key, the check RocketMQ leaves to its clients.
+
+Files are opened read-only and a lookup reads just the slot and the entries
+it visits, each with one positioned read (``os.pread``) of 4 or 20 bytes, so
+a lookup in a 420 MB file touches a few pages of the page cache and the
+process's memory does not grow with the file. ``mapped=True`` reads through
+a read-only memory map instead (``open_readonly(path, sequential=False)``):
+about twice as fast for many lookups, but each scattered read faults in a
+block of the mapping (the kernel maps pages around the fault, ``MADV_RANDOM``
+or not), so 20,000 random lookups make the resident set about the size of
+the file, and giving pages back every few lookups costs more than ``pread``
+(measured in ``benchmarks/RESULTS.md``). Nothing is ever written.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, NamedTuple
+
+from .errors import IndexChainLoopError, IndexRangeError, IndexSizeError, RmqFormatError
+from .generated.layouts import rocketmq_index_file as layout
+from .javahash import java_string_hash
+from .mapped import open_readonly
+
+if TYPE_CHECKING:
+    from .message import Message
+    from .store import Store
+
+# The readers below unpack fields in the spec's order; fail at import, not
+# with wrong values, if the spec changes.
+assert layout.ROCKETMQ_INDEX_FILE_SEQ == ("header",)
+assert layout.HEADER_SEQ == ("begin_timestamp", "end_timestamp", "ofs_begin_physical", "ofs_end_physical",
+                             "num_hash_slots_used", "next_index")
+assert layout.TABLES_SEQ == ("hash_slots", "entries")
+assert layout.HASH_SLOT_SEQ == ("latest_index",)
+assert layout.ENTRY_SEQ == ("key_hash", "ofs_physical", "time_diff", "prev_index")
+assert len(layout.HEADER_RUNS) == len(layout.HASH_SLOT_RUNS) == len(layout.ENTRY_RUNS) == 1
+
+_HEADER = struct.Struct(layout.HEADER_RUNS[0][1])
+_SLOT = struct.Struct(layout.HASH_SLOT_RUNS[0][1])
+_ENTRY = struct.Struct(layout.ENTRY_RUNS[0][1])
+#: ``IndexHeader.INDEX_HEADER_SIZE``: 40 bytes.
+HEADER_SIZE = _HEADER.size
+#: Bytes per hash slot (4).
+SLOT_SIZE = _SLOT.size
+#: Bytes per entry (``indexSize``, 20).
+ENTRY_SIZE = _ENTRY.size
+
+#: ``MessageStoreConfig.maxHashSlotNum`` default (4.0.0 to 5.3.x).
+DEFAULT_NUM_HASH_SLOTS = 5_000_000
+#: ``MessageStoreConfig.maxIndexNum`` default (4.0.0 to 5.3.x).
+DEFAULT_NUM_INDEX = 20_000_000
+#: Entries per slot with the defaults; the ratio assumed when the counts are inferred.
+DEFAULT_RATIO = DEFAULT_NUM_INDEX // DEFAULT_NUM_HASH_SLOTS
+#: ``MessageStoreConfig.maxMsgsNumBatch`` default: the broker's cap on hits per query.
+DEFAULT_MAX_NUM = 64
+#: ``Long.MAX_VALUE``, the broker's "no upper time bound".
+LONG_MAX = (1 << 63) - 1
+INT_MAX = (1 << 31) - 1
+_INT_MIN = -(1 << 31)
+def index_key_hash(key: str) -> int:
+    """``IndexFile.indexKeyHashMethod``: Java ``String.hashCode`` made non-negative.
+
+    ``Math.abs`` leaves ``Integer.MIN_VALUE`` negative, and the broker maps
+    it to 0.
+    """
+    h = java_string_hash(key)
+    if h == _INT_MIN:
+        return 0
+    return -h if h < 0 else h
+
+
+if hasattr(os, "pread"):
+    _pread = os.pread
+else:  # Windows: no pread; a seek and a read on the descriptor (an IndexFile is not shared by threads)
+    def _pread(fd: int, n: int, offset: int) -> bytes:
+        os.lseek(fd, offset, os.SEEK_SET)
+        return os.read(fd, n)
+
+
+def _wrap64(value: int) -> int:
+    """Java ``long`` arithmetic: wrap a result to 64 bits (only hostile headers get here)."""
+    if -(1 << 63) <= value < (1 << 63):
+        return value
+    return (value + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+class IndexHeader(NamedTuple):
+    """The 40-byte header of an index file, with the broker's Java names."""
+
+    #: Store time (ms) of the first indexed message; entry times count from it.
+    begin_timestamp: int
+    #: Store time (ms) of the last indexed message.
+    end_timestamp: int
+    #: Commit-log offset of the first indexed message.
+    begin_phy_offset: int
+    #: Commit-log offset of the last indexed message.
+    end_phy_offset: int
+    #: Used slots (4.7.1+), or entries written (4.0.0-4.7.0).
+    hash_slot_count: int
+    #: ``indexCount`` as stored: the next entry number to write.
+    index_count: int
+
+    @property
+    def next_index(self) -> int:
+        """``indexCount`` as the broker loads it (a value of 0 or less reads as 1)."""
+        return self.index_count if self.index_count > 0 else 1
+
+    @property
+    def num_entries(self) -> int:
+        """Number of entries written (entry numbers 1 to ``num_entries``)."""
+        return self.next_index - 1
+
+
+class IndexEntry(NamedTuple):
+    """One 20-byte index entry and its number in the file."""
+
+    #: Entry number (1 is the first written; 0 is never used).
+    number: int
+    #: ``indexKeyHashMethod`` of ``topic#key``.
+    key_hash: int
+    #: Commit-log offset of the message.
+    phy_offset: int
+    #: Store time in seconds after the header's ``begin_timestamp``.
+    time_diff: int
+    #: Previous entry of the same slot; 0 ends the chain.
+    prev_index: int
+
+    def time_ms(self, begin_timestamp: int) -> int:
+        """The entry's time as lookups compute it: ``begin_timestamp + time_diff * 1000`` (ms)."""
+        return _wrap64(begin_timestamp + self.time_diff * 1000)
+
+
+def _check_count(name: str, value, path: str | None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= INT_MAX:
+        raise IndexSizeError(path, None, f"{name} must be an int from 1 to {INT_MAX}, not {value!r}")
+    return value
+
+
+def infer_counts(size: int, num_hash_slots: int | None = None, num_index: int | None = None,
+                 path: str | None = None) -> tuple[int, int]:
+    """``(num_hash_slots, num_index)`` of an index file of ``size`` bytes.
+
+    Given counts are checked against the size (``40 + 4*slots + 20*entries``);
+    one given count gives the other. With none: the defaults (5,000,000 and
+    20,000,000) when the size is theirs, else four entries per slot (the
+    defaults' ratio, ``size == 40 + 84*slots``), else :class:`IndexSizeError`
+    asking for the broker's ``maxHashSlotNum`` / ``maxIndexNum``.
+    """
+    if size < HEADER_SIZE:
+        raise IndexSizeError(path, 0, f"file has {size} bytes, less than the {HEADER_SIZE}-byte header")
+    body = size - HEADER_SIZE
+    if num_hash_slots is not None:
+        _check_count("num_hash_slots", num_hash_slots, path)
+    if num_index is not None:
+        _check_count("num_index", num_index, path)
+    if num_hash_slots is not None and num_index is None:
+        rest = body - num_hash_slots * SLOT_SIZE
+        if rest < ENTRY_SIZE or rest % ENTRY_SIZE:
+            raise IndexSizeError(path, None, f"file size {size} does not fit {num_hash_slots} hash slots "
+                                             f"and a whole number of {ENTRY_SIZE}-byte entries")
+        num_index = rest // ENTRY_SIZE
+    elif num_index is not None and num_hash_slots is None:
+        rest = body - num_index * ENTRY_SIZE
+        if rest < SLOT_SIZE or rest % SLOT_SIZE:
+            raise IndexSizeError(path, None, f"file size {size} does not fit {num_index} entries "
+                                             f"and a whole number of {SLOT_SIZE}-byte hash slots")
+        num_hash_slots = rest // SLOT_SIZE
+    elif num_hash_slots is None and num_index is None:
+        if body == DEFAULT_NUM_HASH_SLOTS * SLOT_SIZE + DEFAULT_NUM_INDEX * ENTRY_SIZE:
+            return DEFAULT_NUM_HASH_SLOTS, DEFAULT_NUM_INDEX
+        unit = SLOT_SIZE + DEFAULT_RATIO * ENTRY_SIZE
+        if body <= 0 or body % unit:
+            raise IndexSizeError(path, None, f"cannot infer the slot and entry counts from the file size "
+                                             f"{size}: it fits neither the defaults nor {DEFAULT_RATIO} entries "
+                                             "per slot; pass num_hash_slots and/or num_index (the broker's "
+                                             "maxHashSlotNum and maxIndexNum)")
+        return body // unit, body // unit * DEFAULT_RATIO
+    expected = HEADER_SIZE + num_hash_slots * SLOT_SIZE + num_index * ENTRY_SIZE
+    if expected != size:
+        what = "shorter" if size < expected else "longer"
+        raise IndexSizeError(path, min(size, expected),
+                             f"file has {size} bytes, {what} than the {expected} that {num_hash_slots} hash "
+                             f"slots and {num_index} entries take")
+    return num_hash_slots, num_index
+
+
+class IndexFile:
+    """One index file, opened read-only.
+
+    ``num_hash_slots`` and ``num_index`` are the broker's ``maxHashSlotNum``
+    and ``maxIndexNum``; see :func:`infer_counts` for what happens when they
+    are not given. ``mapped`` reads through a memory map (faster for many
+    lookups, resident memory up to the file size; see the module docstring;
+    a file cut while mapped raises SIGBUS on access, so only use it on files
+    no one truncates, as the broker never does). Use as a context manager,
+    or call :meth:`close`.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, num_hash_slots: int | None = None,
+                 num_index: int | None = None, mapped: bool = False):
+        self.path = os.fspath(path)
+        self.name = os.path.basename(self.path)
+        self._mm = None
+        self._fd: int | None = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            #: File size in bytes.
+            self.size = os.fstat(self._fd).st_size
+            self.num_hash_slots, self.num_index = infer_counts(self.size, num_hash_slots, num_index, self.path)
+            if hasattr(os, "posix_fadvise"):
+                # Lookups jump around: no read-ahead around the few bytes each read wants.
+                os.posix_fadvise(self._fd, 0, 0, os.POSIX_FADV_RANDOM)
+            self._entries_at = HEADER_SIZE + self.num_hash_slots * SLOT_SIZE
+            if mapped:
+                self._mm = open_readonly(self.path, sequential=False)
+            #: The header as stored.
+            self.header = IndexHeader._make(_HEADER.unpack(self._read(HEADER_SIZE, 0)))
+        except BaseException:
+            self.close()
+            raise
+
+    def __repr__(self) -> str:
+        return (f"IndexFile({self.path!r}, {self.num_hash_slots} slots, {self.num_index} entries, "
+                f"{self.header.num_entries} written)")
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._mm is not None:
+            self._mm.close()
+            self._mm = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> IndexFile:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _read(self, n: int, offset: int) -> bytes:
+        """``n`` bytes at ``offset``; :class:`IndexSizeError` if the file has become shorter since it was opened."""
+        if self._fd is None:
+            raise ValueError(f"{self.path} is closed")
+        data = _pread(self._fd, n, offset) if self._mm is None else self._mm[offset:offset + n]
+        if len(data) != n:
+            raise IndexSizeError(self.path, offset, f"file ends {len(data)} bytes into a {n}-byte read; "
+                                                    f"it was {self.size} bytes when opened")
+        return data
+
+    def slot(self, i: int) -> int:
+        """The value of hash slot ``i``: the newest entry number of its chain (0 = empty)."""
+        if not 0 <= i < self.num_hash_slots:
+            raise IndexRangeError(self.path, None, f"slot {i} is outside 0..{self.num_hash_slots - 1}")
+        return _SLOT.unpack(self._read(SLOT_SIZE, HEADER_SIZE + i * SLOT_SIZE))[0]
+
+    def entry(self, n: int) -> IndexEntry:
+        """Entry number ``n`` (0 to ``num_index - 1``; only 1 to ``header.num_entries`` are written)."""
+        if not 0 <= n < self.num_index:
+            raise IndexRangeError(self.path, None, f"entry {n} is outside 0..{self.num_index - 1}")
+        return IndexEntry(n, *_ENTRY.unpack(self._read(ENTRY_SIZE, self._entries_at + n * ENTRY_SIZE)))
+
+    def slot_of(self, key: str) -> int:
+        """The hash slot of ``key`` (a full ``topic#key``)."""
+        return index_key_hash(key) % self.num_hash_slots
+
+    def is_time_matched(self, begin: int, end: int) -> bool:
+        """``IndexFile.isTimeMatched``: whether ``[begin, end]`` (ms) overlaps the header's time range."""
+        b, e = self.header.begin_timestamp, self.header.end_timestamp
+        return (begin < b and end > e) or b <= begin <= e or b <= end <= e
+
+    def select_phy_offsets(self, key: str, max_num: int = DEFAULT_MAX_NUM, begin: int = 0, end: int = LONG_MAX,
+                           *, strict: bool = True) -> list[int]:
+        """``IndexFile.selectPhyOffset``: commit-log offsets for ``key`` (a full ``topic#key``).
+
+        Newest first, at most ``max_num``: the entries of the key's slot
+        whose hash equals the key's (so other keys with the same hash are
+        included) and whose time (the header's ``begin_timestamp`` plus
+        ``time_diff`` seconds, see :meth:`IndexEntry.time_ms`) lies in
+        ``[begin, end]`` ms. The walk stops where the broker's does: a negative
+        ``time_diff``, a link of 0 or less, above ``indexCount`` or to
+        itself, or an entry older than ``begin``.
+
+        Two cases the broker does not stop cleanly: a slot or link that points
+        past the last entry of the file (the broker's read fails and it keeps
+        what it has) and a chain that loops without hits (the broker never
+        returns). Both raise a typed error, or with ``strict=False`` end the
+        walk with the offsets found so far.
+        """
+        hits: list = []
+        self._select(hits, index_key_hash(key), max_num, begin, end, strict)
+        return [hit[2] for hit in hits]
+
+    def _select(self, hits: list, key_hash: int, max_num: int, begin: int, end: int, strict: bool) -> None:
+        """Append ``(file, entry number, phy offset, time ms)`` for each hit, as ``selectPhyOffset`` does."""
+        read = self._read
+        next_index = self.header.next_index
+        slot_at = HEADER_SIZE + (key_hash % self.num_hash_slots) * SLOT_SIZE
+        (n,) = _SLOT.unpack(read(SLOT_SIZE, slot_at))
+        if n <= 0 or n > next_index or next_index <= 1:
+            return
+        begin_ts = self.header.begin_timestamp
+        entries_at = self._entries_at
+        limit = self.num_index
+        unpack = _ENTRY.unpack
+        link_at = slot_at  # where the number n was read, for error messages
+        # Brent's cycle detection: a walk that comes back to the marked entry
+        # without new hits will repeat forever (every step depends only on n).
+        mark, mark_hits, power, steps = n, len(hits), 1, 0
+        while len(hits) < max_num:
+            if n >= limit:
+                if strict:
+                    raise IndexRangeError(self.path, link_at, f"entry number {n} is past the last entry "
+                                                              f"({limit - 1}) of the file")
+                return
+            at = entries_at + n * ENTRY_SIZE
+            entry_hash, phy_offset, time_diff, prev = unpack(read(ENTRY_SIZE, at))
+            if time_diff < 0:
+                return
+            time_read = _wrap64(begin_ts + time_diff * 1000)
+            if entry_hash == key_hash and begin <= time_read <= end:
+                hits.append((self, n, phy_offset, time_read))
+            if prev <= 0 or prev > next_index or prev == n or time_read < begin:
+                return
+            link_at = at
+            n = prev
+            if n == mark and len(hits) == mark_hits:
+                if strict:
+                    raise IndexChainLoopError(self.path, at, f"the chain of entries loops back to entry {n} "
+                                                             "without hits; the broker's lookup would not end")
+                return
+            steps += 1
+            if steps == power:
+                mark, mark_hits, power, steps = n, len(hits), power * 2, 0
+
+
+class IndexFiles:
+    """The index files of a store (``<root>/index/``), in the broker's load order (file names, lexical).
+
+    Every regular file in the folder is opened, as the broker does;
+    ``num_hash_slots``, ``num_index`` and ``mapped`` as for :class:`IndexFile`.
+    """
+
+    def __init__(self, index_dir: str | os.PathLike[str], *, num_hash_slots: int | None = None,
+                 num_index: int | None = None, mapped: bool = False):
+        self.path = os.fspath(index_dir)
+        names = sorted(os.listdir(self.path)) if os.path.isdir(self.path) else []
+        files: list[IndexFile] = []
+        try:
+            for name in names:
+                full = os.path.join(self.path, name)
+                if os.path.isfile(full):
+                    files.append(IndexFile(full, num_hash_slots=num_hash_slots, num_index=num_index,
+                                           mapped=mapped))
+        except BaseException:
+            for f in files:
+                f.close()
+            raise
+        self.files: tuple[IndexFile, ...] = tuple(files)
+
+    def __repr__(self) -> str:
+        return f"IndexFiles({self.path!r}, {len(self.files)} files)"
+
+    def __iter__(self) -> Iterator[IndexFile]:
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def close(self) -> None:
+        for f in self.files:
+            f.close()
+
+    def __enter__(self) -> IndexFiles:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def query_offsets(self, topic: str, key: str, *, max_num: int = DEFAULT_MAX_NUM, begin: int = 0,
+                      end: int = LONG_MAX, strict: bool = True) -> list[int]:
+        """``IndexService.queryOffset``: commit-log offsets of index hits for ``topic#key``.
+
+        Files are searched newest first (those whose time range meets
+        ``[begin, end]`` ms); the search stops after a file whose
+        ``begin_timestamp`` is before ``begin``, or with ``max_num`` hits.
+        The broker caps ``max_num`` at ``maxMsgsNumBatch`` (default 64).
+        Hash collisions are included, as the broker returns them; see
+        :func:`lookup` for checked results. ``strict`` as in
+        :meth:`IndexFile.select_phy_offsets`.
+        """
+        return [hit[2] for hit in self._query(topic, key, max_num, begin, end, strict)]
+
+    def _query(self, topic: str, key: str, max_num: int, begin: int, end: int, strict: bool) -> list:
+        hits: list = []
+        key_hash = index_key_hash(f"{topic}#{key}")
+        for f in reversed(self.files):
+            if f.is_time_matched(begin, end):
+                f._select(hits, key_hash, max_num, begin, end, strict)
+            if f.header.begin_timestamp < begin or len(hits) >= max_num:
+                break
+        return hits
+
+
+class IndexHit(NamedTuple):
+    """One result of :func:`lookup`."""
+
+    #: Commit-log offset from the index entry.
+    commitlog_offset: int
+    #: Name of the index file holding the entry.
+    index_file: str
+    #: Entry number in that file.
+    entry: int
+    #: Store time from the entry (ms): ``begin_timestamp + time_diff * 1000``, whole seconds only.
+    store_time_approx: int
+    #: The message read from the commit log; ``None`` when not read or unreadable.
+    message: Message | None
+    #: True when the message's topic is the one asked and it carries the key;
+    #: ``None`` when not checked or the message could not be read.
+    key_matches: bool | None
+    #: Why the message could not be read (``None`` otherwise).
+    error: str | None = None
+
+
+def lookup(store: Store, topic: str, key: str, *, begin: int | None = None, end: int | None = None,
+           max_num: int = DEFAULT_MAX_NUM, check_keys: bool = True, num_hash_slots: int | None = None,
+           num_index: int | None = None) -> list[IndexHit]:
+    """Messages of ``topic`` whose KEYS or UNIQ_KEY is ``key``, found through the index.
+
+    ``begin`` and ``end`` are store times in ms since the epoch, as in the
+    broker's ``queryMessage`` (default: all time). The index is searched as
+    :meth:`IndexFiles.query_offsets` does, giving hits newest first.
+
+    With ``check_keys`` (the default) each hit's message is read from the
+    commit log and kept only if its topic is ``topic`` and ``key`` is one of
+    its ``KEYS`` (split on spaces) or its ``UNIQ_KEY``: hash collisions and
+    other topics' keys are dropped, as a RocketMQ client does. A hit whose
+    message cannot be read (its commit-log segment was deleted, or the bytes
+    there are not a message) is kept with ``message=None``,
+    ``key_matches=None`` and the reason in ``error``, since the index did
+    point there. With ``check_keys=False`` the hits are returned as the
+    broker returns them, without reading the commit log.
+    """
+    begin = 0 if begin is None else begin
+    end = LONG_MAX if end is None else end
+    with IndexFiles(store.path("index"), num_hash_slots=num_hash_slots, num_index=num_index) as files:
+        raw = files._query(topic, key, max_num, begin, end, True)
+        found = [(f.name, n, phy, t) for f, n, phy, t in raw]
+    hits = []
+    for name, n, phy, t in found:
+        if not check_keys:
+            hits.append(IndexHit(phy, name, n, t, None, None))
+            continue
+        try:
+            msg = store.commitlog.read(phy)
+        except RmqFormatError as exc:
+            hits.append(IndexHit(phy, name, n, t, None, None, str(exc)))
+            continue
+        if msg.topic == topic and (msg.uniq_key == key or key in msg.keys):
+            hits.append(IndexHit(phy, name, n, t, msg, True))
+    return hits

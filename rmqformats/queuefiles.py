@@ -1,0 +1,217 @@
+"""Folders of fixed-size unit files: consume queues and batch consume queues.
+
+A queue is a stream of equal-size units cut into files named by the stream
+position of their first byte (20 decimal digits). This module finds the
+queues of a store, the files of a queue, and reads units as numpy arrays,
+stopping where the broker's recovery stops. The unit layouts come from the
+specs through :func:`rmqformats.units.unit_dtype`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from .errors import QueueFileError, display_path
+from .mapped import open_readonly
+
+QUEUE_FILE_NAME = re.compile(r"^\d{20}$")
+#: How many of the newest files the broker's recovery walks (``ConsumeQueue.recover``).
+RECOVER_FILES = 3
+
+
+@dataclass(frozen=True)
+class QueueFile:
+    """One file of a queue."""
+
+    path: str
+    #: Position of the file's first byte in the queue's unit stream (its name).
+    start: int
+    #: File size in bytes.
+    size: int
+
+    @property
+    def name(self) -> str:
+        """The file name."""
+        return os.path.basename(self.path)
+
+
+class QueueInfo(NamedTuple):
+    """A queue found on disk and its range of logical offsets."""
+
+    topic: str
+    queue_id: int
+    #: Logical offset of the first message on disk (placeholder units skipped).
+    min_offset: int
+    #: Logical offset the next message would get: the broker's ``getMaxOffsetInQueue``.
+    max_offset: int
+    num_files: int
+    folder: str
+    #: Why the queue could not be read (then the offsets are 0), else ``None``.
+    error: str | None = None
+
+    @property
+    def count(self) -> int:
+        """Messages between ``min_offset`` and ``max_offset``."""
+        return self.max_offset - self.min_offset
+
+
+def list_queue_dirs(parent: str) -> list[tuple[str, int, str]]:
+    """``(topic, queue_id, folder)`` of every ``<parent>/<topic>/<queueId>/``, sorted.
+
+    Folders whose names are not queue ids are skipped; a missing ``parent``
+    gives an empty list (a store that never had such a queue).
+    """
+    if not os.path.isdir(parent):
+        return []
+    out = []
+    for topic in os.listdir(parent):
+        tdir = os.path.join(parent, topic)
+        if not os.path.isdir(tdir):
+            continue
+        for qid in os.listdir(tdir):
+            qdir = os.path.join(tdir, qid)
+            if qid.isdigit() and os.path.isdir(qdir):
+                out.append((topic, int(qid), qdir))
+    out.sort(key=lambda t: (t[0], t[1]))
+    return out
+
+
+def queue_files(folder: str) -> tuple[QueueFile, ...]:
+    """The files of one queue folder, in stream order (missing folder: none)."""
+    if not os.path.isdir(folder):
+        return ()
+    files = []
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        if QUEUE_FILE_NAME.match(name) and os.path.isfile(path):
+            files.append(QueueFile(path, int(name), os.path.getsize(path)))
+    files.sort(key=lambda f: f.start)
+    return tuple(files)
+
+
+class UnitFiles:
+    """The unit files of one queue, read as numpy structured arrays.
+
+    ``accept`` is the broker's recovery test for one unit, applied to an
+    array of units; the queue ends at the first unit it rejects in the
+    files recovery walks. Unit numbers are stream positions divided by the
+    unit size (for a consume queue, the logical offsets).
+    """
+
+    def __init__(self, folder: str, dtype: np.dtype, accept: Callable[[np.ndarray], np.ndarray]):
+        self.folder = folder
+        self.dtype = dtype
+        #: The dtype of the arrays returned: the file's fields in native byte order.
+        self.native = dtype.newbyteorder("=")
+        self.unit_size = dtype.itemsize
+        self.accept = accept
+        self.files = queue_files(folder)
+        self._end: int | None = None
+
+    def __repr__(self) -> str:
+        return f"UnitFiles({self.folder!r}, {len(self.files)} files)"
+
+    def check_file(self, f: QueueFile) -> None:
+        """Raise :class:`QueueFileError` for a file that cannot hold whole units where its name says."""
+        if f.start % self.unit_size:
+            raise QueueFileError(f.path, None, f"file name {f.start} is not a multiple of the "
+                                               f"{self.unit_size}-byte unit")
+        if f.size % self.unit_size:
+            raise QueueFileError(f.path, f.size - f.size % self.unit_size,
+                                 f"file size {f.size} is not a multiple of the {self.unit_size}-byte unit "
+                                 f"(a unit is cut short)")
+
+    def first_unit(self) -> int:
+        """Unit number of the first unit on disk (0 for an empty queue)."""
+        return self.files[0].start // self.unit_size if self.files else 0
+
+    def load(self, f: QueueFile) -> np.ndarray:
+        """All units of one file, as a copy (the file is mapped only while reading)."""
+        self.check_file(f)
+        mm = open_readonly(f.path)
+        if mm is None:
+            return np.zeros(0, self.native)
+        try:
+            return np.frombuffer(mm, self.dtype).astype(self.native)
+        finally:
+            mm.close()
+
+    def end_unit(self) -> int:
+        """Unit number after the last unit recovery keeps (the queue's end).
+
+        Like ``ConsumeQueue.recover``, the walk starts at the third-newest
+        file: a file whose units all pass goes on to the next, the first
+        unit that fails ends the queue, and later files would be deleted.
+        """
+        if self._end is None:
+            end = self.first_unit()
+            for i in range(max(0, len(self.files) - RECOVER_FILES), len(self.files)):
+                f = self.files[i]
+                units = self.load(f)
+                bad = np.flatnonzero(~self.accept(units))
+                end = f.start // self.unit_size + (int(bad[0]) if bad.size else len(units))
+                if bad.size:
+                    break
+                nxt = self.files[i + 1] if i + 1 < len(self.files) else None
+                if nxt is not None and nxt.start != f.start + f.size:
+                    raise QueueFileError(nxt.path, None, f"gap in the queue: {f.name} ends at stream "
+                                                         f"position {f.start + f.size}, {nxt.name} starts "
+                                                         f"at {nxt.start}")
+            self._end = end
+        return self._end
+
+    def file_of(self, unit: int) -> tuple[QueueFile, int] | None:
+        """The file holding unit number ``unit`` and the unit's byte position in it."""
+        pos = unit * self.unit_size
+        lo, hi = 0, len(self.files)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.files[mid].start <= pos:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == 0:
+            return None
+        f = self.files[lo - 1]
+        return (f, pos - f.start) if pos < f.start + f.size else None
+
+    def read(self, start: int, stop: int) -> np.ndarray:
+        """Units ``start`` to ``stop - 1``, clipped to those on disk before the end.
+
+        A copy in native byte order, so the files are mapped only while reading.
+        """
+        start = max(start, self.first_unit())
+        stop = min(stop, self.end_unit())
+        parts = []
+        unit = start
+        while unit < stop:
+            located = self.file_of(unit)
+            if located is None:
+                raise QueueFileError(self.folder, None, f"no file holds unit {unit} "
+                                                        f"(stream position {unit * self.unit_size})")
+            f, pos = located
+            self.check_file(f)
+            n = min(stop - unit, (f.size - pos) // self.unit_size)
+            mm = open_readonly(f.path)
+            if mm is None:
+                raise QueueFileError(f.path, 0, "empty file")
+            try:
+                parts.append(np.frombuffer(mm, self.dtype, count=n, offset=pos).astype(self.native))
+            finally:
+                mm.close()
+            unit += n
+        return np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else np.zeros(0, self.native)
+
+    def where(self, unit: int) -> str:
+        """``<queueId>/<file> @ 0x…`` of a unit number, for messages."""
+        located = self.file_of(unit)
+        if located is None:
+            return f"{display_path(self.folder)} unit {unit}"
+        f, pos = located
+        return f"{display_path(f.path)} @ 0x{pos:x}"

@@ -1,0 +1,90 @@
+"""``rmqformats config`` and ``rmqformats lag`` on the vector stores."""
+
+from __future__ import annotations
+
+import json
+
+from rmqformats import open_store
+from rmqformats.cli import main
+
+from conftest import store_path
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_config_table(capsys, version):
+    code, out, err = run(capsys, "config", str(store_path(version)))
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == "files"
+    assert any(line.split()[:4] == ["topics.json", "file", "utf-8", "valid"] for line in lines)
+    assert any(line.split()[:6] == ["TopicTest", "4", "4", "RW-", "no", "0"] for line in lines)
+    assert "consumer offsets (5)" in out
+    if version == "rocketmq-5.1.4":
+        assert any("TopicBatchCQ" in line and "queue.type=BatchCQ" in line for line in lines)
+    else:
+        assert "delay offsets (2)" in out and "SCHEDULE_TOPIC_XXXX/1" in out
+
+
+def test_config_jsonl_matches_models(capsys, version):
+    code, out, _ = run(capsys, "config", str(store_path(version)), "--format", "jsonl")
+    assert code == 0
+    info = json.loads(out)
+    config = open_store(store_path(version)).config()
+    assert [f["name"] for f in info["files"]] == list(config.files)
+    assert all(f["valid"] and f["source"] == "file" and f["unknownKeys"] == [] for f in info["files"])
+    topics = config.topics.topic_config_table
+    assert [t["topic"] for t in info["topics"]] == list(topics)
+    assert all(t["readQueueNums"] == topics[t["topic"]].read_queue_nums and t["permString"] == "RW-"
+               for t in info["topics"])
+    assert {(o["topic"], o["group"], o["queueId"]): o["offset"] for o in info["consumerOffsets"]} == \
+        config.consumer_offsets.offsets
+
+
+def test_config_file_shows_one_model(capsys):
+    code, out, _ = run(capsys, "config", str(store_path("rocketmq-4.9.7")), "--file", "consumerOffset.json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["model"]["offsetTable"]["TopicTest@GroupA"] == {"0": 29, "1": 31, "2": 28, "3": 28}
+
+
+def test_config_bad_file_exit_2(capsys, store_copy):
+    text = (store_copy / "config" / "topics.json").read_text(encoding="utf-8")
+    (store_copy / "config" / "topics.json").write_text(text.replace('"perm":6', '"perm":"rw"', 1), encoding="utf-8")
+    code, out, err = run(capsys, "config", str(store_copy))
+    assert code == 2
+    assert "rmqformats: error: config/topics.json @ 0x" in err
+    assert "($.topicConfigTable.TopicBatch.perm): 'rw' is not of type 'integer'" in err
+    assert "consumer offsets (5)" in out  # the other files are still shown
+
+
+def test_lag_table_and_jsonl(capsys, version):
+    code, out, _ = run(capsys, "lag", str(store_path(version)))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["group", "topic", "queue", "committed", "min", "max", "lag", "nextStoreTime", "flags"]
+    rows = open_store(store_path(version)).consumer_lag()
+    assert f"total lag GroupA: {sum(r.lag for r in rows)}" in lines
+    code, out, _ = run(capsys, "lag", str(store_path(version)), "--format", "jsonl", "--group", "GroupA",
+                       "--topic", "TopicTest")
+    got = [json.loads(line) for line in out.splitlines()]
+    assert got == [r.to_json_dict() for r in rows if r.topic == "TopicTest"]
+
+
+def test_lag_without_store_root_is_an_error(capsys):
+    code, _, err = run(capsys, "lag", str(store_path("rocketmq-4.9.7") / "commitlog"))
+    assert code == 2 and "needs a store root" in err
+
+
+def test_config_file_errors_exit_2(capsys, store_copy):
+    (store_copy / "config" / "delayOffset.json").write_text('{"offsetTable":{1:', encoding="utf-8")
+    code, _, err = run(capsys, "config", str(store_copy), "--file", "delayOffset.json")
+    assert code == 2 and err.startswith("rmqformats: error: config/delayOffset.json @ 0x12 ($.offsetTable[1]): ")
+    code, _, err = run(capsys, "config", str(store_copy), "--file", "consumerOrderInfo.json")
+    assert code == 2 and "consumerOrderInfo.json: no such file" in err
+    code, out, _ = run(capsys, "config", str(store_path("rocketmq-5.1.4")), "--file", "position-checkpoint")
+    assert code == 0 and json.loads(out)["model"] == {"empty": True, "queueOffsetMap": {}}

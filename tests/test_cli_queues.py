@@ -1,0 +1,99 @@
+"""The ``queue`` and ``check`` commands on the vector stores."""
+
+from __future__ import annotations
+
+import json
+
+from rmqformats.cli import main
+
+from conftest import FIXTURES, store_path
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _truth_cq(version):
+    return json.loads((FIXTURES / version / "truth" / "consumequeue.json").read_text(encoding="utf-8"))
+
+
+def test_queue_units_jsonl_equal_truth(capsys, version):
+    truth = _truth_cq(version)
+    for topic, queues in truth.items():
+        for qid, data in queues.items():
+            code, out, _ = run(capsys, "queue", str(store_path(version)), topic, qid, "--format", "jsonl")
+            assert code == 0
+            rows = [json.loads(line) for line in out.splitlines()]
+            assert rows == [{"cqOffset": u["cqIndex"], "commitLogOffset": u["commitlogOffset"],
+                             "size": u["size"], "tagsCode": u["tagsCode"]} for u in data["units"]]
+
+
+def test_queue_resolved_jsonl(capsys, version):
+    code, out, _ = run(capsys, "queue", str(store_path(version)), "TopicTest", "2", "--resolve",
+                       "--format", "jsonl", "--from", "3", "--limit", "4")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["cqOffset"] for r in rows] == [3, 4, 5, 6]
+    for r in rows:
+        assert r["status"] == "OK"
+        m = r["message"]
+        assert (m["topic"], m["queueId"], m["queueOffset"], m["commitLogOffset"], m["storeSize"]) == (
+            "TopicTest", 2, r["cqOffset"], r["commitLogOffset"], r["size"])
+
+
+def test_queue_listing_and_table(capsys, version):
+    code, out, _ = run(capsys, "queue", str(store_path(version)), "--format", "jsonl")
+    rows = [json.loads(line) for line in out.splitlines()]
+    truth = _truth_cq(version)
+    assert {(r["topic"], str(r["queueId"])) for r in rows if r["type"] == "ConsumeQueue"} == {
+        (t, q) for t, qs in truth.items() for q in qs}
+    roll = next(r for r in rows if r["topic"] == "TopicCqRoll")
+    assert (roll["minOffset"], roll["maxOffset"], roll["files"], roll["error"]) == (0, 150, 3, None)
+    code, out, _ = run(capsys, "queue", str(store_path(version)), "TopicTest")
+    assert code == 0 and len(out.splitlines()) == 5
+    code, out, _ = run(capsys, "queue", str(store_path(version)), "TopicTest", "0", "--resolve", "--tag", "TagA")
+    lines = out.splitlines()
+    assert lines[0].startswith("# TopicTest/0: offsets 0..32")
+    assert lines[1].split()[:5] == ["cqOffset", "commitLogOffset", "size", "tagsCode", "status"]
+    assert len(lines) > 3 and all(" TagA " in line for line in lines[2:])
+
+
+def test_queue_with_sample_and_errors(capsys):
+    code, out, _ = run(capsys, "queue", "--sample", "TopicCqRoll", "0", "--limit", "2", "--format", "jsonl")
+    assert code == 0 and len(out.splitlines()) == 2
+
+
+def test_check_command(capsys, version, store_copy):
+    code, out, _ = run(capsys, "check", str(store_path(version)))
+    assert code == 0 and out.splitlines()[-1].split() == ["result", "consistent"]
+    path = store_copy / "consumequeue" / "TopicTest" / "3" / "00000000000000000000"
+    data = bytearray(path.read_bytes())
+    data[4 * 20 + 8:4 * 20 + 12] = (1).to_bytes(4, "big")
+    path.write_bytes(bytes(data))
+    code, out, _ = run(capsys, "check", str(store_copy), "--format", "jsonl")
+    report = json.loads(out)
+    assert code == 1 and not report["ok"]
+    assert [(p["topic"], p["queueId"], p["cqOffset"], p["field"], p["where"], p["unitValue"])
+            for p in report["problems"]] == [("TopicTest", 3, 4, "size", "3/00000000000000000000 @ 0x50", 1)]
+
+
+def test_batch_queue_units_and_messages(capsys):
+    root = str(store_path("rocketmq-5.1.4"))
+    truth = json.loads((FIXTURES / "rocketmq-5.1.4" / "truth" / "batchconsumequeue.json").read_text())
+    code, out, _ = run(capsys, "queue", root, "TopicBatchCQ", "0", "--format", "jsonl")
+    rows = [json.loads(line) for line in out.splitlines()]
+    units = truth["TopicBatchCQ"]["0"]["units"]
+    assert code == 0
+    assert [(r["commitLogOffset"], r["size"], r["tagsCode"], r["storeTime"], r["msgBaseOffset"], r["batchSize"])
+            for r in rows] == [(u["commitlogOffset"], u["size"], u["tagsCode"], u["storeTime"], u["msgBaseOffset"],
+                                u["batchSize"]) for u in units]
+    code, out, _ = run(capsys, "queue", root, "TopicBatchCQ", "0", "--resolve", "--format", "jsonl")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["cqOffset"] for r in rows] == list(range(9))
+    assert [r.get("innerProperties", r["message"]["properties"])["KEYS"] for r in rows] == (
+        ["bcq-single"] + [f"bcq-{b}-{i}" for b in (0, 1) for i in range(4)])
+    code, out, _ = run(capsys, "queue", root, "--format", "jsonl")
+    kinds = {json.loads(line)["topic"]: json.loads(line)["type"] for line in out.splitlines()}
+    assert kinds["TopicBatchCQ"] == "BatchConsumeQueue" and kinds["TopicTest"] == "ConsumeQueue"
