@@ -30,7 +30,7 @@ from .errors import (
     display_path,
 )
 from .generated.layouts import rocketmq_commitlog as layout
-from .mapped import RELEASE_EVERY, open_readonly, release_pages
+from .mapped import RELEASE_EVERY, open_readonly, pread as _pread, release_pages
 from .message import Message, crc32
 
 SEGMENT_NAME = re.compile(r"^\d{20}$")
@@ -69,6 +69,10 @@ MAGIC_V2 = layout.MAGIC_CODE["message_v2"]
 MAGIC_BLANK = layout.MAGIC_CODE["blank"]
 _CRC32_RESERVED = len(props.CRC32) + 12  # name, U+0001, 10 digits, U+0002
 _PROPERTY_CRC_MARK = props.CRC32
+
+
+#: Segment files :meth:`CommitLog.read` keeps open between reads.
+_OPEN_SEGMENTS = 8
 
 
 class EndReason(enum.Enum):
@@ -337,6 +341,7 @@ class CommitLog:
     def __init__(self, path: str | os.PathLike[str]):
         self.path = os.fspath(path)
         self.segments: tuple[Segment, ...] = tuple(_discover(self.path))
+        self._fds: dict[str, int] = {}
 
     def __repr__(self) -> str:
         return f"CommitLog({self.path!r}, {len(self.segments)} segments)"
@@ -369,25 +374,65 @@ class CommitLog:
         return iter(self.scan())
 
     def read(self, offset: int) -> Message:
-        """The message whose record starts at commit-log ``offset``."""
+        """The message whose record starts at commit-log ``offset``.
+
+        Reads only the record's bytes (two ``pread`` calls), so reading
+        messages at scattered offsets, as consume-queue and index lookups
+        do, neither maps segments nor grows the resident set.
+        """
         seg = self.segments[self.segment_index(offset)]
         pos = offset - seg.start_offset
-        mm = open_readonly(seg.path)
-        if mm is None:
-            raise MessageNotFoundError(seg.path, pos, "empty segment file")
+        fd = self._fd(seg.path)
+        head = _pread(fd, _HEADER, pos)
+        if len(head) < _HEADER:
+            raise TruncatedRecordError(seg.path, pos, f"{len(head)} bytes left, less than a record header")
+        size, magic = _HEAD.unpack(head)
+        if magic == MAGIC_BLANK:
+            raise MessageNotFoundError(seg.path, pos, "no message starts here (a BLANK record: "
+                                                      "the rest of the segment is padding)")
+        if magic == 0 and size == 0:
+            raise MessageNotFoundError(seg.path, pos, "no message starts here (zero-filled tail)")
+        if magic != MAGIC_V1 and magic != MAGIC_V2:
+            raise MessageNotFoundError(seg.path, pos, f"no message starts here ({_bad_magic(None, pos, magic).reason})")
+        if size < _HEADER:
+            raise RecordSizeError(seg.path, pos, f"TOTALSIZE {size} is smaller than a record header")
+        left = seg.size - pos
+        if size > left:  # checked before reading, so a corrupt size never allocates more than the file
+            raise TruncatedRecordError(seg.path, pos, f"TOTALSIZE {size} runs past the end of the file "
+                                                      f"({left} bytes left)")
+        data = _pread(fd, size, pos)
         try:
-            if pos + _HEADER <= len(mm):
-                size, magic = _HEAD.unpack_from(mm, pos)
-                if magic == MAGIC_BLANK:
-                    raise MessageNotFoundError(seg.path, pos, "no message starts here (a BLANK record: "
-                                                              "the rest of the segment is padding)")
-                if magic == 0 and size == 0:
-                    raise MessageNotFoundError(seg.path, pos, "no message starts here (zero-filled tail)")
-            return decode_message(mm, pos, seg.path, seg.start_offset)
-        except BadMagicError as exc:
-            raise MessageNotFoundError(seg.path, pos, f"no message starts here ({exc.reason})") from None
-        finally:
-            mm.close()
+            msg = _decode(data, 0, size, magic == MAGIC_V2, len(data), seg.path, seg.start_offset + pos)
+        except RecordError as exc:  # positions in ``data`` are relative to the record
+            raise type(exc)(exc.path, pos + (exc.offset or 0), exc.reason) from None
+        return msg._replace(file_offset=pos)
+
+    def _fd(self, path: str) -> int:
+        """A read-only descriptor of a segment, kept open for the next reads (a few at a time)."""
+        fd = self._fds.pop(path, None)
+        if fd is None:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            while len(self._fds) >= _OPEN_SEGMENTS:
+                os.close(self._fds.pop(next(iter(self._fds))))
+        self._fds[path] = fd  # most recently used last
+        return fd
+
+    def close(self) -> None:
+        """Close the descriptors :meth:`read` keeps open (the object stays usable)."""
+        while self._fds:
+            os.close(self._fds.popitem()[1])
+
+    def __enter__(self) -> "CommitLog":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except (AttributeError, OSError):
+            pass
 
     def read_msg_id(self, msg_id: str) -> Message:
         """The message of an offset message id (32 or 56 hex characters)."""

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from .errors import IndexChainLoopError, IndexRangeError, IndexSizeError, RmqFormatError
 from .generated.layouts import rocketmq_index_file as layout
 from .javahash import java_string_hash
-from .mapped import open_readonly
+from .mapped import open_readonly, pread as _pread
 
 if TYPE_CHECKING:
     from .message import Message
@@ -83,14 +83,6 @@ def index_key_hash(key: str) -> int:
     if h == _INT_MIN:
         return 0
     return -h if h < 0 else h
-
-
-if hasattr(os, "pread"):
-    _pread = os.pread
-else:  # Windows: no pread; a seek and a read on the descriptor (an IndexFile is not shared by threads)
-    def _pread(fd: int, n: int, offset: int) -> bytes:
-        os.lseek(fd, offset, os.SEEK_SET)
-        return os.read(fd, n)
 
 
 def _wrap64(value: int) -> int:

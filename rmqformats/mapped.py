@@ -1,4 +1,4 @@
-"""Read-only memory maps of store files, and keeping their resident pages bounded."""
+"""Read-only access to store files: memory maps with bounded resident pages, and ``pread``."""
 
 from __future__ import annotations
 
@@ -36,3 +36,12 @@ def release_pages(mm: mmap.mmap, upto: int) -> int:
     if hasattr(mm, "madvise"):
         mm.madvise(mmap.MADV_DONTNEED, 0, upto - upto % mmap.PAGESIZE)
     return upto + RELEASE_EVERY
+
+
+if hasattr(os, "pread"):
+    pread = os.pread
+else:  # Windows has no pread: seek and read (callers do not share a descriptor between threads)
+    def pread(fd: int, n: int, offset: int) -> bytes:
+        """Read ``n`` bytes at ``offset`` of ``fd``."""
+        os.lseek(fd, offset, os.SEEK_SET)
+        return os.read(fd, n)

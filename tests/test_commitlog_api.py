@@ -117,3 +117,37 @@ def test_open_store_forms(version):
 def test_sample_store_is_the_514_vector():
     sample = [m.msg_id for m in rmqformats.open_store(rmqformats.sample_store_path()).commitlog]
     assert sample == [t["msgId"] for t in truth_records("rocketmq-5.1.4") if t["kind"] == "MESSAGE"]
+
+
+def test_read_damaged_records_names_file_and_offset(store_copy, version):
+    rec = next(t for t in truth_records(version) if t["kind"] == "MESSAGE" and t["commitlogOffset"] > 1000)
+    seg = store_copy / "commitlog" / rec["file"]
+    pos = rec["commitlogOffset"] - int(rec["file"])
+    data = bytearray(seg.read_bytes())
+    original = bytes(data)
+    cases = [
+        ((0x7FFFFFF0).to_bytes(4, "big"), rmqformats.TruncatedRecordError, "runs past the end of the file"),
+        ((4).to_bytes(4, "big"), rmqformats.RecordSizeError, "smaller than a record header"),
+        ((rec["storeSize"] + 4).to_bytes(4, "big"), rmqformats.RecordSizeError, "disagrees with the field lengths"),
+    ]
+    for head, error, text in cases:
+        data[pos:pos + 4] = head
+        seg.write_bytes(bytes(data))
+        with rmqformats.open_store(store_copy).commitlog as log:
+            with pytest.raises(error, match=text) as exc:
+                log.read(rec["commitlogOffset"])
+        assert exc.value.offset == pos and str(exc.value).startswith(f"commitlog/{rec['file']} @ 0x{pos:x}:")
+        data[:] = original
+    # A record cut by the end of the file.
+    seg.write_bytes(original[:pos + 20])
+    with pytest.raises(rmqformats.TruncatedRecordError) as exc:
+        rmqformats.open_store(store_copy).commitlog.read(rec["commitlogOffset"])
+    assert exc.value.offset == pos
+    # Reads keep a few segment files open and close them on close().
+    seg.write_bytes(original)
+    log = rmqformats.open_store(store_copy).commitlog
+    assert [log.read(t["commitlogOffset"]).msg_id for t in truth_records(version) if t["kind"] == "MESSAGE"] == [
+        t["msgId"] for t in truth_records(version) if t["kind"] == "MESSAGE"]
+    assert 0 < len(log._fds) <= 8
+    log.close()
+    assert not log._fds and log.read(rec["commitlogOffset"]).msg_id == rec["msgId"]
