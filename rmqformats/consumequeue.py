@@ -409,23 +409,6 @@ def check_consistency(store: Store, *, topic: str | None = None, queue_id: int |
             deleted += d
             problems += found
     return ConsistencyReport(queues, units, tuple(problems), tuple(unreadable), deleted)
-    # Batch consume queues (5.x ``queue.type=BatchCQ``) check their units the same way.
-    for info in store.batch_queues():
-        if (topic is not None and info.topic != topic) or (queue_id is not None and info.queue_id != queue_id):
-            continue
-        queues += 1
-        if info.error:
-            unreadable.append((info.topic, info.queue_id, info.error))
-            continue
-        bcq = store.batch_consume_queue(info.topic, info.queue_id)
-        try:
-            units += sum(1 for _ in bcq.units())
-            problems += bcq.check(max_problems=max_problems - len(problems))
-        except RmqFormatError as exc:
-            unreadable.append((info.topic, info.queue_id, str(exc)))
-        if len(problems) >= max_problems:
-            break
-    return ConsistencyReport(queues, units, tuple(problems), tuple(unreadable), deleted)
 
 
 __all__ = [
