@@ -2,6 +2,10 @@ meta:
   id: rocketmq_index_file
   title: Apache RocketMQ message index file
   application: Apache RocketMQ broker (4.0.0 to 5.3.x)
+  xref:
+    wikidata: Q28975570
+  tags:
+    - database
   license: Apache-2.0
   ks-version: '0.11'
   endian: be
