@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import struct
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 
 from .errors import CheckpointError
 from .generated.layouts import rocketmq_checkpoint as layout
+from .message import millis_to_datetime_or_none
 
 # The reader takes the fields in the spec's order; fail at import, not with
 # wrong values, if the spec changes.
@@ -38,17 +39,9 @@ LOCK_CONTENT = b"lock"
 _MIN_TIMESTAMP_MARGIN_MS = 3000
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-
 def _utc(ms: int) -> datetime | None:
     """``ms`` since the epoch as an aware UTC datetime; ``None`` for 0 (unset) or out of range."""
-    if ms <= 0:
-        return None
-    try:
-        return _EPOCH + timedelta(milliseconds=ms)
-    except OverflowError:
-        return None
+    return None if ms <= 0 else millis_to_datetime_or_none(ms)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import enum
 import os
-import re
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,8 +31,9 @@ from .errors import (
 from .generated.layouts import rocketmq_commitlog as layout
 from .mapped import RELEASE_EVERY, open_readonly, pread as _pread, release_pages
 from .message import Message, crc32
+from .queuefiles import QUEUE_FILE_NAME, queue_files
 
-SEGMENT_NAME = re.compile(r"^\d{20}$")
+SEGMENT_NAME = QUEUE_FILE_NAME
 
 # The hot path below reads fields in the spec's order; fail at import, not
 # with wrong values, if the spec's field order changes.
@@ -233,13 +233,7 @@ def _discover(path: str) -> list[Segment]:
         name = os.path.basename(path)
         start = int(name) if SEGMENT_NAME.match(name) else 0
         return [Segment(path, start, os.path.getsize(path))]
-    out = []
-    for name in os.listdir(path):
-        full = os.path.join(path, name)
-        if SEGMENT_NAME.match(name) and os.path.isfile(full):
-            out.append(Segment(full, int(name), os.path.getsize(full)))
-    out.sort(key=lambda s: s.start_offset)
-    return out
+    return [Segment(f.path, f.start, f.size) for f in queue_files(path)]
 
 
 class Scan:

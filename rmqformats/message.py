@@ -32,6 +32,14 @@ def millis_to_datetime(ms: int) -> datetime:
     return _EPOCH + timedelta(milliseconds=ms)
 
 
+def millis_to_datetime_or_none(ms: int) -> datetime | None:
+    """:func:`millis_to_datetime`, or ``None`` for a value out of datetime's range (damaged data)."""
+    try:
+        return millis_to_datetime(ms)
+    except OverflowError:
+        return None
+
+
 def format_address(address: bytes) -> str:
     """An IPv4 or IPv6 address as Java's ``InetAddress.getHostAddress`` prints it."""
     if len(address) == 4:

@@ -20,6 +20,8 @@ import numpy as np
 from .errors import QueueFileError, display_path
 from .mapped import open_readonly
 
+#: Store files named by the offset of their first byte, as 20 decimal digits
+#: (commit-log and timer-log segments, queue files).
 QUEUE_FILE_NAME = re.compile(r"^\d{20}$")
 #: How many of the newest files the broker's recovery walks (``ConsumeQueue.recover``).
 RECOVER_FILES = 3
@@ -83,7 +85,10 @@ def list_queue_dirs(parent: str) -> list[tuple[str, int, str]]:
 
 
 def queue_files(folder: str) -> tuple[QueueFile, ...]:
-    """The files of one queue folder, in stream order (missing folder: none)."""
+    """The 20-digit files of a folder (a queue, or a log of segments), in offset order.
+
+    A missing folder has none.
+    """
     if not os.path.isdir(folder):
         return ()
     files = []

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import enum
 import os
-import re
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from functools import cached_property
 from typing import NamedTuple
 
@@ -43,6 +42,8 @@ from .generated.layouts import rocketmq_timer_check as check_layout
 from .generated.layouts import rocketmq_timer_log as log_layout
 from .generated.layouts import rocketmq_timer_wheel as wheel_layout
 from .mapped import RELEASE_EVERY, open_readonly, release_pages
+from .message import millis_to_datetime_or_none
+from .queuefiles import QueueFile, queue_files
 from .units import unit_dtype
 
 # The readers take fields in the specs' order; fail at import, not with
@@ -56,7 +57,6 @@ assert check_layout.ROCKETMQ_TIMER_CHECK_SEQ == (
     "master_timer_queue_offset", "data_version", "reserved")
 assert check_layout.DATA_VERSION_SEQ == ("state_version", "timestamp", "counter")
 
-SEGMENT_NAME = re.compile(r"^\d{20}$")
 TIMER_LOG_DIR = "timerlog"
 TIMER_WHEEL_FILE = "timerwheel"
 TIMER_CHECK_FILE = os.path.join("config", "timercheck")
@@ -97,26 +97,11 @@ _CHECK = struct.Struct(check_layout.ENDIAN + check_layout.ROCKETMQ_TIMER_CHECK_R
                        + check_layout.DATA_VERSION_RUNS[0][1][1:])
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-
-def _utc(ms: int) -> datetime | None:
-    """``ms`` since the epoch as an aware UTC datetime; ``None`` when out of range (damaged data)."""
-    try:
-        return _EPOCH + timedelta(milliseconds=ms)
-    except OverflowError:
-        return None
-
-
 # -- timer log ----------------------------------------------------------------------------
 
 
-class TimerLogSegment(NamedTuple):
-    """One file of ``timerlog/``: its path, the timer-log offset of its first byte, its length."""
-
-    path: str
-    start: int
-    size: int
+#: One file of ``timerlog/``: its path, the timer-log offset of its first byte, its length.
+TimerLogSegment = QueueFile
 
 
 class TimerLogUnit(NamedTuple):
@@ -158,7 +143,7 @@ class TimerLogUnit(NamedTuple):
     @property
     def delayed_time(self) -> datetime | None:
         """``delayed_time_ms`` as an aware UTC datetime."""
-        return _utc(self.delayed_time_ms)
+        return millis_to_datetime_or_none(self.delayed_time_ms)
 
     @property
     def is_roll(self) -> bool:
@@ -211,13 +196,7 @@ class TimerLogEnd:
 
 def list_segments(folder: str) -> list[TimerLogSegment]:
     """The 20-digit files of a ``timerlog/`` folder, in offset order; none when it is missing."""
-    if not os.path.isdir(folder):
-        return []
-    out = []
-    for name in sorted(os.listdir(folder)):
-        path = os.path.join(folder, name)
-        if SEGMENT_NAME.match(name) and os.path.isfile(path):
-            out.append(TimerLogSegment(path, int(name), os.path.getsize(path)))
+    out = list(queue_files(folder))
     # 5.1.3+ brokers delete an empty last segment on load; it holds nothing either way.
     if out and out[-1].size == 0:
         out.pop()
@@ -341,7 +320,7 @@ class TimerSlot(NamedTuple):
     @property
     def time(self) -> datetime | None:
         """``time_ms`` as an aware UTC datetime."""
-        return _utc(self.time_ms)
+        return millis_to_datetime_or_none(self.time_ms)
 
 
 class TimerWheel:
@@ -470,7 +449,7 @@ class TimerCheckpoint:
     @property
     def last_read_time(self) -> datetime | None:
         """``last_read_time_ms`` as an aware UTC datetime."""
-        return _utc(self.last_read_time_ms)
+        return millis_to_datetime_or_none(self.last_read_time_ms)
 
 
 def read_timer_checkpoint(path: str | os.PathLike[str]) -> TimerCheckpoint:
