@@ -16,6 +16,7 @@ import os
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import properties as props
 from .errors import (
@@ -32,6 +33,12 @@ from .generated.layouts import rocketmq_commitlog as layout
 from .mapped import RELEASE_EVERY, open_readonly, pread as _pread, release_pages
 from .message import Message, crc32
 from .queuefiles import QUEUE_FILE_NAME, queue_files
+
+if TYPE_CHECKING:
+    import pandas
+    import pyarrow
+
+    from .columnar import ColumnarScan
 
 SEGMENT_NAME = QUEUE_FILE_NAME
 
@@ -366,6 +373,28 @@ class CommitLog:
 
     def __iter__(self) -> Iterator[Message]:
         return iter(self.scan())
+
+    # The columnar decoder is a capability above this reader; it is imported on first use only.
+    def batches(self, columns=None, **options) -> "ColumnarScan":
+        """Stream the messages as :class:`pyarrow.RecordBatch`\ es (see :mod:`rmqformats.columnar`).
+
+        ``columns`` picks columns by name (default: all of
+        :data:`rmqformats.columnar.COLUMNS`). Options: ``batch_size``,
+        ``decompress``, ``verify_crc``, ``strict``, ``start``, and the filters
+        ``topic``, ``queue_id``, ``tag``, ``key``, ``since``, ``until`` (store
+        time, epoch ms or datetime), ``from_offset``, ``to_offset``. The
+        returned iterator's ``end`` is the same :class:`DataEnd` as :meth:`scan` gives.
+        """
+        from .columnar import ColumnarScan
+        return ColumnarScan(self, columns=columns, **options)
+
+    def to_arrow(self, columns=None, **options) -> "pyarrow.Table":
+        """The messages as one :class:`pyarrow.Table`; the options of :meth:`batches`."""
+        return self.batches(columns, **options).read_all()
+
+    def to_pandas(self, columns=None, **options) -> "pandas.DataFrame":
+        """The messages as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
+        return self.to_arrow(columns, **options).to_pandas()
 
     def read(self, offset: int) -> Message:
         """The message whose record starts at commit-log ``offset``.

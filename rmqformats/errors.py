@@ -149,3 +149,7 @@ class IndexRangeError(IndexFileError):
 
 class IndexChainLoopError(IndexFileError):
     """A chain of entries that loops without producing hits: the broker's lookup would never return."""
+
+
+class FileChangedError(RmqFormatError):
+    """A file that shrank or vanished while it was being read (a broker or an operator changed it)."""

@@ -1,0 +1,299 @@
+"""Arrow columns of commit-log messages, built in bulk from the record positions a walk found.
+
+The columns carry RocketMQ's own field names, as ``rmqformats messages
+--format jsonl`` prints them, plus values derived from the properties
+(``tags``, ``keys``, ``uniqKey``), the properties string as stored and the
+segment file's name. Strings are built from offset buffers filled by the
+compiled kernels; UTF-8 is checked by Arrow, and a batch holding invalid
+UTF-8 (damaged or foreign data) is decoded in Python with U+FFFD for the bad
+bytes, exactly as the object API decodes it.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from .. import properties as props
+from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError, decompress
+from ..errors import DecompressionError
+from . import kernels as K
+from . import layout as L
+
+TIMESTAMP = pa.timestamp("ms", tz="UTC")
+
+#: The message columns, in order, with their Arrow types.
+SCHEMA = pa.schema([
+    ("commitLogOffset", pa.int64()),
+    ("storeSize", pa.int32()),
+    ("bodyCRC", pa.int32()),
+    ("queueId", pa.int32()),
+    ("flag", pa.int32()),
+    ("queueOffset", pa.int64()),
+    ("sysFlag", pa.int32()),
+    ("bornTimestamp", TIMESTAMP),
+    ("bornHost", pa.string()),
+    ("storeTimestamp", TIMESTAMP),
+    ("storeHost", pa.string()),
+    ("reconsumeTimes", pa.int32()),
+    ("preparedTransactionOffset", pa.int64()),
+    ("topic", pa.string()),
+    ("properties", pa.map_(pa.string(), pa.string())),
+    ("propertiesString", pa.string()),
+    ("msgId", pa.string()),
+    ("body", pa.binary()),
+    ("tags", pa.string()),
+    ("keys", pa.list_(pa.string())),
+    ("uniqKey", pa.string()),
+    ("segment", pa.string()),
+])
+COLUMNS: tuple[str, ...] = tuple(SCHEMA.names)
+
+_I32 = {"storeSize": K.I32_SIZE, "bodyCRC": K.I32_BODY_CRC, "queueId": K.I32_QUEUE_ID, "flag": K.I32_FLAG,
+        "sysFlag": K.I32_SYS_FLAG, "reconsumeTimes": K.I32_RECONSUME}
+_I64 = {"queueOffset": K.I64_QUEUE_OFFSET, "preparedTransactionOffset": K.I64_PREPARED}
+_TIMES = {"bornTimestamp": K.I64_BORN_TS, "storeTimestamp": K.I64_STORE_TS}
+#: Columns made from the parsed properties.
+_FROM_PROPERTIES = frozenset(("properties", "tags", "keys", "uniqKey"))
+#: Property names whose values get their own columns (and the record CRC check), in this order.
+_NAMED = (props.TAGS, props.KEYS, props.UNIQ_KEY, props.CRC32)
+NAMED_TAGS, NAMED_KEYS, NAMED_UNIQ, NAMED_CRC = range(len(_NAMED))
+_NAMED_BYTES = tuple(np.frombuffer(n.encode(), np.uint8).copy() for n in _NAMED)
+
+#: Largest data buffer of one binary column in one batch (Arrow ``binary`` has 32-bit offsets).
+MAX_COLUMN_BYTES = (1 << 31) - 1
+
+
+def resolve_columns(columns) -> tuple[str, ...]:
+    """The requested column names in schema order; raises ``ValueError`` for an unknown name."""
+    if columns is None:
+        return COLUMNS
+    wanted = list(columns)
+    unknown = [c for c in wanted if c not in COLUMNS]
+    if unknown:
+        raise ValueError(f"unknown column(s) {', '.join(map(repr, unknown))}; the columns are {', '.join(COLUMNS)}")
+    return tuple(c for c in COLUMNS if c in wanted)
+
+
+@dataclass
+class Window:
+    """Kernel output for the records of one window: the bytes and the per-record matrices."""
+
+    buf: np.ndarray
+    i32: np.ndarray
+    i64: np.ndarray
+    #: Commit-log offset of the segment's first byte.
+    seg_start: int
+    #: Position in the segment file of ``buf[0]``.
+    file_pos: int
+    #: Segment path and file name (for the ``segment`` column and error texts).
+    path: str
+    name: str
+
+    @property
+    def base(self) -> int:
+        """Commit-log offset of ``buf[0]``."""
+        return self.seg_start + self.file_pos
+
+
+def parse_properties(w: Window, rows: np.ndarray) -> tuple:
+    """The kernel's split of the properties strings of ``rows``."""
+    return K.split_properties(w.buf, w.i64[K.I64_PROPS_POS][rows], w.i64[K.I64_PROPS_LEN][rows], _NAMED_BYTES)
+
+
+def _validity(mask: np.ndarray) -> pa.Buffer | None:
+    if mask.all():
+        return None
+    return pa.py_buffer(np.packbits(mask, bitorder="little"))
+
+
+def _string(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
+    """A string array from buffers; ``None`` when the data is not valid UTF-8."""
+    m = len(offsets) - 1
+    arr = pa.Array.from_buffers(pa.string(), m, [None if valid is None else _validity(valid),
+                                                  pa.py_buffer(offsets), pa.py_buffer(data)])
+    try:
+        arr.validate(full=True)
+    except pa.ArrowInvalid:
+        return None
+    return arr
+
+
+def _text_slices(w: Window, pos: np.ndarray, length: np.ndarray) -> pa.Array:
+    """Strings of ``buf`` slices, decoded like the object API (invalid bytes become U+FFFD)."""
+    offsets, data = K.gather(w.buf, pos, length)
+    arr = _string(offsets, data)
+    if arr is None:
+        buf = w.buf
+        arr = pa.array([bytes(buf[p:p + n]).decode("utf-8", "replace") for p, n in zip(pos.tolist(), length.tolist())],
+                       pa.string())
+    return arr
+
+
+def _named_value(w: Window, found_pos: np.ndarray, found_len: np.ndarray) -> pa.Array | None:
+    valid = found_pos >= 0
+    offsets, data = K.gather(w.buf, np.where(valid, found_pos, 0), np.where(valid, found_len, 0))
+    return _string(offsets, data, valid)
+
+
+def _property_columns(w: Window, rows: np.ndarray, parsed: tuple, wanted: set[str]) -> dict[str, pa.Array] | None:
+    """``properties``, ``tags``, ``keys``, ``uniqKey`` from the kernel's split; ``None`` on invalid UTF-8."""
+    map_off, kpos, klen, vpos, vlen, fpos, flen = parsed
+    out: dict[str, pa.Array] = {}
+    if "properties" in wanted:
+        keys = _string(*K.gather(w.buf, kpos, klen))
+        values = _string(*K.gather(w.buf, vpos, vlen))
+        if keys is None or values is None:
+            return None
+        out["properties"] = pa.MapArray.from_arrays(pa.array(map_off), keys, values)
+    if "tags" in wanted:
+        out["tags"] = _named_value(w, fpos[NAMED_TAGS], flen[NAMED_TAGS])
+    if "uniqKey" in wanted:
+        out["uniqKey"] = _named_value(w, fpos[NAMED_UNIQ], flen[NAMED_UNIQ])
+    if "keys" in wanted:
+        list_off, kp, kl = K.split_keys(w.buf, fpos[NAMED_KEYS], flen[NAMED_KEYS])
+        items = _string(*K.gather(w.buf, kp, kl))
+        out["keys"] = None if items is None else pa.ListArray.from_arrays(pa.array(list_off), items)
+    if any(v is None for v in out.values()):
+        return None
+    return out
+
+
+def _property_columns_slow(w: Window, rows: np.ndarray, wanted: set[str]) -> dict[str, pa.Array]:
+    """The same columns through the object API's parser (for batches with invalid UTF-8)."""
+    pos = w.i64[K.I64_PROPS_POS][rows].tolist()
+    length = w.i64[K.I64_PROPS_LEN][rows].tolist()
+    parsed = [props.parse_properties(bytes(w.buf[p:p + n]).decode("utf-8", "replace")) for p, n in zip(pos, length)]
+    out: dict[str, pa.Array] = {}
+    if "properties" in wanted:
+        out["properties"] = pa.array([list(d.items()) for d in parsed], SCHEMA.field("properties").type)
+    if "tags" in wanted:
+        out["tags"] = pa.array([d.get(props.TAGS) for d in parsed], pa.string())
+    if "uniqKey" in wanted:
+        out["uniqKey"] = pa.array([d.get(props.UNIQ_KEY) for d in parsed], pa.string())
+    if "keys" in wanted:
+        out["keys"] = pa.array([[k for k in d.get(props.KEYS, "").split(props.KEY_SEPARATOR) if k] for d in parsed],
+                               pa.list_(pa.string()))
+    return out
+
+
+def _bodies(w: Window, rows: np.ndarray, decompress_bodies: bool, max_body: int) -> pa.Array:
+    """The ``body`` column: stored bytes, decompressed by SYSFLAG when asked."""
+    pos = w.i64[K.I64_BODY_POS][rows]
+    length = w.i64[K.I64_BODY_LEN][rows]
+    sys_flag = w.i32[K.I32_SYS_FLAG][rows]
+    compressed = np.flatnonzero(sys_flag & L.COMPRESSED) if decompress_bodies else np.empty(0, np.int64)
+    if len(compressed) == 0:
+        offsets, data = K.gather(w.buf, pos, length)
+        return pa.Array.from_buffers(pa.binary(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    # Decompress the few compressed bodies in Python, then splice them between the runs of stored ones.
+    plain = {}
+    for i in compressed.tolist():
+        p, n = int(pos[i]), int(length[i])
+        code = (int(sys_flag[i]) & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT
+        kind = L.COMPRESSION_NAMES.get(code, f"unknown({code})")
+        kind = "zlib" if kind == "unspecified" else kind
+        try:
+            plain[i] = decompress(bytes(w.buf[p:p + n]), kind, max_body)
+        except BodyDecompressionError as exc:
+            raise DecompressionError(w.path, w.file_pos + int(w.i64[K.I64_POS][rows[i]]), str(exc)) from None
+    sizes = length.copy()
+    for i, body in plain.items():
+        sizes[i] = len(body)
+    offsets = np.zeros(len(rows) + 1, np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    if offsets[-1] > MAX_COLUMN_BYTES:
+        raise OverflowError("bodies of one batch exceed 2 GiB")  # callers split batches before this
+    data = np.empty(int(offsets[-1]), np.uint8)
+    runs_from = 0
+    for i in list(compressed.tolist()) + [len(rows)]:
+        if i > runs_from:  # stored bodies rows[runs_from:i], contiguous in the output
+            o, d = K.gather(w.buf, pos[runs_from:i], length[runs_from:i])
+            data[offsets[runs_from]:offsets[i]] = d
+        if i < len(rows):
+            data[offsets[i]:offsets[i + 1]] = np.frombuffer(plain[i], np.uint8)
+        runs_from = i + 1
+    return pa.Array.from_buffers(pa.binary(), len(rows), [None, pa.py_buffer(offsets.astype(np.int32)),
+                                                           pa.py_buffer(data)])
+
+
+def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], parsed: tuple | None,
+          decompress_bodies: bool = True, max_body: int = DEFAULT_MAX_BODY_SIZE) -> pa.RecordBatch:
+    """A record batch of ``columns`` for the messages ``rows`` of the window."""
+    wanted = set(columns)
+    arrays: dict[str, pa.Array] = {}
+    i32, i64 = w.i32, w.i64
+    m = len(rows)
+    if "commitLogOffset" in wanted:
+        arrays["commitLogOffset"] = pa.array(i64[K.I64_POS][rows] + w.base)
+    for name, k in _I32.items():
+        if name in wanted:
+            arrays[name] = pa.array(i32[k][rows])
+    for name, k in _I64.items():
+        if name in wanted:
+            arrays[name] = pa.array(i64[k][rows])
+    for name, k in _TIMES.items():
+        if name in wanted:
+            arrays[name] = pa.Array.from_buffers(TIMESTAMP, m, [None, pa.py_buffer(i64[k][rows])])
+    if "bornHost" in wanted:
+        v6 = (i32[K.I32_SYS_FLAG][rows] & L.BORN_V6) != 0
+        arrays["bornHost"] = pa.Array.from_buffers(pa.string(), m, [None, *map(pa.py_buffer, K.format_hosts(
+            w.buf, i64[K.I64_BORN_ADDR][rows], v6, i32[K.I32_BORN_PORT][rows]))])
+    store_v6 = None
+    if "storeHost" in wanted or "msgId" in wanted:
+        store_v6 = (i32[K.I32_SYS_FLAG][rows] & L.STORE_V6) != 0
+    if "storeHost" in wanted:
+        arrays["storeHost"] = pa.Array.from_buffers(pa.string(), m, [None, *map(pa.py_buffer, K.format_hosts(
+            w.buf, i64[K.I64_STORE_ADDR][rows], store_v6, i32[K.I32_STORE_PORT][rows]))])
+    if "msgId" in wanted:
+        arrays["msgId"] = pa.Array.from_buffers(pa.string(), m, [None, *map(pa.py_buffer, K.format_msg_ids(
+            w.buf, i64[K.I64_STORE_ADDR][rows], store_v6, i32[K.I32_STORE_PORT][rows], i64[K.I64_PHYSICAL][rows]))])
+    if "topic" in wanted:
+        arrays["topic"] = _text_slices(w, i64[K.I64_TOPIC_POS][rows], i64[K.I64_TOPIC_LEN][rows])
+    if "propertiesString" in wanted:
+        arrays["propertiesString"] = _text_slices(w, i64[K.I64_PROPS_POS][rows], i64[K.I64_PROPS_LEN][rows])
+    if wanted & _FROM_PROPERTIES:
+        if parsed is None:
+            parsed = parse_properties(w, rows)
+        cols = _property_columns(w, rows, parsed, wanted)
+        arrays.update(cols if cols is not None else _property_columns_slow(w, rows, wanted))
+    if "body" in wanted:
+        arrays["body"] = _bodies(w, rows, decompress_bodies, max_body)
+    if "segment" in wanted:
+        offsets, data = K.repeat_string(np.frombuffer(w.name.encode(), np.uint8), m)
+        arrays["segment"] = pa.Array.from_buffers(pa.string(), m, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    return pa.RecordBatch.from_arrays([arrays[c] for c in columns], schema=pa.schema([SCHEMA.field(c) for c in columns]))
+
+
+def body_crc_mismatch(w: Window, rows: np.ndarray) -> int:
+    """Index in ``rows`` of the first message whose BODYCRC does not match its body, or -1."""
+    buf = memoryview(w.buf)
+    pos = w.i64[K.I64_BODY_POS][rows].tolist()
+    length = w.i64[K.I64_BODY_LEN][rows].tolist()
+    stored = w.i32[K.I32_BODY_CRC][rows].tolist()
+    crc = zlib.crc32
+    for j, (p, n, c) in enumerate(zip(pos, length, stored)):
+        if crc(buf[p:p + n]) & 0x7FFFFFFF != c:
+            return j
+    return -1
+
+
+def record_crc_mismatch(w: Window, rows: np.ndarray, parsed: tuple) -> int:
+    """Index in ``rows`` of the first message whose ``__CRC32#`` property does not match its bytes, or -1."""
+    fpos, flen = parsed[5][NAMED_CRC], parsed[6][NAMED_CRC]
+    size = w.i32[K.I32_SIZE][rows]
+    reserved = len(props.CRC32) + 12
+    candidates = np.flatnonzero((fpos >= 0) & (size >= reserved))
+    if len(candidates) == 0:
+        return -1
+    buf = memoryview(w.buf)
+    start = w.i64[K.I64_POS][rows]
+    for j in candidates.tolist():
+        p = int(start[j])
+        value = bytes(buf[int(fpos[j]):int(fpos[j]) + int(flen[j])]).decode("utf-8", "replace")
+        if props.decode_crc32_property(value) != zlib.crc32(buf[p:p + int(size[j]) - reserved]) & 0x7FFFFFFF:
+            return j
+    return -1

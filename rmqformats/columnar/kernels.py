@@ -1,0 +1,464 @@
+"""Compiled loops of the columnar decoder (numba): record boundaries, properties, hosts, ids, gathers.
+
+Each kernel works on a window of a segment file held in a ``uint8`` array
+and on positions relative to that window. The record walk repeats the
+broker's ``checkMessageAndReturnSize`` structure checks exactly as
+:func:`rmqformats.commitlog.decode_message` does, so that both decoders
+accept the same records; everything else (the Arrow arrays, decompression,
+CRCs, error texts) stays in Python, where it costs per batch or per rare
+record, not per message.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import layout as L
+
+# Constants are module globals so that numba folds them into the machine code.
+_HEADER = L.HEADER
+_POS_BODY_CRC = L.POS_BODY_CRC
+_POS_QUEUE_ID = L.POS_QUEUE_ID
+_POS_FLAG = L.POS_FLAG
+_POS_QUEUE_OFFSET = L.POS_QUEUE_OFFSET
+_POS_PHYSICAL = L.POS_PHYSICAL
+_POS_SYS_FLAG = L.POS_SYS_FLAG
+_POS_BORN_TS = L.POS_BORN_TS
+_POS_BORN_HOST = L.POS_BORN_HOST
+_ADDRESS_V4 = L.ADDRESS_V4
+_ADDRESS_V6 = L.ADDRESS_V6
+_PORT_WIDTH = L.PORT_WIDTH
+_STORE_TS_WIDTH = L.STORE_TS_WIDTH
+_REL_RECONSUME = L.REL_RECONSUME
+_REL_PREPARED = L.REL_PREPARED
+_REL_LEN_BODY = L.REL_LEN_BODY
+_TAIL_WIDTH = L.TAIL_WIDTH
+_LEN_TOPIC_V1 = L.LEN_TOPIC_V1
+_LEN_TOPIC_V2 = L.LEN_TOPIC_V2
+_LEN_PROPERTIES = L.LEN_PROPERTIES
+_MAGIC_V1 = L.MAGIC_V1
+_MAGIC_V2 = L.MAGIC_V2
+_MAGIC_BLANK = L.MAGIC_BLANK
+_BORN_V6 = L.BORN_V6
+_STORE_V6 = L.STORE_V6
+
+# Why the record walk stopped.
+STOP_FULL = 0        # the output arrays are full
+STOP_WINDOW = 1      # the next record does not lie wholly in the window, and the file goes on
+STOP_EOF = 2         # exactly at the end of the file
+STOP_HEADER_CUT = 3  # fewer bytes than a record header before the end of the file
+STOP_BLANK = 4       # a BLANK record
+STOP_ZERO = 5        # the zero-filled tail (TOTALSIZE and MAGICCODE both 0)
+STOP_BAD_MAGIC = 6   # a magic code that is neither a message version nor BLANK
+STOP_BAD_RECORD = 7  # a message record the broker's check rejects (size, lengths, cut by the file end)
+STOP_LIMIT = 8       # the next record starts at or after ``stop_at`` (the end of a byte range)
+
+# Rows of the ``i32`` and ``i64`` output matrices (one contiguous row per field).
+I32_SIZE, I32_BODY_CRC, I32_QUEUE_ID, I32_FLAG, I32_SYS_FLAG, I32_BORN_PORT, I32_STORE_PORT, \
+    I32_RECONSUME, I32_VERSION = range(9)
+N_I32 = 9
+I64_POS, I64_QUEUE_OFFSET, I64_PHYSICAL, I64_BORN_TS, I64_STORE_TS, I64_PREPARED, I64_BODY_POS, \
+    I64_BODY_LEN, I64_TOPIC_POS, I64_TOPIC_LEN, I64_PROPS_POS, I64_PROPS_LEN, I64_BORN_ADDR, \
+    I64_STORE_ADDR = range(14)
+N_I64 = 14
+
+_JIT = dict(cache=True, nogil=True, boundscheck=False)
+_HEX_LOWER = np.frombuffer(b"0123456789abcdef", np.uint8).copy()
+_HEX_UPPER = np.frombuffer(b"0123456789ABCDEF", np.uint8).copy()
+
+
+@njit(inline="always", **_JIT)
+def _u32(b, p):
+    return (np.int64(b[p]) << 24) | (np.int64(b[p + 1]) << 16) | (np.int64(b[p + 2]) << 8) | np.int64(b[p + 3])
+
+
+@njit(inline="always", **_JIT)
+def _s32(b, p):
+    v = _u32(b, p)
+    return v - ((v >> 31) << 32)
+
+
+@njit(inline="always", **_JIT)
+def _s16(b, p):
+    v = (np.int64(b[p]) << 8) | np.int64(b[p + 1])
+    return v - ((v >> 15) << 16)
+
+
+@njit(inline="always", **_JIT)
+def _s8(b, p):
+    v = np.int64(b[p])
+    return v - ((v >> 7) << 8)
+
+
+@njit(inline="always", **_JIT)
+def _s64(b, p):
+    hi = np.uint64(_u32(b, p))
+    lo = np.uint64(_u32(b, p + 4))
+    return np.int64((hi << np.uint64(32)) | lo)
+
+
+@njit(**_JIT)
+def walk_records(buf, start, end, at_eof, stop_at, cap, i32, i64):
+    """Walk the records of ``buf[start:end]`` and store the fields of each valid message.
+
+    ``at_eof`` says that ``end`` is the end of the file (a record cut there is
+    damage, not a window edge); the walk also stops before a record that
+    starts at or after ``stop_at``. Returns ``(n, stop, pos)``: the number of
+    messages stored in the first ``n`` columns of ``i32``/``i64``, why the walk
+    stopped (``STOP_*``) and the window position of the record where it did.
+    """
+    pos = start
+    n = 0
+    while True:
+        if pos >= stop_at:
+            return n, STOP_LIMIT, pos
+        if n == cap:
+            return n, STOP_FULL, pos
+        if pos == end:
+            return n, (STOP_EOF if at_eof else STOP_WINDOW), pos
+        if pos + _HEADER > end:
+            return n, (STOP_HEADER_CUT if at_eof else STOP_WINDOW), pos
+        size = _s32(buf, pos)
+        magic = _u32(buf, pos + 4)
+        if magic == _MAGIC_BLANK:
+            return n, STOP_BLANK, pos
+        if magic == 0 and size == 0:
+            return n, STOP_ZERO, pos
+        if magic != _MAGIC_V1 and magic != _MAGIC_V2:
+            return n, STOP_BAD_MAGIC, pos
+        if size < _HEADER:
+            return n, STOP_BAD_RECORD, pos
+        rend = pos + size
+        if rend > end:
+            return n, (STOP_BAD_RECORD if at_eof else STOP_WINDOW), pos
+        # Every read below stays inside [pos, rend): a record whose fields run
+        # past its TOTALSIZE is rejected, as the broker's length check does.
+        p = pos + _POS_BORN_HOST
+        if p > rend:
+            return n, STOP_BAD_RECORD, pos
+        sys_flag = _s32(buf, pos + _POS_SYS_FLAG)
+        born_w = _ADDRESS_V6 if sys_flag & _BORN_V6 else _ADDRESS_V4
+        store_w = _ADDRESS_V6 if sys_flag & _STORE_V6 else _ADDRESS_V4
+        born_addr = p
+        p += born_w + _PORT_WIDTH
+        store_ts_pos = p
+        p += _STORE_TS_WIDTH
+        store_addr = p
+        p += store_w + _PORT_WIDTH
+        tail = p
+        p += _TAIL_WIDTH
+        if p > rend:
+            return n, STOP_BAD_RECORD, pos
+        len_body = _s32(buf, tail + _REL_LEN_BODY)
+        body_pos = p
+        body_len = 0
+        if len_body > 0:
+            body_len = len_body
+            p += len_body
+            if p > rend:
+                return n, STOP_BAD_RECORD, pos
+        v2 = magic == _MAGIC_V2
+        if v2:
+            if p + _LEN_TOPIC_V2 > rend:
+                return n, STOP_BAD_RECORD, pos
+            len_topic = _s16(buf, p)
+            p += _LEN_TOPIC_V2
+        else:
+            if p + _LEN_TOPIC_V1 > rend:
+                return n, STOP_BAD_RECORD, pos
+            len_topic = _s8(buf, p)
+            p += _LEN_TOPIC_V1
+        if len_topic < 0:
+            return n, STOP_BAD_RECORD, pos
+        topic_pos = p
+        p += len_topic
+        if p + _LEN_PROPERTIES > rend:
+            return n, STOP_BAD_RECORD, pos
+        len_props = _s16(buf, p)
+        p += _LEN_PROPERTIES
+        props_pos = p
+        props_len = 0
+        if len_props > 0:
+            props_len = len_props
+            p += len_props
+        if p != rend:
+            return n, STOP_BAD_RECORD, pos
+        i32[I32_SIZE, n] = size
+        i32[I32_BODY_CRC, n] = _s32(buf, pos + _POS_BODY_CRC)
+        i32[I32_QUEUE_ID, n] = _s32(buf, pos + _POS_QUEUE_ID)
+        i32[I32_FLAG, n] = _s32(buf, pos + _POS_FLAG)
+        i32[I32_SYS_FLAG, n] = sys_flag
+        i32[I32_BORN_PORT, n] = _s32(buf, born_addr + born_w)
+        i32[I32_STORE_PORT, n] = _s32(buf, store_addr + store_w)
+        i32[I32_RECONSUME, n] = _s32(buf, tail + _REL_RECONSUME)
+        i32[I32_VERSION, n] = 2 if v2 else 1
+        i64[I64_POS, n] = pos
+        i64[I64_QUEUE_OFFSET, n] = _s64(buf, pos + _POS_QUEUE_OFFSET)
+        i64[I64_PHYSICAL, n] = _s64(buf, pos + _POS_PHYSICAL)
+        i64[I64_BORN_TS, n] = _s64(buf, pos + _POS_BORN_TS)
+        i64[I64_STORE_TS, n] = _s64(buf, store_ts_pos)
+        i64[I64_PREPARED, n] = _s64(buf, tail + _REL_PREPARED)
+        i64[I64_BODY_POS, n] = body_pos
+        i64[I64_BODY_LEN, n] = body_len
+        i64[I64_TOPIC_POS, n] = topic_pos
+        i64[I64_TOPIC_LEN, n] = len_topic
+        i64[I64_PROPS_POS, n] = props_pos
+        i64[I64_PROPS_LEN, n] = props_len
+        i64[I64_BORN_ADDR, n] = born_addr
+        i64[I64_STORE_ADDR, n] = store_addr
+        n += 1
+        pos = rend
+
+
+@njit(**_JIT)
+def gather(buf, pos, length):
+    """Concatenate ``buf[pos[i]:pos[i]+length[i]]``: (int32 offsets, uint8 data) of an Arrow binary array."""
+    m = pos.shape[0]
+    offsets = np.empty(m + 1, np.int32)
+    total = 0
+    offsets[0] = 0
+    for i in range(m):
+        total += length[i]
+        offsets[i + 1] = total
+    data = np.empty(total, np.uint8)
+    for i in range(m):
+        o = offsets[i]
+        p = pos[i]
+        data[o:o + length[i]] = buf[p:p + length[i]]
+    return offsets, data
+
+
+@njit(**_JIT)
+def equals_each(buf, pos, length, target):
+    """Whether each slice ``buf[pos[i]:pos[i]+length[i]]`` equals ``target`` (bytes as uint8)."""
+    m = pos.shape[0]
+    out = np.zeros(m, np.bool_)
+    t = target.shape[0]
+    for i in range(m):
+        if length[i] != t:
+            continue
+        p = pos[i]
+        same = True
+        for j in range(t):
+            if buf[p + j] != target[j]:
+                same = False
+                break
+        out[i] = same
+    return out
+
+
+@njit(inline="always", **_JIT)
+def _same(buf, a, b, n):
+    for j in range(n):
+        if buf[a + j] != buf[b + j]:
+            return False
+    return True
+
+
+@njit(inline="always", **_JIT)
+def _is_name(buf, p, n, name):
+    if n != name.shape[0]:
+        return False
+    for j in range(n):
+        if buf[p + j] != name[j]:
+            return False
+    return True
+
+
+@njit(**_JIT)
+def split_properties(buf, pos, length, names):
+    """Parse each properties string as ``MessageDecoder.string2messageProperties`` does.
+
+    Pairs are separated by U+0002 (a trailing one or not), a name runs to its
+    first U+0001, pairs with an empty name or value are dropped and a repeated
+    name keeps its first place and its last value (a Java ``HashMap`` read
+    into an insertion-ordered dict). Returns the map offsets, the key and
+    value positions and lengths, and for each of ``names`` (a tuple of uint8
+    arrays) the position and length of its value per row (-1 when absent).
+    """
+    m = pos.shape[0]
+    cap = m
+    for i in range(m):
+        cap += length[i] // 2 + 1
+    map_off = np.empty(m + 1, np.int32)
+    kpos = np.empty(cap, np.int64)
+    klen = np.empty(cap, np.int64)
+    vpos = np.empty(cap, np.int64)
+    vlen = np.empty(cap, np.int64)
+    nn = len(names)
+    found_pos = np.full((nn, m), -1, np.int64)
+    found_len = np.zeros((nn, m), np.int64)
+    k = 0
+    map_off[0] = 0
+    for i in range(m):
+        first = k
+        p = pos[i]
+        e = p + length[i]
+        while p < e:
+            q = p
+            while q < e and buf[q] != 2:
+                q += 1
+            # pair = buf[p:q]
+            s = p
+            while s < q and buf[s] != 1:
+                s += 1
+            name_len = s - p
+            if s < q and name_len > 0 and q - s - 1 > 0:
+                val_p = s + 1
+                val_l = q - s - 1
+                slot = -1
+                for j in range(first, k):
+                    if klen[j] == name_len and _same(buf, kpos[j], p, name_len):
+                        slot = j
+                        break
+                if slot < 0:
+                    kpos[k] = p
+                    klen[k] = name_len
+                    vpos[k] = val_p
+                    vlen[k] = val_l
+                    k += 1
+                else:
+                    vpos[slot] = val_p
+                    vlen[slot] = val_l
+            p = q + 1
+        map_off[i + 1] = k
+        for j in range(first, k):
+            for t in range(nn):
+                if _is_name(buf, kpos[j], klen[j], names[t]):
+                    found_pos[t, i] = vpos[j]
+                    found_len[t, i] = vlen[j]
+    return map_off, kpos[:k], klen[:k], vpos[:k], vlen[:k], found_pos, found_len
+
+
+@njit(**_JIT)
+def split_keys(buf, pos, length):
+    """``KEYS`` values split on spaces, empty keys dropped: list offsets and key positions and lengths."""
+    m = pos.shape[0]
+    cap = 0
+    for i in range(m):
+        if pos[i] >= 0:
+            cap += length[i] // 2 + 1
+    offs = np.empty(m + 1, np.int32)
+    kp = np.empty(cap, np.int64)
+    kl = np.empty(cap, np.int64)
+    k = 0
+    offs[0] = 0
+    for i in range(m):
+        p = pos[i]
+        if p >= 0:
+            e = p + length[i]
+            s = p
+            while s <= e:
+                if s == e or buf[s] == 32:
+                    if s > p:
+                        kp[k] = p
+                        kl[k] = s - p
+                        k += 1
+                    p = s + 1
+                s += 1
+        offs[i + 1] = k
+    return offs, kp[:k], kl[:k]
+
+
+@njit(inline="always", **_JIT)
+def _put_decimal(out, o, value):
+    """Write ``value`` (an int of at most 32 bits) in decimal at ``out[o:]``; returns the new end."""
+    v = np.int64(value)
+    if v < 0:
+        out[o] = 45  # '-'
+        o += 1
+        v = -v
+    d = 1
+    t = v // 10
+    while t:
+        d += 1
+        t //= 10
+    e = o + d
+    for j in range(e - 1, o - 1, -1):
+        out[j] = 48 + v % 10
+        v //= 10
+    return e
+
+
+@njit(**_JIT)
+def format_hosts(buf, addr, v6, port):
+    """``ip:port`` (``[ip]:port`` for IPv6) as Java's ``InetAddress`` prints it: string offsets and data."""
+    m = addr.shape[0]
+    data = np.empty(m * 56, np.uint8)
+    offs = np.empty(m + 1, np.int32)
+    offs[0] = 0
+    o = 0
+    hexd = _HEX_LOWER
+    for i in range(m):
+        a = addr[i]
+        if v6[i]:
+            data[o] = 91  # '['
+            o += 1
+            for g in range(8):
+                if g:
+                    data[o] = 58  # ':'
+                    o += 1
+                w = (np.int64(buf[a + 2 * g]) << 8) | np.int64(buf[a + 2 * g + 1])
+                started = False
+                for sh in range(12, -4, -4):
+                    nib = (w >> sh) & 15
+                    if nib or started or sh == 0:
+                        data[o] = hexd[nib]
+                        o += 1
+                        started = True
+            data[o] = 93  # ']'
+            o += 1
+        else:
+            for j in range(4):
+                if j:
+                    data[o] = 46  # '.'
+                    o += 1
+                o = _put_decimal(data, o, buf[a + j])
+        data[o] = 58
+        o += 1
+        o = _put_decimal(data, o, port[i])
+        offs[i + 1] = o
+    return offs, data[:o]
+
+
+@njit(**_JIT)
+def format_msg_ids(buf, addr, v6, port, physical):
+    """Offset message ids: store address, port and PHYSICALOFFSET in upper-case hex."""
+    m = addr.shape[0]
+    data = np.empty(m * 56, np.uint8)
+    offs = np.empty(m + 1, np.int32)
+    offs[0] = 0
+    o = 0
+    hexd = _HEX_UPPER
+    for i in range(m):
+        a = addr[i]
+        w = 16 if v6[i] else 4
+        for j in range(w):
+            b = buf[a + j]
+            data[o] = hexd[b >> 4]
+            data[o + 1] = hexd[b & 15]
+            o += 2
+        pv = np.int64(port[i]) & 0xFFFFFFFF  # the port as 4 bytes, two's complement
+        for sh in range(28, -4, -4):
+            data[o] = hexd[(pv >> sh) & 15]
+            o += 1
+        ph = physical[i]
+        for sh in range(60, -4, -4):
+            data[o] = hexd[(ph >> sh) & 15]
+            o += 1
+        offs[i + 1] = o
+    return offs, data[:o]
+
+
+@njit(**_JIT)
+def repeat_string(text, m):
+    """Offsets and data of an Arrow string array holding ``text`` (uint8) ``m`` times."""
+    t = text.shape[0]
+    offs = np.empty(m + 1, np.int32)
+    data = np.empty(m * t, np.uint8)
+    for i in range(m + 1):
+        offs[i] = i * t
+    for i in range(m):
+        data[i * t:(i + 1) * t] = text
+    return offs, data
