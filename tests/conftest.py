@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
-VERSIONS = ["rocketmq-4.9.7", "rocketmq-5.1.4"]
+VERSIONS = ["rocketmq-4.9.7", "rocketmq-5.1.4", "rocketmq-5.3.3"]
 
 
 def truth_records(version: str) -> list[dict]:

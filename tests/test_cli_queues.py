@@ -55,7 +55,7 @@ def test_queue_listing_and_table(capsys, version):
     assert code == 0 and len(out.splitlines()) == 5
     code, out, _ = run(capsys, "queue", str(store_path(version)), "TopicTest", "0", "--resolve", "--tag", "TagA")
     lines = out.splitlines()
-    assert lines[0].startswith("# TopicTest/0: offsets 0..32")
+    assert lines[0].startswith(f"# TopicTest/0: offsets 0..{len(truth['TopicTest']['0']['units'])}, 1 file(s)")
     assert lines[1].split()[:5] == ["cqOffset", "commitLogOffset", "size", "tagsCode", "status"]
     assert len(lines) > 3 and all(" TagA " in line for line in lines[2:])
 

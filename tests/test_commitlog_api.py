@@ -74,6 +74,21 @@ def test_accessors(version):
         assert m.born_time.utcoffset().total_seconds() == 0
 
 
+def test_record_crc_property_matches_truth(version):
+    """5.3.3 (enabledAppendPropCRC) ends every record with __CRC32#, which RocketMQ verified for each one."""
+    truth = {t["commitlogOffset"]: t for t in truth_records(version) if t["kind"] == "MESSAGE"}
+    with_crc = {o for o, t in truth.items() if "propertyCRC32" in t}
+    assert with_crc in (set(), set(truth))
+    for m in rmqformats.open_store(store_path(version)).commitlog:
+        t = truth[m.commitlog_offset]
+        if m.commitlog_offset in with_crc:
+            digits = t["propertyCRC32"]
+            assert m.properties["__CRC32#"] == digits and m.properties_raw.endswith(f"__CRC32#\x01{digits}\x02")
+            assert m.record_crc == int(digits[::-1]) and m.record_crc_ok is True
+        else:
+            assert "__CRC32#" not in m.properties and m.record_crc is None and m.record_crc_ok is None
+
+
 def test_read_by_offset_and_msg_id(version):
     log = rmqformats.open_store(store_path(version)).commitlog
     for t in truth_records(version):

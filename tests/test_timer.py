@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import kaitaistruct
 import numpy as np
 import pytest
-from conftest import store_path
+from conftest import FIXTURES, VERSIONS, store_path
 from rmqformats.generated.construct.rocketmq_timer_check import rocketmq_timer_check
 from rmqformats.generated.construct.rocketmq_timer_log import rocketmq_timer_log
 from rmqformats.generated.construct.rocketmq_timer_wheel import rocketmq_timer_wheel
@@ -17,6 +18,7 @@ from rmqformats.generated.kaitai.rocketmq_timer_log import RocketmqTimerLog
 from rmqformats.generated.kaitai.rocketmq_timer_wheel import RocketmqTimerWheel
 
 import rmqformats
+from rmqformats.config import load_config
 from rmqformats.errors import (
     CheckpointError,
     TimerLogError,
@@ -71,17 +73,173 @@ def _expected(writer: TimerLogWriter) -> list[tuple]:
              s.commitlog_size, s.topic_hash, s.reserved) for off, s in writer.units]
 
 
-# -- stores without timer files ------------------------------------------------------------
+# -- the vector stores ----------------------------------------------------------------------
 
 
-def test_vector_stores_have_no_timer_data(version):
+def _timer_truth(version: str) -> dict | None:
+    """``truth/timer.json``: what RocketMQ's TimerLog, TimerWheel and TimerCheckpoint read (5.3.3)."""
+    path = FIXTURES / version / "truth" / "timer.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+#: The vectors whose broker ran the timer store.
+TIMER_VERSIONS = [v for v in VERSIONS if _timer_truth(v) is not None]
+
+
+def _store_config(version: str) -> dict:
+    return json.loads((FIXTURES / version / "store_config.json").read_text(encoding="utf-8"))
+
+
+def test_vector_stores_have_timer_data_only_where_the_timer_store_ran(version):
+    truth = _timer_truth(version)
     timer = rmqformats.open_store(store_path(version)).timer()
+    if truth is not None:
+        assert _store_config(version)["timerWheelEnable"] is True
+        assert timer.exists and timer.wheel is not None and timer.checkpoint() is not None
+        assert [os.path.basename(s.path) for s in timer.log_segments] == sorted(
+            {u["file"] for u in truth["timerLogUnits"]})
+        return
     assert not timer.exists
     assert timer.log_segments == []
     assert list(timer.units()) == []
     scan = timer.scan()
     assert list(scan) == [] and scan.end.reason is TimerLogEndReason.NO_SEGMENTS
     assert timer.wheel is None and timer.slot(T0) is None and timer.checkpoint() is None
+
+
+def test_timer_vectors_exist():
+    assert "rocketmq-5.3.3" in TIMER_VERSIONS
+
+
+@pytest.mark.parametrize("version", TIMER_VERSIONS)
+def test_vector_timer_log_units_equal_truth(version):
+    """Every timer-log unit as TimerLog.getTimerMessage read it, field by field, and the record it points at."""
+    truth = _timer_truth(version)
+    cfg = _store_config(version)
+    store = rmqformats.open_store(store_path(version))
+    timer = store.timer()
+    segments = timer.log_segments
+    assert {s.size for s in segments} == {truth["timerLogFileSize"], cfg["mappedFileSizeTimerLog"]}
+    assert truth["timerLogUnitSize"] == UNIT_SIZE
+    scan = timer.scan()
+    units = list(scan)
+    expected = [t for t in truth["timerLogUnits"] if t["kind"] == "UNIT"]
+    blanks = [t for t in truth["timerLogUnits"] if t["kind"] == "BLANK"]
+    assert len(expected) + len(blanks) == len(truth["timerLogUnits"]) and blanks
+    assert [u.offset for u in units] == [t["timerLogOffset"] for t in expected]
+    for u, t in zip(units, expected):
+        assert (u.segment_name, u.size, u.prev_pos, u.magic, u.curr_write_time_ms, u.delay_ms, u.delayed_time_ms,
+                u.commitlog_offset, u.commitlog_size, u.topic_hash, u.reserved) == (
+            t["file"], t["size"], t["prevPos"], t["magic"], t["currWriteTimeMs"], t["delayTime"], t["delayedTimeMs"],
+            t["offsetPy"], t["sizePy"], t["hashCodeOfRealTopic"], t["reserved"]), t["timerLogOffset"]
+        assert (u.is_roll, u.is_delete) == (t["magicRoll"], t["magicDelete"])
+        assert timer.unit(u.offset) == u
+        # The unit points at its rmq_sys_wheel_timer record.
+        msg = store.commitlog.read(u.commitlog_offset)
+        assert (msg.topic, msg.properties.get("REAL_TOPIC"), msg.uniq_key, msg.properties.get("TIMER_OUT_MS"),
+                msg.store_size) == (t["msg_topic"], t["msg_REAL_TOPIC"], t["msg_uniqKey"], t["msg_TIMER_OUT_MS"],
+                                    t["msg_storeSize"])
+        assert u.topic_hash == java_string_hash(msg.properties["REAL_TOPIC"])
+    assert {u.kind for u in units} == {"enqueue", "roll", "delete"}
+    # Blank markers (TimerLog.BLANK_MAGIC_CODE) end the segments that are full; the scan steps over them.
+    by_name = {os.path.basename(s.path): s for s in segments}
+    for b in blanks:
+        seg = by_name[b["file"]]
+        *_, last = _kaitai_units(seg.path)
+        assert last[:3] == (b["size"], b["prevPos"], b["magic"] & 0xFFFFFFFF) == (seg.start + seg.size
+                                                                                   - b["timerLogOffset"], 0, BLANK)
+    # Clean shutdown: the data ends in the zero-filled tail of the last segment, at the flushed position.
+    assert scan.end.reason is TimerLogEndReason.ZERO_TAIL
+    assert scan.end.offset == truth["timerCheckpoint"]["lastTimerLogFlushPos"]
+
+
+@pytest.mark.parametrize("version", TIMER_VERSIONS)
+def test_vector_timer_log_three_readers_agree(version):
+    timer = rmqformats.open_store(store_path(version)).timer()
+    by_offset = {u.offset: u for u in timer.units()}
+    segments = timer.log_segments
+    for seg in segments:
+        k, c = _kaitai_units(seg.path), _construct_units(seg.path)
+        assert k == c
+        *rows, last = k
+        assert rows == [(u.size, u.prev_pos, u.magic, (u.curr_write_time_ms, u.delay_ms, u.commitlog_offset,
+                                                       u.commitlog_size, u.topic_hash, u.reserved,
+                                                       u.delayed_time_ms), 0)
+                        for u in by_offset.values() if u.segment_name == os.path.basename(seg.path)]
+        if seg == segments[-1]:
+            assert last == (0, 0, 0, None, 0)  # the zero-filled tail
+        else:
+            left = seg.size - len(rows) * UNIT_SIZE
+            assert last == (left, 0, BLANK, None, left - BLANK_SIZE)
+
+
+@pytest.mark.parametrize("version", TIMER_VERSIONS)
+def test_vector_timer_wheel_slots_equal_truth(version):
+    """Every non-empty wheel slot as TimerWheel.getRawSlot read it, field by field, and its prevPos chain."""
+    truth = _timer_truth(version)
+    cfg = _store_config(version)
+    timer = rmqformats.open_store(store_path(version)).timer()
+    wheel = timer.wheel
+    assert wheel.slots_total == truth["wheelSlotsTotal"] == cfg["timerWheelSlotsTotal"]
+    assert wheel.precision_ms == cfg["timerPrecisionMs"]
+    assert os.path.getsize(wheel.path) == truth["wheelFileSize"] == wheel.num_slots * SLOT_SIZE
+    assert SLOT_SIZE == truth["slotSize"]
+    slots = truth["nonEmptySlots"]
+    assert [int(i) for i in wheel.used_indexes()] == [t["slotIndex"] for t in slots]
+    with open(wheel.path, "rb") as f:
+        for t in slots:
+            slot = wheel.raw_slot(t["slotIndex"])
+            assert (slot.index, slot.time_ms, slot.first_pos, slot.last_pos, slot.num, slot.reserved) == (
+                t["slotIndex"], t["timeMs"], t["firstPos"], t["lastPos"], t["num"], t["magic"])
+            assert slot.time_units * cfg["timerPrecisionMs"] == t["timeMs"]  # stored as timeMs / precisionMs
+            assert t["fileOffset"] == t["slotIndex"] * SLOT_SIZE
+            assert wheel.slot_index(t["timeMs"]) == t["getSlotIndex(timeMs)"] == t["slotIndex"]
+            assert timer.slot(t["timeMs"]) == slot
+            f.seek(t["fileOffset"])
+            c = cs_slot.parse(f.read(SLOT_SIZE))
+            assert (c.time_units, c.ofs_first, c.ofs_last, c.num_messages, c.reserved) == (
+                slot.time_units, slot.first_pos, slot.last_pos, slot.num, slot.reserved)
+            chain = timer.slot_units(slot)
+            assert [u.offset for u in reversed(chain)] == t["chain_lastPos_to_firstPos_via_prevPos"]
+            assert chain[0].offset == slot.first_pos and chain[-1].offset == slot.last_pos
+            assert all(u.delayed_time_ms // cfg["timerPrecisionMs"] == slot.time_units for u in chain)
+            # A delete unit takes its message out of the slot's count.
+            assert slot.num == sum(-1 if u.is_delete else 1 for u in chain)
+    first, last = slots[0]["timeMs"], slots[-1]["timeMs"]
+    assert [s.index for s in wheel.slots_between(first, last + 1)] == [t["slotIndex"] for t in slots]
+
+
+@pytest.mark.parametrize("version", TIMER_VERSIONS)
+def test_vector_timer_checkpoint_and_metrics_equal_truth(version):
+    truth = _timer_truth(version)
+    root = store_path(version)
+    t = truth["timerCheckpoint"]
+    cp = rmqformats.open_store(root).timer().checkpoint()
+    assert (cp.last_read_time_ms, cp.last_timer_log_flush_pos, cp.last_timer_queue_offset,
+            cp.master_timer_queue_offset, cp.data_version_state_version, cp.data_version_timestamp,
+            cp.data_version_counter) == (t["lastReadTimeMs"], t["lastTimerLogFlushPos"], t["lastTimerQueueOffset"],
+                                         t["masterTimerQueueOffset"], t["dataVersion_stateVersion"],
+                                         t["dataVersion_timestamp"], t["dataVersion_counter"])
+    path = root / "config" / "timercheck"
+    assert path.stat().st_size == t["fileSize"]
+    with RocketmqTimerCheck.from_file(str(path)) as k:
+        kv = (k.last_read_time_ms, k.ofs_last_timer_log_flush, k.last_timer_queue_offset,
+              k.master_timer_queue_offset, k.data_version.state_version, k.data_version.timestamp,
+              k.data_version.counter)
+    c = rocketmq_timer_check.parse_file(str(path))
+    cv = (c.last_read_time_ms, c.ofs_last_timer_log_flush, c.last_timer_queue_offset, c.master_timer_queue_offset,
+          c.data_version.state_version, c.data_version.timestamp, c.data_version.counter)
+    assert kv == cv == (cp.last_read_time_ms, cp.last_timer_log_flush_pos, cp.last_timer_queue_offset,
+                        cp.master_timer_queue_offset, cp.data_version_state_version, cp.data_version_timestamp,
+                        cp.data_version_counter)
+    # The queue offset consumed by the timer store is the end of the rmq_sys_wheel_timer queue.
+    queue = {(q.topic, q.queue_id): q for q in rmqformats.open_store(root).queues()}[("rmq_sys_wheel_timer", 0)]
+    assert queue.max_offset == cp.last_timer_queue_offset
+    # config/timermetrics, read as TimerMetrics reads it.
+    metrics = load_config(root / "config").files["timermetrics"]
+    m = truth["timerMetrics"]
+    assert metrics.source == "file" and metrics.data["dataVersion"]["counter"] == m["dataVersion_counter"]
+    assert metrics.data["timingCount"] == m["timingCount"]
 
 
 # -- timer log ----------------------------------------------------------------------------
