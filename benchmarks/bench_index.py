@@ -334,42 +334,58 @@ def main() -> None:
         return
 
     path, manifest = ensure_data(args.data_dir, args.slots, args.slots * 4, args.seed, args.regenerate)
-    manifest_path = os.path.join(os.path.dirname(path), "manifest.json")
-    with open(path, "rb") as f:  # warm page cache
+    warm_page_cache(path)
+    results = measure(path, args.keys, args.seed, args.repeat)
+    print_results(results, manifest, args.keys, args.repeat)
+    print(json.dumps({"manifest": manifest, "results": results}))
+
+
+def warm_page_cache(path: str) -> None:
+    """Read the index file once, so that no reader pays for the disk."""
+    with open(path, "rb") as f:
         while f.read(64 * MIB):
             pass
+
+
+def measure(path: str, keys: int, seed: int, repeat: int) -> dict[str, dict]:
+    """Each reader's best run of ``repeat``; raises SystemExit when a reader disagrees with the api."""
+    manifest_path = os.path.join(os.path.dirname(path), "manifest.json")
     results = {}
     for name in READERS:
-        runs = [run_worker(name, path, manifest_path, args.keys, args.seed) for _ in range(args.repeat)]
+        runs = [run_worker(name, path, manifest_path, keys, seed) for _ in range(repeat)]
         results[name] = min(runs, key=lambda r: r["existing"]["seconds"] + r["missing"]["seconds"])
-
     api = results["api"]
     for name, r in results.items():
         for label in ("existing", "missing"):
             field = "checksum_tenth" if name == "kaitai" else "checksum"
             if r[label][field] != api[label][field]:
                 raise SystemExit(f"{name} disagrees with api on the {label} keys")
+    return results
 
+
+def lookups_per_second(r: dict) -> float:
+    """Lookups per second over both key sets."""
+    return (r["existing"]["keys"] + r["missing"]["keys"]) / (r["existing"]["seconds"] + r["missing"]["seconds"])
+
+
+def print_results(results: dict[str, dict], manifest: dict, keys: int, repeat: int) -> None:
+    """The readers' lookups/s, RSS and speed against the baseline, as a text table."""
     size = manifest["size"]
     print(f"\nindex file: {size:,} bytes, {manifest['params']['slots']:,} slots ({manifest['slots_used']:,} used), "
           f"{manifest['entries']:,} entries of {manifest['messages']:,} messages")
-    print(f"keys per set: {args.keys:,} (kaitai: {args.keys // 10:,}); best of {args.repeat}\n")
+    print(f"keys per set: {keys:,} (kaitai: {keys // 10:,}); best of {repeat}\n")
     header = (f"{'reader':<10} {'open ms':>8} {'existing/s':>11} {'hits':>7} {'missing/s':>10} "
               f"{'peak RSS MiB':>13} {'RSS before MiB':>15} {'vs baseline':>12}")
     print(header)
     print("-" * len(header))
-    base = results["baseline"]
-    base_rate = (base["existing"]["keys"] + base["missing"]["keys"]) / \
-        (base["existing"]["seconds"] + base["missing"]["seconds"])
+    base_rate = lookups_per_second(results["baseline"])
     for name in READERS:
         r = results[name]
-        rate = (r["existing"]["keys"] + r["missing"]["keys"]) / (r["existing"]["seconds"] + r["missing"]["seconds"])
         print(f"{name:<10} {r['open_seconds'] * 1000:>8.2f} "
               f"{r['existing']['keys'] / r['existing']['seconds']:>11,.0f} {r['existing']['hits']:>7,} "
               f"{r['missing']['keys'] / r['missing']['seconds']:>10,.0f} {r['peak_rss_kib'] / 1024:>13.1f} "
-              f"{r['rss_before_kib'] / 1024:>15.1f} {rate / base_rate:>11.2f}x")
+              f"{r['rss_before_kib'] / 1024:>15.1f} {lookups_per_second(r) / base_rate:>11.2f}x")
     print(f"\npeak RSS of the api reader: {results['api']['peak_rss_kib'] * 1024 / size:.1%} of the file size")
-    print(json.dumps({"manifest": manifest, "results": results}))
 
 
 if __name__ == "__main__":
