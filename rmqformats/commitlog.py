@@ -376,7 +376,7 @@ class CommitLog:
 
     # The columnar decoder is a capability above this reader; it is imported on first use only.
     def batches(self, columns=None, **options) -> "ColumnarScan":
-        """Stream the messages as :class:`pyarrow.RecordBatch`\ es (see :mod:`rmqformats.columnar`).
+        """Stream the messages as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar`).
 
         ``columns`` picks columns by name (default: all of
         :data:`rmqformats.columnar.COLUMNS`). Options: ``batch_size``,

@@ -12,6 +12,6 @@ interpreter. Start from a store::
 """
 
 from .arrow import COLUMNS, SCHEMA
-from .scan import DEFAULT_BATCH_SIZE, ColumnarScan
+from .scan import DEFAULT_BATCH_SIZE, ColumnarScan, find_record_start
 
-__all__ = ["COLUMNS", "DEFAULT_BATCH_SIZE", "SCHEMA", "ColumnarScan"]
+__all__ = ["COLUMNS", "DEFAULT_BATCH_SIZE", "SCHEMA", "ColumnarScan", "find_record_start"]

@@ -61,7 +61,8 @@ _FROM_PROPERTIES = frozenset(("properties", "tags", "keys", "uniqKey"))
 #: Property names whose values get their own columns (and the record CRC check), in this order.
 _NAMED = (props.TAGS, props.KEYS, props.UNIQ_KEY, props.CRC32)
 NAMED_TAGS, NAMED_KEYS, NAMED_UNIQ, NAMED_CRC = range(len(_NAMED))
-_NAMED_BYTES = tuple(np.frombuffer(n.encode(), np.uint8).copy() for n in _NAMED)
+_NAMED_BYTES = np.frombuffer("".join(_NAMED).encode(), np.uint8).copy()
+_NAMED_OFFSETS = np.cumsum([0] + [len(n.encode()) for n in _NAMED]).astype(np.int64)
 
 #: Largest data buffer of one binary column in one batch (Arrow ``binary`` has 32-bit offsets).
 MAX_COLUMN_BYTES = (1 << 31) - 1
@@ -101,7 +102,8 @@ class Window:
 
 def parse_properties(w: Window, rows: np.ndarray) -> tuple:
     """The kernel's split of the properties strings of ``rows``."""
-    return K.split_properties(w.buf, w.i64[K.I64_PROPS_POS][rows], w.i64[K.I64_PROPS_LEN][rows], _NAMED_BYTES)
+    return K.split_properties(w.buf, w.i64[K.I64_PROPS_POS][rows], w.i64[K.I64_PROPS_LEN][rows], _NAMED_BYTES,
+                              _NAMED_OFFSETS)
 
 
 def _validity(mask: np.ndarray) -> pa.Buffer | None:
@@ -110,22 +112,22 @@ def _validity(mask: np.ndarray) -> pa.Buffer | None:
     return pa.py_buffer(np.packbits(mask, bitorder="little"))
 
 
-def _string(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
+def _string(offsets: np.ndarray, data: np.ndarray, ascii_only: bool, valid: np.ndarray | None = None) -> pa.Array:
     """A string array from buffers; ``None`` when the data is not valid UTF-8."""
     m = len(offsets) - 1
     arr = pa.Array.from_buffers(pa.string(), m, [None if valid is None else _validity(valid),
                                                   pa.py_buffer(offsets), pa.py_buffer(data)])
-    try:
-        arr.validate(full=True)
-    except pa.ArrowInvalid:
-        return None
+    if not ascii_only:
+        try:
+            arr.validate(full=True)
+        except pa.ArrowInvalid:
+            return None
     return arr
 
 
 def _text_slices(w: Window, pos: np.ndarray, length: np.ndarray) -> pa.Array:
     """Strings of ``buf`` slices, decoded like the object API (invalid bytes become U+FFFD)."""
-    offsets, data = K.gather(w.buf, pos, length)
-    arr = _string(offsets, data)
+    arr = _string(*K.gather(w.buf, pos, length))
     if arr is None:
         buf = w.buf
         arr = pa.array([bytes(buf[p:p + n]).decode("utf-8", "replace") for p, n in zip(pos.tolist(), length.tolist())],
@@ -135,8 +137,8 @@ def _text_slices(w: Window, pos: np.ndarray, length: np.ndarray) -> pa.Array:
 
 def _named_value(w: Window, found_pos: np.ndarray, found_len: np.ndarray) -> pa.Array | None:
     valid = found_pos >= 0
-    offsets, data = K.gather(w.buf, np.where(valid, found_pos, 0), np.where(valid, found_len, 0))
-    return _string(offsets, data, valid)
+    offsets, data, ascii_only = K.gather(w.buf, np.where(valid, found_pos, 0), np.where(valid, found_len, 0))
+    return _string(offsets, data, ascii_only, valid)
 
 
 def _property_columns(w: Window, rows: np.ndarray, parsed: tuple, wanted: set[str]) -> dict[str, pa.Array] | None:
@@ -187,9 +189,9 @@ def _bodies(w: Window, rows: np.ndarray, decompress_bodies: bool, max_body: int)
     sys_flag = w.i32[K.I32_SYS_FLAG][rows]
     compressed = np.flatnonzero(sys_flag & L.COMPRESSED) if decompress_bodies else np.empty(0, np.int64)
     if len(compressed) == 0:
-        offsets, data = K.gather(w.buf, pos, length)
+        offsets, data, _ = K.gather(w.buf, pos, length)
         return pa.Array.from_buffers(pa.binary(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
-    # Decompress the few compressed bodies in Python, then splice them between the runs of stored ones.
+    # Decompress the few compressed bodies in Python; the stored ones are copied around them in one pass.
     plain = {}
     for i in compressed.tolist():
         p, n = int(pos[i]), int(length[i])
@@ -201,21 +203,18 @@ def _bodies(w: Window, rows: np.ndarray, decompress_bodies: bool, max_body: int)
         except BodyDecompressionError as exc:
             raise DecompressionError(w.path, w.file_pos + int(w.i64[K.I64_POS][rows[i]]), str(exc)) from None
     sizes = length.copy()
+    skip = np.zeros(len(rows), np.bool_)
     for i, body in plain.items():
         sizes[i] = len(body)
+        skip[i] = True
     offsets = np.zeros(len(rows) + 1, np.int64)
     np.cumsum(sizes, out=offsets[1:])
     if offsets[-1] > MAX_COLUMN_BYTES:
-        raise OverflowError("bodies of one batch exceed 2 GiB")  # callers split batches before this
+        raise OverflowError("bodies of one batch exceed 2 GiB")  # the caller splits the batch
     data = np.empty(int(offsets[-1]), np.uint8)
-    runs_from = 0
-    for i in list(compressed.tolist()) + [len(rows)]:
-        if i > runs_from:  # stored bodies rows[runs_from:i], contiguous in the output
-            o, d = K.gather(w.buf, pos[runs_from:i], length[runs_from:i])
-            data[offsets[runs_from]:offsets[i]] = d
-        if i < len(rows):
-            data[offsets[i]:offsets[i + 1]] = np.frombuffer(plain[i], np.uint8)
-        runs_from = i + 1
+    K.gather_into(w.buf, pos, length, skip, offsets, data)
+    for i, body in plain.items():
+        data[offsets[i]:offsets[i + 1]] = np.frombuffer(body, np.uint8)
     return pa.Array.from_buffers(pa.binary(), len(rows), [None, pa.py_buffer(offsets.astype(np.int32)),
                                                            pa.py_buffer(data)])
 

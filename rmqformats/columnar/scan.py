@@ -64,7 +64,7 @@ class ColumnarScan:
 
     After it is exhausted, :attr:`end` tells where and why the data ended
     (the same :class:`~rmqformats.commitlog.DataEnd` as the object API's
-    scan; ``None`` when ``to_offset`` stopped the scan first) and
+    scan; ``None`` when ``to_offset`` or ``stop`` ended the scan first) and
     :attr:`blanks` lists the BLANK records passed. With ``strict=True`` a
     corrupt end raises its :class:`~rmqformats.errors.RecordError` instead.
     """
@@ -74,8 +74,8 @@ class ColumnarScan:
                  start: int | None = None, topic: str | None = None, queue_id: int | None = None,
                  tag: str | None = None, key: str | None = None, since: int | datetime | None = None,
                  until: int | datetime | None = None, from_offset: int | None = None,
-                 to_offset: int | None = None, max_body_size: int = DEFAULT_MAX_BODY_SIZE,
-                 window_size: int = DEFAULT_WINDOW):
+                 to_offset: int | None = None, stop: int | None = None,
+                 max_body_size: int = DEFAULT_MAX_BODY_SIZE, window_size: int = DEFAULT_WINDOW):
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
         self.columns = A.resolve_columns(columns)
@@ -99,6 +99,7 @@ class ColumnarScan:
         self._until = _millis(until)
         self._from = from_offset
         self._to = to_offset
+        self._stop_at = stop
         if start is None and from_offset is not None and commitlog.segments:
             # Records are found from a segment start; earlier records are left out by the filter.
             try:
@@ -161,8 +162,10 @@ class ColumnarScan:
                 at_eof = pos + want == size
                 w = A.Window(buf, i32, i64, seg.start_offset, pos, seg.path, name)
                 wpos = 0
+                # ``stop`` (a commit-log offset) ends the walk before the first record at or after it.
+                limit = want + 1 if self._stop_at is None else min(want + 1, self._stop_at - seg.start_offset - pos)
                 while True:
-                    n, stop, spos = K.walk_records(buf, wpos, want, at_eof, want + 1, self._batch_size, i32, i64)
+                    n, stop, spos = K.walk_records(buf, wpos, want, at_eof, limit, self._batch_size, i32, i64)
                     if n:
                         yield from self._emit(w, n, fd, size)
                     if stop == K.STOP_FULL:
@@ -179,6 +182,8 @@ class ColumnarScan:
                     pos = here
                     continue
                 self.bytes_done += spos
+                if stop == K.STOP_LIMIT:
+                    raise _Stop(None)
                 if stop == K.STOP_BLANK:
                     blank_size = int.from_bytes(bytes(buf[spos:spos + 4]), "big", signed=True)
                     self.blanks.append(Blank(seg.start_offset + here, blank_size, seg.path, here))
@@ -307,3 +312,41 @@ def _record_error(fd: int, seg: Segment, pos: int, size: int, verify_crc: bool =
     except RecordError as exc:
         return type(exc)(seg.path, pos + (exc.offset or 0), exc.reason)
     raise AssertionError(f"{seg.path} @ 0x{pos:x}: the record walk and the object API disagree")
+
+
+def find_record_start(seg: Segment, begin: int, end: int, *, window_size: int = DEFAULT_WINDOW) -> int | None:
+    """The file position of the first message record that starts in ``[begin, end)`` of a segment, or ``None``.
+
+    For reading a segment in byte ranges: a range's reader starts at the
+    first position whose magic code, stored PHYSICALOFFSET (equal to the
+    position's own commit-log offset) and field lengths make a valid record,
+    so bytes of a body that look like a record header are not taken for
+    one. Reads ``pread`` windows; raises :class:`FileChangedError` when the
+    file shrinks below the size it had.
+    """
+    fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        size = os.fstat(fd).st_size
+        end = min(end, size)
+        pos = begin
+        i32 = np.empty((K.N_I32, 1), np.int32)
+        i64 = np.empty((K.N_I64, 1), np.int64)
+        length = max(window_size, 1 << 16)
+        while pos < end:
+            want = min(length, size - pos)
+            buf = np.empty(want, np.uint8)
+            got = _read_into(fd, buf, want, pos)
+            if got < want:
+                raise FileChangedError(seg.path, pos + got, f"the file shrank while it was read (it had {size} bytes)")
+            at_eof = pos + want == size
+            found_at, found = K.find_record(buf, 0, want, at_eof, end - pos, seg.start_offset + pos, i32, i64)
+            if found == 1:
+                return pos + int(found_at)
+            if found == 0:
+                return None
+            if found_at == 0:  # a candidate record longer than the window: read it whole
+                length = 2 * length
+            pos += int(found_at)
+        return None
+    finally:
+        os.close(fd)
