@@ -260,6 +260,7 @@ class BatchTally:
         self.sums = {"messages": 0, "offsets": 0, "body_bytes": 0, "properties": 0}
         self.batches = 0
         self.schema: str | None = None
+        self.names: list[str] = []
 
     def add(self, rb) -> None:
         """Fold one RecordBatch into the sums (the columns it has)."""
@@ -269,6 +270,7 @@ class BatchTally:
         self.batches += 1
         if self.schema is None:
             self.schema = str(rb.schema)
+            self.names = list(rb.schema.names)
         self.sums["messages"] += rb.num_rows
         self.sums["offsets"] += pc.sum(rb.column("commitLogOffset")).as_py() or 0
         names = rb.schema.names
@@ -302,7 +304,7 @@ def decode_columnar(root: str, manifest: dict, columns: tuple[str, ...] | None =
     sums = tally.sums if columns is None else {k: tally.sums[k] for k in ("messages", "offsets")}
     return {"seconds": seconds, "bytes": it.end.offset, "messages": tally.sums["messages"], "checksum": sums,
             "end": str(it.end), "clean": it.end.reason.is_clean, "batches": tally.batches, "schema": tally.schema,
-            "first_batch_seconds": first}
+            "columns": tally.names, "first_batch_seconds": first}
 
 
 DECODE = {
@@ -543,6 +545,14 @@ def log_problems(results: dict[str, dict], manifest: dict) -> list[str]:
             problems.append(f"{name} says the data ends at {r['bytes']:,}, it ends at {manifest['data_end']:,}")
         if r.get("clean") is False:
             problems.append(f"{name} ended on corrupt data: {r.get('end')}")
+    for name, want in (("columnar", ALL_COLUMNS), ("columnar-fixed", FIXED_COLUMNS)):
+        got = results.get(name, {}).get("columns")
+        if got is not None and tuple(got) != want:
+            problems.append(f"{name} gave the columns {got}, asked for {list(want)}")
+    ends = {name: results[name]["end"] for name in ("api", "columnar", "columnar-fixed")
+            if "end" in results.get(name, {})}
+    if len(set(ends.values())) > 1:
+        problems.append(f"the decoders end the data at different places: {ends}")
     floors = [r["sum"] for n, r in results.items() if n.startswith("floor") and "sum" in r]
     if len(set(floors)) > 1:
         problems.append(f"the two floors summed different bytes: {floors}")
@@ -677,6 +687,17 @@ def profile_report(log: str, p: dict) -> str:
     return "\n".join(lines)
 
 
+def source_state() -> str:
+    """The commit measured and the files of the package that differ from it."""
+    def git(*args: str) -> str:
+        proc = subprocess.run(["git", "-C", os.path.dirname(HERE), *args], capture_output=True, text=True)
+        return proc.stdout.rstrip()
+
+    changed = git("status", "--short", "--", "rmqformats", "generated", "formats").splitlines()
+    return f"commit {git('rev-parse', '--short', 'HEAD')}" + \
+        (f", uncommitted changes in {', '.join(line[3:] for line in changed)}" if changed else ", no uncommitted changes")
+
+
 def machine() -> str:
     """One line about the machine and the Python used."""
     import numpy
@@ -767,6 +788,7 @@ def run(args) -> int:
 
     started = time.perf_counter()
     print(f"machine: {machine()}", flush=True)
+    print(f"source: {source_state()}", flush=True)
     columnar_ok = hasattr(rmqformats.CommitLog, "batches")
     decoders = DECODERS if columnar_ok else tuple(d for d in DECODERS if d not in COLUMNAR)
     if not columnar_ok:
