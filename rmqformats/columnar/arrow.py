@@ -142,12 +142,14 @@ def _named_value(w: Window, found_pos: np.ndarray, found_len: np.ndarray) -> pa.
 
 
 def _property_columns(w: Window, rows: np.ndarray, parsed: tuple, wanted: set[str]) -> dict[str, pa.Array] | None:
-    """``properties``, ``tags``, ``keys``, ``uniqKey`` from the kernel's split; ``None`` on invalid UTF-8."""
-    map_off, kpos, klen, vpos, vlen, fpos, flen = parsed
+    """``properties``, ``tags``, ``keys``, ``uniqKey`` from the kernel's split; ``None`` to decode the slow way."""
+    map_off, key_off, key_data, val_off, val_data, ascii_only, duplicate, fpos, flen = parsed
+    if duplicate:
+        return None
     out: dict[str, pa.Array] = {}
     if "properties" in wanted:
-        keys = _string(*K.gather(w.buf, kpos, klen))
-        values = _string(*K.gather(w.buf, vpos, vlen))
+        keys = _string(key_off, key_data, ascii_only)
+        values = _string(val_off, val_data, ascii_only)
         if keys is None or values is None:
             return None
         out["properties"] = pa.MapArray.from_arrays(pa.array(map_off), keys, values)
@@ -282,7 +284,7 @@ def body_crc_mismatch(w: Window, rows: np.ndarray) -> int:
 
 def record_crc_mismatch(w: Window, rows: np.ndarray, parsed: tuple) -> int:
     """Index in ``rows`` of the first message whose ``__CRC32#`` property does not match its bytes, or -1."""
-    fpos, flen = parsed[5][NAMED_CRC], parsed[6][NAMED_CRC]
+    fpos, flen = parsed[7][NAMED_CRC], parsed[8][NAMED_CRC]
     size = w.i32[K.I32_SIZE][rows]
     reserved = len(props.CRC32) + 12
     candidates = np.flatnonzero((fpos >= 0) & (size >= reserved))

@@ -66,6 +66,9 @@ I64_POS, I64_QUEUE_OFFSET, I64_PHYSICAL, I64_BORN_TS, I64_STORE_TS, I64_PREPARED
 N_I64 = 14
 
 _JIT = dict(cache=True, nogil=True, boundscheck=False)
+# Unsigned positions: numba adds no negative-index wraparound to indexing with them.
+_U0 = np.uint64(0)
+_U1 = np.uint64(1)
 _HEX_LOWER = np.frombuffer(b"0123456789abcdef", np.uint8).copy()
 _HEX_UPPER = np.frombuffer(b"0123456789ABCDEF", np.uint8).copy()
 #: Decimal text of each byte value, for IPv4 addresses.
@@ -341,66 +344,102 @@ def split_properties(buf, pos, length, names, name_offsets):
     """Parse each properties string as ``MessageDecoder.string2messageProperties`` does.
 
     Pairs are separated by U+0002 (a trailing one or not), a name runs to its
-    first U+0001, pairs with an empty name or value are dropped and a repeated
-    name keeps its first place and its last value (a Java ``HashMap`` read
-    into an insertion-ordered dict). Returns the map offsets, the key and
-    value positions and lengths, and for each name of ``names`` (the names
-    laid end to end, bounded by ``name_offsets``) the position and length of
-    its value per row (-1 when absent).
+    first U+0001, and pairs with an empty name or value are dropped. Names
+    and values are copied, in one pass over the bytes, into the data buffers
+    of two Arrow string arrays. Returns ``(map offsets, key offsets, key data,
+    value offsets, value data, ascii, duplicate, found_pos, found_len)``:
+    ``ascii`` says every byte was ASCII, ``duplicate`` that some string
+    repeats a name (brokers never write that: the caller then decodes the
+    batch the object API's way, last value wins), and for each name of
+    ``names`` (laid end to end, bounded by ``name_offsets``) the window
+    position and length of its value per row (-1 when absent).
     """
     m = pos.shape[0]
-    cap = m
+    total = 0
     for i in range(m):
-        cap += length[i] // 2 + 1
+        total += length[i]
+    cap = m + total // 2 + 1
     map_off = np.empty(m + 1, np.int32)
-    kpos = np.empty(cap, np.int64)
-    klen = np.empty(cap, np.int64)
-    vpos = np.empty(cap, np.int64)
-    vlen = np.empty(cap, np.int64)
+    key_off = np.empty(cap + 1, np.int32)
+    val_off = np.empty(cap + 1, np.int32)
+    key_data = np.empty(total, np.uint8)
+    val_data = np.empty(total, np.uint8)
     nn = name_offsets.shape[0] - 1
     found_pos = np.full((nn, m), -1, np.int64)
     found_len = np.zeros((nn, m), np.int64)
-    k = 0
+    high = np.uint8(0)
+    duplicate = False
+    k = 0          # pairs kept so far
+    ko = _U0       # bytes of key_data used
+    vo = _U0       # bytes of val_data used
     map_off[0] = 0
+    key_off[0] = 0
+    val_off[0] = 0
     for i in range(m):
         first = k
-        p = pos[i]
-        e = p + length[i]
-        while p < e:
-            q = p
-            while q < e and buf[q] != 2:
-                q += 1
-            # pair = buf[p:q]
-            s = p
-            while s < q and buf[s] != 1:
-                s += 1
-            name_len = s - p
-            if s < q and name_len > 0 and q - s - 1 > 0:
-                val_p = s + 1
-                val_l = q - s - 1
-                slot = -1
-                for j in range(first, k):
-                    if klen[j] == name_len and _same(buf, kpos[j], p, name_len):
-                        slot = j
-                        break
-                if slot < 0:
-                    kpos[k] = p
-                    klen[k] = name_len
-                    vpos[k] = val_p
-                    vlen[k] = val_l
-                    k += 1
-                else:
-                    vpos[slot] = val_p
-                    vlen[slot] = val_l
-            p = q + 1
-        map_off[i + 1] = k
-        for j in range(first, k):
-            for t in range(nn):
-                if _is_name(buf, kpos[j], klen[j], names, name_offsets[t], name_offsets[t + 1]):
-                    found_pos[t, i] = vpos[j]
-                    found_len[t, i] = vlen[j]
+        j = np.uint64(pos[i])
+        e = j + np.uint64(length[i])
+        while j < e:
+            # one pair: the name up to the first U+0001, the value up to U+0002
+            name_at = j
+            k0 = ko
+            # Find the delimiters first (a tight loop without stores), then copy each part at once.
+            while j < e:
+                b = buf[j]
+                if b == 1 or b == 2:
                     break
-    return map_off, kpos[:k], klen[:k], vpos[:k], vlen[:k], found_pos, found_len
+                j += _U1
+            name_len = j - name_at
+            if name_len:
+                _copy(key_data, ko, buf, name_at, name_len)
+                ko += name_len
+            has_value = j < e and buf[j] == 1
+            v0 = vo
+            value_at = j + _U1
+            if has_value:
+                j += _U1
+                while j < e and buf[j] != 2:
+                    j += _U1
+                value_len = j - value_at
+                if value_len:
+                    _copy(val_data, vo, buf, value_at, value_len)
+                    vo += value_len
+            j += _U1  # past the U+0002
+            if name_len == _U0 or vo == v0 or not has_value:
+                ko = k0  # dropped pair: take its bytes back
+                vo = v0
+                continue
+            for q in range(first, k):
+                if key_off[q + 1] - key_off[q] == np.int64(name_len):
+                    same = True
+                    a = np.uint64(key_off[q])
+                    for t in range(name_len):
+                        if key_data[a + np.uint64(t)] != key_data[k0 + np.uint64(t)]:
+                            same = False
+                            break
+                    if same:
+                        duplicate = True
+            for t in range(nn):
+                n0 = name_offsets[t]
+                if name_offsets[t + 1] - n0 == np.int64(name_len):
+                    same = True
+                    for u in range(name_len):
+                        if key_data[k0 + np.uint64(u)] != names[n0 + u]:
+                            same = False
+                            break
+                    if same:
+                        found_pos[t, i] = np.int64(value_at)
+                        found_len[t, i] = np.int64(vo - v0)
+            k += 1
+            key_off[k] = np.int64(ko)
+            val_off[k] = np.int64(vo)
+        map_off[i + 1] = k
+    for q in range(ko):
+        high |= key_data[q]
+    for q in range(vo):
+        high |= val_data[q]
+    return (map_off, key_off[:k + 1], key_data[:ko], val_off[:k + 1], val_data[:vo], high < 128, duplicate,
+            found_pos, found_len)
 
 
 @njit(**_JIT)

@@ -13,7 +13,9 @@ decoding the one record where the data ends.
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 
 import numpy as np
@@ -75,7 +77,8 @@ class ColumnarScan:
                  tag: str | None = None, key: str | None = None, since: int | datetime | None = None,
                  until: int | datetime | None = None, from_offset: int | None = None,
                  to_offset: int | None = None, stop: int | None = None,
-                 max_body_size: int = DEFAULT_MAX_BODY_SIZE, window_size: int = DEFAULT_WINDOW):
+                 max_body_size: int = DEFAULT_MAX_BODY_SIZE, window_size: int = DEFAULT_WINDOW,
+                 threads: int = 1):
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
         self.columns = A.resolve_columns(columns)
@@ -100,6 +103,10 @@ class ColumnarScan:
         self._from = from_offset
         self._to = to_offset
         self._stop_at = stop
+        #: Threads that build batches (the record walk itself stays in order in the calling thread).
+        self._threads = max(1, int(threads))
+        self._free_windows: list[np.ndarray] = []
+        self._free_chunks: list[tuple[np.ndarray, np.ndarray]] = []
         if start is None and from_offset is not None and commitlog.segments:
             # Records are found from a segment start; earlier records are left out by the filter.
             try:
@@ -130,26 +137,54 @@ class ColumnarScan:
         if self._start is not None:
             first = self._log.segment_index(self._start)
             pos = self._start - segments[first].start_offset
-        buf = np.empty(self._window, np.uint8)
-        i32 = np.empty((K.N_I32, self._batch_size), np.int32)
-        i64 = np.empty((K.N_I64, self._batch_size), np.int64)
-        for i in range(first, len(segments)):
-            seg = segments[i]
-            try:
-                buf = yield from self._segment(seg, pos, i == len(segments) - 1, buf, i32, i64)
-            except _Stop as stop:
-                self.end = stop.end
-                if stop.error is not None and self._strict:
-                    raise stop.error
-                return
-            pos = 0
+        pool = ThreadPoolExecutor(self._threads, thread_name_prefix="rmqformats") if self._threads > 1 else None
+        try:
+            for i in range(first, len(segments)):
+                try:
+                    yield from self._segment(segments[i], pos, i == len(segments) - 1, pool)
+                except _Stop as stop:
+                    self.end = stop.end
+                    if stop.error is not None and self._strict:
+                        raise stop.error
+                    return
+                pos = 0
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
 
-    def _segment(self, seg: Segment, pos: int, last: bool, buf: np.ndarray, i32, i64):
-        """Yield the batches of one segment from ``pos``; returns the (maybe grown) window buffer.
+    # Buffers are recycled: fresh memory costs a page fault per 4 KiB, more than decoding it.
+    def _window_buffer(self, size: int) -> np.ndarray:
+        for k, b in enumerate(self._free_windows):
+            if len(b) >= size:
+                return self._free_windows.pop(k)
+        return np.empty(max(size, self._window), np.uint8)
 
-        Raises :class:`_Stop` where the data of the commit log ends.
-        """
+    def _chunk_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._free_chunks:
+            return self._free_chunks.pop()
+        return (np.empty((K.N_I32, self._batch_size), np.int32), np.empty((K.N_I64, self._batch_size), np.int64))
+
+    def _segment(self, seg: Segment, pos: int, last: bool, pool):
+        """Yield the batches of one segment from ``pos``; raises :class:`_Stop` where the data ends."""
         fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        pending: deque = deque()   # (future or result, window buffer, chunk arrays), in record order
+        users: dict[int, int] = {}  # window buffer id -> chunks still using it
+
+        def finish(block: bool, keep: int):
+            """Yield the batches of finished chunks in order, leaving at most ``keep`` pending."""
+            while pending and (len(pending) > keep or (not block and _done(pending[0][0]))):
+                job, wbuf, arrays = pending.popleft()
+                batches, stop = job.result() if pool is not None else job
+                self._free_chunks.append(arrays)
+                users[id(wbuf)] -= 1
+                if users[id(wbuf)] == 0 and wbuf is not buf:
+                    del users[id(wbuf)]
+                    self._free_windows.append(wbuf)
+                yield from batches
+                if stop is not None:
+                    raise stop
+
+        buf = self._window_buffer(self._window)
         try:
             size = os.fstat(fd).st_size
             name = os.path.basename(seg.path)
@@ -160,28 +195,42 @@ class ColumnarScan:
                     raise FileChangedError(seg.path, pos + got, f"the file shrank while it was read (it had {size} "
                                                                 f"bytes; {pos + got} are left)")
                 at_eof = pos + want == size
-                w = A.Window(buf, i32, i64, seg.start_offset, pos, seg.path, name)
                 wpos = 0
                 # ``stop`` (a commit-log offset) ends the walk before the first record at or after it.
                 limit = want + 1 if self._stop_at is None else min(want + 1, self._stop_at - seg.start_offset - pos)
                 while True:
-                    n, stop, spos = K.walk_records(buf, wpos, want, at_eof, limit, self._batch_size, i32, i64)
+                    arrays = self._chunk_arrays()
+                    n, stop, spos = K.walk_records(buf, wpos, want, at_eof, limit, self._batch_size, *arrays)
                     if n:
-                        yield from self._emit(w, n, fd, size)
+                        w = A.Window(buf, arrays[0], arrays[1], seg.start_offset, pos, seg.path, name)
+                        job = pool.submit(self._chunk, w, n, fd, size) if pool is not None \
+                            else self._chunk(w, n, fd, size)
+                        pending.append((job, buf, arrays))
+                        users[id(buf)] = users.get(id(buf), 0) + 1
+                        yield from finish(False, self._threads)
+                    else:
+                        self._free_chunks.append(arrays)
                     if stop == K.STOP_FULL:
                         wpos = spos
                         continue
                     break
                 here = pos + spos
+                self.bytes_done += spos
                 if stop == K.STOP_WINDOW:
-                    self.bytes_done += spos
-                    if spos == 0:  # one record larger than the window: grow it to hold the record
+                    if spos == 0:  # one record larger than the window: read it whole
                         head = os.pread(fd, 4, pos)
                         need = int.from_bytes(head, "big", signed=True) if len(head) == 4 else 0
-                        buf = np.empty(min(max(need, 2 * len(buf)), size - pos), np.uint8)
+                        grown = min(max(need, 2 * len(buf)), size - pos)
+                    else:
+                        grown = len(buf)
+                    old = buf
+                    buf = self._window_buffer(grown)
+                    if users.get(id(old), 0) == 0:
+                        users.pop(id(old), None)
+                        self._free_windows.append(old)
                     pos = here
                     continue
-                self.bytes_done += spos
+                yield from finish(True, 0)  # the chunks before the end of this segment's data come first
                 if stop == K.STOP_LIMIT:
                     raise _Stop(None)
                 if stop == K.STOP_BLANK:
@@ -190,7 +239,7 @@ class ColumnarScan:
                     if last:
                         raise _Stop(self._end(seg, here, EndReason.BLANK_LAST))
                     self.bytes_done += size - here
-                    return buf
+                    return
                 if stop == K.STOP_ZERO:
                     raise _Stop(self._end(seg, here, EndReason.ZERO_TAIL))
                 if stop == K.STOP_EOF:
@@ -204,7 +253,25 @@ class ColumnarScan:
                 err = _record_error(fd, seg, here, size)
                 raise _Stop(self._end(seg, here, _REASONS.get(type(err), EndReason.BAD_SIZE), err.reason), err)
         finally:
+            for job, _, _ in pending:  # an early stop: let running chunks finish before the file closes
+                if pool is not None:
+                    job.cancel()
+                    try:
+                        job.result()
+                    except BaseException:  # noqa: BLE001 - their batches are dropped with the scan
+                        pass
+            self._free_windows.append(buf)
             os.close(fd)
+
+    def _chunk(self, w: A.Window, n: int, fd: int, size: int) -> tuple[list[pa.RecordBatch], _Stop | None]:
+        """The batches of ``n`` records a walk found, and the stop they contain (or ``None``); may run in a thread."""
+        batches: list[pa.RecordBatch] = []
+        try:
+            for b in self._emit(w, n, fd, size):
+                batches.append(b)
+        except _Stop as stop:
+            return batches, stop
+        return batches, None
 
     def _end(self, seg: Segment, pos: int, reason: EndReason, detail: str = "") -> DataEnd:
         return DataEnd(seg.start_offset + pos, reason, seg.path, pos, detail)
@@ -274,6 +341,10 @@ class ColumnarScan:
             half = len(rows) // 2
             yield from self._build(w, rows[:half])
             yield from self._build(w, rows[half:])
+
+
+def _done(job) -> bool:
+    return not isinstance(job, Future) or job.done()
 
 
 def _first_crc_mismatch(w: A.Window, rows: np.ndarray) -> int:
