@@ -1,0 +1,352 @@
+"""The columnar decoder gives the object API's messages, column for column, and stops where it stops."""
+
+from __future__ import annotations
+
+import base64
+import os
+import random
+import shutil
+import struct
+
+import pyarrow as pa
+import pytest
+
+import rmqformats
+from rmqformats import EndReason, synth
+from rmqformats.columnar import COLUMNS, ColumnarScan, find_record_start
+from rmqformats.message import millis_to_datetime_or_none
+
+from conftest import store_path, truth_records
+
+
+def object_rows(scan) -> list[dict]:
+    """The object API's messages as dicts keyed like the columnar columns."""
+    rows = []
+    for m in scan:
+        rows.append({
+            "commitLogOffset": m.commitlog_offset, "storeSize": m.store_size, "bodyCRC": m.body_crc,
+            "queueId": m.queue_id, "flag": m.flag, "queueOffset": m.queue_offset, "sysFlag": m.sys_flag,
+            "bornTimestamp": millis_to_datetime_or_none(m.born_timestamp), "bornHost": m.born_host,
+            "storeTimestamp": millis_to_datetime_or_none(m.store_timestamp), "storeHost": m.store_host,
+            "reconsumeTimes": m.reconsume_times, "preparedTransactionOffset": m.prepared_transaction_offset,
+            "topic": m.topic, "properties": m.properties, "propertiesString": m.properties_raw,
+            "msgId": m.msg_id, "body": m.body, "tags": m.tags, "keys": m.keys, "uniqKey": m.uniq_key,
+            "segment": os.path.basename(m.segment),
+        })
+    return rows
+
+
+def columnar_rows(table: pa.Table) -> list[dict]:
+    rows = table.to_pylist()
+    for r in rows:
+        if "properties" in r:
+            r["properties"] = dict(r["properties"])
+    return rows
+
+
+def assert_same(path, *, columns=None, threads=1, batch_size=37, **options):
+    """Both decoders on ``path``: the same rows (every column), the same end, the same BLANK records."""
+    log = rmqformats.open_store(path).commitlog
+    scan = log.scan(**options)
+    expected = object_rows(scan)
+    col = log.batches(columns, batch_size=batch_size, threads=threads, **options)
+    table = col.read_all()
+    got = columnar_rows(table)
+    names = list(COLUMNS if columns is None else columns)
+    assert table.column_names == names
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert g == {k: e[k] for k in names}, e["commitLogOffset"]
+    assert col.end == scan.end
+    assert col.blanks == scan.blanks
+    return table, col.end
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_every_column_equals_the_object_api(version, threads):
+    table, end = assert_same(store_path(version), threads=threads)
+    assert end.reason is EndReason.ZERO_TAIL
+
+
+def test_every_column_equals_the_ground_truth(version):
+    """RocketMQ's own decoder (truth/messages.jsonl) against the columns, field by field."""
+    truth = [t for t in truth_records(version) if t["kind"] == "MESSAGE"]
+    rows = columnar_rows(rmqformats.open_store(store_path(version)).commitlog.to_arrow())
+    assert len(rows) == len(truth)
+    for r, t in zip(rows, truth):
+        body = base64.b64decode(t.get("bodyDecompressedBase64", t["bodyRawBase64"]))
+        assert (r["commitLogOffset"], r["storeSize"], r["bodyCRC"], r["queueId"], r["flag"], r["queueOffset"],
+                r["sysFlag"], int(r["bornTimestamp"].timestamp() * 1000), int(r["storeTimestamp"].timestamp() * 1000),
+                r["reconsumeTimes"], r["preparedTransactionOffset"], r["topic"], r["properties"],
+                r["propertiesString"], r["msgId"], r["uniqKey"], r["tags"], r["body"], r["segment"]) == (
+            t["commitlogOffset"], t["storeSize"], t["bodyCRC"], t["queueId"], t["flag"], t["queueOffset"],
+            t["sysFlag"], t["bornTimestamp"], t["storeTimestamp"], t["reconsumeTimes"],
+            t["preparedTransactionOffset"], t["topic"], t["properties"], t["propertiesString"], t["msgId"],
+            t["uniqKey"], t["tags"], body, t["file"]), t["commitlogOffset"]
+        host = t["bornHost"] if ":" not in t["bornHost"] else f"[{t['bornHost']}]"
+        assert r["bornHost"] == f"{host}:{t['bornPort']}"
+        assert r["keys"] == [k for k in (t["keys"] or "").split(" ") if k]
+
+
+def test_schema_types():
+    table = rmqformats.open_store(store_path("rocketmq-5.1.4")).commitlog.to_arrow()
+    assert table.schema.field("storeTimestamp").type == pa.timestamp("ms", tz="UTC")
+    assert table.schema.field("properties").type == pa.map_(pa.string(), pa.string())
+    assert table.schema.field("keys").type == pa.list_(pa.string())
+    assert table.schema.field("body").type == pa.binary()
+
+
+def test_raw_bodies_on_request(version):
+    log = rmqformats.open_store(store_path(version)).commitlog
+    raw = log.to_arrow(["commitLogOffset", "body"], decompress=False).column("body").to_pylist()
+    assert raw == [m.body_raw for m in log.scan()]
+
+
+def test_column_selection_and_pandas():
+    log = rmqformats.open_store(store_path("rocketmq-5.3.3")).commitlog
+    df = log.to_pandas(["topic", "queueId", "commitLogOffset"])
+    assert list(df.columns) == ["commitLogOffset", "queueId", "topic"]  # schema order
+    assert len(df) == sum(1 for _ in log.scan())
+    with pytest.raises(ValueError, match="unknown column"):
+        log.batches(["nope"])
+
+
+@pytest.mark.parametrize("options", [
+    {"topic": "TopicTest"}, {"queue_id": 1}, {"topic": "TopicTest", "queue_id": 2}, {"tag": "TagA"},
+    {"key": "order-0"}, {"from_offset": 300_000}, {"to_offset": 600_000}, {"from_offset": 5000, "to_offset": 900_000},
+    {"topic": "NoSuchTopic"},
+])
+def test_filters_select_what_the_messages_command_selects(version, options):
+    log = rmqformats.open_store(store_path(version)).commitlog
+    msgs = list(log.scan())
+    times = sorted({m.store_timestamp for m in msgs})
+    cases = [dict(options)]
+    if "topic" in options:  # and a time window
+        cases.append({**options, "since": times[len(times) // 3], "until": times[2 * len(times) // 3]})
+    for opts in cases:
+        expected = [m.commitlog_offset for m in msgs
+                    if (opts.get("topic") is None or m.topic == opts["topic"])
+                    and (opts.get("queue_id") is None or m.queue_id == opts["queue_id"])
+                    and (opts.get("tag") is None or m.tags == opts["tag"])
+                    and (opts.get("key") is None or opts["key"] in m.keys or m.uniq_key == opts["key"])
+                    and (opts.get("since") is None or m.store_timestamp >= opts["since"])
+                    and (opts.get("until") is None or m.store_timestamp < opts["until"])
+                    and (opts.get("from_offset") is None or m.commitlog_offset >= opts["from_offset"])
+                    and (opts.get("to_offset") is None or m.commitlog_offset < opts["to_offset"])]
+        got = log.to_arrow(["commitLogOffset"], batch_size=16, **opts).column(0).to_pylist()
+        assert got == expected, opts
+
+
+def test_since_until_take_datetimes():
+    log = rmqformats.open_store(store_path("rocketmq-5.1.4")).commitlog
+    t = log.to_arrow(["storeTimestamp"]).column(0).to_pylist()
+    mid = t[len(t) // 2]
+    assert log.to_arrow(["storeTimestamp"], since=mid).num_rows == sum(1 for x in t if x >= mid)
+
+
+# -- a generated commit log with every record variant ------------------------------------------------
+
+def _variants() -> list[synth.MessageSpec]:
+    body = b"payload \xe4\xb8\xad " * 40
+    specs = []
+    hosts = [(("192.0.2.10", 54321), ("127.0.0.1", 10911)), (("2001:db8::10", 54322), ("127.0.0.1", 10911)),
+             (("192.0.2.11", 1), ("2001:db8:0:1::53", 10912)), (("::1", 65535), ("fe80::1:2:3:4", 0))]
+    for i, (born, store) in enumerate(hosts):
+        for compression in (None, "zlib", "zlib-legacy", "lz4", "zstd"):
+            specs.append(synth.MessageSpec(
+                topic="TopicVariants", body=body * (i + 1), queue_id=i, queue_offset=len(specs),
+                properties={"TAGS": f"T{i}", "KEYS": f"k{i}  k{i}b ", "UNIQ_KEY": f"U{len(specs):08d}",
+                            "中文": "值\x01with-separator"},
+                born_host=born, store_host=store, compression=compression))
+    long_topic = "%RETRY%" + "G" * 170  # a V2 record (2-byte topic length)
+    specs.append(synth.MessageSpec(topic=long_topic, body=b"v2", properties={"TAGS": "v2"}))
+    specs.append(synth.MessageSpec(topic="TopicEmpty", body=b"", properties={}))
+    specs.append(synth.MessageSpec(topic="TopicTrailing", body=b"x", properties={"TAGS": "a", "KEYS": "b"},
+                                   trailing_separator=True))
+    # Pairs the broker drops (empty name or value) and a repeated name (last value wins).
+    specs.append(synth.MessageSpec(topic="TopicOddProps", body=b"x",
+                                   properties="\x01v\x02n\x01\x02TAGS\x01first\x02KEYS\x01a b\x02TAGS\x01second"))
+    specs.append(synth.MessageSpec(topic="TopicBadUtf8", body=b"x", properties="TAGS\x01ok"))
+    specs.append(synth.MessageSpec(topic="TopicCrc", body=b"crc body", properties={"TAGS": "c"},
+                                   crc32_property=True))
+    specs.append(synth.MessageSpec(topic="TopicNeg", body=b"x", born_timestamp=-1, store_timestamp=2**41,
+                                   reconsume_times=-3, flag=-7, queue_offset=-1))
+    return specs
+
+
+@pytest.fixture(scope="module")
+def variants_store(tmp_path_factory):
+    root = tmp_path_factory.mktemp("variants")
+    synth.write_commitlog(root / "commitlog", _variants(), segment_size=4096)
+    # Invalid UTF-8 in one topic and one properties string, as damaged or foreign writers leave them.
+    log = rmqformats.open_store(root).commitlog
+    for m in log.scan():
+        if m.topic == "TopicBadUtf8":
+            with open(m.segment, "r+b") as f:
+                data = f.read()
+                at = data.index(b"TopicBadUtf8", m.file_offset)
+                f.seek(at + 5)
+                f.write(b"\xff")
+                at = data.index(b"TAGS\x01ok", m.file_offset)
+                f.seek(at + 5)
+                f.write(b"\xc3")
+    return root
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_every_record_variant(variants_store, threads):
+    table, end = assert_same(variants_store, threads=threads, batch_size=5)
+    assert end.reason is EndReason.ZERO_TAIL
+    assert len(rmqformats.open_store(variants_store).commitlog.segments) >= 3  # BLANK records between them
+    rows = {r["topic"]: r for r in columnar_rows(table)}
+    assert rows["TopicOddProps"]["properties"] == {"TAGS": "second", "KEYS": "a b"}
+    assert rows["TopicOddProps"]["keys"] == ["a", "b"]
+    assert "\ufffd" in next(t for t in rows if t.startswith("Topic\ufffd"))
+    hosts = {r["storeHost"] for r in columnar_rows(table)}
+    assert "[fe80:0:0:0:1:2:3:4]:0" in hosts
+    assert any(r["storeSize"] and r["topic"].startswith("%RETRY%") for r in columnar_rows(table))
+
+
+def test_small_windows_and_records_larger_than_the_window(tmp_path):
+    specs = [synth.MessageSpec(topic="Big", body=bytes([i % 251]) * (200_000 + i), queue_offset=i) for i in range(5)]
+    specs += [synth.MessageSpec(topic="Small", body=b"s" * i, queue_offset=i) for i in range(300)]
+    synth.write_commitlog(tmp_path / "commitlog", specs, segment_size=1 << 22)
+    for threads in (1, 2):
+        log = rmqformats.open_store(tmp_path).commitlog
+        col = log.batches(window_size=1 << 16, batch_size=7, threads=threads)
+        got = columnar_rows(col.read_all())
+        assert [r["body"] for r in got] == [m.body for m in log.scan()]
+        scan = log.scan()
+        list(scan)
+        assert col.end == scan.end and col.end.reason is EndReason.ZERO_TAIL
+
+
+# -- damage: the same end of data, reason and error as the object API --------------------------------
+
+def _messages(version):
+    return [t for t in truth_records(version) if t["kind"] == "MESSAGE"]
+
+
+def _patch(path, offset, data):
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        f.write(data)
+
+
+def _assert_damage(root):
+    """Default, strict and CRC-checking scans agree; strict raises the same error."""
+    assert_same(root)
+    assert_same(root, verify_crc=True)
+    errors = []
+    for decoder in ("object", "columnar"):
+        log = rmqformats.open_store(root).commitlog
+        try:
+            if decoder == "object":
+                list(log.scan(strict=True))
+            else:
+                log.to_arrow(strict=True)
+            errors.append(None)
+        except rmqformats.RmqFormatError as exc:
+            errors.append((type(exc), str(exc)))
+    assert errors[0] == errors[1]
+
+
+def test_damaged_copies(tmp_path, version):
+    msgs = _messages(version)
+    rng = random.Random(20261122)
+    picks = rng.sample(msgs, 6)
+    cases = []
+    for t in picks:
+        seg, pos, size = t["file"], t["fileOffset"], t["totalSize"]
+        cases += [
+            ("magic", seg, pos + 4, b"\x12\x34\x56\x78"),
+            ("size-small", seg, pos, struct.pack(">i", 20)),
+            ("size-large", seg, pos, struct.pack(">i", size + 1)),
+            ("size-negative", seg, pos, struct.pack(">i", -5)),
+            ("size-huge", seg, pos, struct.pack(">i", 0x7FFFFFF0)),
+            ("body-length", seg, pos + 84, struct.pack(">i", 0x7FFF0000)),
+            ("zero-hole", seg, pos, bytes(min(size, 64))),
+            ("body-byte", seg, pos + size - 30, b"\x00\xff"),
+            ("topic-length", seg, pos + size - 40, b"\x7f"),
+        ]
+    for name, seg, at, data in cases:
+        root = tmp_path / f"{name}-{seg}-{at}"
+        shutil.copytree(store_path(version), root)
+        _patch(root / "commitlog" / seg, at, data)
+        _assert_damage(root)
+
+
+def test_truncated_and_missing_blank(tmp_path, version):
+    msgs = _messages(version)
+    last = msgs[-1]
+    blank = next(t for t in truth_records(version) if t["kind"] == "BLANK")
+    cuts = [(last["file"], last["fileOffset"] + k) for k in (0, 3, 8, 50, last["totalSize"] - 1)]
+    cuts += [(blank["file"], blank["fileOffset"]), (blank["file"], blank["fileOffset"] + 5)]
+    for seg, cut in cuts:
+        root = tmp_path / f"cut-{seg}-{cut}"
+        shutil.copytree(store_path(version), root)
+        os.truncate(root / "commitlog" / seg, cut)
+        _assert_damage(root)
+
+
+def test_crc_mismatch_ends_the_data_like_the_object_api(tmp_path, version):
+    t = _messages(version)[len(_messages(version)) // 2]
+    root = tmp_path / "crc"
+    shutil.copytree(store_path(version), root)
+    with open(root / "commitlog" / t["file"], "r+b") as f:
+        f.seek(t["fileOffset"] + 8)
+        crc = struct.unpack(">i", f.read(4))[0]
+        f.seek(t["fileOffset"] + 8)
+        f.write(struct.pack(">i", crc ^ 1))
+    _, end = assert_same(root, verify_crc=True)
+    assert end.reason is EndReason.CRC_MISMATCH and end.offset == t["commitlogOffset"]
+    _, end = assert_same(root)
+    assert end.reason is EndReason.ZERO_TAIL
+
+
+def test_a_file_that_shrinks_while_read_gives_a_typed_error(tmp_path):
+    specs = [synth.MessageSpec(topic="T", body=b"b" * 1000, queue_offset=i) for i in range(900)]
+    synth.write_commitlog(tmp_path / "s" / "commitlog", specs, segment_size=1 << 20)
+    log = rmqformats.open_store(tmp_path / "s").commitlog
+    seg = log.segments[0].path
+    scan = log.batches(window_size=1 << 16, batch_size=4)
+    next(iter(scan))
+    os.truncate(seg, 300_000)
+    with pytest.raises(rmqformats.RmqFormatError, match="shrank while it was read") as err:
+        list(scan)
+    assert isinstance(err.value, rmqformats.FileChangedError)
+    assert err.value.path == seg
+
+
+# -- byte ranges (splits inside segments) ------------------------------------------------------------
+
+@pytest.mark.parametrize("split", [1, 13, 1000, 65536, 1 << 20])
+def test_byte_ranges_cover_every_message_once(version, split):
+    log = rmqformats.open_store(store_path(version)).commitlog
+    full = log.to_arrow(["commitLogOffset"]).column(0).to_pylist()
+    got = []
+    for seg in log.segments:
+        step = split if split > 100 else 2048 + split  # keep the tiny splits' run time modest
+        for begin in range(0, seg.size, step):
+            end = min(begin + step, seg.size)
+            p = find_record_start(seg, begin, end)
+            if p is None:
+                continue
+            assert begin <= p < end
+            scan = ColumnarScan(log, columns=["commitLogOffset"], start=seg.start_offset + p,
+                                stop=seg.start_offset + end)
+            got += scan.read_all().column(0).to_pylist()
+    assert got == full
+
+
+def test_resync_skips_record_lookalikes_inside_bodies(tmp_path):
+    """A body that holds a whole commit-log record is not taken for a record start."""
+    inner = synth.encode_message(synth.MessageSpec(topic="Inner", body=b"i" * 50), 1234)
+    specs = [synth.MessageSpec(topic="Outer", body=b"o" * 17 + inner + b"p" * 9, queue_offset=i) for i in range(20)]
+    synth.write_commitlog(tmp_path / "commitlog", specs, segment_size=1 << 20)
+    log = rmqformats.open_store(tmp_path).commitlog
+    seg = log.segments[0]
+    starts = {m.file_offset for m in log.scan()}
+    for begin in range(0, 2000, 7):
+        p = find_record_start(seg, begin, seg.size)
+        assert p is None or p in starts
