@@ -69,6 +69,8 @@ _JIT = dict(cache=True, nogil=True, boundscheck=False)
 # Unsigned positions: numba adds no negative-index wraparound to indexing with them.
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
+_U8 = np.uint64(8)
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
 _HEX_LOWER = np.frombuffer(b"0123456789abcdef", np.uint8).copy()
 _HEX_UPPER = np.frombuffer(b"0123456789ABCDEF", np.uint8).copy()
 #: Decimal text of each byte value, for IPv4 addresses.
@@ -358,13 +360,19 @@ def split_properties(buf, pos, length, names, name_offsets):
     total = 0
     for i in range(m):
         total += length[i]
-    cap = m + total // 2 + 1
+    cap = m + total // 4 + 1  # a pair takes 4 bytes at least: name, U+0001, value, U+0002
     map_off = np.empty(m + 1, np.int32)
     key_off = np.empty(cap + 1, np.int32)
     val_off = np.empty(cap + 1, np.int32)
     key_data = np.empty(total, np.uint8)
     val_data = np.empty(total, np.uint8)
     nn = name_offsets.shape[0] - 1
+    name_sigs = np.zeros(nn, np.uint64)
+    for t in range(nn):
+        for u in range(min(name_offsets[t + 1] - name_offsets[t], 8)):
+            name_sigs[t] |= np.uint64(names[name_offsets[t] + u]) << np.uint64(8 * u)
+    ksig = np.empty(cap, np.uint64)
+    nbuf = np.uint64(buf.shape[0])
     found_pos = np.full((nn, m), -1, np.int64)
     found_len = np.zeros((nn, m), np.int64)
     high = np.uint8(0)
@@ -377,54 +385,71 @@ def split_properties(buf, pos, length, names, name_offsets):
     val_off[0] = 0
     for i in range(m):
         first = k
+        seen = _U0
         j = np.uint64(pos[i])
         e = j + np.uint64(length[i])
         while j < e:
             # one pair: the name up to the first U+0001, the value up to U+0002
             name_at = j
             k0 = ko
-            # Find the delimiters first (a tight loop without stores), then copy each part at once.
+            # Names and values are copied while their delimiters are searched: one pass over the bytes.
             while j < e:
                 b = buf[j]
-                if b == 1 or b == 2:
+                if b <= 2 and (b == 1 or b == 2):
                     break
+                key_data[ko] = b
+                ko += _U1
                 j += _U1
             name_len = j - name_at
-            if name_len:
-                _copy(key_data, ko, buf, name_at, name_len)
-                ko += name_len
             has_value = j < e and buf[j] == 1
             v0 = vo
             value_at = j + _U1
             if has_value:
                 j += _U1
-                while j < e and buf[j] != 2:
+                while j < e:
+                    b = buf[j]
+                    if b == 2:
+                        break
+                    val_data[vo] = b
+                    vo += _U1
                     j += _U1
-                value_len = j - value_at
-                if value_len:
-                    _copy(val_data, vo, buf, value_at, value_len)
-                    vo += value_len
             j += _U1  # past the U+0002
             if name_len == _U0 or vo == v0 or not has_value:
                 ko = k0  # dropped pair: take its bytes back
                 vo = v0
                 continue
-            for q in range(first, k):
-                if key_off[q + 1] - key_off[q] == np.int64(name_len):
-                    same = True
-                    a = np.uint64(key_off[q])
-                    for t in range(name_len):
-                        if key_data[a + np.uint64(t)] != key_data[k0 + np.uint64(t)]:
-                            same = False
-                            break
-                    if same:
-                        duplicate = True
+            # A name's first 8 bytes and its length tell names apart without comparing bytes
+            # (the well-known names are all that short); longer equal prefixes are compared whole.
+            sig = _U0
+            if name_at + _U8 <= nbuf:
+                for t in range(8):  # a fixed count: unrolled, no branch per byte
+                    sig |= np.uint64(buf[name_at + np.uint64(t)]) << np.uint64(8 * t)
+                if name_len < 8:
+                    sig &= (_U1 << np.uint64(8 * name_len)) - _U1
+            else:
+                for t in range(min(name_len, 8)):
+                    sig |= np.uint64(buf[name_at + np.uint64(t)]) << np.uint64(8 * t)
+            ksig[k] = sig
+            # A repeated name is looked for only when a 64-bit filter of the row's names says it may be one.
+            bit = _U1 << ((sig * _MIX + np.uint64(name_len)) >> np.uint64(58))
+            if seen & bit:
+                for q in range(first, k):
+                    if ksig[q] == sig and key_off[q + 1] - key_off[q] == np.int64(name_len):
+                        a = np.uint64(key_off[q])
+                        same = True
+                        for t in range(8, name_len):
+                            if key_data[a + np.uint64(t)] != key_data[k0 + np.uint64(t)]:
+                                same = False
+                                break
+                        if same:
+                            duplicate = True
+            seen |= bit
             for t in range(nn):
-                n0 = name_offsets[t]
-                if name_offsets[t + 1] - n0 == np.int64(name_len):
+                if name_sigs[t] == sig and name_offsets[t + 1] - name_offsets[t] == np.int64(name_len):
+                    n0 = name_offsets[t]
                     same = True
-                    for u in range(name_len):
-                        if key_data[k0 + np.uint64(u)] != names[n0 + u]:
+                    for u in range(8, name_len):
+                        if buf[name_at + np.uint64(u)] != names[n0 + u]:
                             same = False
                             break
                     if same:
