@@ -350,3 +350,14 @@ def test_resync_skips_record_lookalikes_inside_bodies(tmp_path):
     for begin in range(0, 2000, 7):
         p = find_record_start(seg, begin, seg.size)
         assert p is None or p in starts
+
+
+def test_times_as_iso_text_and_naive_datetimes():
+    import datetime as dt
+    log = rmqformats.open_store(store_path("rocketmq-5.1.4")).commitlog
+    ms = sorted(m.store_timestamp for m in log.scan())[100]
+    iso = dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).isoformat().replace("+00:00", "Z")
+    naive = dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).replace(tzinfo=None)
+    expected = log.to_arrow(["commitLogOffset"], since=ms).num_rows
+    assert log.to_arrow(["commitLogOffset"], since=iso).num_rows == expected
+    assert log.to_arrow(["commitLogOffset"], since=naive).num_rows == expected

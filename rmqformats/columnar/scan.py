@@ -16,7 +16,7 @@ import os
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import datetime
+from datetime import datetime, timezone
 
 import numpy as np
 import pyarrow as pa
@@ -46,9 +46,14 @@ _REASONS = {BadMagicError: EndReason.BAD_MAGIC, TruncatedRecordError: EndReason.
             CrcMismatchError: EndReason.CRC_MISMATCH}
 
 
-def _millis(value: int | datetime | None) -> int | None:
+def _millis(value: int | str | datetime | None) -> int | None:
+    """Epoch milliseconds of a time given as epoch ms, an ISO 8601 text or a datetime (naive: UTC)."""
     if value is None or isinstance(value, int):
         return value
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
     return int(value.timestamp() * 1000)
 
 
@@ -74,8 +79,8 @@ class ColumnarScan:
     def __init__(self, commitlog: CommitLog, *, columns=None, batch_size: int = DEFAULT_BATCH_SIZE,
                  decompress: bool = True, verify_crc: bool = False, strict: bool = False,
                  start: int | None = None, topic: str | None = None, queue_id: int | None = None,
-                 tag: str | None = None, key: str | None = None, since: int | datetime | None = None,
-                 until: int | datetime | None = None, from_offset: int | None = None,
+                 tag: str | None = None, key: str | None = None, since: int | str | datetime | None = None,
+                 until: int | str | datetime | None = None, from_offset: int | None = None,
                  to_offset: int | None = None, stop: int | None = None,
                  max_body_size: int = DEFAULT_MAX_BODY_SIZE, window_size: int = DEFAULT_WINDOW,
                  threads: int = 1):
