@@ -44,11 +44,13 @@ def columnar_rows(table: pa.Table) -> list[dict]:
     return rows
 
 
-def assert_same(path, *, columns=None, threads=1, batch_size=37, **options):
+def assert_same(path, *, columns=None, threads=1, batch_size=37, range_size=None, **options):
     """Both decoders on ``path``: the same rows (every column), the same end, the same BLANK records."""
     log = rmqformats.open_store(path).commitlog
     scan = log.scan(**options)
     expected = object_rows(scan)
+    if range_size is not None:
+        options["range_size"] = range_size
     col = log.batches(columns, batch_size=batch_size, threads=threads, **options)
     table = col.read_all()
     got = columnar_rows(table)
@@ -62,9 +64,10 @@ def assert_same(path, *, columns=None, threads=1, batch_size=37, **options):
     return table, col.end
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_every_column_equals_the_object_api(version, threads):
-    table, end = assert_same(store_path(version), threads=threads)
+@pytest.mark.parametrize("threads, range_size", [(1, None), (2, None), (2, 4096), (3, 10_000)])
+def test_every_column_equals_the_object_api(version, threads, range_size):
+    """Threads decode byte ranges of a segment at once: the result is the serial walk's."""
+    table, end = assert_same(store_path(version), threads=threads, range_size=range_size)
     assert end.reason is EndReason.ZERO_TAIL
 
 
@@ -195,7 +198,7 @@ def variants_store(tmp_path_factory):
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_every_record_variant(variants_store, threads):
-    table, end = assert_same(variants_store, threads=threads, batch_size=5)
+    table, end = assert_same(variants_store, threads=threads, batch_size=5, range_size=4096)
     assert end.reason is EndReason.ZERO_TAIL
     assert len(rmqformats.open_store(variants_store).commitlog.segments) >= 3  # BLANK records between them
     rows = {r["topic"]: r for r in columnar_rows(table)}
@@ -237,6 +240,8 @@ def _assert_damage(root):
     """Default, strict and CRC-checking scans agree; strict raises the same error."""
     assert_same(root)
     assert_same(root, verify_crc=True)
+    assert_same(root, threads=2, range_size=4096)  # ranges after the damage are dropped
+    assert_same(root, threads=2, range_size=5000, verify_crc=True)
     errors = []
     for decoder in ("object", "columnar"):
         log = rmqformats.open_store(root).commitlog
@@ -361,3 +366,30 @@ def test_times_as_iso_text_and_naive_datetimes():
     expected = log.to_arrow(["commitLogOffset"], since=ms).num_rows
     assert log.to_arrow(["commitLogOffset"], since=iso).num_rows == expected
     assert log.to_arrow(["commitLogOffset"], since=naive).num_rows == expected
+
+
+def test_parallel_ranges_are_not_fooled_by_a_forged_record_in_a_body(tmp_path):
+    """A body holding a record whose stored physical offset is its own position passes the resync's
+    checks; the ranges are joined only where the previous range's walk really ended, so the scan is
+    still the serial one."""
+    inner = synth.encode_message(synth.MessageSpec(topic="Inner", body=b"i" * 40), 0)
+    specs = [synth.MessageSpec(topic="Outer", body=b"o" * (i % 50) + inner + b"p" * 9, queue_offset=i)
+             for i in range(200)]
+    synth.write_commitlog(tmp_path / "commitlog", specs, segment_size=1 << 20)
+    seg = tmp_path / "commitlog" / "00000000000000000000"
+    data = bytearray(seg.read_bytes())
+    at = data.find(inner)
+    forged = 0
+    while at >= 0:
+        struct.pack_into(">q", data, at + 28, at)  # PHYSICALOFFSET := its own position
+        forged += 1
+        at = data.find(inner[:28], at + 1)
+    seg.write_bytes(bytes(data))
+    assert forged == 200
+    log = rmqformats.open_store(tmp_path).commitlog
+    starts = {m.file_offset for m in log.scan()}
+    found = [find_record_start(log.segments[0], b, b + 300) for b in range(0, 40_000, 300)]
+    fooled = sum(p is not None and p not in starts for p in found)
+    assert fooled  # the resync alone can be fooled ...
+    for range_size in (4096, 5000, 7919):
+        assert_same(tmp_path, threads=2, range_size=range_size)  # ... the joined ranges are not

@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
+from llvmlite import ir
 
 from . import layout as L
 
@@ -76,23 +77,37 @@ _HEX_UPPER = np.frombuffer(b"0123456789ABCDEF", np.uint8).copy()
 #: Decimal text of each byte value, for IPv4 addresses.
 _OCTET_TEXT = np.array([list(str(b).encode().ljust(3, b"\0")) for b in range(256)], np.uint8)
 _OCTET_LEN = np.array([len(str(b)) for b in range(256)], np.int64)
+#: Upper-case hex text of each byte value, for message ids.
+_HEX_PAIRS = np.array([list(f"{b:02X}".encode()) for b in range(256)], np.uint8)
+_HOST_CACHE_BITS = 6
+_HOST_CACHE = 1 << _HOST_CACHE_BITS
 
 
-@njit(inline="always", **_JIT)
-def _u32(b, p):
-    return (np.int64(b[p]) << 24) | (np.int64(b[p + 1]) << 16) | (np.int64(b[p + 2]) << 8) | np.int64(b[p + 3])
+def _big_endian_load(bits: int, signed: bool):
+    """An intrinsic reading a ``bits``-wide big-endian integer at any byte position of a uint8 array.
+
+    One unaligned load and a byte swap, where a loop of byte reads and
+    shifts would cost a negative-index check per byte.
+    """
+    @intrinsic
+    def load(typingctx, arr, pos):
+        def codegen(context, builder, signature, args):
+            a = context.make_array(signature.args[0])(context, builder, args[0])
+            at = context.cast(builder, args[1], signature.args[1], types.intp)
+            ity = ir.IntType(bits)
+            ptr = builder.bitcast(builder.gep(a.data, [at]), ity.as_pointer())
+            value = builder.bswap(builder.load(ptr, align=1))
+            if bits == 64:
+                return value
+            return (builder.sext if signed else builder.zext)(value, ir.IntType(64))
+        return types.int64(arr, pos), codegen
+    return load
 
 
-@njit(inline="always", **_JIT)
-def _s32(b, p):
-    v = _u32(b, p)
-    return v - ((v >> 31) << 32)
-
-
-@njit(inline="always", **_JIT)
-def _s16(b, p):
-    v = (np.int64(b[p]) << 8) | np.int64(b[p + 1])
-    return v - ((v >> 15) << 16)
+_s16 = _big_endian_load(16, True)
+_s32 = _big_endian_load(32, True)
+_u32 = _big_endian_load(32, False)
+_s64 = _big_endian_load(64, True)
 
 
 @njit(inline="always", **_JIT)
@@ -519,13 +534,21 @@ def _put_decimal(out, o, value):
 
 @njit(**_JIT)
 def format_hosts(buf, addr, v6, port):
-    """``ip:port`` (``[ip]:port`` for IPv6) as Java's ``InetAddress`` prints it: string offsets and data."""
+    """``ip:port`` (``[ip]:port`` for IPv6) as Java's ``InetAddress`` prints it: string offsets and data.
+
+    A batch holds few distinct IPv4 hosts (the broker, its producers): each
+    is formatted once and copied from its first text after that, through a
+    small direct-mapped cache keyed by address and port.
+    """
     m = addr.shape[0]
     data = np.empty(m * 56, np.uint8)
     offs = np.empty(m + 1, np.int32)
     offs[0] = 0
     o = 0
     hexd = _HEX_LOWER
+    cache_key = np.full(_HOST_CACHE, -1, np.int64)
+    cache_at = np.zeros(_HOST_CACHE, np.int64)
+    cache_len = np.zeros(_HOST_CACHE, np.int64)
     for i in range(m):
         a = addr[i]
         if v6[i]:
@@ -535,7 +558,7 @@ def format_hosts(buf, addr, v6, port):
                 if g:
                     data[o] = 58  # ':'
                     o += 1
-                w = (np.int64(buf[a + 2 * g]) << 8) | np.int64(buf[a + 2 * g + 1])
+                w = _s16(buf, a + 2 * g) & 0xFFFF
                 started = False
                 for sh in range(12, -4, -4):
                     nib = (w >> sh) & 15
@@ -545,18 +568,31 @@ def format_hosts(buf, addr, v6, port):
                         started = True
             data[o] = 93  # ']'
             o += 1
+            data[o] = 58
+            o += 1
+            o = _put_decimal(data, o, port[i])
         else:
-            for j in range(4):
-                if j:
-                    data[o] = 46  # '.'
-                    o += 1
-                b = buf[a + j]
-                for t in range(_OCTET_LEN[b]):
-                    data[o + t] = _OCTET_TEXT[b, t]
-                o += _OCTET_LEN[b]
-        data[o] = 58
-        o += 1
-        o = _put_decimal(data, o, port[i])
+            key = (_u32(buf, a) << 32) | (np.int64(port[i]) & 0xFFFFFFFF)
+            slot = ((np.uint64(key) * _MIX) >> np.uint64(64 - _HOST_CACHE_BITS))
+            if cache_key[slot] == key:
+                _memcpy(data, o, data, cache_at[slot], cache_len[slot])
+                o += cache_len[slot]
+            else:
+                start = o
+                for j in range(4):
+                    if j:
+                        data[o] = 46  # '.'
+                        o += 1
+                    b = buf[a + j]
+                    for t in range(_OCTET_LEN[b]):
+                        data[o + t] = _OCTET_TEXT[b, t]
+                    o += _OCTET_LEN[b]
+                data[o] = 58
+                o += 1
+                o = _put_decimal(data, o, port[i])
+                cache_key[slot] = key
+                cache_at[slot] = start
+                cache_len[slot] = o - start
         offs[i + 1] = o
     return offs, data[:o]
 
@@ -569,23 +605,27 @@ def format_msg_ids(buf, addr, v6, port, physical):
     offs = np.empty(m + 1, np.int32)
     offs[0] = 0
     o = 0
-    hexd = _HEX_UPPER
+    pair = _HEX_PAIRS
     for i in range(m):
         a = addr[i]
         w = 16 if v6[i] else 4
         for j in range(w):
             b = buf[a + j]
-            data[o] = hexd[b >> 4]
-            data[o + 1] = hexd[b & 15]
+            data[o] = pair[b, 0]
+            data[o + 1] = pair[b, 1]
             o += 2
         pv = np.int64(port[i]) & 0xFFFFFFFF  # the port as 4 bytes, two's complement
-        for sh in range(28, -4, -4):
-            data[o] = hexd[(pv >> sh) & 15]
-            o += 1
+        for sh in range(24, -8, -8):
+            b = (pv >> sh) & 255
+            data[o] = pair[b, 0]
+            data[o + 1] = pair[b, 1]
+            o += 2
         ph = physical[i]
-        for sh in range(60, -4, -4):
-            data[o] = hexd[(ph >> sh) & 15]
-            o += 1
+        for sh in range(56, -8, -8):
+            b = (ph >> sh) & 255
+            data[o] = pair[b, 0]
+            data[o + 1] = pair[b, 1]
+            o += 2
         offs[i + 1] = o
     return offs, data[:o]
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 
 import numpy as np
@@ -37,6 +38,8 @@ from . import kernels as K
 
 #: Bytes read from a segment at a time.
 DEFAULT_WINDOW = 32 << 20
+#: Bytes of a segment one thread decodes at a time when several do.
+DEFAULT_RANGE = 16 << 20
 #: Rows of one record batch at most.
 DEFAULT_BATCH_SIZE = 65536
 #: Bytes past a record's TOTALSIZE that the broker's field reads can touch (see ``_record_error``).
@@ -83,7 +86,7 @@ class ColumnarScan:
                  until: int | str | datetime | None = None, from_offset: int | None = None,
                  to_offset: int | None = None, stop: int | None = None,
                  max_body_size: int = DEFAULT_MAX_BODY_SIZE, window_size: int = DEFAULT_WINDOW,
-                 threads: int = 1):
+                 threads: int = 1, range_size: int = DEFAULT_RANGE):
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
         self.columns = A.resolve_columns(columns)
@@ -108,10 +111,10 @@ class ColumnarScan:
         self._from = from_offset
         self._to = to_offset
         self._stop_at = stop
-        #: Threads that build batches (the record walk itself stays in order in the calling thread).
+        #: Threads that decode byte ranges of a segment at once (see :meth:`_walk_parallel`).
         self._threads = max(1, int(threads))
-        self._free_windows: list[np.ndarray] = []
-        self._free_chunks: list[tuple[np.ndarray, np.ndarray]] = []
+        self._range = max(range_size, 1 << 12)
+        self._local = threading.local()
         if start is None and from_offset is not None and commitlog.segments:
             # Records are found from a segment start; earlier records are left out by the filter.
             try:
@@ -145,54 +148,61 @@ class ColumnarScan:
         pool = ThreadPoolExecutor(self._threads, thread_name_prefix="rmqformats") if self._threads > 1 else None
         try:
             for i in range(first, len(segments)):
+                seg = segments[i]
+                fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
                 try:
-                    yield from self._segment(segments[i], pos, i == len(segments) - 1, pool)
+                    size = os.fstat(fd).st_size
+                    # ``stop`` (a commit-log offset) ends the walk before the first record at or after it.
+                    limit = size + 1 if self._stop_at is None else self._stop_at - seg.start_offset
+                    if pool is None:
+                        outcome = yield from self._walk(seg, fd, size, pos, limit, i == len(segments) - 1,
+                                                        self._progress)
+                    else:
+                        outcome = yield from self._walk_parallel(seg, fd, size, pos, limit,
+                                                                 i == len(segments) - 1, pool)
+                    self._segment_done(seg, size, outcome, i == len(segments) - 1)
                 except _Stop as stop:
                     self.end = stop.end
                     if stop.error is not None and self._strict:
                         raise stop.error
                     return
+                finally:
+                    os.close(fd)
                 pos = 0
         finally:
             if pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
 
-    # Buffers are recycled: fresh memory costs a page fault per 4 KiB, more than decoding it.
-    def _window_buffer(self, size: int) -> np.ndarray:
-        for k, b in enumerate(self._free_windows):
-            if len(b) >= size:
-                return self._free_windows.pop(k)
-        return np.empty(max(size, self._window), np.uint8)
+    def _progress(self, n: int) -> None:
+        self.bytes_done += n
 
-    def _chunk_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._free_chunks:
-            return self._free_chunks.pop()
-        return (np.empty((K.N_I32, self._batch_size), np.int32), np.empty((K.N_I64, self._batch_size), np.int64))
+    def _segment_done(self, seg: Segment, size: int, outcome: tuple, last: bool) -> None:
+        """Act on how the walk of a segment ended: the ``stop`` offset, or its BLANK record."""
+        if outcome[0] == "limit":
+            raise _Stop(None)
+        here, blank_size = outcome[1], outcome[2]
+        self.blanks.append(Blank(seg.start_offset + here, blank_size, seg.path, here))
+        if last:
+            raise _Stop(self._end(seg, here, EndReason.BLANK_LAST))
+        self.bytes_done += size - here
 
-    def _segment(self, seg: Segment, pos: int, last: bool, pool):
-        """Yield the batches of one segment from ``pos``; raises :class:`_Stop` where the data ends."""
-        fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-        pending: deque = deque()   # (future or result, window buffer, chunk arrays), in record order
-        users: dict[int, int] = {}  # window buffer id -> chunks still using it
+    # Buffers are recycled per thread: fresh memory costs a page fault per 4 KiB, more than decoding it.
+    def _pools(self) -> tuple[list, list]:
+        local = self._local
+        if not hasattr(local, "windows"):
+            local.windows, local.chunks = [], []
+        return local.windows, local.chunks
 
-        def finish(block: bool, keep: int):
-            """Yield the batches of finished chunks in order, leaving at most ``keep`` pending."""
-            while pending and (len(pending) > keep or (not block and _done(pending[0][0]))):
-                job, wbuf, arrays = pending.popleft()
-                batches, stop = job.result() if pool is not None else job
-                self._free_chunks.append(arrays)
-                users[id(wbuf)] -= 1
-                if users[id(wbuf)] == 0 and wbuf is not buf:
-                    del users[id(wbuf)]
-                    self._free_windows.append(wbuf)
-                yield from batches
-                if stop is not None:
-                    raise stop
+    def _walk(self, seg: Segment, fd: int, size: int, pos: int, limit: int, last: bool, progress):
+        """Yield the batches of the records that start in ``[pos, limit)`` of a segment.
 
-        buf = self._window_buffer(self._window)
+        Returns ``("limit", p)`` at the first record at or after ``limit``, or
+        ``("blank", p, size)`` at the segment's BLANK record; raises
+        :class:`_Stop` where the data of the commit log ends.
+        """
+        windows, chunks = self._pools()
+        buf = windows.pop() if windows else np.empty(self._window, np.uint8)
         try:
-            size = os.fstat(fd).st_size
-            name = os.path.basename(seg.path)
             while True:
                 want = min(len(buf), size - pos)
                 got = _read_into(fd, buf, want, pos)
@@ -200,51 +210,36 @@ class ColumnarScan:
                     raise FileChangedError(seg.path, pos + got, f"the file shrank while it was read (it had {size} "
                                                                 f"bytes; {pos + got} are left)")
                 at_eof = pos + want == size
+                wlimit = min(want + 1, limit - pos)
+                w = None
                 wpos = 0
-                # ``stop`` (a commit-log offset) ends the walk before the first record at or after it.
-                limit = want + 1 if self._stop_at is None else min(want + 1, self._stop_at - seg.start_offset - pos)
                 while True:
-                    arrays = self._chunk_arrays()
-                    n, stop, spos = K.walk_records(buf, wpos, want, at_eof, limit, self._batch_size, *arrays)
-                    if n:
-                        w = A.Window(buf, arrays[0], arrays[1], seg.start_offset, pos, seg.path, name)
-                        job = pool.submit(self._chunk, w, n, fd, size) if pool is not None \
-                            else self._chunk(w, n, fd, size)
-                        pending.append((job, buf, arrays))
-                        users[id(buf)] = users.get(id(buf), 0) + 1
-                        yield from finish(False, self._threads)
-                    else:
-                        self._free_chunks.append(arrays)
+                    i32, i64 = chunks.pop() if chunks else (np.empty((K.N_I32, self._batch_size), np.int32),
+                                                            np.empty((K.N_I64, self._batch_size), np.int64))
+                    try:
+                        n, stop, spos = K.walk_records(buf, wpos, want, at_eof, wlimit, self._batch_size, i32, i64)
+                        if n:
+                            w = A.Window(buf, i32, i64, seg.start_offset, pos, seg.path, os.path.basename(seg.path))
+                            yield from self._emit(w, n, fd, size)
+                    finally:
+                        chunks.append((i32, i64))  # the batches hold copies, never views
                     if stop == K.STOP_FULL:
                         wpos = spos
                         continue
                     break
                 here = pos + spos
-                self.bytes_done += spos
+                progress(spos)
                 if stop == K.STOP_WINDOW:
                     if spos == 0:  # one record larger than the window: read it whole
                         head = os.pread(fd, 4, pos)
                         need = int.from_bytes(head, "big", signed=True) if len(head) == 4 else 0
-                        grown = min(max(need, 2 * len(buf)), size - pos)
-                    else:
-                        grown = len(buf)
-                    old = buf
-                    buf = self._window_buffer(grown)
-                    if users.get(id(old), 0) == 0:
-                        users.pop(id(old), None)
-                        self._free_windows.append(old)
+                        buf = np.empty(min(max(need, 2 * len(buf)), size - pos), np.uint8)
                     pos = here
                     continue
-                yield from finish(True, 0)  # the chunks before the end of this segment's data come first
                 if stop == K.STOP_LIMIT:
-                    raise _Stop(None)
+                    return ("limit", here)
                 if stop == K.STOP_BLANK:
-                    blank_size = int.from_bytes(bytes(buf[spos:spos + 4]), "big", signed=True)
-                    self.blanks.append(Blank(seg.start_offset + here, blank_size, seg.path, here))
-                    if last:
-                        raise _Stop(self._end(seg, here, EndReason.BLANK_LAST))
-                    self.bytes_done += size - here
-                    return
+                    return ("blank", here, int.from_bytes(bytes(buf[spos:spos + 4]), "big", signed=True))
                 if stop == K.STOP_ZERO:
                     raise _Stop(self._end(seg, here, EndReason.ZERO_TAIL))
                 if stop == K.STOP_EOF:
@@ -258,25 +253,87 @@ class ColumnarScan:
                 err = _record_error(fd, seg, here, size)
                 raise _Stop(self._end(seg, here, _REASONS.get(type(err), EndReason.BAD_SIZE), err.reason), err)
         finally:
-            for job, _, _ in pending:  # an early stop: let running chunks finish before the file closes
-                if pool is not None:
-                    job.cancel()
-                    try:
-                        job.result()
-                    except BaseException:  # noqa: BLE001 - their batches are dropped with the scan
-                        pass
-            self._free_windows.append(buf)
-            os.close(fd)
+            if len(buf) <= self._window:
+                windows.append(buf)
 
-    def _chunk(self, w: A.Window, n: int, fd: int, size: int) -> tuple[list[pa.RecordBatch], _Stop | None]:
-        """The batches of ``n`` records a walk found, and the stop they contain (or ``None``); may run in a thread."""
+    def _range_job(self, seg: Segment, fd: int, size: int, begin: int, end: int, exact: bool, last: bool):
+        """Decode the records that start in ``[begin, end)``, found by a resync unless ``exact``; runs in a thread.
+
+        Returns ``(first record position or None, batches, outcome or _Stop, bytes covered)``.
+        """
+        start = begin if exact else _find_record(fd, seg, size, begin, end, self._window)
+        if start is None:
+            return None, [], ("limit", end), 0
+        return (start, *self._collect(seg, fd, size, start, end, last))
+
+    def _collect(self, seg: Segment, fd: int, size: int, start: int, end: int, last: bool):
         batches: list[pa.RecordBatch] = []
+        done = [0]
+
+        def progress(n: int) -> None:
+            done[0] += n
+        walk = self._walk(seg, fd, size, start, end, last, progress)
         try:
-            for b in self._emit(w, n, fd, size):
-                batches.append(b)
+            while True:
+                batches.append(next(walk))
+        except StopIteration as fin:
+            return batches, fin.value, done[0]
         except _Stop as stop:
-            return batches, stop
-        return batches, None
+            return batches, stop, done[0]
+
+    def _walk_parallel(self, seg: Segment, fd: int, size: int, pos: int, limit: int, last: bool, pool):
+        """:meth:`_walk` over byte ranges decoded by several threads, the batches yielded in order.
+
+        Each range after the first starts at the first record a resync finds
+        in it; a range is used only when that record is where the previous
+        range's walk ended, and is decoded again from there otherwise (a
+        damaged record, or record-like bytes in a body), so the result is
+        exactly the serial walk's.
+        """
+        stop_at = min(size, limit)
+        step = self._range
+        bounds = []
+        b = pos
+        while b < stop_at:
+            bounds.append((b, min(b + step, stop_at)))
+            b += step
+        if not bounds:
+            return (yield from self._walk(seg, fd, size, pos, limit, last, self._progress))
+        # The last range runs to ``limit`` so that its walk sees the segment's end, BLANK or stop.
+        bounds[-1] = (bounds[-1][0], limit)
+        jobs: deque = deque()
+        nxt = 0
+        expected = pos
+        try:
+            while True:
+                while nxt < len(bounds) and len(jobs) <= self._threads:
+                    b, e = bounds[nxt]
+                    jobs.append((b, e, pool.submit(self._range_job, seg, fd, size, b, e, nxt == 0, last)))
+                    nxt += 1
+                if not jobs:
+                    return ("limit", expected)  # not reached: the last range always ends the walk
+                b, e, job = jobs.popleft()
+                start, batches, outcome, done = job.result()
+                if e != limit and expected >= e:
+                    continue  # a record of the previous range covers this whole range
+                if start != expected:
+                    batches, outcome, done = self._collect(seg, fd, size, expected, e, last)
+                for batch in batches:
+                    yield batch
+                self.bytes_done += done
+                if isinstance(outcome, _Stop):
+                    raise outcome
+                if outcome[0] == "blank" or e == limit:
+                    return outcome
+                expected = outcome[1]
+        finally:
+            for _, _, job in jobs:
+                job.cancel()
+            for _, _, job in jobs:
+                try:
+                    job.result()
+                except BaseException:  # noqa: BLE001 - dropped with the scan that stopped early
+                    pass
 
     def _end(self, seg: Segment, pos: int, reason: EndReason, detail: str = "") -> DataEnd:
         return DataEnd(seg.start_offset + pos, reason, seg.path, pos, detail)
@@ -348,10 +405,6 @@ class ColumnarScan:
             yield from self._build(w, rows[half:])
 
 
-def _done(job) -> bool:
-    return not isinstance(job, Future) or job.done()
-
-
 def _first_crc_mismatch(w: A.Window, rows: np.ndarray) -> int:
     """How many of ``rows`` pass the CRC checks before the first that fails (all: ``len(rows)``)."""
     first = A.body_crc_mismatch(w, rows)
@@ -402,27 +455,30 @@ def find_record_start(seg: Segment, begin: int, end: int, *, window_size: int = 
     """
     fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     try:
-        size = os.fstat(fd).st_size
-        end = min(end, size)
-        pos = begin
-        i32 = np.empty((K.N_I32, 1), np.int32)
-        i64 = np.empty((K.N_I64, 1), np.int64)
-        length = max(window_size, 1 << 16)
-        while pos < end:
-            want = min(length, size - pos)
-            buf = np.empty(want, np.uint8)
-            got = _read_into(fd, buf, want, pos)
-            if got < want:
-                raise FileChangedError(seg.path, pos + got, f"the file shrank while it was read (it had {size} bytes)")
-            at_eof = pos + want == size
-            found_at, found = K.find_record(buf, 0, want, at_eof, end - pos, seg.start_offset + pos, i32, i64)
-            if found == 1:
-                return pos + int(found_at)
-            if found == 0:
-                return None
-            if found_at == 0:  # a candidate record longer than the window: read it whole
-                length = 2 * length
-            pos += int(found_at)
-        return None
+        return _find_record(fd, seg, os.fstat(fd).st_size, begin, end, window_size)
     finally:
         os.close(fd)
+
+
+def _find_record(fd: int, seg: Segment, size: int, begin: int, end: int, window_size: int) -> int | None:
+    end = min(end, size)
+    pos = begin
+    i32 = np.empty((K.N_I32, 1), np.int32)
+    i64 = np.empty((K.N_I64, 1), np.int64)
+    length = max(window_size, 1 << 16)
+    while pos < end:
+        want = min(length, size - pos)
+        buf = np.empty(want, np.uint8)
+        got = _read_into(fd, buf, want, pos)
+        if got < want:
+            raise FileChangedError(seg.path, pos + got, f"the file shrank while it was read (it had {size} bytes)")
+        at_eof = pos + want == size
+        found_at, found = K.find_record(buf, 0, want, at_eof, end - pos, seg.start_offset + pos, i32, i64)
+        if found == 1:
+            return pos + int(found_at)
+        if found == 0:
+            return None
+        if found_at == 0:  # a candidate record longer than the window: read it whole
+            length = 2 * length
+        pos += int(found_at)
+    return None
