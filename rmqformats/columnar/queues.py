@@ -47,7 +47,7 @@ from .. import batch_consumequeue as bcq_reader
 from .. import consumequeue as cq_reader
 from .. import index as index_reader
 from ..errors import RmqFormatError
-from ..queuefiles import ReadStep, UnitFiles, list_queue_dirs
+from ..queuefiles import ReadStep, list_queue_dirs
 
 if TYPE_CHECKING:
     import pandas
@@ -134,10 +134,6 @@ class _Part(NamedTuple):
     @property
     def rows(self) -> int:
         return len(next(iter(self.columns.values())))
-
-    def split(self, n: int) -> tuple[_Part, _Part]:
-        return (self._replace(columns={k: v[:n] for k, v in self.columns.items()}),
-                self._replace(columns={k: v[n:] for k, v in self.columns.items()}))
 
 
 def _label_array(labels: list[bytes], counts: list[int]) -> pa.Array:

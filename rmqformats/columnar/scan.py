@@ -35,6 +35,7 @@ from ..errors import (
 )
 from . import arrow as A
 from . import kernels as K
+from .memory import keep_freed_memory
 
 #: Bytes read from a segment at a time.
 DEFAULT_WINDOW = 32 << 20
@@ -122,6 +123,7 @@ class ColumnarScan:
             except RmqFormatError:  # before the first segment or in a gap: scan from the start
                 start = None
         self._start = start
+        keep_freed_memory()
         self._gen = self._run()
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
