@@ -33,6 +33,10 @@ from .queuefiles import QueueInfo, UnitFiles, list_queue_dirs
 from .units import unit_dtype
 
 if TYPE_CHECKING:
+    import pandas
+    import pyarrow
+
+    from .columnar.queues import Batches
     from .store import Store
 
 assert layout.UNIT_SEQ == ("ofs_commitlog", "len_message", "tags_code", "store_timestamp", "msg_base_offset",
@@ -236,6 +240,25 @@ class BatchConsumeQueue:
                 break
             yield from _units(array, unit)
             unit += len(array)
+
+    # The columnar readers are a capability above this reader; imported on first use only.
+    def batches(self, start: int | None = None, stop: int | None = None, **options) -> Batches:
+        """The units of :meth:`units` as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar.queues`).
+
+        Columns ``topic``, ``queueId``, ``unitIndex``, ``commitLogOffset``,
+        ``size``, ``tagsCode``, ``storeTime``, ``msgBaseOffset``,
+        ``batchSize``, ``compactedOffset``, ``reservedInt``. Option: ``batch_size``.
+        """
+        from .columnar.queues import batch_consume_queue_batches
+        return batch_consume_queue_batches(self, start, stop, **options)
+
+    def to_arrow(self, start: int | None = None, stop: int | None = None, **options) -> pyarrow.Table:
+        """The units as one :class:`pyarrow.Table`; the options of :meth:`batches`."""
+        return self.batches(start, stop, **options).read_all()
+
+    def to_pandas(self, start: int | None = None, stop: int | None = None, **options) -> pandas.DataFrame:
+        """The units as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
+        return self.to_arrow(start, stop, **options).to_pandas()
 
     def unit(self, index: int) -> BcqUnit:
         """The unit numbered ``index``; raises :class:`UnitNotFoundError`."""

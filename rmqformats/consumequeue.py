@@ -25,6 +25,10 @@ from .queuefiles import QueueInfo, UnitFiles, list_queue_dirs
 from .units import unit_dtype
 
 if TYPE_CHECKING:
+    import pandas
+    import pyarrow
+
+    from .columnar.queues import Batches
     from .store import Store
 
 UNIT_DTYPE = unit_dtype(layout.UNIT_RUNS, layout.UNIT_SEQ)
@@ -171,12 +175,9 @@ class ConsumeQueue:
         units to check the tags). In ``SCHEDULE_TOPIC_XXXX`` tags codes are
         delivery times, so ``tag`` is rejected there.
         """
-        if tag is not None and self.topic == SCHEDULE_TOPIC:
-            raise ValueError(f"units of {SCHEDULE_TOPIC} hold delivery times, not tag hashes: "
-                             f"filter their messages by tag instead")
+        code = self._tag_filter(tag)
         unit = self.files.first_unit() if start is None else max(start, self.files.first_unit())
         stop = self.max_offset if stop is None else min(stop, self.max_offset)
-        code = None if tag is None else tags_code(tag)
         while unit < stop:
             array = self.files.read(unit, min(stop, unit + BATCH_UNITS))
             if not len(array):
@@ -188,6 +189,34 @@ class ConsumeQueue:
             for i, u in zip(index.tolist(), _units(array[index], 0)):
                 yield u._replace(cq_offset=unit + i)
             unit += len(array)
+
+    def _tag_filter(self, tag: str | None) -> int | None:
+        """The tags code units must have for ``tag`` (``None``: no filter); rejects a tag in ``SCHEDULE_TOPIC_XXXX``."""
+        if tag is None:
+            return None
+        if self.topic == SCHEDULE_TOPIC:
+            raise ValueError(f"units of {SCHEDULE_TOPIC} hold delivery times, not tag hashes: "
+                             f"filter their messages by tag instead")
+        return tags_code(tag)
+
+    # The columnar readers are a capability above this reader; imported on first use only.
+    def batches(self, start: int | None = None, stop: int | None = None, **options) -> Batches:
+        """The units of :meth:`units` as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar.queues`).
+
+        Columns ``topic``, ``queueId``, ``cqOffset``, ``commitLogOffset``,
+        ``size``, ``tagsCode``. Options: ``placeholders`` (keep placeholder
+        units, as :meth:`unit_array` does), ``tag``, ``batch_size``.
+        """
+        from .columnar.queues import consume_queue_batches
+        return consume_queue_batches(self, start, stop, **options)
+
+    def to_arrow(self, start: int | None = None, stop: int | None = None, **options) -> pyarrow.Table:
+        """The units as one :class:`pyarrow.Table`; the options of :meth:`batches`."""
+        return self.batches(start, stop, **options).read_all()
+
+    def to_pandas(self, start: int | None = None, stop: int | None = None, **options) -> pandas.DataFrame:
+        """The units as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
+        return self.to_arrow(start, stop, **options).to_pandas()
 
     def unit(self, cq_offset: int) -> CqUnit:
         """The unit at logical offset ``cq_offset``; raises :class:`UnitNotFoundError`."""

@@ -32,12 +32,19 @@ import struct
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
+import numpy as np
+
 from .errors import IndexChainLoopError, IndexRangeError, IndexSizeError, RmqFormatError
 from .generated.layouts import rocketmq_index_file as layout
 from .javahash import java_string_hash
 from .mapped import open_readonly, pread as _pread
+from .units import unit_dtype
 
 if TYPE_CHECKING:
+    import pandas
+    import pyarrow
+
+    from .columnar.queues import Batches
     from .message import Message
     from .store import Store
 
@@ -54,6 +61,11 @@ assert len(layout.HEADER_RUNS) == len(layout.HASH_SLOT_RUNS) == len(layout.ENTRY
 _HEADER = struct.Struct(layout.HEADER_RUNS[0][1])
 _SLOT = struct.Struct(layout.HASH_SLOT_RUNS[0][1])
 _ENTRY = struct.Struct(layout.ENTRY_RUNS[0][1])
+#: numpy record types of the header and of an entry, in the file's byte order.
+HEADER_DTYPE = unit_dtype(layout.HEADER_RUNS, layout.HEADER_SEQ)
+ENTRY_DTYPE = unit_dtype(layout.ENTRY_RUNS, layout.ENTRY_SEQ)
+#: Byte position of ``indexCount`` in the header.
+INDEX_COUNT_AT = HEADER_DTYPE.fields["next_index"][1]
 #: ``IndexHeader.INDEX_HEADER_SIZE``: 40 bytes.
 HEADER_SIZE = _HEADER.size
 #: Bytes per hash slot (4).
@@ -267,6 +279,63 @@ class IndexFile:
             raise IndexRangeError(self.path, None, f"entry {n} is outside 0..{self.num_index - 1}")
         return IndexEntry(n, *_ENTRY.unpack(self._read(ENTRY_SIZE, self._entries_at + n * ENTRY_SIZE)))
 
+    def written_entries(self, *, strict: bool = True) -> int:
+        """Number of entries written (numbers 1 to this), from the header's ``indexCount``.
+
+        A header that claims more entries than the file holds (damaged or
+        hostile) raises :class:`IndexRangeError` at the ``indexCount`` field,
+        or with ``strict=False`` gives the entries the file holds.
+        """
+        n = self.header.num_entries
+        if n > self.num_index - 1:
+            if strict:
+                raise IndexRangeError(self.path, INDEX_COUNT_AT,
+                                      f"indexCount {self.header.index_count} says entries 1 to {n} are written, "
+                                      f"past the last entry ({self.num_index - 1}) of the file")
+            n = self.num_index - 1
+        return n
+
+    def entry_array(self, start: int = 1, stop: int | None = None) -> np.ndarray:
+        """Entries ``start`` to ``stop - 1`` as a numpy structured array in native byte order.
+
+        The fields are the spec's (``key_hash``, ``ofs_physical``,
+        ``time_diff``, ``prev_index``). By default the written entries
+        (1 to :meth:`written_entries`); read with one positioned read, so ask
+        for ranges to keep memory bounded on a full-size file (420 MB).
+        """
+        if stop is None:
+            stop = self.written_entries() + 1
+        if not 0 <= start <= stop <= self.num_index:
+            raise IndexRangeError(self.path, None, f"entries {start} to {stop - 1} are not all within "
+                                                   f"0..{self.num_index - 1}")
+        data = self._read((stop - start) * ENTRY_SIZE, self._entries_at + start * ENTRY_SIZE)
+        return np.frombuffer(data, ENTRY_DTYPE).astype(ENTRY_DTYPE.newbyteorder("="))
+
+    # The columnar readers are a capability above this reader; imported on first use only.
+    def batches(self, **options) -> Batches:
+        """The written entries as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar.queues`).
+
+        Columns ``file``, ``entry``, ``slot``, ``keyHash``, ``commitLogOffset``,
+        ``timeDiff``, ``prevIndex``, ``storeTime``; read ``batch_size`` entries
+        at a time. ``strict=False`` reads a header that claims too many entries
+        as far as the file goes.
+        """
+        from .columnar.queues import index_batches
+        return index_batches(self, **options)
+
+    def to_arrow(self, **options) -> pyarrow.Table:
+        """The written entries as one :class:`pyarrow.Table`; the options of :meth:`batches`."""
+        return self.batches(**options).read_all()
+
+    def to_pandas(self, **options) -> pandas.DataFrame:
+        """The written entries as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
+        return self.to_arrow(**options).to_pandas()
+
+    def headers_to_arrow(self) -> pyarrow.Table:
+        """The header, size and counts as a one-row :class:`pyarrow.Table`."""
+        from .columnar.queues import index_headers
+        return index_headers(self)
+
     def slot_of(self, key: str) -> int:
         """The hash slot of ``key`` (a full ``topic#key``)."""
         return index_key_hash(key) % self.num_hash_slots
@@ -383,6 +452,25 @@ class IndexFiles:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    # The columnar readers are a capability above this reader; imported on first use only.
+    def batches(self, **options) -> Batches:
+        """The written entries of every file, in load order, as record batches; options of :meth:`IndexFile.batches`."""
+        from .columnar.queues import index_batches
+        return index_batches(self, **options)
+
+    def to_arrow(self, **options) -> pyarrow.Table:
+        """The written entries of every file as one :class:`pyarrow.Table`."""
+        return self.batches(**options).read_all()
+
+    def to_pandas(self, **options) -> pandas.DataFrame:
+        """The written entries of every file as a :class:`pandas.DataFrame`."""
+        return self.to_arrow(**options).to_pandas()
+
+    def headers_to_arrow(self) -> pyarrow.Table:
+        """One row per file: name, size, counts and header."""
+        from .columnar.queues import index_headers
+        return index_headers(self)
 
     def query_offsets(self, topic: str, key: str, *, max_num: int = DEFAULT_MAX_NUM, begin: int = 0,
                       end: int = LONG_MAX, strict: bool = True) -> list[int]:

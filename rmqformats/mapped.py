@@ -45,3 +45,21 @@ else:  # Windows has no pread: seek and read (callers do not share a descriptor 
         """Read ``n`` bytes at ``offset`` of ``fd``."""
         os.lseek(fd, offset, os.SEEK_SET)
         return os.read(fd, n)
+
+
+def pread_into(fd: int, buf, offset: int) -> int:
+    """Fill the writable buffer ``buf`` from ``fd`` at ``offset``; returns the bytes read (fewer at the file's end)."""
+    view = memoryview(buf).cast("B")
+    done = 0
+    while done < len(view):
+        if hasattr(os, "preadv"):
+            got = os.preadv(fd, [view[done:]], offset + done)
+        else:  # Windows: seek and read (callers do not share a descriptor between threads)
+            os.lseek(fd, offset + done, os.SEEK_SET)
+            data = os.read(fd, len(view) - done)
+            got = len(data)
+            view[done:done + got] = data
+        if got <= 0:
+            break
+        done += got
+    return done

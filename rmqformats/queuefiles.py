@@ -17,8 +17,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import QueueFileError, display_path
-from .mapped import open_readonly
+from .errors import FileChangedError, QueueFileError, display_path
+from .mapped import open_readonly, pread_into
 
 #: Store files named by the offset of their first byte, as 20 decimal digits
 #: (commit-log and timer-log segments, queue files).
@@ -61,6 +61,15 @@ class QueueInfo(NamedTuple):
     def count(self) -> int:
         """Messages between ``min_offset`` and ``max_offset``."""
         return self.max_offset - self.min_offset
+
+
+class ReadStep(NamedTuple):
+    """``count`` units from unit number ``unit``, at byte ``pos`` of ``file``."""
+
+    unit: int
+    file: QueueFile
+    pos: int
+    count: int
 
 
 def list_queue_dirs(parent: str) -> list[tuple[str, int, str]]:
@@ -147,6 +156,26 @@ class UnitFiles:
         finally:
             mm.close()
 
+    def _first_rejected(self, f: QueueFile) -> tuple[int, int]:
+        """(number in ``f`` of the first unit ``accept`` rejects, or -1; units in ``f``).
+
+        The test runs on the mapping in the file's byte order (numpy
+        compares big-endian fields correctly), so no unit is copied.
+        """
+        self.check_file(f)
+        mm = open_readonly(f.path)
+        if mm is None:
+            return -1, 0
+        units = None
+        try:
+            units = np.frombuffer(mm, self.dtype)
+            count = len(units)
+            bad = np.flatnonzero(~self.accept(units))
+        finally:
+            units = None  # the mapping cannot close while a view of it exists
+            mm.close()
+        return (int(bad[0]) if bad.size else -1), count
+
     def end_unit(self) -> int:
         """Unit number after the last unit recovery keeps (the queue's end).
 
@@ -158,10 +187,9 @@ class UnitFiles:
             end = self.first_unit()
             for i in range(max(0, len(self.files) - RECOVER_FILES), len(self.files)):
                 f = self.files[i]
-                units = self.load(f)
-                bad = np.flatnonzero(~self.accept(units))
-                end = f.start // self.unit_size + (int(bad[0]) if bad.size else len(units))
-                if bad.size:
+                first_bad, count = self._first_rejected(f)
+                end = f.start // self.unit_size + (first_bad if first_bad >= 0 else count)
+                if first_bad >= 0:
                     break
                 nxt = self.files[i + 1] if i + 1 < len(self.files) else None
                 if nxt is not None and nxt.start != f.start + f.size:
@@ -212,6 +240,55 @@ class UnitFiles:
                 mm.close()
             unit += n
         return np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else np.zeros(0, self.native)
+
+    def plan(self, start: int, stop: int, max_units: int) -> list[ReadStep]:
+        """How to read units ``start`` to ``stop - 1``, clipped as :meth:`read` clips them.
+
+        One :class:`ReadStep` per file part of at most ``max_units`` units
+        (a file's units are cut into steps of equal size, not a remainder).
+        Raises what :meth:`read` raises for these units (the recovery walk's
+        errors, a missing file, a file that cannot hold whole units) before
+        anything is read, so a caller can skip a damaged queue whole.
+        """
+        if max_units < 1:
+            raise ValueError(f"max_units must be at least 1, not {max_units}")
+        start = max(start, self.first_unit())
+        stop = min(stop, self.end_unit())
+        steps = []
+        unit = start
+        while unit < stop:
+            located = self.file_of(unit)
+            if located is None:
+                raise QueueFileError(self.folder, None, f"no file holds unit {unit} "
+                                                        f"(stream position {unit * self.unit_size})")
+            f, pos = located
+            self.check_file(f)
+            left = min(stop - unit, (f.size - pos) // self.unit_size)
+            pieces = -(-left // max_units)  # ceil(left / max_units)
+            n = -(-left // pieces)  # ceil(left / pieces) <= max_units
+            steps.append(ReadStep(unit, f, pos, n))
+            unit += n
+        return steps
+
+    def read_stored(self, step: ReadStep) -> np.ndarray:
+        """The units of one step as stored (the file's byte order), read with positioned reads into a new array.
+
+        Nothing stays mapped, so reading a queue of any length keeps the
+        resident set at one step. Raises :class:`FileChangedError` if the
+        file has become shorter since the queue was listed.
+        """
+        out = np.empty(step.count, self.dtype)
+        want = step.count * self.unit_size
+        fd = os.open(step.file.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            got = pread_into(fd, out, step.pos)
+        finally:
+            os.close(fd)
+        if got != want:
+            raise FileChangedError(step.file.path, step.pos + got,
+                                   f"file ends {got} bytes into a {want}-byte read; it was {step.file.size} "
+                                   f"bytes when the queue was listed")
+        return out
 
     def where(self, unit: int) -> str:
         """``<queueId>/<file> @ 0x…`` of a unit number, for messages."""

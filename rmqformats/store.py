@@ -16,8 +16,12 @@ from .commitlog import SEGMENT_NAME, CommitLog
 from .errors import StoreNotFoundError
 
 if TYPE_CHECKING:  # the readers import the store's parts lazily
+    import pandas
+    import pyarrow
+
     from .batch_consumequeue import BatchConsumeQueue
     from .checkpoint import Checkpoint, StoreState
+    from .columnar.queues import Batches
     from .config import StoreConfig
     from .consumequeue import ConsistencyReport, ConsumeQueue, QueueInfo
     from .consumequeue_ext import ConsumeQueueExt
@@ -91,6 +95,34 @@ class Store:
         return BatchConsumeQueue(self.path("batchconsumequeue", topic, str(queue_id)), topic, queue_id,
                                  store=self)
 
+    def queue_batches(self, **options) -> Batches:
+        """The units of every consume queue as one stream of :class:`pyarrow.RecordBatch` objects.
+
+        Options: ``batch_queues=True`` adds the batch consume queues (and a
+        ``batchSize`` column), ``topic``, ``queue_id``, ``placeholders``,
+        ``errors="skip"``, ``batch_size``; see
+        :func:`rmqformats.columnar.queues.store_queue_batches`.
+        """
+        from .columnar.queues import store_queue_batches
+        return store_queue_batches(self, **options)
+
+    def queues_to_arrow(self, **options) -> pyarrow.Table:
+        """The units of every consume queue as one :class:`pyarrow.Table`; the options of :meth:`queue_batches`."""
+        return self.queue_batches(**options).read_all()
+
+    def queues_to_pandas(self, **options) -> pandas.DataFrame:
+        """The units of every consume queue as a :class:`pandas.DataFrame`; the options of :meth:`queue_batches`."""
+        return self.queues_to_arrow(**options).to_pandas()
+
+    def batch_queues_to_arrow(self, **options) -> pyarrow.Table:
+        """Every unit of every batch consume queue, all fields, as one :class:`pyarrow.Table`.
+
+        Options: ``topic``, ``queue_id``, ``errors``, ``batch_size``; see
+        :func:`rmqformats.columnar.queues.store_batch_queue_batches`.
+        """
+        from .columnar.queues import store_batch_queue_batches
+        return store_batch_queue_batches(self, **options).read_all()
+
     def check_consistency(self, **options) -> ConsistencyReport:
         """Check that every consume-queue unit points at a matching commit-log message."""
         from .consumequeue import check_consistency
@@ -102,6 +134,17 @@ class Store:
         """The files under ``index/``; slot and entry counts are inferred unless given."""
         from .index import IndexFiles
         return IndexFiles(self.path("index"), num_hash_slots=num_hash_slots, num_index=num_index)
+
+    def index_to_arrow(self, *, num_hash_slots: int | None = None, num_index: int | None = None,
+                       **options) -> pyarrow.Table:
+        """Every written entry of every index file as one :class:`pyarrow.Table`.
+
+        Options of :meth:`IndexFile.batches <rmqformats.index.IndexFile.batches>`
+        (``strict``, ``batch_size``); ``store.index().batches()`` streams them
+        and ``store.index().headers_to_arrow()`` gives the headers.
+        """
+        with self.index(num_hash_slots=num_hash_slots, num_index=num_index) as files:
+            return files.to_arrow(**options)
 
     def lookup(self, topic: str, key: str, **options) -> list[IndexHit]:
         """Find messages by key or UNIQ_KEY through the index, as the broker's ``queryMessage`` does."""
