@@ -1,0 +1,750 @@
+"""Commit-log messages written out as JSON Lines, CSV or Parquet, and listed as a streamed text table.
+
+Everything here works on the Arrow record batches of the columnar scan
+(:meth:`rmqformats.commitlog.CommitLog.batches`), one batch at a time, so
+memory stays bounded whatever the size of the store. Text is built per
+column, not per message: JSON strings are escaped and bodies base64-encoded
+by compiled kernels over the Arrow buffers, and the pieces of each line are
+joined by Arrow.
+
+The JSON of a message is exactly what ``json.dumps(message.to_json_dict(),
+ensure_ascii=False)`` gives (``rmqformats messages --format jsonl``):
+timestamps as epoch milliseconds, the body base64 after decompression, the
+properties an object, keys in the column order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import urllib.parse
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from numba import njit
+
+from .columnar import COLUMNS
+
+#: The keys of :meth:`rmqformats.message.Message.to_json_dict`, in order: the JSON Lines columns.
+JSONL_COLUMNS = ("commitLogOffset", "storeSize", "bodyCRC", "queueId", "flag", "queueOffset", "sysFlag",
+                 "bornTimestamp", "bornHost", "storeTimestamp", "storeHost", "reconsumeTimes",
+                 "preparedTransactionOffset", "topic", "properties", "msgId", "body")
+#: Columns of a Parquet or CSV export by default: all but the raw properties string and the segment name.
+TABLE_COLUMNS = tuple(c for c in COLUMNS if c not in ("propertiesString", "segment"))
+FORMATS = ("parquet", "jsonl", "csv")
+#: Rows of one Parquet row group at most, and its bytes before a flush (batches are gathered up to these).
+ROW_GROUP_ROWS = 1 << 17
+ROW_GROUP_BYTES = 64 << 20
+#: Bytes of batches held for all open Parquet files together before the largest is flushed.
+MAX_PENDING_BYTES = 128 << 20
+#: Parquet files open at once with ``partition_by``.
+MAX_OPEN_FILES = 64
+#: Rows turned into text at a time.
+TEXT_ROWS = 8192
+#: Longest file or folder name written (most file systems allow 255 bytes).
+_MAX_NAME = 255
+
+assert all(c in COLUMNS for c in JSONL_COLUMNS) and list(JSONL_COLUMNS) == [c for c in COLUMNS if c in JSONL_COLUMNS]
+
+_LS = pa.large_string()
+_EMPTY = pa.scalar("", _LS)
+
+
+def _lit(text: str) -> pa.Scalar:
+    return pa.scalar(text, _LS)
+
+
+# -- kernels: JSON strings and base64 over Arrow buffers -------------------------------------------------
+
+_JIT = dict(cache=True, nogil=True)
+_HEX = np.frombuffer(b"0123456789abcdef", np.uint8).copy()
+_B64 = np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", np.uint8).copy()
+_B64_PAIRS = np.stack([np.repeat(_B64, 64), np.tile(_B64, 64)], axis=1).ravel().copy()
+_NULL = np.frombuffer(b"null", np.uint8).copy()
+# Bytes a JSON string spends on each input byte, as json.dumps(ensure_ascii=False) escapes:
+# " and \ and the short control escapes take 2, other control characters \u00XX take 6.
+_ESCAPE_LEN = np.ones(256, np.int64)
+_ESCAPE_LEN[:32] = 6
+_SHORT = {ord('"'): ord('"'), ord("\\"): ord("\\"), 8: ord("b"), 9: ord("t"), 10: ord("n"), 12: ord("f"),
+          13: ord("r")}
+_SHORT_ESCAPE = np.zeros(256, np.uint8)
+for _c, _e in _SHORT.items():
+    _ESCAPE_LEN[_c] = 2
+    _SHORT_ESCAPE[_c] = _e
+
+
+@njit(**_JIT)
+def json_quote(offsets, data, valid, esc_len, short, hexdigits, null):
+    """JSON string literals of the strings ``data[offsets[i]:offsets[i+1]]``; ``null`` where not ``valid``.
+
+    Returns the new offsets (int64) and bytes. The strings are valid UTF-8,
+    whose bytes over 0x7f pass unchanged, as with ``ensure_ascii=False``.
+    """
+    n = len(offsets) - 1
+    out_off = np.empty(n + 1, np.int64)
+    total = 0
+    for i in range(n):
+        out_off[i] = total
+        if not valid[i]:
+            total += 4
+            continue
+        m = 2
+        for p in range(offsets[i], offsets[i + 1]):
+            m += esc_len[data[p]]
+        total += m
+    out_off[n] = total
+    out = np.empty(total, np.uint8)
+    for i in range(n):
+        o = out_off[i]
+        if not valid[i]:
+            for k in range(4):
+                out[o + k] = null[k]
+            continue
+        out[o] = 34
+        o += 1
+        for p in range(offsets[i], offsets[i + 1]):
+            c = data[p]
+            e = esc_len[c]
+            if e == 1:
+                out[o] = c
+                o += 1
+            elif e == 2:
+                out[o] = 92
+                out[o + 1] = short[c]
+                o += 2
+            else:
+                out[o] = 92
+                out[o + 1] = 117  # u
+                out[o + 2] = 48
+                out[o + 3] = 48
+                out[o + 4] = hexdigits[c >> 4]
+                out[o + 5] = hexdigits[c & 15]
+                o += 6
+        out[o] = 34
+    return out_off, out
+
+
+@njit(**_JIT)
+def base64_encode(offsets, data, valid, quote, alphabet, pairs, null):
+    """Base64 (standard alphabet, padded) of each value, in double quotes when ``quote``; ``null`` where not ``valid``.
+
+    ``pairs`` holds the two output characters of each 12-bit value, so three
+    input bytes take two table reads.
+    """
+    n = len(offsets) - 1
+    q = 2 if quote else 0
+    out_off = np.empty(n + 1, np.int64)
+    total = 0
+    for i in range(n):
+        out_off[i] = total
+        if not valid[i]:
+            total += 4 if quote else 0
+        else:
+            total += (offsets[i + 1] - offsets[i] + 2) // 3 * 4 + q
+    out_off[n] = total
+    out = np.empty(total, np.uint8)
+    for i in range(n):
+        o = out_off[i]
+        if not valid[i]:
+            if quote:
+                for k in range(4):
+                    out[o + k] = null[k]
+            continue
+        if quote:
+            out[o] = 34
+            o += 1
+        p = offsets[i]
+        end = offsets[i + 1]
+        while p + 3 <= end:
+            v = (np.uint32(data[p]) << 16) | (np.uint32(data[p + 1]) << 8) | np.uint32(data[p + 2])
+            a = (v >> 12) * 2
+            b = (v & 4095) * 2
+            out[o] = pairs[a]
+            out[o + 1] = pairs[a + 1]
+            out[o + 2] = pairs[b]
+            out[o + 3] = pairs[b + 1]
+            o += 4
+            p += 3
+        rest = end - p
+        if rest > 0:
+            v = np.uint32(data[p]) << 16
+            if rest == 2:
+                v |= np.uint32(data[p + 1]) << 8
+            out[o] = alphabet[(v >> 18) & 63]
+            out[o + 1] = alphabet[(v >> 12) & 63]
+            out[o + 2] = alphabet[(v >> 6) & 63] if rest == 2 else 61
+            out[o + 3] = 61
+            o += 4
+        if quote:
+            out[o] = 34
+    return out_off, out
+
+
+def _parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Offsets, data bytes and validity of a string or binary array (slices included)."""
+    n = len(arr)
+    bufs = arr.buffers()
+    large = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
+    if n == 0 or bufs[1] is None:
+        return np.zeros(n + 1, np.int64), np.empty(0, np.uint8), np.ones(n, np.bool_)
+    offsets = np.frombuffer(bufs[1], np.int64 if large else np.int32)[arr.offset:arr.offset + n + 1]
+    data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(1, np.uint8)
+    valid = np.ones(n, np.bool_) if arr.null_count == 0 else arr.is_valid().to_numpy(zero_copy_only=False)
+    return offsets, data, valid
+
+
+def _text(n: int, offsets: np.ndarray, data: np.ndarray) -> pa.Array:
+    return pa.Array.from_buffers(_LS, n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def quoted(arr: pa.Array) -> pa.Array:
+    """JSON string literals of a string array (``null`` for nulls), as ``large_string``."""
+    return _text(len(arr), *json_quote(*_parts(arr), _ESCAPE_LEN, _SHORT_ESCAPE, _HEX, _NULL))
+
+
+def base64_text(arr: pa.Array, quote: bool = False) -> pa.Array:
+    """Base64 of a binary array as ``large_string`` (JSON string literals, nulls ``null``, when ``quote``)."""
+    offsets, data, valid = _parts(arr)
+    text = _text(len(arr), *base64_encode(offsets, data, valid, quote, _B64, _B64_PAIRS, _NULL))
+    if not quote and arr.null_count:
+        text = pc.if_else(valid, text, pa.scalar(None, _LS))
+    return text
+
+
+def _join(*parts) -> pa.Array:
+    return pc.binary_join_element_wise(*parts, _EMPTY)
+
+
+def _list_parts(arr: pa.Array) -> tuple[np.ndarray, int, int]:
+    """Offsets from 0 of a list or map array (slices included), and the range of its flat values."""
+    offsets = arr.offsets.to_numpy().astype(np.int64)
+    start, end = int(offsets[0]), int(offsets[-1])
+    return offsets - start, start, end
+
+
+def _null_where_invalid(arr: pa.Array, text: pa.Array, null: str = "null") -> pa.Array:
+    if arr.null_count == 0:
+        return text
+    return pc.if_else(arr.is_valid(), text, _lit(null))
+
+
+def json_object(arr: pa.Array) -> pa.Array:
+    """JSON objects (``{"k": "v", …}``) of a ``map<string, string>`` array, as ``large_string``."""
+    offsets, start, end = _list_parts(arr)
+    keys = quoted(arr.keys.slice(start, end - start))
+    items = quoted(arr.items.slice(start, end - start))
+    entries = _join(keys, _lit(": "), items)
+    lists = pa.LargeListArray.from_arrays(pa.array(offsets, pa.int64()), entries)
+    text = _join(_lit("{"), pc.binary_join(lists, _lit(", ")), _lit("}"))
+    return _null_where_invalid(arr, text)
+
+
+def json_array(arr: pa.Array) -> pa.Array:
+    """JSON arrays of strings (``["a", "b"]``) of a ``list<string>`` array, as ``large_string``."""
+    offsets, start, end = _list_parts(arr)
+    items = quoted(arr.values.slice(start, end - start))
+    lists = pa.LargeListArray.from_arrays(pa.array(offsets, pa.int64()), items)
+    text = _join(_lit("["), pc.binary_join(lists, _lit(", ")), _lit("]"))
+    return _null_where_invalid(arr, text)
+
+
+def json_values(arr: pa.Array) -> pa.Array:
+    """Each value of a message column as JSON text, as ``json.dumps`` writes the value of ``to_json_dict``."""
+    t = arr.type
+    if pa.types.is_timestamp(t):
+        arr, t = pc.cast(arr, pa.int64()), pa.int64()
+    if pa.types.is_integer(t):
+        return pc.fill_null(pc.cast(arr, _LS), _lit("null"))
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return quoted(arr)
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return base64_text(arr, quote=True)
+    if pa.types.is_map(t):
+        return json_object(arr)
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return json_array(arr)
+    raise TypeError(f"no JSON text for a column of type {t}")
+
+
+def jsonl_lines(batch: pa.RecordBatch) -> pa.Array:
+    """One JSON object and a newline per row of ``batch``, keys in column order, as ``large_string``."""
+    parts: list = []
+    for i, name in enumerate(batch.schema.names):
+        parts.append(_lit(("{" if i == 0 else ", ") + json.dumps(name, ensure_ascii=False) + ": "))
+        parts.append(json_values(batch.column(i)))
+    parts.append(_lit("}\n"))
+    return _join(*parts)
+
+
+def text_bytes(lines: pa.Array) -> memoryview:
+    """The bytes of a ``large_string`` array's values laid end to end (no copy)."""
+    if len(lines) == 0:
+        return memoryview(b"")
+    offsets = np.frombuffer(lines.buffers()[1], np.int64)[lines.offset:lines.offset + len(lines) + 1]
+    return memoryview(lines.buffers()[2])[int(offsets[0]):int(offsets[-1])]
+
+
+def jsonl_bytes(batch: pa.RecordBatch) -> memoryview:
+    """The JSON Lines text of ``batch`` as UTF-8 bytes."""
+    return text_bytes(jsonl_lines(batch))
+
+
+def write_jsonl(batch: pa.RecordBatch, stream) -> None:
+    """Write the JSON Lines of ``batch`` to a binary ``stream``, a slice of rows at a time (bounding the text held)."""
+    for at in range(0, batch.num_rows, TEXT_ROWS):
+        stream.write(jsonl_bytes(batch.slice(at, TEXT_ROWS)))
+
+
+# -- CSV -----------------------------------------------------------------------------------------------
+
+def csv_batch(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """``batch`` with the columns CSV cannot hold as text: properties as a JSON object, keys joined by
+    spaces, binary (body) as base64 (``large_string``: base64 grows the bytes by a third)."""
+    arrays = [_csv_column(arr) for arr in batch.columns]
+    return pa.RecordBatch.from_arrays(arrays, schema=csv_schema(batch.schema))
+
+
+def _csv_column(arr: pa.Array) -> pa.Array:
+    t = arr.type
+    if pa.types.is_map(t):
+        return json_object(arr)
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return pc.cast(pc.binary_join(arr, " "), _LS)
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return base64_text(arr)
+    return arr
+
+
+def csv_schema(schema: pa.Schema) -> pa.Schema:
+    """The schema :func:`csv_batch` gives for batches of ``schema``."""
+    def text(t: pa.DataType) -> bool:
+        return (pa.types.is_map(t) or pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_binary(t)
+                or pa.types.is_large_binary(t))
+    return pa.schema([pa.field(f.name, _LS) if text(f.type) else f for f in schema])
+
+
+# -- output targets -----------------------------------------------------------------------------------
+
+class OutputExistsError(Exception):
+    """The output exists and is not empty, and overwriting was not asked for."""
+
+
+def _is_export_folder(path: str) -> bool:
+    """Whether a folder holds only what an export writes: ``*.parquet`` files and ``topic=*`` folders of them."""
+    for entry in os.scandir(path):
+        if entry.is_file(follow_symlinks=False):
+            if not (entry.name.endswith(".parquet") or entry.name.endswith(".parquet.tmp")):
+                return False
+        elif entry.is_dir(follow_symlinks=False) and entry.name.startswith("topic="):
+            if not _is_export_folder(entry.path) or any(e.is_dir() for e in os.scandir(entry.path)):
+                return False
+        else:
+            return False
+    return True
+
+
+def prepare_output(out: str, fmt: str, force: bool) -> None:
+    """Check (and with ``force`` clear) the output: refuse an existing non-empty one without ``force``."""
+    if out == "-":
+        if fmt == "parquet":
+            raise OutputExistsError("Parquet is written to a folder, not to stdout")
+        return
+    if fmt == "parquet":
+        if os.path.isdir(out):
+            if not os.listdir(out):
+                return
+            if not force:
+                raise OutputExistsError(f"{out} exists and is not empty (--force replaces an earlier export)")
+            if not _is_export_folder(out):
+                raise OutputExistsError(f"{out} holds files that an export does not write; not removing them")
+            for entry in os.scandir(out):
+                (shutil.rmtree if entry.is_dir(follow_symlinks=False) else os.remove)(entry.path)
+            return
+        if os.path.exists(out):
+            raise OutputExistsError(f"{out} exists and is not a folder")
+        return
+    if os.path.isdir(out):
+        raise OutputExistsError(f"{out} is a folder")
+    if os.path.isfile(out) and os.path.getsize(out) > 0 and not force:
+        raise OutputExistsError(f"{out} exists and is not empty (--force overwrites it)")
+
+
+class _ParquetFile:
+    """One Parquet file written batch by batch; batches are gathered into row groups of a useful size."""
+
+    def __init__(self, path: str, schema: pa.Schema, compression: str):
+        self.path = path
+        self.tmp = path + ".tmp"
+        self.schema = schema
+        self.compression = compression
+        self.writer = None
+        self.pending: list[pa.RecordBatch] = []
+        self.rows = 0
+        self.bytes = 0
+        self.written = 0
+
+    def write(self, batch: pa.RecordBatch) -> int:
+        """Add ``batch``; returns the change of the bytes held (for the caller's bound)."""
+        before = self.bytes
+        self.pending.append(batch)
+        self.rows += batch.num_rows
+        self.bytes += batch.nbytes
+        self.written += batch.num_rows
+        if self.rows >= ROW_GROUP_ROWS or self.bytes >= ROW_GROUP_BYTES:
+            self.flush()
+        return self.bytes - before
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        import pyarrow.parquet as pq
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.tmp, self.schema, compression=self.compression)
+        table = pa.Table.from_batches(self.pending, schema=self.schema)
+        self.writer.write_table(table, row_group_size=max(table.num_rows, 1))
+        self.pending, self.rows, self.bytes = [], 0, 0
+
+    def close(self) -> None:
+        self.flush()
+        if self.writer is not None:
+            self.writer.close()
+            os.replace(self.tmp, self.path)
+
+    def abort(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        if os.path.exists(self.tmp):
+            os.remove(self.tmp)
+
+
+def topic_folder(topic: str) -> str:
+    """The Hive-style folder name of a topic: ``topic=`` and the topic URL-escaped (as pyarrow reads it)."""
+    name = "topic=" + urllib.parse.quote(topic, safe="")
+    if len(name.encode()) > _MAX_NAME:
+        raise ValueError(f"topic {topic[:40]!r}… is too long for a folder name ({len(name.encode())} bytes escaped)")
+    return name
+
+
+class ParquetSink:
+    """Parquet files in a folder: one per commit-log segment, or per topic folder and segment.
+
+    Batches must come in commit-log order, each from one segment (as the
+    columnar scan gives them), with a ``segment`` column; it is not written
+    unless ``keep_segment``. With ``partition_by="topic"`` the rows go to
+    ``topic=<escaped topic>/<segment>.parquet`` without the topic column
+    (Hive-style, read back by ``pyarrow.dataset``). At most ``max_open``
+    files are open; one closed early for room is continued in
+    ``<segment>-1.parquet`` and so on. Files are written under a ``.tmp``
+    name and renamed when complete.
+    """
+
+    def __init__(self, folder: str, schema: pa.Schema, *, partition_by: str | None = None,
+                 keep_segment: bool = False, compression: str = "zstd", max_open: int = MAX_OPEN_FILES):
+        if partition_by not in (None, "topic"):
+            raise ValueError(f"partition_by must be None or 'topic', not {partition_by!r}")
+        self.folder = folder
+        self.partition_by = partition_by
+        self.compression = compression
+        self.max_open = max(1, max_open)
+        drop = set() if keep_segment else {"segment"}
+        if partition_by:
+            drop.add(partition_by)
+        self._keep = [i for i, name in enumerate(schema.names) if name not in drop]
+        self.schema = pa.schema([schema.field(i) for i in self._keep])
+        self._segment: str | None = None
+        self._open: OrderedDict[str, _ParquetFile] = OrderedDict()
+        self._parts: dict[str, int] = {}
+        self._pending = 0
+        #: Paths of the finished files, and the rows written.
+        self.files: list[str] = []
+        self.rows = 0
+        os.makedirs(folder, exist_ok=True)
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        if batch.num_rows == 0:
+            return
+        segments = batch.column(batch.schema.get_field_index("segment"))
+        first, last = segments[0].as_py(), segments[-1].as_py()
+        if first != last:  # not from the columnar scan: split at segment changes
+            for part in _runs(batch, segments):
+                self.write(part)
+            return
+        if first != self._segment:
+            self.close_all()
+            self._segment = first
+            self._parts.clear()
+        data = batch.select(self._keep)
+        if self.partition_by is None:
+            self._add("", data)
+            return
+        topics = batch.column(batch.schema.get_field_index(self.partition_by))
+        codes = pc.dictionary_encode(topics)
+        indices = codes.indices.to_numpy(zero_copy_only=False)
+        values = codes.dictionary.to_pylist()
+        if len(values) == 1:
+            self._add(values[0], data)
+            return
+        order = np.argsort(indices, kind="stable")
+        counts = np.bincount(indices, minlength=len(values))
+        at = 0
+        for code, count in enumerate(counts.tolist()):
+            if count:
+                # A copy of each topic's rows: a slice would keep the whole batch alive while it waits.
+                self._add(values[code], data.take(pa.array(order[at:at + count])))
+                at += count
+
+    def _add(self, key: str, data: pa.RecordBatch) -> None:
+        f = self._open.get(key)
+        if f is None:
+            if len(self._open) >= self.max_open:
+                _, oldest = self._open.popitem(last=False)
+                self._finish(oldest)
+            f = self._open[key] = self._new_file(key)
+        else:
+            self._open.move_to_end(key)
+        f.write(data)
+        self._pending = sum(x.bytes for x in self._open.values())
+        if self._pending > MAX_PENDING_BYTES:
+            biggest = max(self._open.values(), key=lambda x: x.bytes)
+            biggest.flush()
+            self._pending = sum(x.bytes for x in self._open.values())
+
+    def _new_file(self, key: str) -> _ParquetFile:
+        base = self._segment
+        folder = self.folder
+        if self.partition_by is not None:
+            folder = os.path.join(self.folder, topic_folder(key))
+            os.makedirs(folder, exist_ok=True)
+        n = self._parts.get(key, 0)
+        self._parts[key] = n + 1
+        name = f"{base}.parquet" if n == 0 else f"{base}-{n}.parquet"
+        return _ParquetFile(os.path.join(folder, name), self.schema, self.compression)
+
+    def _finish(self, f: _ParquetFile) -> None:
+        f.close()
+        if f.written:
+            self.files.append(f.path)
+            self.rows += f.written
+
+    def close_all(self) -> None:
+        """Finish the open files (at a segment's end)."""
+        while self._open:
+            _, f = self._open.popitem(last=False)
+            self._finish(f)
+        self._pending = 0
+
+    def close(self) -> None:
+        self.close_all()
+
+    def abort(self) -> None:
+        """Remove the unfinished files (after an error)."""
+        while self._open:
+            _, f = self._open.popitem(last=False)
+            f.abort()
+
+
+def _runs(batch: pa.RecordBatch, values: pa.Array) -> Iterator[pa.RecordBatch]:
+    """Slices of ``batch`` over which ``values`` stays the same."""
+    codes = pc.dictionary_encode(values).indices.to_numpy(zero_copy_only=False)
+    cuts = [0, *(np.flatnonzero(np.diff(codes)) + 1).tolist(), len(codes)]
+    for a, b in zip(cuts, cuts[1:]):
+        yield batch.slice(a, b - a)
+
+
+def _special(path: str) -> bool:
+    """Whether ``path`` is there but not a plain regular file (a symbolic link, device, FIFO …)."""
+    return os.path.lexists(path) and (os.path.islink(path) or not os.path.isfile(path))
+
+
+class TextSink:
+    """JSON Lines or CSV into one file (written under a ``.tmp`` name, renamed when complete) or a stream."""
+
+    def __init__(self, out, fmt: str, schema: pa.Schema):
+        self.fmt = fmt
+        self.rows = 0
+        self.files: list[str] = []
+        #: Write to ``tmp`` and rename it to ``path`` at the end (plain files only).
+        self.path = self.tmp = None
+        self._close_stream = isinstance(out, str)
+        if isinstance(out, str) and not _special(out):
+            self.path, self.tmp = out, out + ".tmp"
+            self._stream = open(self.tmp, "wb")
+        elif isinstance(out, str):  # a device, FIFO or link: written in place, never renamed over
+            self._stream = open(out, "wb")
+        else:
+            self._stream = out
+        self._csv = None
+        if fmt == "csv":
+            import pyarrow.csv as pcsv
+            self._csv = pcsv.CSVWriter(self._stream, csv_schema(schema))
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        if batch.num_rows == 0:
+            return
+        if self._csv is not None:
+            for at in range(0, batch.num_rows, TEXT_ROWS):
+                self._csv.write_batch(csv_batch(batch.slice(at, TEXT_ROWS)))
+        else:
+            write_jsonl(batch, self._stream)
+        self.rows += batch.num_rows
+
+    def close(self) -> None:
+        if self._csv is not None:
+            self._csv.close()
+        self._stream.flush()
+        if self._close_stream:
+            self._stream.close()
+        if self.tmp is not None:
+            os.replace(self.tmp, self.path)
+        if isinstance(self.path, str):
+            self.files.append(self.path)
+
+    def abort(self) -> None:
+        if self._close_stream:
+            self._stream.close()
+        if self.tmp is not None and os.path.exists(self.tmp):
+            os.remove(self.tmp)
+
+
+def export_columns(fmt: str, columns: Iterable[str] | None) -> tuple[str, ...]:
+    """The columns an export writes: ``columns`` in schema order, or the format's default."""
+    if columns is None:
+        return JSONL_COLUMNS if fmt == "jsonl" else TABLE_COLUMNS
+    from .columnar.arrow import resolve_columns
+    return resolve_columns(columns)
+
+
+def export_batches(batches: Iterable[pa.RecordBatch], fmt: str, out, schema: pa.Schema, *,
+                   partition_by: str | None = None, keep_segment: bool = True, max_open: int = MAX_OPEN_FILES):
+    """Write ``batches`` (of ``schema``) to ``out`` in ``fmt``; returns the sink (``.rows``, ``.files``).
+
+    ``out`` is a folder for Parquet (whose batches need the ``segment``
+    column; it is written only if ``keep_segment``), a path or a binary
+    stream for JSON Lines and CSV.
+    """
+    if fmt == "parquet":
+        sink = ParquetSink(out, schema, partition_by=partition_by, keep_segment=keep_segment, max_open=max_open)
+    elif fmt in ("jsonl", "csv"):
+        sink = TextSink(out, fmt, schema)
+    else:
+        raise ValueError(f"unknown format {fmt!r}; the formats are {', '.join(FORMATS)}")
+    try:
+        for batch in batches:
+            sink.write(batch)
+    except BaseException:
+        sink.abort()
+        raise
+    sink.close()
+    return sink
+
+
+# -- the streamed text table --------------------------------------------------------------------------
+
+def short_text(arr: pa.Array, width: int) -> pa.Array:
+    """Strings longer than ``width`` characters cut in the middle with ``…`` (as the CLI's ``_short``)."""
+    lengths = pc.utf8_length(arr)
+    long = pc.fill_null(pc.greater(lengths, width), False)
+    if not pc.any(long).as_py():
+        return arr
+    half = (width - 1) // 2
+    tail = width - 1 - half
+    cut = pc.binary_join_element_wise(pc.utf8_slice_codeunits(arr, 0, half), "…",
+                                      pc.utf8_slice_codeunits(arr, -tail) if tail else "", "")
+    return pc.if_else(long, cut, arr)
+
+
+class TableStream:
+    """A text table written block by block, never holding more than one block of rows.
+
+    The column widths are fixed from the header and the first ``block``
+    rows (at least ``min_widths``); a later text value wider than its column
+    is cut in the middle with ``…`` when its column is in ``cut``, other
+    values (numbers, ids) overflow their column rather than lose characters.
+    While the rows fit in the first block, the table is the same as one
+    sized from all rows.
+    """
+
+    def __init__(self, header: list[str], out, *, block: int = 1000, min_widths: dict[int, int] | None = None,
+                 cut: Iterable[int] = (), indent: str = ""):
+        self.header = header
+        self.out = out
+        self.block = block
+        self.min_widths = min_widths or {}
+        self.cut = set(cut)
+        self.indent = indent
+        self.widths: list[int] | None = None
+        self._first: list[list[pa.Array]] = []
+        self._first_rows = 0
+        self.rows = 0
+
+    def write(self, columns: list[pa.Array]) -> None:
+        """Add rows given as one string array per column."""
+        n = len(columns[0]) if columns else 0
+        if n == 0:
+            return
+        self.rows += n
+        if self.widths is None:
+            self._first.append(columns)
+            self._first_rows += n
+            if self._first_rows >= self.block:
+                self._fix_widths()
+            return
+        self._emit(columns)
+
+    def close(self) -> None:
+        if self.widths is None:
+            self._fix_widths()
+        self.out.flush()
+
+    def _fix_widths(self) -> None:
+        widths = [max(len(h), self.min_widths.get(i, 0)) for i, h in enumerate(self.header)]
+        for cols in self._first:
+            for i, col in enumerate(cols):
+                longest = pc.max(pc.utf8_length(col)).as_py()
+                widths[i] = max(widths[i], longest or 0)
+        self.widths = widths
+        self.out.write(self.indent + "  ".join(h.ljust(w) for h, w in zip(self.header, widths)).rstrip() + "\n")
+        first, self._first = self._first, []
+        for cols in first:
+            self._emit(cols)
+
+    def _emit(self, columns: list[pa.Array]) -> None:
+        parts: list = [self.indent] if self.indent else []
+        last = len(columns) - 1
+        for i, (col, w) in enumerate(zip(columns, self.widths)):
+            col = pc.fill_null(col, "")
+            if i in self.cut:
+                col = short_text(col, w)
+            if i < last:
+                col = pc.utf8_rpad(col, w)
+            parts += [col, "  "] if i < last else [col]
+        lines = pc.binary_join_element_wise(*parts, "")
+        lines = pc.utf8_rtrim(lines, characters=" ")
+        self.out.write("\n".join(lines.to_pylist()) + "\n")
+        self.out.flush()
+
+
+def message_table_columns(batch: pa.RecordBatch, topic_width: int = 48) -> list[pa.Array]:
+    """The ``rmqformats messages`` table cells of a batch with the columns of :data:`MESSAGE_TABLE_SOURCE`
+    (``body`` not decompressed): offset, topic, queue, queueOffset, storeTime, tags, keys, msgId, bodyBytes."""
+    col = batch.column
+    return [
+        pc.cast(col("commitLogOffset"), pa.string()),
+        short_text(col("topic"), topic_width),
+        pc.cast(col("queueId"), pa.string()),
+        pc.cast(col("queueOffset"), pa.string()),
+        pc.strftime(col("storeTimestamp"), format="%Y-%m-%dT%H:%M:%SZ"),
+        pc.fill_null(col("tags"), ""),
+        pc.fill_null(pc.binary_join(col("keys"), " "), ""),
+        col("msgId"),
+        pc.cast(pc.binary_length(col("body")), pa.string()),
+    ]
+
+
+#: Columns a batch needs for :func:`message_table_columns`.
+MESSAGE_TABLE_SOURCE = ("commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp", "tags", "keys",
+                        "msgId", "body")
