@@ -214,9 +214,10 @@ def test_small_windows_and_records_larger_than_the_window(tmp_path):
     specs = [synth.MessageSpec(topic="Big", body=bytes([i % 251]) * (200_000 + i), queue_offset=i) for i in range(5)]
     specs += [synth.MessageSpec(topic="Small", body=b"s" * i, queue_offset=i) for i in range(300)]
     synth.write_commitlog(tmp_path / "commitlog", specs, segment_size=1 << 22)
-    for threads in (1, 2):
+    for threads, range_size in ((1, None), (2, None), (2, 4096), (3, 100_000)):
         log = rmqformats.open_store(tmp_path).commitlog
-        col = log.batches(window_size=1 << 16, batch_size=7, threads=threads)
+        extra = {} if range_size is None else {"range_size": range_size}
+        col = log.batches(window_size=1 << 16, batch_size=7, threads=threads, **extra)
         got = columnar_rows(col.read_all())
         assert [r["body"] for r in got] == [m.body for m in log.scan()]
         scan = log.scan()

@@ -43,6 +43,9 @@ DEFAULT_WINDOW = 32 << 20
 DEFAULT_RANGE = 16 << 20
 #: Rows of one record batch at most.
 DEFAULT_BATCH_SIZE = 65536
+_HEADER_BYTES = 8
+#: Bytes read past the end of a byte range, for the range's last record (more is read when it is longer).
+_TAIL_READ = 64 << 10
 #: Bytes past a record's TOTALSIZE that the broker's field reads can touch (see ``_record_error``).
 _ERROR_MARGIN = 256
 
@@ -115,7 +118,8 @@ class ColumnarScan:
         #: Threads that decode byte ranges of a segment at once (see :meth:`_walk_parallel`).
         self._threads = max(1, int(threads))
         self._range = max(range_size, 1 << 12)
-        self._local = threading.local()
+        self._windows: list[np.ndarray] = []
+        self._chunks: list[tuple[np.ndarray, np.ndarray]] = []
         if start is None and from_offset is not None and commitlog.segments:
             # Records are found from a segment start; earlier records are left out by the filter.
             try:
@@ -147,7 +151,7 @@ class ColumnarScan:
         if self._start is not None:
             first = self._log.segment_index(self._start)
             pos = self._start - segments[first].start_offset
-        pool = ThreadPoolExecutor(self._threads, thread_name_prefix="rmqformats") if self._threads > 1 else None
+        pool = _executor(self._threads) if self._threads > 1 else None
         try:
             for i in range(first, len(segments)):
                 seg = segments[i]
@@ -172,8 +176,8 @@ class ColumnarScan:
                     os.close(fd)
                 pos = 0
         finally:
-            if pool is not None:
-                pool.shutdown(wait=True, cancel_futures=True)
+            self._windows.clear()
+            self._chunks.clear()
 
     def _progress(self, n: int) -> None:
         self.bytes_done += n
@@ -188,12 +192,9 @@ class ColumnarScan:
             raise _Stop(self._end(seg, here, EndReason.BLANK_LAST))
         self.bytes_done += size - here
 
-    # Buffers are recycled per thread: fresh memory costs a page fault per 4 KiB, more than decoding it.
+    # Buffers are recycled: fresh memory costs a page fault per 4 KiB, more than decoding it.
     def _pools(self) -> tuple[list, list]:
-        local = self._local
-        if not hasattr(local, "windows"):
-            local.windows, local.chunks = [], []
-        return local.windows, local.chunks
+        return self._windows, self._chunks
 
     def _walk(self, seg: Segment, fd: int, size: int, pos: int, limit: int, last: bool, progress):
         """Yield the batches of the records that start in ``[pos, limit)`` of a segment.
@@ -203,10 +204,17 @@ class ColumnarScan:
         :class:`_Stop` where the data of the commit log ends.
         """
         windows, chunks = self._pools()
-        buf = windows.pop() if windows else np.empty(self._window, np.uint8)
         try:
+            buf = windows.pop()  # list.pop and append are atomic: the pools need no lock
+        except IndexError:
+            buf = np.empty(self._window, np.uint8)
+        try:
+            need = 0  # bytes the next read must hold: a whole record that did not fit
             while True:
-                want = min(len(buf), size - pos)
+                # Read no further than the range's end and a little more for its last record.
+                want = min(size - pos, max(min(len(buf), max(limit - pos, 0) + _TAIL_READ), need))
+                if want > len(buf):
+                    buf = np.empty(want, np.uint8)
                 got = _read_into(fd, buf, want, pos)
                 if got < want:
                     raise FileChangedError(seg.path, pos + got, f"the file shrank while it was read (it had {size} "
@@ -216,8 +224,11 @@ class ColumnarScan:
                 w = None
                 wpos = 0
                 while True:
-                    i32, i64 = chunks.pop() if chunks else (np.empty((K.N_I32, self._batch_size), np.int32),
-                                                            np.empty((K.N_I64, self._batch_size), np.int64))
+                    try:
+                        i32, i64 = chunks.pop()
+                    except IndexError:
+                        i32 = np.empty((K.N_I32, self._batch_size), np.int32)
+                        i64 = np.empty((K.N_I64, self._batch_size), np.int64)
                     try:
                         n, stop, spos = K.walk_records(buf, wpos, want, at_eof, wlimit, self._batch_size, i32, i64)
                         if n:
@@ -232,10 +243,11 @@ class ColumnarScan:
                 here = pos + spos
                 progress(spos)
                 if stop == K.STOP_WINDOW:
-                    if spos == 0:  # one record larger than the window: read it whole
+                    need = 0
+                    if spos == 0:  # a record longer than what was read: read it whole next time
                         head = os.pread(fd, 4, pos)
-                        need = int.from_bytes(head, "big", signed=True) if len(head) == 4 else 0
-                        buf = np.empty(min(max(need, 2 * len(buf)), size - pos), np.uint8)
+                        total = int.from_bytes(head, "big", signed=True) if len(head) == 4 else 0
+                        need = max(total, 2 * want, _HEADER_BYTES)
                     pos = here
                     continue
                 if stop == K.STOP_LIMIT:
@@ -407,6 +419,19 @@ class ColumnarScan:
             yield from self._build(w, rows[half:])
 
 
+_EXECUTORS: dict[int, ThreadPoolExecutor] = {}
+_EXECUTORS_LOCK = threading.Lock()
+
+
+def _executor(threads: int) -> ThreadPoolExecutor:
+    """A thread pool of ``threads`` workers, kept for the process (threads are not made per scan)."""
+    with _EXECUTORS_LOCK:
+        pool = _EXECUTORS.get(threads)
+        if pool is None:
+            pool = _EXECUTORS[threads] = ThreadPoolExecutor(threads, thread_name_prefix="rmqformats-columnar")
+        return pool
+
+
 def _first_crc_mismatch(w: A.Window, rows: np.ndarray) -> int:
     """How many of ``rows`` pass the CRC checks before the first that fails (all: ``len(rows)``)."""
     first = A.body_crc_mismatch(w, rows)
@@ -467,7 +492,8 @@ def _find_record(fd: int, seg: Segment, size: int, begin: int, end: int, window_
     pos = begin
     i32 = np.empty((K.N_I32, 1), np.int32)
     i64 = np.empty((K.N_I64, 1), np.int64)
-    length = max(window_size, 1 << 16)
+    # A record starts within a few KiB of any position: read small windows, grown only for long records.
+    length = 1 << 16
     while pos < end:
         want = min(length, size - pos)
         buf = np.empty(want, np.uint8)
