@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import zlib
 
 import lz4.frame
@@ -11,6 +12,17 @@ import zstandard
 #: (compressed) body to ``maxMessageSize`` (4 MiB by default, configurable);
 #: the decompressed size has no limit in RocketMQ, so this guards memory.
 DEFAULT_MAX_BODY_SIZE = 256 * 1024 * 1024
+
+
+_local = threading.local()
+
+
+def _zstd() -> zstandard.ZstdDecompressor:
+    """This thread's ZSTD decompressor: making one costs more than decompressing a small body."""
+    d = getattr(_local, "zstd", None)
+    if d is None:
+        d = _local.zstd = zstandard.ZstdDecompressor()
+    return d
 
 
 class BodyDecompressionError(ValueError):
@@ -41,13 +53,13 @@ def decompress(data: bytes, compression: str, max_size: int = DEFAULT_MAX_BODY_S
                 raise BodyDecompressionError("lz4 frame is incomplete")
             return out
         if compression == "zstd":
-            declared = zstandard.frame_content_size(data)
+            declared = zstandard.frame_content_size(bytes(data[:18]))
             if declared > max_size:
                 raise BodyDecompressionError(f"zstd body decompresses to more than {max_size} bytes "
                                              f"(its frame declares {declared})")
             try:
                 # Without a declared size, max_output_size caps the output buffer.
-                return zstandard.ZstdDecompressor().decompress(data, max_output_size=max_size)
+                return _zstd().decompress(data, max_output_size=max_size)
             except zstandard.ZstdError as exc:
                 if declared == -1:
                     raise BodyDecompressionError(f"zstd body is corrupt or decompresses to more than "

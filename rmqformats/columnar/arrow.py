@@ -193,32 +193,40 @@ def _bodies(w: Window, rows: np.ndarray, decompress_bodies: bool, max_body: int)
     if len(compressed) == 0:
         offsets, data, _ = K.gather(w.buf, pos, length)
         return pa.Array.from_buffers(pa.binary(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
-    # Decompress the few compressed bodies in Python; the stored ones are copied around them in one pass.
-    plain = {}
-    for i in compressed.tolist():
-        p, n = int(pos[i]), int(length[i])
-        code = (int(sys_flag[i]) & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT
-        kind = L.COMPRESSION_NAMES.get(code, f"unknown({code})")
-        kind = "zlib" if kind == "unspecified" else kind
+    # Decompress the compressed bodies in Python (one library call each), then copy the stored
+    # bodies and the decompressed ones into place in two compiled passes.
+    view = memoryview(w.buf)
+    kinds = _KINDS
+    idx = compressed.tolist()
+    codes = ((sys_flag[compressed] & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT).tolist()
+    starts = pos[compressed].tolist()
+    lengths = length[compressed].tolist()
+    plain = []
+    for i, code, p, n in zip(idx, codes, starts, lengths):
         try:
-            plain[i] = decompress(bytes(w.buf[p:p + n]), kind, max_body)
+            plain.append(decompress(view[p:p + n], kinds.get(code) or f"unknown({code})", max_body))
         except BodyDecompressionError as exc:
             raise DecompressionError(w.path, w.file_pos + int(w.i64[K.I64_POS][rows[i]]), str(exc)) from None
     sizes = length.copy()
+    sizes[compressed] = [len(b) for b in plain]
     skip = np.zeros(len(rows), np.bool_)
-    for i, body in plain.items():
-        sizes[i] = len(body)
-        skip[i] = True
+    skip[compressed] = True
     offsets = np.zeros(len(rows) + 1, np.int64)
     np.cumsum(sizes, out=offsets[1:])
     if offsets[-1] > MAX_COLUMN_BYTES:
         raise OverflowError("bodies of one batch exceed 2 GiB")  # the caller splits the batch
     data = np.empty(int(offsets[-1]), np.uint8)
     K.gather_into(w.buf, pos, length, skip, offsets, data)
-    for i, body in plain.items():
-        data[offsets[i]:offsets[i + 1]] = np.frombuffer(body, np.uint8)
+    blob = np.frombuffer(b"".join(plain), np.uint8)
+    blob_pos = np.zeros(len(plain), np.int64)
+    np.cumsum(sizes[compressed][:-1], out=blob_pos[1:])
+    K.scatter(blob, blob_pos, sizes[compressed], offsets[compressed], data)
     return pa.Array.from_buffers(pa.binary(), len(rows), [None, pa.py_buffer(offsets.astype(np.int32)),
                                                            pa.py_buffer(data)])
+
+
+#: Compression type code -> name for :func:`rmqformats.compression.decompress` (type 0 is zlib).
+_KINDS = {code: ("zlib" if name == "unspecified" else name) for code, name in L.COMPRESSION_NAMES.items()}
 
 
 def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], parsed: tuple | None,

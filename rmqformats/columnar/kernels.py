@@ -296,6 +296,14 @@ def gather_into(buf, pos, length, skip, offsets, data):
 
 
 @njit(**_JIT)
+def scatter(src, pos, length, dst_pos, data):
+    """Copy ``src[pos[i]:pos[i]+length[i]]`` to ``data[dst_pos[i]:]`` for each ``i``."""
+    for i in range(pos.shape[0]):
+        if length[i] > 0:
+            _copy(data, dst_pos[i], src, pos[i], length[i])
+
+
+@njit(**_JIT)
 def gather(buf, pos, length):
     """Concatenate ``buf[pos[i]:pos[i]+length[i]]``: (int32 offsets, uint8 data) of an Arrow binary array.
 
