@@ -110,6 +110,68 @@ _u32 = _big_endian_load(32, False)
 _s64 = _big_endian_load(64, True)
 
 
+@intrinsic
+def _le64(typingctx, arr, pos):
+    """Eight bytes at any position of a uint8 array as a little-endian uint64 (one unaligned load)."""
+    def codegen(context, builder, signature, args):
+        a = context.make_array(signature.args[0])(context, builder, args[0])
+        at = context.cast(builder, args[1], signature.args[1], types.intp)
+        ptr = builder.bitcast(builder.gep(a.data, [at]), ir.IntType(64).as_pointer())
+        return builder.load(ptr, align=1)
+    return types.uint64(arr, pos), codegen
+
+
+@intrinsic
+def _ctz(typingctx, x):
+    """Trailing zero bits of a non-zero uint64."""
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+    return types.uint64(x), codegen
+
+
+_ONES = np.uint64(0x0101010101010101)
+_HIGHS = np.uint64(0x8080808080808080)
+_THREES = np.uint64(0x0303030303030303)
+_TWOS = np.uint64(0x0202020202020202)
+
+
+@njit(inline="always", **_JIT)
+def _next_separator(buf, j, e):
+    """The first position in ``[j, e)`` holding U+0001 or U+0002 (``e`` when none); eight bytes a step."""
+    while j + _U8 <= e:
+        x = _le64(buf, j)
+        hit = (x - _THREES) & ~x & _HIGHS  # the lowest flagged byte is the first byte below 3
+        if hit:
+            k = j + (_ctz(hit) >> np.uint64(3))
+            if buf[k] != 0:
+                return k
+            j = k + _U1  # a NUL byte is an ordinary character here
+        else:
+            j += _U8
+    while j < e:
+        b = buf[j]
+        if b == 1 or b == 2:
+            return j
+        j += _U1
+    return e
+
+
+@njit(inline="always", **_JIT)
+def _next_pair_end(buf, j, e):
+    """The first position in ``[j, e)`` holding U+0002 (``e`` when none); eight bytes a step."""
+    while j + _U8 <= e:
+        v = _le64(buf, j) ^ _TWOS
+        hit = (v - _ONES) & ~v & _HIGHS  # the lowest flagged byte is the first byte equal to 2
+        if hit:
+            return j + (_ctz(hit) >> np.uint64(3))
+        j += _U8
+    while j < e:
+        if buf[j] == 2:
+            return j
+        j += _U1
+    return e
+
+
 @njit(inline="always", **_JIT)
 def _s8(b, p):
     v = np.int64(b[p])
@@ -415,27 +477,20 @@ def split_properties(buf, pos, length, names, name_offsets):
             # one pair: the name up to the first U+0001, the value up to U+0002
             name_at = j
             k0 = ko
-            # Names and values are copied while their delimiters are searched: one pass over the bytes.
-            while j < e:
-                b = buf[j]
-                if b <= 2 and (b == 1 or b == 2):
-                    break
-                key_data[ko] = b
-                ko += _U1
-                j += _U1
+            j = _next_separator(buf, j, e)
             name_len = j - name_at
+            if name_len:
+                _copy(key_data, ko, buf, name_at, name_len)
+                ko += name_len
             has_value = j < e and buf[j] == 1
             v0 = vo
             value_at = j + _U1
             if has_value:
-                j += _U1
-                while j < e:
-                    b = buf[j]
-                    if b == 2:
-                        break
-                    val_data[vo] = b
-                    vo += _U1
-                    j += _U1
+                j = _next_pair_end(buf, value_at, e)
+                value_len = j - value_at
+                if value_len:
+                    _copy(val_data, vo, buf, value_at, value_len)
+                    vo += value_len
             j += _U1  # past the U+0002
             if name_len == _U0 or vo == v0 or not has_value:
                 ko = k0  # dropped pair: take its bytes back
