@@ -1,5 +1,40 @@
-"""PySpark adapter of rmqformats (``pip install rmqformats[spark]``, Spark 4+)."""
+"""PySpark adapter of rmqformats (``pip install rmqformats[spark]``, Spark 4+): store files as DataFrames.
 
-from .commitlog import SCHEMA, CommitLogDataSource, register
+::
 
-__all__ = ["SCHEMA", "CommitLogDataSource", "register"]
+    from rmqformats.spark import register
+    register(spark)
+    messages = spark.read.format("rocketmq_commitlog").load("/data/rocketmq/store")
+    units = spark.read.format("rocketmq_consumequeue").load("/data/rocketmq/store")
+    entries = spark.read.format("rocketmq_index").load("/data/rocketmq/store")
+
+Executors run the interpreter named by ``PYSPARK_PYTHON``; it needs
+rmqformats and pyarrow, and the store must be at the same path on the driver
+and every executor (a shared or mounted file system). The core package never
+imports this one.
+"""
+
+from .commitlog import CommitLogDataSource
+from .functions import BinaryFileDecoder, SplitDecoder, segment_splits
+from .index import IndexDataSource
+from .malformed import MalformedRecordError
+from .options import OptionError
+from .paths import PathError
+from .queues import ConsumeQueueDataSource
+from .schema import index_schema, message_schema, queue_schema
+
+#: The data sources :func:`register` registers.
+SOURCES = (CommitLogDataSource, ConsumeQueueDataSource, IndexDataSource)
+
+
+def register(spark) -> None:
+    """Register ``rocketmq_commitlog``, ``rocketmq_consumequeue`` and ``rocketmq_index`` with a SparkSession."""
+    for source in SOURCES:
+        spark.dataSource.register(source)
+
+
+__all__ = [
+    "SOURCES", "BinaryFileDecoder", "CommitLogDataSource", "ConsumeQueueDataSource", "IndexDataSource",
+    "MalformedRecordError", "OptionError", "PathError", "SplitDecoder", "index_schema", "message_schema",
+    "queue_schema", "register", "segment_splits",
+]

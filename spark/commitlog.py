@@ -1,133 +1,67 @@
-"""Commit logs as Spark DataFrames, through Spark 4's Python Data Source API.
+"""``rocketmq_commitlog``: the messages of commit logs as a DataFrame.
 
-Each commit-log segment is one input partition, decoded on an executor by
-:mod:`rmqformats.commitlog` and handed to Spark as Arrow record batches. A
-segment is read from its start to its own end of data (its BLANK record, the
-zero-filled tail or the first record recovery would reject); the end of each
-segment is logged by the executor that read it.
-
-Usage::
+::
 
     from rmqformats.spark import register
     register(spark)
-    df = spark.read.format("rocketmq_commitlog").load("/data/rocketmq/store")
+    df = (spark.read.format("rocketmq_commitlog")
+          .option("splitSize", "256m")                  # byte ranges inside 1 GiB segments
+          .load("/data/rocketmq/store"))                # root, commitlog/, a segment, globs, lists, file: URIs
 
-Options: ``batchSize`` (rows per Arrow batch, default 4096), ``verifyCrc``
-(``true`` to end a segment's data at a CRC mismatch, as broker recovery does).
-Executors run the interpreter named by ``PYSPARK_PYTHON``; it needs
-rmqformats and pyarrow.
+Partitions are one per segment, or with ``splitSize`` byte ranges of a
+segment (:mod:`.partitions`). Where the data ends is where the Python API's
+scan ends it: before planning, the driver walks the record chain of each
+commit log with the columnar decoder (:mod:`.dataend`), so a split after a
+damaged record (in its own segment or an earlier one) is not read, and the
+split holding the damage reports it by the read's ``mode``. The default read
+returns exactly ``open_store(p).commitlog.scan()``'s messages (with
+``verifyCrc``, ``scan(verify_crc=True)``'s).
+
+``salvage=true`` skips that walk: every split resyncs on its first valid
+record and, after a damaged record, on the next one, so a damaged store
+yields every intact message; each damaged stretch is one malformed record.
+On an undamaged store both reads return the same rows.
 """
 
 from __future__ import annotations
 
-import logging
-import os
 from collections.abc import Iterator
 
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+import pyarrow as pa
 from pyspark.sql.types import StructType
 
-#: Columns, with RocketMQ's own field names (as in ``rmqformats messages --format jsonl``).
-SCHEMA = ", ".join([
-    "commitLogOffset long", "storeSize int", "bodyCRC int", "queueId int", "flag int",
-    "queueOffset long", "sysFlag int", "bornTimestamp long", "bornHost string",
-    "storeTimestamp long", "storeHost string", "reconsumeTimes int",
-    "preparedTransactionOffset long", "topic string", "properties map<string,string>",
-    "tags string", "keys string", "uniqKey string", "msgId string", "body binary", "segment string",
-])
-
-_log = logging.getLogger(__name__)
+from .partitions import commitlog_splits
+from .paths import COMMITLOG, resolve
+from .schema import message_schema
+from .source import RocketMQSource, SourceReader
+from .splits import SegmentSplit, SplitReader
 
 
-class SegmentPartition(InputPartition):
-    """One commit-log segment file."""
+class CommitLogReader(SourceReader):
+    """Plans the splits of the commit logs of a read and decodes each on an executor."""
 
-    def __init__(self, path: str):
-        super().__init__(path)
-        self.path = path
+    def partitions(self) -> list[SegmentSplit]:
+        return commitlog_splits(resolve(self.options, COMMITLOG), self.options)
 
-
-class CommitLogReader(DataSourceReader):
-    """Reads the segments of one commit log, a partition per segment."""
-
-    def __init__(self, path: str, batch_size: int, verify_crc: bool):
-        self.path = path
-        self.batch_size = batch_size
-        self.verify_crc = verify_crc
-
-    def partitions(self) -> list[SegmentPartition]:
-        from rmqformats import open_store
-
-        return [SegmentPartition(s.path) for s in open_store(self.path).commitlog.segments]
-
-    def read(self, partition: SegmentPartition) -> Iterator:
-        import pyarrow as pa
-
-        from rmqformats import open_store
-
-        scan = open_store(partition.path).commitlog.scan(verify_crc=self.verify_crc)
-        rows: list = []
-        for msg in scan:
-            rows.append(msg)
-            if len(rows) == self.batch_size:
-                yield _batch(pa, rows)
-                rows = []
-        if rows:
-            yield _batch(pa, rows)
-        _log.info("%s: %s", os.path.basename(partition.path), scan.end)
+    def read(self, partition) -> Iterator[pa.RecordBatch]:
+        if not isinstance(partition, SegmentSplit):  # Spark's one empty partition when none was planned
+            return
+        converter = self.converter()
+        o = self.options
+        reader = SplitReader(converter, self.malformed(converter), decompress=o.decompress, verify_crc=o.verify_crc,
+                             batch_size=o.batch_size, topics=o.topics)
+        yield from reader.read(partition, salvage=o.salvage)
 
 
-def _batch(pa, msgs: list):
-    """An Arrow record batch of ``msgs`` whose types are exactly those of :data:`SCHEMA`."""
-    i32, i64, s = pa.int32(), pa.int64(), pa.string()
-    props = [m.properties for m in msgs]
-    columns = {
-        "commitLogOffset": (i64, [m.commitlog_offset for m in msgs]),
-        "storeSize": (i32, [m.store_size for m in msgs]),
-        "bodyCRC": (i32, [m.body_crc for m in msgs]),
-        "queueId": (i32, [m.queue_id for m in msgs]),
-        "flag": (i32, [m.flag for m in msgs]),
-        "queueOffset": (i64, [m.queue_offset for m in msgs]),
-        "sysFlag": (i32, [m.sys_flag for m in msgs]),
-        "bornTimestamp": (i64, [m.born_timestamp for m in msgs]),
-        "bornHost": (s, [m.born_host for m in msgs]),
-        "storeTimestamp": (i64, [m.store_timestamp for m in msgs]),
-        "storeHost": (s, [m.store_host for m in msgs]),
-        "reconsumeTimes": (i32, [m.reconsume_times for m in msgs]),
-        "preparedTransactionOffset": (i64, [m.prepared_transaction_offset for m in msgs]),
-        "topic": (s, [m.topic for m in msgs]),
-        "properties": (pa.map_(s, s), [list(p.items()) for p in props]),
-        "tags": (s, [p.get("TAGS") for p in props]),
-        "keys": (s, [p.get("KEYS") for p in props]),
-        "uniqKey": (s, [p.get("UNIQ_KEY") for p in props]),
-        "msgId": (s, [m.msg_id for m in msgs]),
-        "body": (pa.binary(), [m.body for m in msgs]),
-        "segment": (s, [os.path.basename(m.segment) for m in msgs]),
-    }
-    return pa.RecordBatch.from_arrays([pa.array(v, type=t) for t, v in columns.values()], names=list(columns))
+class CommitLogDataSource(RocketMQSource):
+    """``spark.read.format("rocketmq_commitlog")``: messages, with the columnar decoder's columns and ``store``."""
 
-
-class CommitLogDataSource(DataSource):
-    """``spark.read.format("rocketmq_commitlog").load(STORE)``: a store root, commitlog/ or one segment."""
+    reader_class = CommitLogReader
 
     @classmethod
     def name(cls) -> str:
         return "rocketmq_commitlog"
 
-    def schema(self) -> str:
-        return SCHEMA
-
-    def reader(self, schema: StructType) -> CommitLogReader:
-        path = self.options.get("path")
-        if not path:
-            raise ValueError("rocketmq_commitlog: give the store path to load()")
-        return CommitLogReader(
-            path,
-            batch_size=int(self.options.get("batchSize", 4096)),
-            verify_crc=str(self.options.get("verifyCrc", "false")).lower() == "true",
-        )
-
-
-def register(spark) -> None:
-    """Register the ``rocketmq_commitlog`` data source with a SparkSession."""
-    spark.dataSource.register(CommitLogDataSource)
+    @classmethod
+    def full_schema(cls) -> StructType:
+        return message_schema()

@@ -1,17 +1,57 @@
-"""The PySpark data source returns the same messages as RocketMQ's ground truth."""
+"""The PySpark data sources and functions return what the Python API returns, row for row.
+
+Every comparison is the count and a checksum over every column of all rows
+(rows put in a canonical form first: times as epoch milliseconds, maps as
+sorted items), against the object API (``scan()``, ``units()``,
+``IndexFile.entry()``) on the real stores of ``tests/fixtures``. Split
+sizes from one byte to whole segments are checked with the readers run in
+this process (the code executors run, without a task per split); Spark
+itself reads with a few split sizes, damaged copies, several stores, and
+once with separate executor processes (``local-cluster``).
+"""
 
 from __future__ import annotations
 
 import base64
+import hashlib
+import importlib.util
+import json
 import os
+import shutil
+import subprocess
 import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 
 pytest.importorskip("pyspark")
 pytest.importorskip("pyarrow")
 
-from conftest import store_path, truth_records  # noqa: E402
+import pyarrow as pa  # noqa: E402
+
+import rmqformats  # noqa: E402
+from conftest import VERSIONS, store_path, truth_records  # noqa: E402
+from rmqformats.commitlog import CommitLog  # noqa: E402
+from rmqformats.spark import (  # noqa: E402
+    BinaryFileDecoder,
+    CommitLogDataSource,
+    ConsumeQueueDataSource,
+    IndexDataSource,
+    MalformedRecordError,
+    OptionError,
+    SplitDecoder,
+    index_schema,
+    message_schema,
+    queue_schema,
+    segment_splits,
+)
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "spark" / "examples"
+MESSAGE_COLUMNS = message_schema().fieldNames()
+QUEUE_COLUMNS = queue_schema().fieldNames()
+INDEX_COLUMNS = index_schema().fieldNames()
+TIMES = ("bornTimestamp", "storeTimestamp", "storeTime")
 
 
 @pytest.fixture(scope="module")
@@ -24,33 +64,554 @@ def spark():
     os.environ["PYSPARK_PYTHON"] = sys.executable
     session = (SparkSession.builder.master("local[2]").appName("rmqformats-tests")
                .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-               .getOrCreate())
+               .config("spark.sql.session.timeZone", "UTC").getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     register(session)
     yield session
     session.stop()
 
 
-def test_reads_every_message(spark, version):
+def root_of(version: str) -> str:
+    return os.path.normpath(str(store_path(version)))
+
+
+# -- canonical rows and checksums ------------------------------------------------------------------
+
+
+def _value(v):
+    if isinstance(v, dict):
+        return tuple(sorted(v.items()))
+    if isinstance(v, list) and v and isinstance(v[0], tuple):  # an Arrow map as (key, value) pairs
+        return tuple(sorted(v))
+    if isinstance(v, list):
+        return tuple(v)
+    if isinstance(v, (bytearray, memoryview)):
+        return bytes(v)
+    return v
+
+
+def canon(rows: list[dict], columns: list[str]) -> list[tuple]:
+    """Rows as tuples of ``columns`` in a canonical order (store, then offset-like columns)."""
+    out = [tuple(_value(r.get(c)) for c in columns) for r in rows]
+    return sorted(out, key=lambda t: tuple("" if x is None else str(x) for x in t))
+
+
+def checksum(rows: list[tuple]) -> str:
+    return hashlib.sha256(repr(rows).encode()).hexdigest()
+
+
+def assert_same(got: list[tuple], want: list[tuple]) -> None:
+    """The same count and checksum; on a difference, the first differing rows."""
+    if len(got) != len(want) or checksum(got) != checksum(want):
+        extra = [r for r in got if r not in set(want)][:2]
+        missing = [r for r in want if r not in set(got)][:2]
+        pytest.fail(f"{len(got)} rows, expected {len(want)}; extra {extra!r}; missing {missing!r}")
+
+
+def spark_dicts(df) -> list[dict]:
+    """Rows of a DataFrame as dicts, times as epoch milliseconds."""
+    from pyspark.sql import functions as F
+
+    cols = [F.unix_millis(c).alias(c) if c in TIMES else F.col(c) for c in df.columns]
+    return [r.asDict() for r in df.select(*cols).collect()]
+
+
+def arrow_dicts(batches: list[pa.RecordBatch]) -> list[dict]:
+    """Rows of Arrow batches as dicts, times as epoch milliseconds."""
+    rows = []
+    for b in batches:
+        cols = {}
+        for name in b.schema.names:
+            col = b.column(name)
+            if pa.types.is_timestamp(col.type):
+                col = col.cast(pa.timestamp("ms", tz=col.type.tz)).cast(pa.int64())
+            cols[name] = col.to_pylist()
+        rows += [dict(zip(cols, values)) for values in zip(*cols.values())]
+    return rows
+
+
+# -- the Python API's rows --------------------------------------------------------------------------
+
+
+def message_dict(m, store: str) -> dict:
+    return {"commitLogOffset": m.commitlog_offset, "storeSize": m.store_size, "bodyCRC": m.body_crc,
+            "queueId": m.queue_id, "flag": m.flag, "queueOffset": m.queue_offset, "sysFlag": m.sys_flag,
+            "bornTimestamp": m.born_timestamp, "bornHost": m.born_host, "storeTimestamp": m.store_timestamp,
+            "storeHost": m.store_host, "reconsumeTimes": m.reconsume_times,
+            "preparedTransactionOffset": m.prepared_transaction_offset, "topic": m.topic,
+            "properties": m.properties, "propertiesString": m.properties_raw, "msgId": m.msg_id, "body": m.body,
+            "tags": m.tags, "keys": m.keys, "uniqKey": m.uniq_key, "segment": os.path.basename(m.segment),
+            "store": store}
+
+
+def api_messages(path: str, *, store: str | None = None, verify_crc: bool = False, log: CommitLog | None = None,
+                 columns: list[str] = MESSAGE_COLUMNS) -> list[tuple]:
+    """The object API's scan of the store at ``path`` (or of ``log``), as canonical rows."""
+    log = log or rmqformats.open_store(path).commitlog
+    return canon([message_dict(m, store or path) for m in log.scan(verify_crc=verify_crc)], columns)
+
+
+def api_queue_units(path: str) -> list[tuple]:
+    """Every consume-queue unit (placeholders skipped) and batch consume-queue unit, by the object API."""
+    s = rmqformats.open_store(path)
+    rows = []
+    for info in s.queues():
+        for u in s.consume_queue(info.topic, info.queue_id).units():
+            rows.append({"topic": info.topic, "queueId": info.queue_id, "cqOffset": u.cq_offset,
+                         "commitLogOffset": u.commitlog_offset, "size": u.size, "tagsCode": u.tags_code,
+                         "batchSize": 1, "queueType": "SimpleCQ", "store": path})
+    for info in s.batch_queues():
+        for u in s.batch_consume_queue(info.topic, info.queue_id).units():
+            rows.append({"topic": info.topic, "queueId": info.queue_id, "cqOffset": u.msg_base_offset,
+                         "commitLogOffset": u.commitlog_offset, "size": u.size, "tagsCode": u.tags_code,
+                         "batchSize": u.batch_size, "queueType": "BatchCQ", "store": path})
+    return canon(rows, QUEUE_COLUMNS)
+
+
+def api_index_entries(path: str) -> list[tuple]:
+    """Every written entry of every index file, by the object API."""
+    rows = []
+    with rmqformats.open_store(path).index() as files:
+        for f in files:
+            for n in range(1, f.header.num_entries + 1):
+                e = f.entry(n)
+                rows.append({"file": f.name, "entry": n, "slot": e.key_hash % f.num_hash_slots, "keyHash": e.key_hash,
+                             "commitLogOffset": e.phy_offset, "timeDiff": e.time_diff, "prevIndex": e.prev_index,
+                             "storeTime": e.time_ms(f.header.begin_timestamp), "store": path})
+    return canon(rows, INDEX_COLUMNS)
+
+
+def read_in_process(source, options: dict, schema=None) -> tuple[int, list[dict]]:
+    """Plan and read a source in this process, as the driver and the executors would: (partitions, rows)."""
+    ds = source(options=options)
+    reader = ds.reader(schema or ds.schema())
+    parts = reader.partitions()
+    return len(parts), arrow_dicts([b for p in parts for b in reader.read(p)])
+
+
+# -- damage -----------------------------------------------------------------------------------------
+
+
+def middle_message(root: str, segment: int = 0):
+    """A message in the middle of a segment of the store at ``root``."""
+    log = rmqformats.open_store(root).commitlog
+    name = log.segments[segment].path
+    msgs = [m for m in log.scan() if m.segment == name]
+    return msgs[len(msgs) // 2]
+
+
+def flip_magic(root: str) -> tuple[str, int]:
+    """Break the magic code of a record in the middle of the first segment; returns (file, position)."""
+    m = middle_message(root)
+    with open(m.segment, "r+b") as f:
+        f.seek(m.file_offset + 4)
+        magic = f.read(4)
+        f.seek(m.file_offset + 4)
+        f.write(bytes(b ^ 0xFF for b in magic))
+    return m.segment, m.file_offset
+
+
+def flip_body_byte(root: str) -> tuple[str, int]:
+    """Change a body byte of a record in the middle of the first segment (its CRC no longer matches)."""
+    log = rmqformats.open_store(root).commitlog
+    name = log.segments[0].path
+    msgs = [m for m in log.scan() if m.segment == name and len(m.body_raw) > 4]
+    m = msgs[len(msgs) // 2]
+    with open(m.segment, "r+b") as f:
+        f.seek(m.file_offset)
+        record = f.read(m.store_size)
+        at = m.file_offset + record.index(m.body_raw, 20)
+        f.seek(at)
+        byte = f.read(1)
+        f.seek(at)
+        f.write(bytes([byte[0] ^ 0x01]))
+    return m.segment, m.file_offset
+
+
+@pytest.fixture
+def damaged(tmp_path) -> tuple[str, str, int]:
+    """A copy of the 5.1.4 store with a flipped magic in the middle of its first segment."""
+    root = str(tmp_path / "store")
+    shutil.copytree(root_of("rocketmq-5.1.4"), root)
+    path, pos = flip_magic(root)
+    return root, path, pos
+
+
+# -- messages: the default read, splits, ground truth -----------------------------------------------
+
+
+def test_default_read_equals_the_api(spark, version):
+    root = root_of(version)
+    df = spark.read.format("rocketmq_commitlog").load(root)
+    assert df.rdd.getNumPartitions() == len(rmqformats.open_store(root).commitlog.segments)  # one per segment
+    assert_same(canon(spark_dicts(df), MESSAGE_COLUMNS), api_messages(root))
+
+
+def test_splits_inside_segments_equal_the_api(spark, version):
+    root = root_of(version)
+    df = spark.read.format("rocketmq_commitlog").option("splitSize", "4k").option("batchSize", 7).load(root)
+    assert df.rdd.getNumPartitions() > 2 * len(rmqformats.open_store(root).commitlog.segments)
+    assert_same(canon(spark_dicts(df), MESSAGE_COLUMNS), api_messages(root))
+
+
+@pytest.mark.parametrize("split", [1, 7, 97, 4096, 65536, None])
+def test_every_split_size_reads_each_message_once(version, split):
+    root = root_of(version)
+    options = {"path": root} if split is None else {"path": root, "splitSize": str(split)}
+    n, rows = read_in_process(CommitLogDataSource, options)
+    assert_same(canon(rows, MESSAGE_COLUMNS), api_messages(root))
+
+
+@pytest.mark.parametrize("split", [97, 4096, None])
+def test_salvage_splits_resync_to_the_same_messages(version, split):
+    root = root_of(version)
+    options = {"path": root, "salvage": "true"} | ({} if split is None else {"splitSize": str(split)})
+    n, rows = read_in_process(CommitLogDataSource, options)
+    assert_same(canon(rows, MESSAGE_COLUMNS), api_messages(root))
+
+
+def test_messages_match_rocketmq_ground_truth(spark, version):
     truth = {t["commitlogOffset"]: t for t in truth_records(version) if t["kind"] == "MESSAGE"}
-    df = spark.read.format("rocketmq_commitlog").option("batchSize", 64).load(str(store_path(version)))
-    rows = df.collect()
-    assert df.rdd.getNumPartitions() == 5  # one per segment
-    assert sorted(r.commitLogOffset for r in rows) == sorted(truth)
-    bad = 0
+    rows = spark_dicts(spark.read.format("rocketmq_commitlog").option("splitSize", "64k").load(root_of(version)))
+    assert sorted(r["commitLogOffset"] for r in rows) == sorted(truth)
     for r in rows:
-        t = truth[r.commitLogOffset]
+        t = truth[r["commitLogOffset"]]
         body = base64.b64decode(t.get("bodyDecompressedBase64", t["bodyRawBase64"]))
-        bad += (r.storeSize, r.bodyCRC, r.queueId, r.queueOffset, r.sysFlag, r.storeTimestamp, r.topic,
-                dict(r.properties), r.msgId, r.uniqKey, r.tags, bytes(r.body), r.segment) != (
+        assert (r["storeSize"], r["bodyCRC"], r["queueId"], r["queueOffset"], r["sysFlag"], r["storeTimestamp"],
+                r["topic"], r["properties"], r["msgId"], r["uniqKey"], r["tags"], bytes(r["body"]), r["segment"]) == (
             t["storeSize"], t["bodyCRC"], t["queueId"], t["queueOffset"], t["sysFlag"], t["storeTimestamp"],
             t["topic"], t["properties"], t["msgId"], t["uniqKey"], t["tags"], body, t["file"])
-    assert bad == 0
 
 
-def test_sql_over_the_commit_log(spark):
-    df = spark.read.format("rocketmq_commitlog").load(str(store_path("rocketmq-5.1.4")))
+def test_sql_over_a_subset_of_columns(spark):
+    df = (spark.read.format("rocketmq_commitlog").schema("topic string, queueId int, storeTimestamp timestamp")
+          .load(root_of("rocketmq-5.1.4")))
+    assert df.columns == ["topic", "queueId", "storeTimestamp"]
     df.createOrReplaceTempView("commitlog")
     counts = {r.queueId: r.n for r in spark.sql(
         "SELECT queueId, count(*) AS n FROM commitlog WHERE topic = 'TopicTest' GROUP BY queueId").collect()}
     assert counts == {0: 32, 1: 34, 2: 34, 3: 31}
+
+
+def test_topics_are_filtered_while_decoding(spark):
+    root = root_of("rocketmq-5.3.3")
+    want = [r for r in api_messages(root) if r[MESSAGE_COLUMNS.index("topic")] in ("TopicTest", "TopicBig")]
+    df = spark.read.format("rocketmq_commitlog").option("topics", "TopicTest, TopicBig").load(root)
+    assert_same(canon(spark_dicts(df), MESSAGE_COLUMNS), want)
+    n, rows = read_in_process(CommitLogDataSource, {"path": root, "topics": "TopicBig"})
+    assert {r["topic"] for r in rows} == {"TopicBig"}
+
+
+# -- damage ------------------------------------------------------------------------------------------
+
+
+def test_damaged_store_default_read_stops_where_the_api_does(spark, damaged):
+    root, path, pos = damaged
+    want = api_messages(root)
+    assert max(r[0] for r in want) < rmqformats.open_store(root).commitlog.segments[1].start_offset  # later segments: none
+    for split in (None, "4k"):
+        reader = spark.read.format("rocketmq_commitlog")
+        if split:
+            reader = reader.option("splitSize", split)
+        assert_same(canon(spark_dicts(reader.load(root)), MESSAGE_COLUMNS), want)
+    df = spark.read.format("rocketmq_commitlog").option("mode", "DROPMALFORMED").option("splitSize", "8k").load(root)
+    assert_same(canon(spark_dicts(df), MESSAGE_COLUMNS), want)
+
+
+def test_permissive_gives_the_corrupt_record_row(spark, damaged):
+    root, path, pos = damaged
+    df = (spark.read.format("rocketmq_commitlog").option("columnNameOfCorruptRecord", "_corrupt")
+          .option("splitSize", "2k").load(root))
+    rows = spark_dicts(df)
+    bad = [r for r in rows if r["_corrupt"] is not None]
+    assert len(bad) == 1
+    assert bad[0]["_corrupt"]["file"] == path and bad[0]["_corrupt"]["offset"] == pos
+    assert "bad magic" in bad[0]["_corrupt"]["reason"]
+    assert all(bad[0][c] is None for c in MESSAGE_COLUMNS if c != "store") and bad[0]["store"] == root
+    good = [r for r in rows if r["_corrupt"] is None]
+    assert_same(canon(good, MESSAGE_COLUMNS), api_messages(root))
+    text = (spark.read.format("rocketmq_commitlog").option("columnNameOfCorruptRecord", "_corrupt")
+            .schema("commitLogOffset long, _corrupt string").load(root).where("_corrupt IS NOT NULL").collect())
+    assert len(text) == 1 and f"{path} @ {pos}: bad magic" in text[0]._corrupt
+
+
+def test_failfast_names_the_file_and_offset(spark, damaged):
+    root, path, pos = damaged
+    with pytest.raises(Exception) as info:
+        spark.read.format("rocketmq_commitlog").option("mode", "FAILFAST").option("splitSize", "8k").load(root).collect()
+    assert "MalformedRecordError" in str(info.value) and f"{path} @ 0x{pos:x}" in str(info.value)
+    with pytest.raises(MalformedRecordError) as direct:
+        read_in_process(CommitLogDataSource, {"path": root, "mode": "failfast"})
+    assert (direct.value.path, direct.value.offset) == (path, pos)
+
+
+def test_salvage_reads_every_intact_message(spark, damaged):
+    root, path, pos = damaged
+    bad_offset = int(os.path.basename(path)) + pos
+    intact = [r for r in api_messages(root_of("rocketmq-5.1.4"), store=root) if r[0] != bad_offset]
+    df = (spark.read.format("rocketmq_commitlog").option("salvage", "true").option("splitSize", "32k")
+          .option("columnNameOfCorruptRecord", "_corrupt").load(root))
+    rows = spark_dicts(df)
+    bad = [r["_corrupt"] for r in rows if r["_corrupt"] is not None]
+    assert [(b["file"], b["offset"]) for b in bad] == [(path, pos)]
+    assert_same(canon([r for r in rows if r["_corrupt"] is None], MESSAGE_COLUMNS), intact)
+    for split in (97, 4096):  # resyncs everywhere, in this process
+        n, rows = read_in_process(CommitLogDataSource, {"path": root, "salvage": "true", "splitSize": str(split)})
+        assert_same(canon(rows, MESSAGE_COLUMNS), intact)
+
+
+def test_bad_crc_with_verify_crc(spark, tmp_path):
+    root = str(tmp_path / "store")
+    shutil.copytree(root_of("rocketmq-4.9.7"), root)
+    path, pos = flip_body_byte(root)
+    checked = api_messages(root, verify_crc=True)
+    assert len(checked) < len(api_messages(root))
+    df = spark.read.format("rocketmq_commitlog").option("verifyCrc", "true").option("splitSize", "4k").load(root)
+    assert_same(canon(spark_dicts(df), MESSAGE_COLUMNS), checked)
+    assert_same(canon(spark_dicts(spark.read.format("rocketmq_commitlog").load(root)), MESSAGE_COLUMNS),
+                api_messages(root))  # without verifyCrc, the changed body is a message like any other
+    bad = (spark.read.format("rocketmq_commitlog").option("verifyCrc", "true").option("mode", "PERMISSIVE")
+           .option("columnNameOfCorruptRecord", "why").load(root).where("why IS NOT NULL").collect())
+    assert [(b.why.file, b.why.offset) for b in bad] == [(path, pos)] and "CRC" in bad[0].why.reason
+    with pytest.raises(Exception) as info:
+        spark.read.format("rocketmq_commitlog").option("verifyCrc", "true").option("mode", "FAILFAST").load(root).count()
+    assert f"{path} @ 0x{pos:x}" in str(info.value)
+
+
+def test_zero_tail_with_data_after_it_is_damage(tmp_path):
+    root = str(tmp_path / "store")
+    shutil.copytree(root_of("rocketmq-5.3.3"), root)
+    m = middle_message(root, segment=0)
+    with open(m.segment, "r+b") as f:  # a record zeroed: recovery ends there, as at a zero tail
+        f.seek(m.file_offset)
+        f.write(bytes(m.store_size))
+    want = api_messages(root)
+    n, rows = read_in_process(CommitLogDataSource, {"path": root, "columnNameOfCorruptRecord": "c"})
+    assert_same(canon([r for r in rows if r["c"] is None], MESSAGE_COLUMNS), want)
+    assert [(r["c"]["file"], r["c"]["offset"]) for r in rows if r["c"] is not None] == [(m.segment, m.file_offset)]
+
+
+# -- paths -------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def two_stores(tmp_path_factory) -> tuple[str, str, str]:
+    """A folder holding copies of two stores: (folder, first store, second store)."""
+    top = tmp_path_factory.mktemp("stores")
+    a, b = top / "broker-a" / "store", top / "broker-b" / "store"
+    shutil.copytree(root_of("rocketmq-4.9.7"), a)
+    shutil.copytree(root_of("rocketmq-5.3.3"), b)
+    return str(top), str(a), str(b)
+
+
+def test_several_stores_give_the_union(spark, two_stores):
+    top, a, b = two_stores
+    want = api_messages(a) + api_messages(b)
+    want = canon([dict(zip(MESSAGE_COLUMNS, r)) for r in want], MESSAGE_COLUMNS)
+    reads = {
+        "recursiveFileLookup": spark.read.format("rocketmq_commitlog").option("recursiveFileLookup", "true").load(top),
+        "list": spark.read.format("rocketmq_commitlog").load([a, b + "/commitlog"]),
+        "glob": spark.read.format("rocketmq_commitlog").load(top + "/broker-{a,b}/st*"),
+        "uri": spark.read.format("rocketmq_commitlog").load(["file://" + a, Path(b).as_uri()]),
+    }
+    for how, df in reads.items():
+        rows = spark_dicts(df)
+        assert {r["store"] for r in rows} == {a, b}, how
+        assert_same(canon(rows, MESSAGE_COLUMNS), want)
+    with pytest.raises(Exception, match="recursiveFileLookup"):
+        spark.read.format("rocketmq_commitlog").load(top).count()
+    units = spark.read.format("rocketmq_consumequeue").option("recursiveFileLookup", "true").load(top)
+    assert_same(canon(spark_dicts(units), QUEUE_COLUMNS), canon(
+        [dict(zip(QUEUE_COLUMNS, r)) for r in api_queue_units(a) + api_queue_units(b)], QUEUE_COLUMNS))
+
+
+def test_a_segment_and_a_missing_path(spark):
+    root = root_of("rocketmq-5.1.4")
+    seg = rmqformats.open_store(root).commitlog.segments[4].path
+    want = api_messages(seg, store=root)  # the API reads one segment as a commit log of its own
+    assert_same(canon(spark_dicts(spark.read.format("rocketmq_commitlog").load(seg)), MESSAGE_COLUMNS), want)
+    with pytest.raises(Exception, match="does not exist"):
+        spark.read.format("rocketmq_commitlog").load(root + "/nowhere").count()
+    with pytest.raises(Exception, match="local or mounted paths"):
+        read_in_process(CommitLogDataSource, {"path": "hdfs://namenode/store"})
+
+
+def test_path_glob_filter_and_modification_times(tmp_path):
+    root = str(tmp_path / "store")
+    shutil.copytree(root_of("rocketmq-5.1.4"), root)
+    log = rmqformats.open_store(root).commitlog
+    old, new = log.segments[:2], log.segments[2:]
+    for s in old:
+        os.utime(s.path, (1577836800, 1577836800))  # 2020-01-01T00:00:00Z
+    for s in new:
+        os.utime(s.path, (1704067200, 1704067200))  # 2024-01-01T00:00:00Z
+
+    def expected(segments):
+        view = CommitLog(log.path)
+        view.segments = tuple(segments)
+        return api_messages(root, log=view)
+
+    cases = [
+        ({"pathGlobFilter": "0000000000000{0262144,0524288}"}, log.segments[1:3]),
+        ({"modifiedAfter": "2022-01-01T00:00:00", "timeZone": "UTC"}, new),
+        ({"modifiedBefore": "2022-01-01T00:00:00Z"}, old),
+        ({"modifiedBefore": "2020-01-01T01:00:00", "timeZone": "+02:00"}, ()),
+    ]
+    for options, segments in cases:
+        n, rows = read_in_process(CommitLogDataSource, {"path": root, **options})
+        assert_same(canon(rows, MESSAGE_COLUMNS), expected(segments) if segments else [])
+    n, rows = read_in_process(ConsumeQueueDataSource, {"path": root, "pathGlobFilter": "*[^0-9]"})
+    assert rows == []
+
+
+def test_options_are_checked(spark):
+    root = root_of("rocketmq-5.1.4")
+    with pytest.raises(Exception) as info:
+        spark.read.format("rocketmq_commitlog").option("verifyCRCs", "true").load(root)
+    assert "unknown option 'verifycrcs'" in str(info.value) and "verifyCrc" in str(info.value)
+    for options, text in [({"mode": "LENIENT"}, "mode must be one of"), ({"splitSize": "big"}, "splitSize"),
+                          ({"batchSize": "0"}, "batchSize"), ({"salvage": "yes"}, "salvage"),
+                          ({"salvage": "true", "mode": "FAILFAST"}, "contradict"),
+                          ({"modifiedAfter": "yesterday"}, "modifiedAfter"), ({"hashSlots": "64"}, "unknown option")]:
+        with pytest.raises(OptionError, match=text):
+            CommitLogDataSource(options={"path": root, **options})
+    with pytest.raises(OptionError, match="unknown option 'salvage'"):
+        IndexDataSource(options={"path": root, "salvage": "true"})
+    with pytest.raises(Exception, match="no column 'nope'"):
+        spark.read.format("rocketmq_commitlog").schema("nope string").load(root).count()
+    with pytest.raises(Exception, match="column queueId is int, not bigint"):
+        spark.read.format("rocketmq_commitlog").schema("queueId long").load(root).count()
+
+
+# -- queues and index --------------------------------------------------------------------------------
+
+
+def test_consume_queues_equal_the_api(spark, version):
+    root = root_of(version)
+    df = spark.read.format("rocketmq_consumequeue").option("splitSize", "1000").load(root)
+    assert df.rdd.getNumPartitions() > 3
+    assert_same(canon(spark_dicts(df), QUEUE_COLUMNS), api_queue_units(root))
+    for split in (20, 46, 999, None):  # unit boundaries of both unit sizes
+        n, rows = read_in_process(ConsumeQueueDataSource, {"path": root} | ({"splitSize": split} if split else {}))
+        assert_same(canon(rows, QUEUE_COLUMNS), api_queue_units(root))
+
+
+def test_index_entries_equal_the_api(spark, version):
+    root = root_of(version)
+    df = spark.read.format("rocketmq_index").option("splitSize", "2k").load(root)
+    assert_same(canon(spark_dicts(df), INDEX_COLUMNS), api_index_entries(root))
+    for split in (20, 100, None):
+        n, rows = read_in_process(IndexDataSource, {"path": root} | ({"splitSize": split} if split else {}))
+        assert_same(canon(rows, INDEX_COLUMNS), api_index_entries(root))
+    assert_same(canon(arrow_dicts(rmqformats.open_store(root).index_to_arrow().to_batches()), INDEX_COLUMNS[:-1]),
+                [r[:-1] for r in api_index_entries(root)])
+
+
+def test_damaged_queue_and_index_files(tmp_path):
+    root = str(tmp_path / "store")
+    shutil.copytree(root_of("rocketmq-5.1.4"), root)
+    qfile = next(Path(root, "consumequeue", "TopicTest", "1").iterdir())
+    with open(qfile, "ab") as f:
+        f.write(b"\1\2\3")  # no longer a whole number of units
+    n, rows = read_in_process(ConsumeQueueDataSource, {"path": root, "splitSize": "100",
+                                                       "columnNameOfCorruptRecord": "bad"})
+    bad = [r["bad"] for r in rows if r["bad"] is not None]
+    assert len(bad) == 1 and bad[0]["file"] == str(qfile) and "not a multiple" in bad[0]["reason"]
+    assert not any(r["topic"] == "TopicTest" and r["queueId"] == 1 for r in rows)
+    with pytest.raises(MalformedRecordError, match="TopicTest/1"):
+        read_in_process(ConsumeQueueDataSource, {"path": root, "mode": "FAILFAST"})
+    index = sorted(Path(root, "index").iterdir())[0]
+    with open(index, "ab") as f:
+        f.write(b"\0")
+    n, rows = read_in_process(IndexDataSource, {"path": root, "columnNameOfCorruptRecord": "bad"})
+    assert [r["bad"]["file"] for r in rows if r["bad"]] == [str(index)]
+    assert {r["file"] for r in rows if not r["bad"]} == {p.name for p in Path(root, "index").iterdir()} - {index.name}
+
+
+# -- per-partition functions -------------------------------------------------------------------------
+
+
+def test_split_decoder_over_range_descriptors(spark):
+    root = root_of("rocketmq-5.3.3")
+    decode = SplitDecoder()
+    ranges = spark.createDataFrame(segment_splits(root, split_size=16384), "path string, start long, end long")
+    df = ranges.repartition(3).mapInArrow(decode, decode.schema)
+    assert_same(canon(spark_dicts(df), MESSAGE_COLUMNS), api_messages(root))
+    tiny = pa.RecordBatch.from_pylist([{"path": p, "start": s, "end": e} for p, s, e in segment_splits(root, 97)])
+    assert_same(canon(arrow_dicts(list(decode(iter([tiny])))), MESSAGE_COLUMNS), api_messages(root))
+    some = SplitDecoder(columns=["topic", "store"])
+    assert some.schema.fieldNames() == ["topic", "store"]
+
+
+def test_binary_file_decoder(spark):
+    root = root_of("rocketmq-5.1.4")
+    decode = BinaryFileDecoder(columns=["commitLogOffset", "topic", "body", "segment", "store"])
+    df = spark.read.format("binaryFile").load(root + "/commitlog").mapInArrow(decode, decode.schema)
+    cols = ["commitLogOffset", "topic", "body", "segment", "store"]
+    assert_same(canon(spark_dicts(df), cols), api_messages(root, columns=cols))
+
+
+# -- example jobs ------------------------------------------------------------------------------------
+
+
+def example(name: str):
+    spec = importlib.util.spec_from_file_location(f"rmqformats_example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_example_jobs_on_the_sample(spark, tmp_path):
+    sample = rmqformats.sample_store_path()
+    hourly = example("topic_hourly").run(spark, sample).collect()
+    per_topic: dict[str, int] = {}
+    for m in rmqformats.open_store(sample).commitlog.scan():
+        per_topic[m.topic] = per_topic.get(m.topic, 0) + 1
+    assert {r.topic: r.messages for r in hourly} == per_topic  # the sample was written within one hour
+    n = example("export_topic").run(spark, sample, "TopicTest", str(tmp_path / "out.parquet"))
+    assert n == per_topic["TopicTest"]
+    lag = [(r.group, r.topic, r.queueId, r.committedOffset, r.maxOffset, r.lag)
+           for r in example("consumer_lag").run(spark, sample).collect()]
+    api = [(r.group, r.topic, r.queue_id, r.committed_offset, r.max_offset, r.lag)
+           for r in rmqformats.open_store(sample).consumer_lag(with_store_time=False)]
+    assert sorted(lag) == sorted(api) and sum(r[-1] for r in lag) == 12
+
+
+# -- separate executor processes ---------------------------------------------------------------------
+
+
+CLUSTER_JOB = textwrap.dedent("""
+    import json, os, sys
+    from pyspark.sql import SparkSession, functions as F
+    from rmqformats.spark import register
+    spark = (SparkSession.builder.master("local-cluster[2,1,1024]").config("spark.ui.enabled", "false")
+             .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+    register(spark)
+    df = spark.read.format("rocketmq_commitlog").option("splitSize", "16k").load(sys.argv[1])
+    cols = [F.unix_millis(c).alias(c) if c.endswith("Timestamp") else F.col(c) for c in df.columns]
+    rows = [r.asDict() for r in df.select(*cols).collect()]
+    executors = spark.sparkContext._jsc.sc().getExecutorIds().size()
+    for r in rows:
+        r["body"] = bytes(r["body"]).hex()
+    print("RESULT " + json.dumps({"rows": rows, "executors": executors, "partitions": df.rdd.getNumPartitions()}))
+    spark.stop()
+""")
+
+
+def test_local_cluster_with_separate_executors(tmp_path):
+    import pyspark
+
+    root = root_of("rocketmq-4.9.7")
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable,
+               SPARK_HOME=os.path.dirname(pyspark.__file__))
+    job = tmp_path / "job.py"
+    job.write_text(CLUSTER_JOB)
+    done = subprocess.run([sys.executable, str(job), root], env=env, capture_output=True, text=True, timeout=600)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+    assert lines, done.stderr[-3000:]
+    result = json.loads(lines[0][len("RESULT "):])
+    assert result["partitions"] > 5 and result["executors"] == 2
+    rows = result["rows"]
+    for r in rows:
+        r["body"] = bytes.fromhex(r["body"])
+    assert_same(canon(rows, MESSAGE_COLUMNS), api_messages(root))

@@ -1,0 +1,56 @@
+"""What the three ``rocketmq_*`` data sources share: options checked at ``load()``, schemas, readers.
+
+Spark builds a data source from its class and the options when ``load()``
+is called, so an unknown option or a bad value fails there, before any
+planning. ``reader()`` gets the schema of the read: the source's own, or the
+subset of its columns a user named with ``.schema(...)``; only those columns
+are decoded.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql.datasource import DataSource, DataSourceReader
+from pyspark.sql.types import StructType
+
+from .malformed import Malformed
+from .options import ReadOptions, parse_options
+from .schema import Converter, check_schema, with_corrupt_column
+
+
+class RocketMQSource(DataSource):
+    """Base of the sources: ``options`` are parsed and checked when Spark creates the source."""
+
+    def __init__(self, options):
+        super().__init__(options)
+        self.read_options: ReadOptions = parse_options(self.name(), options)
+
+    @classmethod
+    def full_schema(cls) -> StructType:
+        """Every column the source gives, without the corrupt-record column."""
+        raise NotImplementedError
+
+    def schema(self) -> StructType:
+        return with_corrupt_column(self.full_schema(), self.read_options.corrupt_column)
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        check_schema(schema, self.full_schema(), self.read_options.corrupt_column, self.name())
+        return self.reader_class(self.name(), self.read_options, schema, self.full_schema())
+
+    #: The :class:`SourceReader` subclass of the source.
+    reader_class: type
+
+
+class SourceReader(DataSourceReader):
+    """Base of the readers: the options, the schema of the read and its converter."""
+
+    def __init__(self, source: str, options: ReadOptions, schema: StructType, full: StructType):
+        self.source = source
+        self.options = options
+        self.schema = schema
+        self.full = full
+
+    def converter(self) -> Converter:
+        return Converter(self.schema, self.full, self.options.corrupt_column)
+
+    def malformed(self, converter: Converter) -> Malformed:
+        return Malformed(self.source, self.options.mode, converter)
