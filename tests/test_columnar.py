@@ -394,3 +394,24 @@ def test_parallel_ranges_are_not_fooled_by_a_forged_record_in_a_body(tmp_path):
     assert fooled  # the resync alone can be fooled ...
     for range_size in (4096, 5000, 7919):
         assert_same(tmp_path, threads=2, range_size=range_size)  # ... the joined ranges are not
+
+
+def test_decoding_does_not_import_pandas():
+    """Workers stay lean: pandas (a quarter of a second, tens of MiB) is loaded only by to_pandas()."""
+    import subprocess
+    import sys
+    code = ("import sys, rmqformats; s = rmqformats.open_store(sys.argv[1]); s.commitlog.to_arrow(); "
+            "s.queues_to_arrow(batch_queues=True); s.index_to_arrow(); print('pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(store_path("rocketmq-5.1.4"))], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == "False"
+
+
+def test_repeated_property_names_keep_their_first_place_and_last_value():
+    """Batch messages carry WAIT twice (5.1.4 vector): decoded like the broker's HashMap, in place."""
+    log = rmqformats.open_store(store_path("rocketmq-5.1.4")).commitlog
+    rows = columnar_rows(log.to_arrow(["commitLogOffset", "properties", "propertiesString"]))
+    repeated = [r for r in rows if r["propertiesString"].count("WAIT\x01") > 1]
+    assert repeated
+    for r, m in zip(rows, log.scan()):
+        assert list(r["properties"].items()) == list(m.properties.items())

@@ -106,6 +106,25 @@ def parse_properties(w: Window, rows: np.ndarray) -> tuple:
                               _NAMED_OFFSETS)
 
 
+def from_numpy(values: np.ndarray, type: pa.DataType | None = None) -> pa.Array:
+    """An Arrow array of a fixed-width type on a contiguous numpy array's memory (no copy).
+
+    ``pa.array`` would do the same, but its first call on a numpy array
+    imports pandas (to look for pandas types): a quarter of a second and
+    tens of MiB in every fresh worker, for nothing. ``type`` must have the
+    numpy dtype's width (``timestamp[ms]`` on int64, for example).
+    """
+    values = np.ascontiguousarray(values)
+    if type is None:
+        type = pa.from_numpy_dtype(values.dtype)
+    if type.bit_width != values.dtype.itemsize * 8:
+        values = values.astype(type.to_pandas_dtype() if not pa.types.is_timestamp(type) else np.int64)
+    return pa.Array.from_buffers(type, len(values), [None, pa.py_buffer(values)])
+
+
+_ints = from_numpy
+
+
 def _validity(mask: np.ndarray) -> pa.Buffer | None:
     if mask.all():
         return None
@@ -142,17 +161,15 @@ def _named_value(w: Window, found_pos: np.ndarray, found_len: np.ndarray) -> pa.
 
 
 def _property_columns(w: Window, rows: np.ndarray, parsed: tuple, wanted: set[str]) -> dict[str, pa.Array] | None:
-    """``properties``, ``tags``, ``keys``, ``uniqKey`` from the kernel's split; ``None`` to decode the slow way."""
-    map_off, key_off, key_data, val_off, val_data, ascii_only, duplicate, fpos, flen = parsed
-    if duplicate:
-        return None
+    """``properties``, ``tags``, ``keys``, ``uniqKey`` from the kernel's split; ``None`` on invalid UTF-8."""
+    map_off, key_off, key_data, val_off, val_data, ascii_only, fpos, flen = parsed
     out: dict[str, pa.Array] = {}
     if "properties" in wanted:
         keys = _string(key_off, key_data, ascii_only)
         values = _string(val_off, val_data, ascii_only)
         if keys is None or values is None:
             return None
-        out["properties"] = pa.MapArray.from_arrays(pa.array(map_off), keys, values)
+        out["properties"] = pa.MapArray.from_arrays(_ints(map_off), keys, values)
     if "tags" in wanted:
         out["tags"] = _named_value(w, fpos[NAMED_TAGS], flen[NAMED_TAGS])
     if "uniqKey" in wanted:
@@ -160,7 +177,7 @@ def _property_columns(w: Window, rows: np.ndarray, parsed: tuple, wanted: set[st
     if "keys" in wanted:
         list_off, kp, kl = K.split_keys(w.buf, fpos[NAMED_KEYS], flen[NAMED_KEYS])
         items = _string(*K.gather(w.buf, kp, kl))
-        out["keys"] = None if items is None else pa.ListArray.from_arrays(pa.array(list_off), items)
+        out["keys"] = None if items is None else pa.ListArray.from_arrays(_ints(list_off), items)
     if any(v is None for v in out.values()):
         return None
     return out
@@ -237,13 +254,13 @@ def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], parsed: tuple |
     i32, i64 = w.i32, w.i64
     m = len(rows)
     if "commitLogOffset" in wanted:
-        arrays["commitLogOffset"] = pa.array(i64[K.I64_POS][rows] + w.base)
+        arrays["commitLogOffset"] = _ints(i64[K.I64_POS][rows] + w.base)
     for name, k in _I32.items():
         if name in wanted:
-            arrays[name] = pa.array(i32[k][rows])
+            arrays[name] = _ints(i32[k][rows])
     for name, k in _I64.items():
         if name in wanted:
-            arrays[name] = pa.array(i64[k][rows])
+            arrays[name] = _ints(i64[k][rows])
     for name, k in _TIMES.items():
         if name in wanted:
             arrays[name] = pa.Array.from_buffers(TIMESTAMP, m, [None, pa.py_buffer(i64[k][rows])])
@@ -292,7 +309,7 @@ def body_crc_mismatch(w: Window, rows: np.ndarray) -> int:
 
 def record_crc_mismatch(w: Window, rows: np.ndarray, parsed: tuple) -> int:
     """Index in ``rows`` of the first message whose ``__CRC32#`` property does not match its bytes, or -1."""
-    fpos, flen = parsed[7][NAMED_CRC], parsed[8][NAMED_CRC]
+    fpos, flen = parsed[6][NAMED_CRC], parsed[7][NAMED_CRC]
     size = w.i32[K.I32_SIZE][rows]
     reserved = len(props.CRC32) + 12
     candidates = np.flatnonzero((fpos >= 0) & (size >= reserved))

@@ -431,13 +431,13 @@ def split_properties(buf, pos, length, names, name_offsets):
     """Parse each properties string as ``MessageDecoder.string2messageProperties`` does.
 
     Pairs are separated by U+0002 (a trailing one or not), a name runs to its
-    first U+0001, and pairs with an empty name or value are dropped. Names
-    and values are copied, in one pass over the bytes, into the data buffers
-    of two Arrow string arrays. Returns ``(map offsets, key offsets, key data,
-    value offsets, value data, ascii, duplicate, found_pos, found_len)``:
-    ``ascii`` says every byte was ASCII, ``duplicate`` that some string
-    repeats a name (brokers never write that: the caller then decodes the
-    batch the object API's way, last value wins), and for each name of
+    first U+0001, pairs with an empty name or value are dropped, and a
+    repeated name keeps its first place and takes the last value (batch
+    messages carry ``WAIT`` twice). Names are copied into the data buffer of
+    an Arrow string array while the string is scanned; values are copied
+    after, once the repeats are resolved. Returns ``(map offsets, key
+    offsets, key data, value offsets, value data, ascii, found_pos,
+    found_len)``: ``ascii`` says every byte was ASCII, and for each name of
     ``names`` (laid end to end, bounded by ``name_offsets``) the window
     position and length of its value per row (-1 when absent).
     """
@@ -448,9 +448,9 @@ def split_properties(buf, pos, length, names, name_offsets):
     cap = m + total // 4 + 1  # a pair takes 4 bytes at least: name, U+0001, value, U+0002
     map_off = np.empty(m + 1, np.int32)
     key_off = np.empty(cap + 1, np.int32)
-    val_off = np.empty(cap + 1, np.int32)
     key_data = np.empty(total, np.uint8)
-    val_data = np.empty(total, np.uint8)
+    vpos = np.empty(cap, np.int64)
+    vlen = np.empty(cap, np.int64)
     nn = name_offsets.shape[0] - 1
     name_sigs = np.zeros(nn, np.uint64)
     for t in range(nn):
@@ -460,14 +460,10 @@ def split_properties(buf, pos, length, names, name_offsets):
     nbuf = np.uint64(buf.shape[0])
     found_pos = np.full((nn, m), -1, np.int64)
     found_len = np.zeros((nn, m), np.int64)
-    high = np.uint8(0)
-    duplicate = False
     k = 0          # pairs kept so far
     ko = _U0       # bytes of key_data used
-    vo = _U0       # bytes of val_data used
     map_off[0] = 0
     key_off[0] = 0
-    val_off[0] = 0
     for i in range(m):
         first = k
         seen = _U0
@@ -476,25 +472,16 @@ def split_properties(buf, pos, length, names, name_offsets):
         while j < e:
             # one pair: the name up to the first U+0001, the value up to U+0002
             name_at = j
-            k0 = ko
             j = _next_separator(buf, j, e)
             name_len = j - name_at
-            if name_len:
-                _copy(key_data, ko, buf, name_at, name_len)
-                ko += name_len
-            has_value = j < e and buf[j] == 1
-            v0 = vo
+            if name_len == _U0 or j >= e or buf[j] != 1:
+                j = _next_pair_end(buf, j, e) + _U1  # no name or no value: the pair is dropped
+                continue
             value_at = j + _U1
-            if has_value:
-                j = _next_pair_end(buf, value_at, e)
-                value_len = j - value_at
-                if value_len:
-                    _copy(val_data, vo, buf, value_at, value_len)
-                    vo += value_len
+            j = _next_pair_end(buf, value_at, e)
+            value_len = j - value_at
             j += _U1  # past the U+0002
-            if name_len == _U0 or vo == v0 or not has_value:
-                ko = k0  # dropped pair: take its bytes back
-                vo = v0
+            if value_len == _U0:
                 continue
             # A name's first 8 bytes and its length tell names apart without comparing bytes
             # (the well-known names are all that short); longer equal prefixes are compared whole.
@@ -507,21 +494,6 @@ def split_properties(buf, pos, length, names, name_offsets):
             else:
                 for t in range(min(name_len, 8)):
                     sig |= np.uint64(buf[name_at + np.uint64(t)]) << np.uint64(8 * t)
-            ksig[k] = sig
-            # A repeated name is looked for only when a 64-bit filter of the row's names says it may be one.
-            bit = _U1 << ((sig * _MIX + np.uint64(name_len)) >> np.uint64(58))
-            if seen & bit:
-                for q in range(first, k):
-                    if ksig[q] == sig and key_off[q + 1] - key_off[q] == np.int64(name_len):
-                        a = np.uint64(key_off[q])
-                        same = True
-                        for t in range(8, name_len):
-                            if key_data[a + np.uint64(t)] != key_data[k0 + np.uint64(t)]:
-                                same = False
-                                break
-                        if same:
-                            duplicate = True
-            seen |= bit
             for t in range(nn):
                 if name_sigs[t] == sig and name_offsets[t + 1] - name_offsets[t] == np.int64(name_len):
                     n0 = name_offsets[t]
@@ -532,16 +504,40 @@ def split_properties(buf, pos, length, names, name_offsets):
                             break
                     if same:
                         found_pos[t, i] = np.int64(value_at)
-                        found_len[t, i] = np.int64(vo - v0)
+                        found_len[t, i] = np.int64(value_len)
+            # A repeated name is looked for only when a 64-bit filter of the row's names says it may be one.
+            bit = _U1 << ((sig * _MIX + np.uint64(name_len)) >> np.uint64(58))
+            slot = -1
+            if seen & bit:
+                for q in range(first, k):
+                    if ksig[q] == sig and key_off[q + 1] - key_off[q] == np.int64(name_len):
+                        a = np.uint64(key_off[q])
+                        same = True
+                        for t in range(8, name_len):
+                            if key_data[a + np.uint64(t)] != buf[name_at + np.uint64(t)]:
+                                same = False
+                                break
+                        if same:
+                            slot = q
+                            break
+            seen |= bit
+            if slot >= 0:  # the name again: its first place, this value
+                vpos[slot] = np.int64(value_at)
+                vlen[slot] = np.int64(value_len)
+                continue
+            _copy(key_data, ko, buf, name_at, name_len)
+            ko += name_len
+            ksig[k] = sig
+            vpos[k] = np.int64(value_at)
+            vlen[k] = np.int64(value_len)
             k += 1
             key_off[k] = np.int64(ko)
-            val_off[k] = np.int64(vo)
         map_off[i + 1] = k
+    val_off, val_data, values_ascii = gather(buf, vpos[:k], vlen[:k])
+    high = np.uint8(0)
     for q in range(ko):
         high |= key_data[q]
-    for q in range(vo):
-        high |= val_data[q]
-    return (map_off, key_off[:k + 1], key_data[:ko], val_off[:k + 1], val_data[:vo], high < 128, duplicate,
+    return (map_off, key_off[:k + 1], key_data[:ko], val_off, val_data, values_ascii and high < 128,
             found_pos, found_len)
 
 
@@ -704,3 +700,31 @@ def repeat_string(text, m):
     for i in range(m):
         data[i * t:(i + 1) * t] = text
     return offs, data
+
+
+def warm_up() -> None:
+    """Load every kernel's machine code now (from numba's cache, or compiled on the first run).
+
+    The first call of each kernel in a process costs a few tens of
+    milliseconds; a long-lived worker (a Spark executor, a benchmark) calls
+    this once before its timed or latency-sensitive work.
+    """
+    buf = np.zeros(64, np.uint8)
+    i32 = np.empty((N_I32, 1), np.int32)
+    i64 = np.empty((N_I64, 1), np.int64)
+    walk_records(buf, 0, 64, True, 65, 1, i32, i64)
+    find_record(buf, 0, 64, True, 64, 0, i32, i64)
+    pos = np.zeros(1, np.int64)
+    length = np.ones(1, np.int64)
+    gather(buf, pos, length)
+    gather_into(buf, pos, length, np.zeros(1, np.bool_), np.zeros(2, np.int64), np.empty(1, np.uint8))
+    scatter(buf, pos, length, pos, np.empty(1, np.uint8))
+    equals_each(buf, pos, length, buf[:1])
+    names = np.frombuffer(b"TAGS", np.uint8).copy()
+    split_properties(buf, pos, length, names, np.array([0, 4], np.int64))
+    split_keys(buf, pos, length)
+    flags = np.zeros(1, np.bool_)
+    ports = np.zeros(1, np.int32)
+    format_hosts(buf, pos, flags, ports)
+    format_msg_ids(buf, pos, flags, ports, pos)
+    repeat_string(buf[:1], 1)

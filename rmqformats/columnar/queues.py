@@ -48,6 +48,7 @@ from .. import consumequeue as cq_reader
 from .. import index as index_reader
 from ..errors import RmqFormatError
 from ..queuefiles import ReadStep, list_queue_dirs
+from .arrow import from_numpy
 
 if TYPE_CHECKING:
     import pandas
@@ -187,10 +188,10 @@ def _record_batch(schema: pa.Schema, parts: list[_Part], labels: _Labels) -> pa.
         if i == 0:  # topic or file
             arrays.append(labels.column([p.label for p in parts], counts))
         elif field.name == "queueId":
-            arrays.append(pa.array(np.repeat(np.array([p.queue_id for p in parts], np.int32), counts)))
+            arrays.append(from_numpy(np.repeat(np.array([p.queue_id for p in parts], np.int32), counts)))
         else:
             cols = [p.columns[field.name] for p in parts]
-            arrays.append(pa.array(cols[0] if len(cols) == 1 else np.concatenate(cols), type=field.type))
+            arrays.append(from_numpy(cols[0] if len(cols) == 1 else np.concatenate(cols), field.type))
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
