@@ -330,6 +330,8 @@ def preload(name: str) -> None:
 
         import rmqformats  # noqa: F401
         import rmqformats.consumequeue  # noqa: F401
+        if name == "cq-arrow":
+            import rmqformats.columnar.queues  # noqa: F401  (to_arrow() imports it on first use)
         if name in COLUMNAR or name == "profile":
             import rmqformats.columnar  # batches() imports it on first use
             # Loading the compiled kernels is a once-per-process cost, like an import: not timed.
