@@ -11,12 +11,15 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 import pyarrow as pa
 
 from .options import DROPMALFORMED, FAILFAST
 from .schema import Converter
+
+_log = logging.getLogger(__name__)
 
 
 class MalformedRecordError(Exception):
@@ -48,3 +51,6 @@ class Malformed:
             raise MalformedRecordError(self.source, path, offset, reason)
         if self.mode != DROPMALFORMED and self.converter.corrupt_column is not None:
             yield self.converter.corrupt(store, path, offset, reason)
+        else:  # left out, as Spark leaves it out; the executor's log still says where
+            _log.warning("%s: malformed record left out (mode %s): %s @ %s: %s", self.source, self.mode, path,
+                         offset, reason)

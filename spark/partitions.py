@@ -15,6 +15,7 @@ that thousands of small queue files do not become thousands of tasks.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ from .dataend import bounds, check_chain, data_limit
 from .options import DEFAULT_UNIT_SPLIT, ReadOptions
 from .paths import DataFile, StoreFiles
 from .splits import SegmentSplit
+
+_log = logging.getLogger(__name__)
 
 
 def segments_of(store: StoreFiles) -> list[Segment]:
@@ -69,6 +72,9 @@ def _salvage_splits(store: str, segments: list[Segment], split_size: int | None)
 
 def _chain_splits(store: str, segments: list[Segment], split_size: int | None, verify_crc: bool) -> list[SegmentSplit]:
     chain = check_chain(segments, split_size, verify_crc=verify_crc)
+    if chain.info is not None and chain.info.damage:
+        _log.warning("%s: the data of the commit log ends at %s @ %d: %s; the records after it are not read "
+                     "(salvage=true reads them)", store, chain.info.path, chain.info.pos, chain.info.reason)
     out = []
     for i, seg in enumerate(segments[:chain.end_segment + 1]):
         b = bounds(seg.size, split_size)
@@ -117,10 +123,6 @@ class UnitPiece:
     queue_id: int | None = None
     folder: str | None = None
     queue_files: tuple[tuple[str, int, int], ...] = ()
-
-    @property
-    def nbytes(self) -> int:
-        return 0 if self.stop is None else self.stop - self.first
 
 
 class UnitPartition(InputPartition):

@@ -13,7 +13,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader
 from pyspark.sql.types import StructType
 
 from .malformed import Malformed
-from .options import ReadOptions, parse_options
+from .options import OptionError, ReadOptions, parse_options
 from .schema import Converter, check_schema, with_corrupt_column
 
 
@@ -23,6 +23,9 @@ class RocketMQSource(DataSource):
     def __init__(self, options):
         super().__init__(options)
         self.read_options: ReadOptions = parse_options(self.name(), options)
+        if not self.read_options.paths:
+            raise OptionError(f"{self.name()}: give load() the store path(s): a store root, a folder in one, "
+                              "a folder of stores (with recursiveFileLookup), globs or file: URIs")
 
     @classmethod
     def full_schema(cls) -> StructType:
