@@ -84,6 +84,8 @@ class _Decoder:
                                    batch_size=batch_size, decompress=decompress, verify_crc=verify_crc,
                                    topics=None if topics is None else tuple(topics), salvage=salvage)
         full = message_schema()
+        if corrupt_column is not None and corrupt_column in full.fieldNames():
+            raise OptionError(f"corrupt_column {corrupt_column!r} is one of the message columns; name another")
         schema = with_corrupt_column(full, corrupt_column)
         if columns is not None:
             wanted = set(columns) | {corrupt_column}

@@ -90,6 +90,14 @@ def check_schema(schema: StructType, full: StructType, corrupt_column: str | Non
                               f"not {f.dataType.simpleString()}")
 
 
+def arrow_schema(schema: StructType) -> pa.Schema:
+    """The Arrow schema Spark expects batches of ``schema`` to have (times in UTC, as Spark reads them)."""
+    try:
+        return to_arrow_schema(schema, timezone="UTC")
+    except TypeError:  # earlier Spark 4 releases take no time zone (their times are UTC)
+        return to_arrow_schema(schema)
+
+
 def repeat_string(value: str, n: int) -> pa.Array:
     """A string column holding ``value`` ``n`` times, built from buffers."""
     data = value.encode("utf-8")
@@ -109,7 +117,7 @@ class Converter:
 
     def __init__(self, schema: StructType, full: StructType, corrupt_column: str | None):
         self.schema = schema
-        self.target = to_arrow_schema(schema, timezone="UTC")
+        self.target = arrow_schema(schema)
         self.corrupt_column = corrupt_column if corrupt_column in schema.fieldNames() else None
         own = {STORE, QUEUE_TYPE, self.corrupt_column}
         decoded = set(full.fieldNames())

@@ -23,6 +23,10 @@ class RocketMQSource(DataSource):
     def __init__(self, options):
         super().__init__(options)
         self.read_options: ReadOptions = parse_options(self.name(), options)
+        corrupt = self.read_options.corrupt_column
+        if corrupt is not None and corrupt in self.full_schema().fieldNames():
+            raise OptionError(f"{self.name()}: columnNameOfCorruptRecord {corrupt!r} is one of the source's own "
+                              "columns; name another")
         if not self.read_options.paths:
             raise OptionError(f"{self.name()}: give load() the store path(s): a store root, a folder in one, "
                               "a folder of stores (with recursiveFileLookup), globs or file: URIs")

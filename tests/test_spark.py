@@ -477,6 +477,8 @@ def test_options_are_checked(spark):
             CommitLogDataSource(options={"path": root, **options})
     with pytest.raises(OptionError, match="unknown option 'salvage'"):
         IndexDataSource(options={"path": root, "salvage": "true"})
+    with pytest.raises(OptionError, match="one of the source's own columns"):
+        CommitLogDataSource(options={"path": root, "columnNameOfCorruptRecord": "topic"})
     with pytest.raises(OptionError, match="give load"):
         ConsumeQueueDataSource(options={})
     with pytest.raises(Exception, match="no column 'nope'"):
