@@ -335,6 +335,11 @@ def find_record(buf, start, end, at_eof, stop_at, base, i32, i64):
     need = _POS_PHYSICAL + 8
     last = min(stop_at, end - (_HEADER if at_eof else need))
     while p < last:
+        # Zero runs (a preallocated tail) are passed eight positions a step: a record starting at
+        # p..p+7 would have the first byte of its magic code in the eight zero bytes at p+4.
+        if p + 12 <= end and _le64(buf, p + 4) == _U0:
+            p += 8
+            continue
         magic = _u32(buf, p + 4)
         if (magic == _MAGIC_V1 or magic == _MAGIC_V2) and p + need <= end \
                 and _s64(buf, p + _POS_PHYSICAL) == base + p:
