@@ -38,7 +38,7 @@ from . import kernels as K
 from .memory import keep_freed_memory
 
 #: Bytes read from a segment at a time.
-DEFAULT_WINDOW = 8 << 20
+DEFAULT_WINDOW = 4 << 20
 #: Bytes of a segment one thread decodes at a time when several do.
 DEFAULT_RANGE = 8 << 20
 #: Rows of one record batch at most.
