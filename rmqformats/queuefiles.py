@@ -109,6 +109,28 @@ def queue_files(folder: str) -> tuple[QueueFile, ...]:
     return tuple(files)
 
 
+def _first_zero_unit(mm, unit_size: int, count: int) -> int:
+    """An all-zero unit's number, found by bisection (``count`` when the last unit is not zero).
+
+    A queue file is written from its start, so the units after its data are
+    the zero fill; bisecting finds where the fill starts while touching a
+    few pages instead of the whole tail. The unit found is all-zero in any
+    case (a hole in the data may be found instead of the fill), which is
+    all the caller relies on.
+    """
+    zero = bytes(unit_size)
+    if count == 0 or mm[(count - 1) * unit_size:count * unit_size] != zero:
+        return count
+    lo, hi = 0, count - 1  # unit ``hi`` is all-zero
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if mm[mid * unit_size:(mid + 1) * unit_size] == zero:
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi
+
+
 class UnitFiles:
     """The unit files of one queue, read as numpy structured arrays.
 
@@ -127,6 +149,9 @@ class UnitFiles:
         self.accept = accept
         self.files = queue_files(folder)
         self._end: int | None = None
+        #: Files the recovery walk converted to native byte order, kept for the next :meth:`read`
+        #: (which takes them over): the newest files are then read and byte-swapped once, not twice.
+        self._walked: dict[str, np.ndarray] = {}
 
     def __repr__(self) -> str:
         return f"UnitFiles({self.folder!r}, {len(self.files)} files)"
@@ -159,22 +184,34 @@ class UnitFiles:
     def _first_rejected(self, f: QueueFile) -> tuple[int, int]:
         """(number in ``f`` of the first unit ``accept`` rejects, or -1; units in ``f``).
 
-        The test runs on the mapping in the file's byte order (numpy
-        compares big-endian fields correctly), so no unit is copied.
+        Only the units before an all-zero unit (the zero fill after the data)
+        are copied to native byte order and tested, several times faster than
+        testing the big-endian mapping; when ``accept`` rejects the all-zero
+        unit, the walk ends there at the latest. The copy is kept for
+        :meth:`read`.
         """
         self.check_file(f)
         mm = open_readonly(f.path)
         if mm is None:
             return -1, 0
-        units = None
         try:
-            units = np.frombuffer(mm, self.dtype)
-            count = len(units)
-            bad = np.flatnonzero(~self.accept(units))
+            count = len(mm) // self.unit_size
+            # Units from an all-zero one on are not converted when ``accept`` rejects that unit:
+            # the walk ends there at the latest.
+            zero_rejected = not bool(self.accept(np.zeros(1, self.native))[0])
+            used = _first_zero_unit(mm, self.unit_size, count) if zero_rejected else count
+            units = np.frombuffer(mm, self.dtype, count=used).astype(self.native)
         finally:
-            units = None  # the mapping cannot close while a view of it exists
             mm.close()
-        return (int(bad[0]) if bad.size else -1), count
+        bad = np.flatnonzero(~self.accept(units))
+        if bad.size:
+            first = int(bad[0])
+        elif used < count:
+            first = used
+        else:
+            first = -1
+        self._walked[f.path] = units
+        return first, count
 
     def end_unit(self) -> int:
         """Unit number after the last unit recovery keeps (the queue's end).
@@ -231,6 +268,11 @@ class UnitFiles:
             f, pos = located
             self.check_file(f)
             n = min(stop - unit, (f.size - pos) // self.unit_size)
+            walked = self._walked.pop(f.path, None)
+            if walked is not None and pos // self.unit_size + n <= len(walked):
+                parts.append(walked[pos // self.unit_size:pos // self.unit_size + n])
+                unit += n
+                continue
             mm = open_readonly(f.path)
             if mm is None:
                 raise QueueFileError(f.path, 0, "empty file")
