@@ -149,9 +149,10 @@ class UnitFiles:
         self.accept = accept
         self.files = queue_files(folder)
         self._end: int | None = None
-        #: Files the recovery walk converted to native byte order, kept for the next :meth:`read`
-        #: (which takes them over): the newest files are then read and byte-swapped once, not twice.
-        self._walked: dict[str, np.ndarray] = {}
+        #: Files the recovery walk converted to native byte order while :meth:`read` runs it, for
+        #: that read: the newest files are then read and byte-swapped once, not twice. Nothing is
+        #: kept otherwise (a store lists thousands of queues).
+        self._walked: dict[str, np.ndarray] | None = None
 
     def __repr__(self) -> str:
         return f"UnitFiles({self.folder!r}, {len(self.files)} files)"
@@ -210,7 +211,8 @@ class UnitFiles:
             first = used
         else:
             first = -1
-        self._walked[f.path] = units
+        if self._walked is not None:
+            self._walked[f.path] = units
         return first, count
 
     def end_unit(self) -> int:
@@ -257,7 +259,11 @@ class UnitFiles:
         A copy in native byte order, so the files are mapped only while reading.
         """
         start = max(start, self.first_unit())
-        stop = min(stop, self.end_unit())
+        walked = self._walked = {} if self._end is None else None
+        try:
+            stop = min(stop, self.end_unit())
+        finally:
+            self._walked = None
         parts = []
         unit = start
         while unit < stop:
@@ -268,9 +274,9 @@ class UnitFiles:
             f, pos = located
             self.check_file(f)
             n = min(stop - unit, (f.size - pos) // self.unit_size)
-            walked = self._walked.pop(f.path, None)
-            if walked is not None and pos // self.unit_size + n <= len(walked):
-                parts.append(walked[pos // self.unit_size:pos // self.unit_size + n])
+            native = walked.pop(f.path, None) if walked else None
+            if native is not None and pos // self.unit_size + n <= len(native):
+                parts.append(native[pos // self.unit_size:pos // self.unit_size + n])
                 unit += n
                 continue
             mm = open_readonly(f.path)
