@@ -178,13 +178,6 @@ def _s8(b, p):
     return v - ((v >> 7) << 8)
 
 
-@njit(inline="always", **_JIT)
-def _s64(b, p):
-    hi = np.uint64(_u32(b, p))
-    lo = np.uint64(_u32(b, p + 4))
-    return np.int64((hi << np.uint64(32)) | lo)
-
-
 @njit(**_JIT)
 def walk_records(buf, start, end, at_eof, stop_at, cap, i32, i64):
     """Walk the records of ``buf[start:end]`` and store the fields of each valid message.
