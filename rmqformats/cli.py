@@ -9,7 +9,6 @@ import os
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
 
 from tqdm import tqdm
 
@@ -17,7 +16,7 @@ from . import __version__
 from .commitlog import Scan
 from .consumequeue import tags_code
 from .errors import InvalidMessageIdError, RmqFormatError
-from .message import Message, millis_to_datetime
+from .message import Message, millis_to_datetime, to_millis
 from .sample import sample_store_path
 from .store import Store, open_store
 
@@ -33,12 +32,9 @@ def _parse_time(text: str) -> int:
     if text.lstrip("-").isdigit():
         return int(text)
     try:
-        dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return to_millis(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not epoch milliseconds or an ISO 8601 time: {text!r}") from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return int(dt.timestamp() * 1000)
 
 
 def _iso(ms: int) -> str:

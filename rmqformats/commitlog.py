@@ -74,7 +74,7 @@ _LEN_PROPS = struct.Struct(_E + _run_props)
 MAGIC_V1 = layout.MAGIC_CODE["message_v1"]
 MAGIC_V2 = layout.MAGIC_CODE["message_v2"]
 MAGIC_BLANK = layout.MAGIC_CODE["blank"]
-_CRC32_RESERVED = len(props.CRC32) + 12  # name, U+0001, 10 digits, U+0002
+_CRC32_RESERVED = props.CRC32_RESERVED
 _PROPERTY_CRC_MARK = props.CRC32
 
 

@@ -32,6 +32,20 @@ def millis_to_datetime(ms: int) -> datetime:
     return _EPOCH + timedelta(milliseconds=ms)
 
 
+def to_millis(value: int | str | datetime) -> int:
+    """Epoch milliseconds of a time given as epoch ms, an ISO 8601 text or a datetime (UTC when naive).
+
+    Raises ``ValueError`` for a text that is not ISO 8601.
+    """
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return int(value.timestamp() * 1000)
+
+
 def millis_to_datetime_or_none(ms: int) -> datetime | None:
     """:func:`millis_to_datetime`, or ``None`` for a value out of datetime's range (damaged data)."""
     try:

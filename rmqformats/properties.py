@@ -12,6 +12,8 @@ UNIQ_KEY = "UNIQ_KEY"
 DELAY = "DELAY"
 CRC32 = "__CRC32#"
 KEY_SEPARATOR = " "
+#: Bytes the ``__CRC32#`` property takes at the end of a record: name, U+0001, 10 digits, U+0002.
+CRC32_RESERVED = len(CRC32) + 12
 
 
 def parse_properties(text: str) -> dict[str, str]:

@@ -122,13 +122,16 @@ def from_numpy(values: np.ndarray, type: pa.DataType | None = None) -> pa.Array:
     return pa.Array.from_buffers(type, len(values), [None, pa.py_buffer(values)])
 
 
-_ints = from_numpy
-
 
 def _validity(mask: np.ndarray) -> pa.Buffer | None:
     if mask.all():
         return None
     return pa.py_buffer(np.packbits(mask, bitorder="little"))
+
+
+def _text(offsets: np.ndarray, data: np.ndarray) -> pa.Array:
+    """A string array on offset and data buffers a kernel built as text (ASCII, no check needed)."""
+    return pa.Array.from_buffers(pa.string(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
 def _string(offsets: np.ndarray, data: np.ndarray, ascii_only: bool, valid: np.ndarray | None = None) -> pa.Array:
@@ -169,7 +172,7 @@ def _property_columns(w: Window, rows: np.ndarray, parsed: tuple, wanted: set[st
         values = _string(val_off, val_data, ascii_only)
         if keys is None or values is None:
             return None
-        out["properties"] = pa.MapArray.from_arrays(_ints(map_off), keys, values)
+        out["properties"] = pa.MapArray.from_arrays(from_numpy(map_off), keys, values)
     if "tags" in wanted:
         out["tags"] = _named_value(w, fpos[NAMED_TAGS], flen[NAMED_TAGS])
     if "uniqKey" in wanted:
@@ -177,7 +180,7 @@ def _property_columns(w: Window, rows: np.ndarray, parsed: tuple, wanted: set[st
     if "keys" in wanted:
         list_off, kp, kl = K.split_keys(w.buf, fpos[NAMED_KEYS], flen[NAMED_KEYS])
         items = _string(*K.gather(w.buf, kp, kl))
-        out["keys"] = None if items is None else pa.ListArray.from_arrays(_ints(list_off), items)
+        out["keys"] = None if items is None else pa.ListArray.from_arrays(from_numpy(list_off), items)
     if any(v is None for v in out.values()):
         return None
     return out
@@ -246,51 +249,47 @@ def _bodies(w: Window, rows: np.ndarray, decompress_bodies: bool, max_body: int)
 _KINDS = {code: ("zlib" if name == "unspecified" else name) for code, name in L.COMPRESSION_NAMES.items()}
 
 
-def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], parsed: tuple | None,
-          decompress_bodies: bool = True, max_body: int = DEFAULT_MAX_BODY_SIZE) -> pa.RecordBatch:
+def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], decompress_bodies: bool = True,
+          max_body: int = DEFAULT_MAX_BODY_SIZE) -> pa.RecordBatch:
     """A record batch of ``columns`` for the messages ``rows`` of the window."""
     wanted = set(columns)
     arrays: dict[str, pa.Array] = {}
     i32, i64 = w.i32, w.i64
     m = len(rows)
     if "commitLogOffset" in wanted:
-        arrays["commitLogOffset"] = _ints(i64[K.I64_POS][rows] + w.base)
+        arrays["commitLogOffset"] = from_numpy(i64[K.I64_POS][rows] + w.base)
     for name, k in _I32.items():
         if name in wanted:
-            arrays[name] = _ints(i32[k][rows])
+            arrays[name] = from_numpy(i32[k][rows])
     for name, k in _I64.items():
         if name in wanted:
-            arrays[name] = _ints(i64[k][rows])
+            arrays[name] = from_numpy(i64[k][rows])
     for name, k in _TIMES.items():
         if name in wanted:
-            arrays[name] = pa.Array.from_buffers(TIMESTAMP, m, [None, pa.py_buffer(i64[k][rows])])
+            arrays[name] = from_numpy(i64[k][rows], TIMESTAMP)
     if "bornHost" in wanted:
         v6 = (i32[K.I32_SYS_FLAG][rows] & L.BORN_V6) != 0
-        arrays["bornHost"] = pa.Array.from_buffers(pa.string(), m, [None, *map(pa.py_buffer, K.format_hosts(
-            w.buf, i64[K.I64_BORN_ADDR][rows], v6, i32[K.I32_BORN_PORT][rows]))])
+        arrays["bornHost"] = _text(*K.format_hosts(w.buf, i64[K.I64_BORN_ADDR][rows], v6, i32[K.I32_BORN_PORT][rows]))
     store_v6 = None
     if "storeHost" in wanted or "msgId" in wanted:
         store_v6 = (i32[K.I32_SYS_FLAG][rows] & L.STORE_V6) != 0
     if "storeHost" in wanted:
-        arrays["storeHost"] = pa.Array.from_buffers(pa.string(), m, [None, *map(pa.py_buffer, K.format_hosts(
-            w.buf, i64[K.I64_STORE_ADDR][rows], store_v6, i32[K.I32_STORE_PORT][rows]))])
+        arrays["storeHost"] = _text(*K.format_hosts(w.buf, i64[K.I64_STORE_ADDR][rows], store_v6,
+                                                    i32[K.I32_STORE_PORT][rows]))
     if "msgId" in wanted:
-        arrays["msgId"] = pa.Array.from_buffers(pa.string(), m, [None, *map(pa.py_buffer, K.format_msg_ids(
-            w.buf, i64[K.I64_STORE_ADDR][rows], store_v6, i32[K.I32_STORE_PORT][rows], i64[K.I64_PHYSICAL][rows]))])
+        arrays["msgId"] = _text(*K.format_msg_ids(w.buf, i64[K.I64_STORE_ADDR][rows], store_v6,
+                                                  i32[K.I32_STORE_PORT][rows], i64[K.I64_PHYSICAL][rows]))
     if "topic" in wanted:
         arrays["topic"] = _text_slices(w, i64[K.I64_TOPIC_POS][rows], i64[K.I64_TOPIC_LEN][rows])
     if "propertiesString" in wanted:
         arrays["propertiesString"] = _text_slices(w, i64[K.I64_PROPS_POS][rows], i64[K.I64_PROPS_LEN][rows])
     if wanted & _FROM_PROPERTIES:
-        if parsed is None:
-            parsed = parse_properties(w, rows)
-        cols = _property_columns(w, rows, parsed, wanted)
+        cols = _property_columns(w, rows, parse_properties(w, rows), wanted)
         arrays.update(cols if cols is not None else _property_columns_slow(w, rows, wanted))
     if "body" in wanted:
         arrays["body"] = _bodies(w, rows, decompress_bodies, max_body)
     if "segment" in wanted:
-        offsets, data = K.repeat_string(np.frombuffer(w.name.encode(), np.uint8), m)
-        arrays["segment"] = pa.Array.from_buffers(pa.string(), m, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+        arrays["segment"] = _text(*K.repeat_string(np.frombuffer(w.name.encode(), np.uint8), m))
     return pa.RecordBatch.from_arrays([arrays[c] for c in columns], schema=pa.schema([SCHEMA.field(c) for c in columns]))
 
 
@@ -311,7 +310,7 @@ def record_crc_mismatch(w: Window, rows: np.ndarray, parsed: tuple) -> int:
     """Index in ``rows`` of the first message whose ``__CRC32#`` property does not match its bytes, or -1."""
     fpos, flen = parsed[6][NAMED_CRC], parsed[7][NAMED_CRC]
     size = w.i32[K.I32_SIZE][rows]
-    reserved = len(props.CRC32) + 12
+    reserved = props.CRC32_RESERVED
     candidates = np.flatnonzero((fpos >= 0) & (size >= reserved))
     if len(candidates) == 0:
         return -1

@@ -1,6 +1,6 @@
 """The columnar commit-log scan: segments read in bounded windows, records walked by a compiled kernel.
 
-Each segment is read with ``pread`` into a reused window buffer (32 MiB by
+Each segment is read with ``pread`` into a reused window buffer (4 MiB by
 default, grown only for a record larger than that), never memory-mapped: a
 file that shrinks while it is read gives a short read, which becomes a
 :class:`~rmqformats.errors.FileChangedError`, where a mapping would kill the
@@ -13,11 +13,11 @@ decoding the one record where the data ends.
 from __future__ import annotations
 
 import os
+import threading
 from collections import deque
 from collections.abc import Iterator
-import threading
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
+from datetime import datetime
 
 import numpy as np
 import pyarrow as pa
@@ -33,6 +33,7 @@ from ..errors import (
     RmqFormatError,
     TruncatedRecordError,
 )
+from ..message import to_millis
 from . import arrow as A
 from . import kernels as K
 from .memory import keep_freed_memory
@@ -51,17 +52,6 @@ _ERROR_MARGIN = 256
 
 _REASONS = {BadMagicError: EndReason.BAD_MAGIC, TruncatedRecordError: EndReason.TRUNCATED,
             CrcMismatchError: EndReason.CRC_MISMATCH}
-
-
-def _millis(value: int | str | datetime | None) -> int | None:
-    """Epoch milliseconds of a time given as epoch ms, an ISO 8601 text or a datetime (naive: UTC)."""
-    if value is None or isinstance(value, int):
-        return value
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return int(value.timestamp() * 1000)
 
 
 class _Stop(Exception):
@@ -110,8 +100,8 @@ class ColumnarScan:
         self._queue_id = queue_id
         self._tag = tag
         self._key = key
-        self._since = _millis(since)
-        self._until = _millis(until)
+        self._since = None if since is None else to_millis(since)
+        self._until = None if until is None else to_millis(until)
         self._from = from_offset
         self._to = to_offset
         self._stop_at = stop
@@ -192,10 +182,6 @@ class ColumnarScan:
             raise _Stop(self._end(seg, here, EndReason.BLANK_LAST))
         self.bytes_done += size - here
 
-    # Buffers are recycled: fresh memory costs a page fault per 4 KiB, more than decoding it.
-    def _pools(self) -> tuple[list, list]:
-        return self._windows, self._chunks
-
     def _walk(self, seg: Segment, fd: int, size: int, pos: int, limit: int, last: bool, progress):
         """Yield the batches of the records that start in ``[pos, limit)`` of a segment.
 
@@ -203,7 +189,8 @@ class ColumnarScan:
         ``("blank", p, size)`` at the segment's BLANK record; raises
         :class:`_Stop` where the data of the commit log ends.
         """
-        windows, chunks = self._pools()
+        # Buffers are recycled: fresh memory costs a page fault per 4 KiB, more than decoding it.
+        windows, chunks = self._windows, self._chunks
         try:
             buf = windows.pop()  # list.pop and append are atomic: the pools need no lock
         except IndexError:
@@ -221,7 +208,6 @@ class ColumnarScan:
                                                                 f"bytes; {pos + got} are left)")
                 at_eof = pos + want == size
                 wlimit = min(want + 1, limit - pos)
-                w = None
                 wpos = 0
                 while True:
                     try:
@@ -396,7 +382,7 @@ class ColumnarScan:
 
     def _tag_key_mask(self, w: A.Window, rows: np.ndarray) -> np.ndarray:
         """Which of ``rows`` carry the ``tag`` (TAGS) and the ``key`` (one of the KEYS, or the UNIQ_KEY)."""
-        cols = A.build(w, rows, ("tags", "keys", "uniqKey"), None)
+        cols = A.build(w, rows, ("tags", "keys", "uniqKey"))
         keep = np.ones(len(rows), np.bool_)
         if self._tag is not None:
             keep &= np.asarray(pc.fill_null(pc.equal(cols.column("tags"), self._tag), False))
@@ -410,7 +396,7 @@ class ColumnarScan:
 
     def _build(self, w: A.Window, rows: np.ndarray) -> Iterator[pa.RecordBatch]:
         try:
-            yield A.build(w, rows, self.columns, None, self._decompress, self._max_body)
+            yield A.build(w, rows, self.columns, self._decompress, self._max_body)
         except OverflowError:  # bodies of one batch over 2 GiB after decompression: halve it
             if len(rows) == 1:
                 raise
