@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -258,35 +259,25 @@ class UnitFiles:
 
         A copy in native byte order, so the files are mapped only while reading.
         """
-        start = max(start, self.first_unit())
         walked = self._walked = {} if self._end is None else None
         try:
-            stop = min(stop, self.end_unit())
+            steps = self.plan(start, stop, sys.maxsize)  # one step per file
         finally:
             self._walked = None
         parts = []
-        unit = start
-        while unit < stop:
-            located = self.file_of(unit)
-            if located is None:
-                raise QueueFileError(self.folder, None, f"no file holds unit {unit} "
-                                                        f"(stream position {unit * self.unit_size})")
-            f, pos = located
-            self.check_file(f)
-            n = min(stop - unit, (f.size - pos) // self.unit_size)
-            native = walked.pop(f.path, None) if walked else None
-            if native is not None and pos // self.unit_size + n <= len(native):
-                parts.append(native[pos // self.unit_size:pos // self.unit_size + n])
-                unit += n
+        for step in steps:
+            first = step.pos // self.unit_size
+            native = walked.pop(step.file.path, None) if walked else None
+            if native is not None and first + step.count <= len(native):
+                parts.append(native[first:first + step.count])
                 continue
-            mm = open_readonly(f.path)
+            mm = open_readonly(step.file.path)
             if mm is None:
-                raise QueueFileError(f.path, 0, "empty file")
+                raise QueueFileError(step.file.path, 0, "empty file")
             try:
-                parts.append(np.frombuffer(mm, self.dtype, count=n, offset=pos).astype(self.native))
+                parts.append(np.frombuffer(mm, self.dtype, count=step.count, offset=step.pos).astype(self.native))
             finally:
                 mm.close()
-            unit += n
         return np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else np.zeros(0, self.native)
 
     def plan(self, start: int, stop: int, max_units: int) -> list[ReadStep]:
