@@ -60,7 +60,6 @@ import json
 import mmap
 import os
 import platform
-import resource
 import struct
 import subprocess
 import sys
@@ -69,6 +68,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
+from procstats import peak_rss_kib  # noqa: E402 (benchmarks/ is on sys.path)
 
 # Workers import only what their decoder needs (their RSS is measured); the
 # parent imports the data generator, ``storegen``, when it runs.
@@ -99,22 +99,6 @@ GOAL_CQ_FLOOR = 2.0          # consume queues: at most this many times the floor
 
 
 # -- measurements common to the workers -------------------------------------------------------------
-
-def peak_rss_kib() -> int:
-    """Peak RSS of this process since ``exec`` (``VmHWM``); ``ru_maxrss`` where /proc is missing.
-
-    ``ru_maxrss`` alone would start at the parent's size on Linux (it is
-    inherited through fork and exec).
-    """
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
 
 class Tally:
     """What a decoder produced: messages, sum of offsets, body bytes, properties, and the data end."""

@@ -48,7 +48,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -57,6 +56,7 @@ import zlib
 from collections.abc import Callable, Iterator
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+from procstats import max_rss_kib, peak_rss_kib  # noqa: E402 (benchmarks/ is on sys.path)
 DEFAULT_DATA_DIR = os.path.join(HERE, "data")
 SEGMENT_SIZE = 64 * 1024 * 1024
 DEFAULT_SEED = 20261121
@@ -296,31 +296,6 @@ def load_api() -> Decode:
 
 
 LOADERS: dict[str, Callable[[], Decode]] = {"baseline": load_baseline, "kaitai": load_kaitai, "api": load_api}
-
-
-def max_rss_kib() -> int:
-    """``ru_maxrss`` of this process (KiB on Linux).
-
-    On Linux it is not the worker's own peak: it starts at the RSS of the
-    parent at the time of the fork (``subprocess`` may even ``vfork``, sharing
-    the parent's address space until ``exec``), so a parent that has built the
-    data makes every worker look as big as itself. Kept in the JSON for
-    reference; :func:`peak_rss_kib` is what the table shows.
-    """
-    value = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return value // 1024 if sys.platform == "darwin" else value  # bytes on macOS
-
-
-def peak_rss_kib() -> int:
-    """Peak RSS of this process's own address space since ``exec`` (``VmHWM``), else ``ru_maxrss``."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return max_rss_kib()
 
 
 def worker(name: str, commitlog: str) -> None:

@@ -60,7 +60,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import struct
 import subprocess
 import sys
@@ -68,6 +67,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+from procstats import peak_rss_kib  # noqa: E402 (benchmarks/ is on sys.path)
 
 DEFAULT_DATA_DIR = os.path.join(HERE, "data")
 DEFAULT_SEED = 20261121
@@ -255,18 +255,6 @@ def kaitai_reader(path: str):
 
 
 LOADERS = {"api": api_reader, "baseline": baseline_reader, "api-mmap": mapped_reader, "kaitai": kaitai_reader}
-
-
-def peak_rss_kib() -> int:
-    """Peak RSS of this process since ``exec`` (``VmHWM``); ``ru_maxrss`` where /proc is missing."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def checksum(results: list[list[int]]) -> int:

@@ -40,36 +40,12 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+from procstats import peak_rss_kib, rss_kib  # noqa: E402 (benchmarks/ is on sys.path)
 DATA = os.path.join(HERE, "data")
 #: Units per consume-queue file (``mappedFileSizeConsumeQueue`` / 20).
 UNITS_PER_FILE = 300_000
 TOPIC = "BenchTopic"
 READERS = ("to_arrow", "iter_unpack")
-
-
-def peak_rss_kib() -> int:
-    """Peak RSS of this process since ``exec`` (``VmHWM``); ``ru_maxrss`` where /proc is missing."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    import resource
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
-
-def rss_kib() -> int:
-    """Current RSS of this process (``VmRSS``), 0 where /proc is missing."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 # -- data ---------------------------------------------------------------------------------------
