@@ -219,7 +219,8 @@ def test_version(capsys):
 def test_messages_table_is_the_table_of_all_rows_while_they_fit_one_block(capsys, version):
     """Up to the first block (1000 rows) the streamed table is the one sized from every row."""
     from rmqformats import open_store
-    from rmqformats.cli import _MESSAGE_HEADER, _message_row, _table
+    from rmqformats.cli.common import print_table as _table
+    from rmqformats.cli.messages import _MESSAGE_HEADER, _message_row
     from rmqformats.sample import sample_store_path
 
     for root in (store_path(version), sample_store_path()):

@@ -1,0 +1,98 @@
+"""What the commands share: opening a store, times, progress bars, tables, common options."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+
+from tqdm import tqdm
+
+from ..commitlog import Scan
+from ..message import Message, millis_to_datetime, to_millis
+from ..sample import sample_store_path
+from ..store import Store, open_store
+
+_PROGRESS_EVERY = 4096
+#: Rows decoded at a time for the messages table.
+_TABLE_BATCH = 8192
+#: Bytes of commit log the messages command reads at a time (small: it prints as it reads).
+_MESSAGES_WINDOW = 8 << 20
+
+
+def parse_time(text: str) -> int:
+    """Milliseconds since the epoch from epoch milliseconds or an ISO 8601 time (UTC if naive)."""
+    if text.lstrip("-").isdigit():
+        return int(text)
+    try:
+        return to_millis(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not epoch milliseconds or an ISO 8601 time: {text!r}") from None
+
+
+def iso(ms: int) -> str:
+    return millis_to_datetime(ms).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def open_from_args(args: argparse.Namespace) -> Store:
+    if args.sample:
+        return open_store(sample_store_path())
+    if not args.store:
+        raise SystemExit("rmqformats: error: give a STORE path or --sample")
+    return open_store(args.store)
+
+
+def with_progress(scan: Scan, total: int, label: str) -> Iterator[Message]:
+    """Yield from ``scan`` while a progress bar on stderr follows its bytes (only on a TTY)."""
+    bar = tqdm(total=total, unit="B", unit_scale=True, desc=label, file=sys.stderr,
+               disable=not sys.stderr.isatty(), leave=False)
+    try:
+        for i, msg in enumerate(scan, 1):
+            if i % _PROGRESS_EVERY == 0:
+                bar.update(scan.bytes_done - bar.n)
+            yield msg
+        bar.update(total - bar.n)
+    finally:
+        bar.close()
+
+
+def short(text: str, width: int = 48) -> str:
+    """``text`` cut in the middle to ``width`` characters, for table cells (JSON keeps it whole)."""
+    if len(text) <= width:
+        return text
+    half = (width - 1) // 2
+    return f"{text[:half]}…{text[-(width - 1 - half):]}"
+
+
+def print_table(rows: list[list], header: list[str], out, indent: str = "") -> None:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, *rows]:
+        out.write(indent + "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() + "\n")
+
+
+def add_store_args(sp: argparse.ArgumentParser) -> None:
+    """STORE, ``--sample`` and ``--format``: the options of most commands."""
+    sp.add_argument("store", nargs="?", help="store root, commitlog/ folder or one segment file")
+    sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
+    sp.add_argument("--format", choices=["table", "jsonl"], default="table", help="output format")
+
+
+def add_verify_crc(sp: argparse.ArgumentParser, default: bool) -> None:
+    """``--verify-crc``, on or off by default."""
+    sp.add_argument("--verify-crc", action=argparse.BooleanOptionalAction, default=default,
+                    help="check body CRCs (and __CRC32#); the data ends at the first mismatch, as in "
+                         f"broker recovery with checkCRCOnRecover (default: {'on' if default else 'off'})")
+
+
+def add_message_filters(sp: argparse.ArgumentParser) -> None:
+    """The message filters of ``messages`` and ``export``."""
+    """The message filters of ``messages`` and ``export``."""
+    sp.add_argument("--topic")
+    sp.add_argument("--queue", type=int, help="queue id")
+    sp.add_argument("--tag", help="exact TAGS value")
+    sp.add_argument("--key", help="one of the KEYS, or the UNIQ_KEY")
+    sp.add_argument("--since", type=parse_time, help="store time >= (epoch ms or ISO 8601, UTC if no zone)")
+    sp.add_argument("--until", type=parse_time, help="store time < (epoch ms or ISO 8601)")
+    sp.add_argument("--from-offset", type=int, help="commit-log offset >=")
+    sp.add_argument("--to-offset", type=int, help="commit-log offset <")
+

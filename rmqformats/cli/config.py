@@ -1,0 +1,161 @@
+"""``config`` and ``lag``: the config/ JSON files and consumer lag."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import defaultdict
+
+from ..errors import RmqFormatError
+from ..store import Store
+from .common import iso, open_from_args, short, print_table, add_store_args
+
+def _read_config_files(store: Store) -> tuple[list, list[str]]:
+    """Every known config file of the store (or its ``.bak``), and the errors of those that fail."""
+    from ..config import read_config_file
+    from ..config.schema import known_files
+    found, errors = [], []
+    for folder, name, schema in known_files():
+        path = store.path(folder, name)
+        if not (os.path.exists(path) or os.path.exists(path + ".bak")):
+            continue
+        try:
+            found.append(read_config_file(path, schema=schema))
+        except RmqFormatError as exc:
+            errors.append(str(exc))
+    return found, errors
+
+
+def config_summary(files: list, errors: list[str]) -> dict:
+    """The config files of a store as plain JSON-ready values: files, topics, groups, offsets."""
+    from ..config import ConsumerOffsetsFile, DelayOffsetsFile, SubscriptionGroupsFile, TopicsFile
+    out: dict = {"files": [], "errors": errors, "topics": [], "groups": [], "consumerOffsets": [],
+                 "delayOffsets": []}
+    for f in files:
+        out["files"].append({"name": f.name, "path": f.path, "source": f.source, "encoding": f.encoding,
+                             "schema": f.schema, "valid": f.model is not None,
+                             "unknownKeys": list(f.unknown_keys), "warnings": list(f.warnings)})
+        m = f.model
+        if isinstance(m, TopicsFile):
+            for name, t in m.topic_config_table.items():
+                out["topics"].append({"topic": name, "readQueueNums": t.read_queue_nums,
+                                      "writeQueueNums": t.write_queue_nums, "perm": t.perm,
+                                      "permString": t.perm_string, "readable": t.readable, "writable": t.writable,
+                                      "inherited": t.inherited, "order": t.order, "topicSysFlag": t.topic_sys_flag,
+                                      "topicFilterType": t.topic_filter_type, "attributes": t.attributes})
+        elif isinstance(m, SubscriptionGroupsFile):
+            for name, g in m.subscription_group_table.items():
+                out["groups"].append({"group": name, "consumeEnable": g.consume_enable,
+                                      "consumeBroadcastEnable": g.consume_broadcast_enable,
+                                      "consumeMessageOrderly": g.consume_message_orderly,
+                                      "retryQueueNums": g.retry_queue_nums, "retryMaxTimes": g.retry_max_times,
+                                      "brokerId": g.broker_id})
+        elif isinstance(m, ConsumerOffsetsFile):
+            for e in m.entries():
+                out["consumerOffsets"].append({"file": f.name, "group": e.group, "topic": e.topic,
+                                               "queueId": e.queue_id, "offset": e.offset})
+        elif isinstance(m, DelayOffsetsFile):
+            for level, off in m.by_level.items():
+                topic, qid = m.queue_of(level)
+                out["delayOffsets"].append({"level": level, "topic": topic, "queueId": qid, "offset": off})
+    return out
+
+
+def _print_config(info: dict, out) -> None:
+    w = out.write
+    w("files\n")
+    print_table([[f["name"], f["source"], f["encoding"] or "", "valid" if f["valid"] else "empty",
+             len(f["unknownKeys"])] for f in info["files"]],
+           ["file", "source", "encoding", "status", "unknownKeys"], out, "  ")
+    for f in info["files"]:
+        for warning in f["warnings"]:
+            w(f"  {f['name']}: {warning}\n")
+    for err in info["errors"]:
+        w(f"  error: {err}\n")
+    w(f"topics ({len(info['topics'])})\n")
+    print_table([[short(t["topic"]), t["readQueueNums"], t["writeQueueNums"], t["permString"],
+             "yes" if t["order"] else "no", t["topicSysFlag"],
+             " ".join(f"{k}={v}" for k, v in (t["attributes"] or {}).items())] for t in info["topics"]],
+           ["topic", "read", "write", "perm", "order", "sysFlag", "attributes"], out, "  ")
+    w(f"groups ({len(info['groups'])})\n")
+    yn = {True: "yes", False: "no", None: ""}
+    print_table([[short(g["group"]), yn[g["consumeEnable"]], yn[g["consumeBroadcastEnable"]],
+             yn[g["consumeMessageOrderly"]], g["retryQueueNums"], g["retryMaxTimes"], g["brokerId"]]
+            for g in info["groups"]],
+           ["group", "consume", "broadcast", "orderly", "retryQueues", "retryMax", "brokerId"], out, "  ")
+    w(f"consumer offsets ({len(info['consumerOffsets'])})\n")
+    print_table([[short(o["group"]), short(o["topic"]), o["queueId"], o["offset"]] for o in info["consumerOffsets"]],
+           ["group", "topic", "queue", "offset"], out, "  ")
+    w(f"delay offsets ({len(info['delayOffsets'])})\n")
+    print_table([[d["level"], f"{d['topic']}/{d['queueId']}", d["offset"]] for d in info["delayOffsets"]],
+           ["level", "queue", "offset"], out, "  ")
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    store = open_from_args(args)
+    if args.file is not None:
+        from ..config import read_config_file
+        from ..config.schema import known_files, to_json_model
+        folder = next((d for d, n, _ in known_files() if n == args.file), "config")
+        f = read_config_file(store.path(folder, args.file))
+        model = f.model.to_json() if f.model is not None else None
+        doc = {"name": f.name, "path": f.path, "source": f.source, "encoding": f.encoding,
+               "unknownKeys": list(f.unknown_keys), "warnings": list(f.warnings), "model": to_json_model(model)}
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=None if args.format == "jsonl" else 2) + "\n")
+        return 0
+    files, errors = _read_config_files(store)
+    info = config_summary(files, errors)
+    info = {"config": store.path("config"), **info}
+    if args.format == "jsonl":
+        sys.stdout.write(json.dumps(info, ensure_ascii=False) + "\n")
+    else:
+        _print_config(info, sys.stdout)
+    for err in errors:
+        sys.stderr.write(f"rmqformats: error: {err}\n")
+    return 2 if errors else 0
+
+
+# -- lag ---------------------------------------------------------------------------
+
+def cmd_lag(args: argparse.Namespace) -> int:
+    store = open_from_args(args)
+    rows = store.consumer_lag(group=args.group, topic=args.topic, with_store_time=args.store_time)
+    out = sys.stdout
+    if args.format == "jsonl":
+        for r in rows:
+            out.write(json.dumps(r.to_json_dict(), ensure_ascii=False) + "\n")
+        return 0
+    table = [[short(r.group, 32), short(r.topic, 32), r.queue_id,
+              "" if r.committed_offset is None else r.committed_offset, r.min_offset, r.max_offset, r.lag,
+              "" if r.next_message_store_time is None else iso(r.next_message_store_time),
+              ",".join(f for f, on in (("behind-min", r.behind_min), ("beyond-max", r.beyond_max),
+                                        ("no-queue", not r.queue_found), ("batch", r.queue_type == "BatchCQ")) if on)]
+             for r in rows]
+    print_table(table, ["group", "topic", "queue", "committed", "min", "max", "lag", "nextStoreTime", "flags"], out)
+    by_group: dict[str, int] = defaultdict(int)
+    for r in rows:
+        by_group[r.group] += r.lag
+    for g, total in sorted(by_group.items()):
+        out.write(f"total lag {g}: {total}\n")
+    for r in rows:
+        if r.note:
+            out.write(f"note {r.group} {r.topic}/{r.queue_id}: {r.note}\n")
+    return 0
+
+
+def add_commands(sub) -> None:
+    """Add this module's commands to the ``rmqformats`` subcommands."""
+    sp = sub.add_parser("config", help="config/ JSON files: topics, groups, consumer and delay offsets")
+    add_store_args(sp)
+    sp.add_argument("--file", help="show one file's model as JSON (e.g. topics.json)")
+    sp.set_defaults(func=cmd_config)
+
+    sp = sub.add_parser("lag", help="consumer lag per group and queue, from consumerOffset.json and the queues")
+    add_store_args(sp)
+    sp.add_argument("--group", help="only this consumer group")
+    sp.add_argument("--topic", help="only this topic")
+    sp.add_argument("--store-time", action=argparse.BooleanOptionalAction, default=True,
+                    help="read the next unconsumed message's store time (default: on)")
+    sp.set_defaults(func=cmd_lag)

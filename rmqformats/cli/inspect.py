@@ -1,0 +1,167 @@
+"""``inspect``: what a store holds and where its data ends."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter, defaultdict
+
+from ..errors import RmqFormatError
+from ..store import Store
+from .common import iso, open_from_args, short, print_table, with_progress, add_store_args, add_verify_crc
+
+def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = True) -> dict:
+    """Summarise a store's commit log: segments, counts per topic and queue, time range, data end."""
+    log = store.commitlog
+    scan = log.scan(verify_crc=verify_crc)
+    it = with_progress(scan, log.total_size, "scan") if progress else scan
+    per_queue: dict[tuple[str, int], int] = Counter()
+    per_segment: dict[str, int] = Counter()
+    versions: Counter = Counter()
+    first_ts = last_ts = None
+    count = 0
+    for msg in it:
+        count += 1
+        per_queue[(msg.topic, msg.queue_id)] += 1
+        per_segment[msg.segment] += 1
+        versions[f"V{msg.version}"] += 1
+        ts = msg.store_timestamp
+        first_ts = ts if first_ts is None or ts < first_ts else first_ts
+        last_ts = ts if last_ts is None or ts > last_ts else last_ts
+    end = scan.end
+    blanks = {b.segment: b for b in scan.blanks}
+    topics: dict[str, dict] = defaultdict(lambda: {"messages": 0, "queues": {}})
+    for (topic, qid), n in sorted(per_queue.items()):
+        topics[topic]["messages"] += n
+        topics[topic]["queues"][str(qid)] = n
+    beyond = sum(s.size for s in log.segments if end and end.segment and s.start_offset > end.offset)
+    gaps = [{"after": a.name, "expectedOffset": a.start_offset + a.size, "next": b.name}
+            for a, b in zip(log.segments, log.segments[1:]) if b.start_offset != a.start_offset + a.size]
+    return {
+        "store": store.root or log.path,
+        "storeRoot": store.root is not None,
+        "abortFile": store.has_abort_file if store.root else None,
+        **(_store_parts(store) if store.root else {}),
+        "segments": [
+            {"name": s.name, "startOffset": s.start_offset, "size": s.size,
+             "messages": per_segment.get(s.path, 0),
+             "blankOffset": blanks[s.path].commitlog_offset if s.path in blanks else None}
+            for s in log.segments
+        ],
+        "segmentGaps": gaps,
+        "messages": count,
+        "recordVersions": dict(sorted(versions.items())),
+        "blankRecords": len(scan.blanks),
+        "firstStoreTimestamp": first_ts,
+        "lastStoreTimestamp": last_ts,
+        "topics": dict(sorted(topics.items())),
+        "dataEnd": {
+            "commitLogOffset": end.offset, "reason": end.reason.name, "description": end.reason.value,
+            "clean": end.reason.is_clean, "segment": end.segment, "fileOffset": end.file_offset,
+            "detail": end.detail, "bytesAfterInLaterSegments": beyond,
+        },
+    }
+
+
+def _store_parts(store: Store) -> dict:
+    """Shutdown state, checkpoint, consume queues and index files of a store root."""
+    state = store.state()
+    parts: dict = {"shutdown": {
+        "clean": state.clean_shutdown, "summary": state.summary(), "abortFile": state.abort_exists,
+        "abortPid": state.abort_pid, "lockFile": state.lock_exists}}
+    try:
+        cp = store.checkpoint()
+        parts["checkpoint"] = None if cp is None else {
+            "physicMsgTimestamp": cp.physic_msg_timestamp, "logicsMsgTimestamp": cp.logics_msg_timestamp,
+            "indexMsgTimestamp": cp.index_msg_timestamp, "masterFlushedOffset": cp.master_flushed_offset,
+            "confirmPhyOffset": cp.confirm_phy_offset}
+    except RmqFormatError as exc:
+        parts["checkpoint"] = {"error": str(exc)}
+    queues = store.queues()
+    batch = store.batch_queues()
+    parts["consumeQueues"] = {
+        "queues": len(queues), "units": sum(q.count for q in queues),
+        "batchQueues": len(batch), "batchMessages": sum(q.count for q in batch),
+        "errors": [{"topic": q.topic, "queueId": q.queue_id, "error": q.error}
+                   for q in [*queues, *batch] if q.error]}
+    try:
+        index = store.index()
+        files = index.files
+        parts["indexFiles"] = {"files": len(files), "entries": sum(max(f.header.index_count - 1, 0) for f in files),
+                               "hashSlots": files[0].num_hash_slots if files else None,
+                               "indexNum": files[0].num_index if files else None}
+    except RmqFormatError as exc:
+        parts["indexFiles"] = {"error": str(exc)}
+    return parts
+
+
+def _print_inspect(info: dict, out) -> None:
+    w = out.write
+    w(f"store      {info['store']}\n")
+    if "shutdown" in info:
+        w(f"shutdown   {info['shutdown']['summary']}\n")
+    elif info["abortFile"] is not None:
+        w(f"shutdown   {'unclean (abort file present)' if info['abortFile'] else 'clean (no abort file)'}\n")
+    cp = info.get("checkpoint")
+    if cp and "error" in cp:
+        w(f"checkpoint {cp['error']}\n")
+    elif cp:
+        stamps = [f"{name} {iso(cp[key]) if cp[key] > 0 else 0}" for name, key in (
+            ("physic", "physicMsgTimestamp"), ("logics", "logicsMsgTimestamp"), ("index", "indexMsgTimestamp"))]
+        w(f"checkpoint {', '.join(stamps)}\n")
+        if cp["masterFlushedOffset"] or cp["confirmPhyOffset"]:
+            w(f"           masterFlushedOffset {cp['masterFlushedOffset']}, confirmPhyOffset {cp['confirmPhyOffset']}\n")
+    cq = info.get("consumeQueues")
+    if cq:
+        text = f"{cq['queues']} consume queues, {cq['units']} units"
+        if cq["batchQueues"]:
+            text += f"; {cq['batchQueues']} batch consume queues, {cq['batchMessages']} messages"
+        w(f"queues     {text}\n")
+        for e in cq["errors"]:
+            w(f"           {e['topic']}/{e['queueId']}: {e['error']}\n")
+    idx = info.get("indexFiles")
+    if idx and "error" in idx:
+        w(f"index      {idx['error']}\n")
+    elif idx:
+        w(f"index      {idx['files']} files, {idx['entries']} entries"
+          + (f" ({idx['hashSlots']} hash slots, {idx['indexNum']} entries per file)" if idx["files"] else "") + "\n")
+    seg = info["segments"]
+    w(f"segments   {len(seg)}, {sum(s['size'] for s in seg):,} bytes\n")
+    print_table([[s["name"], f"{s['size']:,}", s["messages"], "" if s["blankOffset"] is None else s["blankOffset"]]
+            for s in seg], ["segment", "size", "messages", "BLANK at"], out, "  ")
+    for gap in info["segmentGaps"]:
+        w(f"  gap: {gap['after']} ends at offset {gap['expectedOffset']}, next segment is {gap['next']}\n")
+    versions = ", ".join(f"{k} {v}" for k, v in info["recordVersions"].items()) or "none"
+    w(f"messages   {info['messages']} ({versions}); BLANK records {info['blankRecords']}\n")
+    if info["firstStoreTimestamp"] is not None:
+        w(f"stored     {iso(info['firstStoreTimestamp'])} .. {iso(info['lastStoreTimestamp'])}\n")
+    end = info["dataEnd"]
+    where = f"offset {end['commitLogOffset']}"
+    if end["segment"]:
+        where += f" (segment {end['segment'].rsplit('/', 1)[-1]} @ 0x{end['fileOffset']:x})"
+    w(f"data ends  {where}: {end['description']}{': ' + end['detail'] if end['detail'] else ''}\n")
+    if end["bytesAfterInLaterSegments"]:
+        w(f"           {end['bytesAfterInLaterSegments']:,} bytes of later segments are past the end\n")
+    w("topics\n")
+    rows = [[short(topic), t["messages"], " ".join(f"{q}:{n}" for q, n in t["queues"].items())]
+            for topic, t in info["topics"].items()]
+    print_table(rows, ["topic", "messages", "queue:messages"], out, "  ")
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    store = open_from_args(args)
+    info = inspect_store(store, verify_crc=args.verify_crc)
+    if args.format == "jsonl":
+        sys.stdout.write(json.dumps(info, ensure_ascii=False) + "\n")
+    else:
+        _print_inspect(info, sys.stdout)
+    return 0
+
+
+def add_commands(sub) -> None:
+    """Add this module's commands to the ``rmqformats`` subcommands."""
+    sp = sub.add_parser("inspect", help="segments, counts per topic and queue, time range, where the data ends")
+    add_store_args(sp)
+    add_verify_crc(sp, True)
+    sp.set_defaults(func=cmd_inspect)

@@ -1,0 +1,286 @@
+"""``messages`` and ``export``: the messages of the commit log, filtered, as a table, JSON Lines or files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterator
+
+from tqdm import tqdm
+
+from ..commitlog import Scan
+from ..errors import RmqFormatError
+from ..message import Message
+from .common import (iso, open_from_args, short, print_table, with_progress, add_message_filters, add_store_args,
+                     add_verify_crc)
+
+#: Rows decoded at a time for the messages table.
+_TABLE_BATCH = 8192
+#: Bytes of commit log the messages command reads at a time (small: it prints as it reads).
+_MESSAGES_WINDOW = 8 << 20
+
+def message_filter(args: argparse.Namespace) -> Callable[[Message], bool]:
+    """A predicate for the filters given on the command line."""
+    checks: list[Callable[[Message], bool]] = []
+    if args.topic is not None:
+        checks.append(lambda m: m.topic == args.topic)
+    if args.queue is not None:
+        checks.append(lambda m: m.queue_id == args.queue)
+    if args.tag is not None:
+        checks.append(lambda m: m.tags == args.tag)
+    if args.key is not None:
+        checks.append(lambda m: args.key in m.keys or m.uniq_key == args.key)
+    if args.since is not None:
+        checks.append(lambda m: m.store_timestamp >= args.since)
+    if args.until is not None:
+        checks.append(lambda m: m.store_timestamp < args.until)
+    if args.from_offset is not None:
+        checks.append(lambda m: m.commitlog_offset >= args.from_offset)
+    return lambda m: all(c(m) for c in checks)
+
+
+def _message_row(m: Message) -> list:
+    return [m.commitlog_offset, short(m.topic), m.queue_id, m.queue_offset, iso(m.store_timestamp),
+            m.tags or "", " ".join(m.keys), m.msg_id, len(m.body_raw)]
+
+
+_MESSAGE_HEADER = ["offset", "topic", "queue", "queueOffset", "storeTime", "tags", "keys", "msgId", "bodyBytes"]
+
+
+def _scan_filters(args: argparse.Namespace) -> dict:
+    """The columnar scan's filter options for the filters given on the command line."""
+    return {"topic": args.topic, "queue_id": args.queue, "tag": args.tag, "key": args.key, "since": args.since,
+            "until": args.until, "from_offset": args.from_offset, "to_offset": args.to_offset,
+            "verify_crc": args.verify_crc}
+
+
+def _batches_with_progress(scan, total: int, label: str) -> Iterator:
+    """Yield the record batches of a columnar ``scan`` while a progress bar on stderr follows its bytes (on a TTY)."""
+    bar = tqdm(total=total, unit="B", unit_scale=True, desc=label, file=sys.stderr,
+               disable=not sys.stderr.isatty(), leave=False)
+    try:
+        for batch in scan:
+            bar.update(scan.bytes_done - bar.n)
+            yield batch
+        bar.update(total - bar.n)
+    finally:
+        bar.close()
+
+
+def _binary_stdout():
+    """``sys.stdout``'s byte stream (after what was written as text), or ``None`` if it has none."""
+    sys.stdout.flush()
+    return getattr(sys.stdout, "buffer", None)
+
+
+def _report_end(end) -> None:
+    if end is not None and not end.reason.is_clean:
+        sys.stderr.write(f"rmqformats: data ends early: {end}\n")
+
+
+def _object_messages(args: argparse.Namespace, log, from_offset: int | None) -> tuple[Iterator[Message], Scan]:
+    """The selected messages through the object API's scan, from ``from_offset``."""
+    start = None
+    if from_offset is not None and log.segments:
+        # Records are found from a segment start; earlier records are skipped by the filter.
+        try:
+            start = log.segments[log.segment_index(from_offset)].start_offset
+        except RmqFormatError:
+            start = None
+    scan = log.scan(start=start, verify_crc=args.verify_crc)
+    keep = message_filter(argparse.Namespace(**{**vars(args), "from_offset": from_offset}))
+
+    def selected() -> Iterator[Message]:
+        for m in with_progress(scan, log.total_size, "scan"):
+            if args.to_offset is not None and m.commitlog_offset >= args.to_offset:
+                return
+            if keep(m):
+                yield m
+    return selected(), scan
+
+
+def cmd_messages(args: argparse.Namespace) -> int:
+    store = open_from_args(args)
+    log = store.commitlog
+    out = sys.stdout
+    if args.msg_id is not None or args.offset is not None:
+        msg = log.read_msg_id(args.msg_id) if args.msg_id is not None else log.read(args.offset)
+        if args.limit is None or args.limit > 0:
+            if args.format == "jsonl":
+                out.write(json.dumps(msg.to_json_dict(), ensure_ascii=False) + "\n")
+            else:
+                print_table([_message_row(msg)], _MESSAGE_HEADER, out)
+        elif args.format == "table":
+            print_table([], _MESSAGE_HEADER, out)
+        return 0
+    # The columnar decoder, a batch at a time: the output starts before the scan ends and memory stays flat.
+    from ..columnar import DEFAULT_BATCH_SIZE
+    from ..errors import DecompressionError
+    from ..export import (JSONL_COLUMNS, MESSAGE_TABLE_SOURCE, TableStream, jsonl_bytes, message_table_columns,
+                         write_jsonl)
+    jsonl = args.format == "jsonl"
+    limit = args.limit
+    # Smaller batches for the table: its rows are formatted a batch at a time.
+    batch_size = DEFAULT_BATCH_SIZE if jsonl else _TABLE_BATCH
+    if limit is not None:
+        batch_size = min(batch_size, max(limit + 1, 1024))
+    scan = log.batches(JSONL_COLUMNS if jsonl else MESSAGE_TABLE_SOURCE, decompress=jsonl, batch_size=batch_size,
+                       window_size=_MESSAGES_WINDOW, **_scan_filters(args))
+    raw = _binary_stdout() if jsonl else None
+    table = None
+    if not jsonl:
+        end_offset = max((s.start_offset + s.size for s in log.segments), default=0)
+        table = TableStream(_MESSAGE_HEADER, out, min_widths={0: len(str(end_offset))}, cut=(1, 5, 6))
+    n = 0
+    last = None
+    try:
+        for batch in _batches_with_progress(scan, log.total_size, "scan"):
+            if limit is not None and n >= limit:
+                break
+            more = limit is not None and batch.num_rows > limit - n
+            if more:
+                batch = batch.slice(0, limit - n)
+            n += batch.num_rows
+            if batch.num_rows:
+                last = batch.column(0)[-1].as_py()
+            if table is not None:
+                table.write(message_table_columns(batch))
+            elif raw is not None:
+                write_jsonl(batch, raw)
+            else:
+                out.write(bytes(jsonl_bytes(batch)).decode("utf-8"))
+            if more:
+                break
+    except DecompressionError:
+        # A body that does not decompress: the object API prints the messages before it and fails there.
+        if raw is not None:
+            raw.flush()
+        after = args.from_offset if last is None else max(last + 1, args.from_offset or 0)
+        selected, obj_scan = _object_messages(args, log, after)
+        for m in selected:
+            if limit is not None and n >= limit:
+                break
+            n += 1
+            out.write(json.dumps(m.to_json_dict(), ensure_ascii=False) + "\n")
+        _report_end(obj_scan.end)
+        return 0
+    if table is not None:
+        table.close()
+    elif raw is not None:
+        raw.flush()
+    _report_end(scan.end)
+    return 0
+
+
+
+class _ExportHelp(argparse.RawDescriptionHelpFormatter):
+    """Help text with the column names filled in only when it is shown (they come with the columnar decoder)."""
+
+    def _fill_text(self, text, width, indent):
+        if "{columns}" in text:
+            import textwrap
+
+            from ..columnar import COLUMNS
+            text = text.replace("{columns}", textwrap.fill(", ".join(COLUMNS) + ".", width - len(indent)))
+        return super()._fill_text(text, width, indent)
+
+
+def _column_list(text: str) -> list[str]:
+    from ..columnar import COLUMNS
+    names = [c.strip() for c in text.split(",") if c.strip()]
+    unknown = [c for c in names if c not in COLUMNS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown column(s) {', '.join(unknown) or '(none given)'}; "
+                                         f"the columns are {', '.join(COLUMNS)}")
+    return names
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    fmt, out_path = args.to
+    if fmt not in ("parquet", "jsonl", "csv"):
+        sys.stderr.write(f"rmqformats: error: --to takes parquet, jsonl or csv, then OUT; not {fmt!r}\n")
+        return 2
+    if args.partition_by is not None and fmt != "parquet":
+        sys.stderr.write("rmqformats: error: --partition-by needs --to parquet\n")
+        return 2
+    from ..columnar import COLUMNS
+    from ..export import OutputExistsError, export_batches, export_columns, prepare_output
+    store = open_from_args(args)
+    log = store.commitlog
+    try:
+        prepare_output(out_path, fmt, args.force)
+    except OutputExistsError as exc:
+        sys.stderr.write(f"rmqformats: error: {exc}\n")
+        return 2
+    columns = export_columns(fmt, args.columns)
+    need = set(columns)
+    if fmt == "parquet":
+        need.add("segment")
+        if args.partition_by:
+            need.add(args.partition_by)
+    scan = log.batches([c for c in COLUMNS if c in need], decompress=args.decompress, threads=args.threads,
+                       **_scan_filters(args))
+    target = out_path
+    if out_path == "-":
+        target = _binary_stdout()
+        if target is None:
+            sys.stderr.write("rmqformats: error: stdout takes no bytes here; give a file\n")
+            return 2
+    sink = export_batches(_batches_with_progress(scan, log.total_size, "export"), fmt, target, scan.schema,
+                          partition_by=args.partition_by, keep_segment="segment" in columns)
+    where = "stdout" if out_path == "-" else out_path
+    files = len(sink.files) if out_path != "-" else 0
+    what = f"{sink.rows} message{'s' if sink.rows != 1 else ''}"
+    if fmt == "parquet":
+        sys.stderr.write(f"rmqformats: exported {what} to {files} Parquet file{'s' if files != 1 else ''} "
+                         f"in {where}\n")
+    else:
+        sys.stderr.write(f"rmqformats: exported {what} to {where}\n")
+    _report_end(scan.end)
+    return 0
+
+
+
+
+def add_commands(sub) -> None:
+    """Add ``messages`` and ``export`` to the ``rmqformats`` subcommands."""
+    sp = sub.add_parser("messages", help="list messages, filtered",
+                        description="List the messages of the commit log, in commit-log order, as they are "
+                                    "read: the table's column widths are set by its first 1000 rows; a later, "
+                                    "longer topic, tags or keys value is cut in the middle with '…'.")
+    add_store_args(sp)
+    add_verify_crc(sp, False)
+    add_message_filters(sp)
+    sp.add_argument("--offset", type=int, help="only the message at this commit-log offset")
+    sp.add_argument("--msg-id", help="only the message with this offset message id")
+    sp.add_argument("--limit", type=int, help="stop after this many messages")
+    sp.set_defaults(func=cmd_messages)
+    sp = sub.add_parser(
+        "export", help="write the messages, filtered, to Parquet, JSON Lines or CSV",
+        formatter_class=_ExportHelp,
+        description="Write the messages of the commit log to files, streaming (memory stays bounded).\n\n"
+                    "parquet  OUT is a folder: one zstd Parquet file per commit-log segment, named after it\n"
+                    "         (00000000000000000000.parquet; none for a segment without selected messages).\n"
+                    "         --partition-by topic writes topic=<URL-escaped topic>/<segment>.parquet without\n"
+                    "         the topic column (Hive-style; pyarrow.dataset and pq.read_table read it back).\n"
+                    "jsonl    OUT is a file or -: the lines of 'messages --format jsonl'.\n"
+                    "csv      OUT is a file or -: a header, then one row per message; columns CSV cannot\n"
+                    "         hold are text: properties a JSON object, keys joined by spaces, body base64;\n"
+                    "         timestamps are written as 2026-11-21 09:53:00.123Z (UTC), null as an empty field.\n\n"
+                    "Columns by default: jsonl those of 'messages --format jsonl'; parquet and csv also tags,\n"
+                    "keys and uniqKey. --columns picks any of:\n{columns}")
+    sp.add_argument("store", nargs="?", help="store root, commitlog/ folder or one segment file")
+    sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
+    sp.add_argument("--to", required=True, nargs=2, metavar=("{parquet,jsonl,csv}", "OUT"),
+                    help="output format and where to write it (- for stdout with jsonl and csv)")
+    add_verify_crc(sp, False)
+    add_message_filters(sp)
+    sp.add_argument("--columns", type=_column_list, help="comma-separated column names (written in schema order)")
+    sp.add_argument("--no-decompress", dest="decompress", action="store_false",
+                    help="write compressed bodies as stored (default: decompressed by SYSFLAG)")
+    sp.add_argument("--partition-by", choices=["topic"], help="parquet: one folder per topic")
+    sp.add_argument("--threads", type=int, default=1, help="threads building record batches (default: 1)")
+    sp.add_argument("--force", action="store_true",
+                    help="overwrite a non-empty OUT file, or replace an earlier export in the OUT folder")
+    sp.set_defaults(func=cmd_export)

@@ -1,0 +1,244 @@
+"""``queue``, ``lookup`` and ``check``: consume queues, the index files and their agreement with the commit log."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import sys
+
+from ..consumequeue import tags_code
+from .common import iso, open_from_args, parse_time, short, print_table, add_store_args
+
+def _queue_positionals(args: argparse.Namespace) -> tuple[str | None, int | None]:
+    """(topic, queue id) from ``[STORE] [TOPIC [QID]]``; with ``--sample`` there is no STORE."""
+    values = list(args.positional)
+    if not args.sample:
+        if not values:
+            raise SystemExit("rmqformats: error: give a STORE path or --sample")
+        args.store = values.pop(0)
+    if len(values) > 2:
+        raise SystemExit("rmqformats: error: expected [STORE] [TOPIC [QID]]")
+    topic = values[0] if values else None
+    if len(values) == 2 and not values[1].lstrip("-").isdigit():
+        raise SystemExit(f"rmqformats: error: QID must be a number, not {values[1]!r}")
+    return topic, int(values[1]) if len(values) == 2 else None
+
+
+def _unit_row(r) -> list:
+    u = r.unit if hasattr(r, "unit") else r
+    row = [u.cq_offset, u.commitlog_offset, u.size, u.tags_code]
+    if hasattr(r, "status"):
+        m = r.message
+        row += [r.status.name] + ([iso(m.store_timestamp), m.tags or "", " ".join(m.keys), m.msg_id]
+                                  if m is not None else ["", "", "", r.detail])
+    return row
+
+
+def cmd_queue(args: argparse.Namespace) -> int:
+    topic, queue_id = _queue_positionals(args)
+    store = open_from_args(args)
+    out = sys.stdout
+    if queue_id is None:
+        infos = [(kind, q) for kind, found in (("ConsumeQueue", store.queues()),
+                                                ("BatchConsumeQueue", store.batch_queues()))
+                 for q in found if topic is None or q.topic == topic]
+        if args.format == "jsonl":
+            for kind, q in infos:
+                out.write(json.dumps({"topic": q.topic, "queueId": q.queue_id, "type": kind,
+                                      "minOffset": q.min_offset, "maxOffset": q.max_offset,
+                                      "files": q.num_files, "error": q.error}, ensure_ascii=False) + "\n")
+        else:
+            print_table([[short(q.topic), q.queue_id, "batch" if kind == "BatchConsumeQueue" else "",
+                     q.min_offset, q.max_offset, q.num_files, q.error or ""] for kind, q in infos],
+                   ["topic", "queue", "type", "minOffset", "maxOffset", "files", "error"], out)
+        return 0
+    cq = store.consume_queue(topic, queue_id)
+    if not cq.files.files:
+        bcq = store.batch_consume_queue(topic, queue_id)
+        if bcq.files.files:
+            return _batch_queue(args, bcq, topic, queue_id)
+        raise SystemExit(f"rmqformats: error: no consume queue {topic}/{queue_id} in {store.root}")
+    stop = args.to_offset
+    items = (cq.messages(args.from_offset, stop, tag=args.tag) if args.resolve
+             else cq.units(args.from_offset, stop, tag=args.tag))
+    rows = []
+    for n, item in enumerate(items):
+        if args.limit is not None and n >= args.limit:
+            break
+        if args.format == "jsonl":
+            if args.resolve:
+                d = item.unit.to_json_dict()
+                d["status"] = item.status.name
+                d["message"] = item.message.to_json_dict() if item.message is not None else None
+                if item.detail:
+                    d["detail"] = item.detail
+            else:
+                d = item.to_json_dict()
+            out.write(json.dumps(d, ensure_ascii=False) + "\n")
+        else:
+            rows.append(_unit_row(item))
+    if args.format == "table":
+        header = ["cqOffset", "commitLogOffset", "size", "tagsCode"]
+        if args.resolve:
+            header += ["status", "storeTime", "tags", "keys", "msgId"]
+        sys.stdout.write(f"# {topic}/{queue_id}: offsets {cq.min_offset}..{cq.max_offset}, "
+                         f"{len(cq.files.files)} file(s)\n")
+        print_table(rows, header, out)
+    return 0
+
+
+def _bcq_unit_json(u) -> dict:
+    """A batch consume-queue unit under the names of a consume-queue unit, plus its batch fields."""
+    return {"cqOffset": u.msg_base_offset, "commitLogOffset": u.commitlog_offset, "size": u.size,
+            "tagsCode": u.tags_code, "storeTime": u.store_time, "msgBaseOffset": u.msg_base_offset,
+            "batchSize": u.batch_size, "unitIndex": u.index}
+
+
+def _batch_queue(args: argparse.Namespace, bcq, topic: str, queue_id: int) -> int:
+    """``queue`` for a batch consume queue: one row per unit, or per message with ``--resolve``."""
+    out = sys.stdout
+    rows = []
+    if args.resolve:
+        items = bcq.messages(args.from_offset, args.to_offset)
+    else:
+        first = 0 if args.from_offset is None else bcq.find(max(args.from_offset, bcq.min_offset)).index
+        items = (u for u in bcq.units(first) if args.to_offset is None or u.msg_base_offset < args.to_offset)
+    n = 0
+    for item in items:
+        if args.tag is not None and (item.tags != args.tag if args.resolve else
+                                     item.tags_code != tags_code(args.tag)):
+            continue
+        if args.limit is not None and n >= args.limit:
+            break
+        n += 1
+        if args.resolve:
+            d = _bcq_unit_json(item.unit)
+            d["cqOffset"] = item.queue_offset
+            d["status"] = "OK"
+            d["message"] = item.message.to_json_dict()
+            if item.inner is not None:
+                d["innerIndex"] = item.queue_offset - item.unit.msg_base_offset
+                d["innerProperties"] = item.inner.properties
+                d["innerFlag"] = item.inner.flag
+                d["innerBody"] = base64.b64encode(item.inner.body).decode("ascii")
+            if args.format == "jsonl":
+                out.write(json.dumps(d, ensure_ascii=False) + "\n")
+            else:
+                rows.append([item.queue_offset, item.unit.commitlog_offset, item.unit.size, item.unit.tags_code,
+                             item.unit.msg_base_offset, item.unit.batch_size, iso(item.message.store_timestamp),
+                             item.tags or "", " ".join(k for k in (item.properties.get("KEYS") or "").split(" ") if k),
+                             item.message.msg_id])
+        elif args.format == "jsonl":
+            out.write(json.dumps(_bcq_unit_json(item), ensure_ascii=False) + "\n")
+        else:
+            rows.append([item.msg_base_offset, item.commitlog_offset, item.size, item.tags_code,
+                         item.msg_base_offset, item.batch_size, iso(item.store_time)])
+    if args.format == "table":
+        header = ["cqOffset", "commitLogOffset", "size", "tagsCode", "msgBaseOffset", "batchSize", "storeTime"]
+        if args.resolve:
+            header += ["tags", "keys", "msgId"]
+        out.write(f"# {topic}/{queue_id} (batch consume queue): offsets {bcq.min_offset}..{bcq.max_offset}, "
+                  f"{len(bcq.files.files)} file(s)\n")
+        print_table(rows, header, out)
+    return 0
+
+
+# -- lookup ------------------------------------------------------------------------
+
+def cmd_lookup(args: argparse.Namespace) -> int:
+    store = open_from_args(args)
+    hits = store.lookup(args.topic, args.key, begin=args.begin, end=args.end, max_num=args.max,
+                        check_keys=not args.raw, num_hash_slots=args.hash_slots, num_index=args.index_num)
+    out = sys.stdout
+    rows = []
+    for h in hits:
+        m = h.message
+        if args.format == "jsonl":
+            d = {"commitLogOffset": h.commitlog_offset, "indexFile": h.index_file, "entry": h.entry,
+                 "storeTimeFromIndex": h.store_time_approx, "keyMatches": h.key_matches}
+            if h.error:
+                d["error"] = h.error
+            if not args.raw:
+                d["message"] = m.to_json_dict() if m is not None else None
+            out.write(json.dumps(d, ensure_ascii=False) + "\n")
+        elif args.raw:
+            rows.append([h.commitlog_offset, h.index_file, h.entry, iso(h.store_time_approx)])
+        else:
+            rows.append([h.commitlog_offset, h.index_file, h.entry,
+                         iso(m.store_timestamp) if m is not None else "", short(m.topic) if m else "",
+                         m.queue_id if m else "", m.queue_offset if m else "", m.tags or "" if m else "",
+                         " ".join(m.keys) if m else "", m.msg_id if m else (h.error or "")])
+    if args.format == "table":
+        if args.raw:
+            print_table(rows, ["commitLogOffset", "indexFile", "entry", "storeTime(index)"], out)
+        else:
+            print_table(rows, ["commitLogOffset", "indexFile", "entry", "storeTime", "topic", "queue", "queueOffset",
+                          "tags", "keys", "msgId"], out)
+    return 0
+
+
+# -- check -------------------------------------------------------------------------
+
+def cmd_check(args: argparse.Namespace) -> int:
+    store = open_from_args(args)
+    report = store.check_consistency(topic=args.topic, queue_id=args.queue, max_problems=args.max_problems)
+    if args.format == "jsonl":
+        sys.stdout.write(json.dumps({
+            "ok": report.ok, "queues": report.queues, "units": report.units, "deletedUnits": report.deleted,
+            "problems": [{"topic": p.topic, "queueId": p.queue_id, "cqOffset": p.cq_offset, "where": p.where,
+                          "field": p.field, "unit": p.unit.to_json_dict(), "unitValue": p.expected,
+                          "recordValue": p.found} for p in report.problems],
+            "unreadable": [{"topic": t, "queueId": q, "error": e} for t, q, e in report.unreadable],
+        }, ensure_ascii=False, default=str) + "\n")
+    else:
+        w = sys.stdout.write
+        w(f"consume queues  {report.queues} queue(s), {report.units} unit(s) checked against the commit log\n")
+        if report.deleted:
+            w(f"                {report.deleted} unit(s) point at deleted commit-log segments (not checked)\n")
+        for t, q, e in report.unreadable:
+            w(f"unreadable      {t}/{q}: {e}\n")
+        for p in report.problems:
+            w(f"mismatch        {p}\n")
+        w("result          " + ("consistent\n" if report.ok else "INCONSISTENT\n"))
+    return 0 if report.ok else 1
+
+
+def add_commands(sub) -> None:
+    """Add this module's commands to the ``rmqformats`` subcommands."""
+    sp = sub.add_parser("queue", help="consume queues: list them, or the units of one (resolved to messages)",
+                        description="Without TOPIC/QID, list the consume queues with their offset ranges; "
+                                    "with them, list that queue's units.")
+    sp.add_argument("positional", nargs="*", metavar="STORE TOPIC QID",
+                    help="store root, then optionally a topic and a queue id (no STORE with --sample)")
+    sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
+    sp.add_argument("--format", choices=["table", "jsonl"], default="table", help="output format")
+    sp.add_argument("--resolve", action="store_true", help="read the message each unit points at")
+    sp.add_argument("--tag", help="only units of this tag (tags-code match, checked on the message with --resolve)")
+    sp.add_argument("--from", dest="from_offset", type=int, help="first logical offset (default: the queue's min)")
+    sp.add_argument("--to", dest="to_offset", type=int, help="logical offset to stop before")
+    sp.add_argument("--limit", type=int, help="stop after this many units")
+    sp.set_defaults(func=cmd_queue, store=None)
+
+    sp = sub.add_parser("lookup", help="find messages by key or UNIQ_KEY through the index files",
+                        description="Search the index files as the broker's queryMessage does (newest file "
+                                    "first, at most --max hits) and read each hit's message; hits whose "
+                                    "message does not carry the key (hash collisions) are dropped unless --raw.")
+    add_store_args(sp)
+    sp.add_argument("--topic", required=True, help="the message's stored topic")
+    sp.add_argument("--key", required=True, help="one of the KEYS, or the UNIQ_KEY")
+    sp.add_argument("--begin", type=parse_time, help="store time >= (epoch ms or ISO 8601)")
+    sp.add_argument("--end", type=parse_time, help="store time <= (epoch ms or ISO 8601)")
+    sp.add_argument("--max", type=int, default=64, help="at most this many hits (the broker's maxMsgsNumBatch: 64)")
+    sp.add_argument("--raw", action="store_true",
+                    help="the index hits exactly as the broker returns them, without reading the messages")
+    sp.add_argument("--hash-slots", type=int, help="maxHashSlotNum of the broker (default: inferred from the size)")
+    sp.add_argument("--index-num", type=int, help="maxIndexNum of the broker (default: inferred from the size)")
+    sp.set_defaults(func=cmd_lookup)
+
+    sp = sub.add_parser("check", help="check that consume-queue units agree with the commit log")
+    add_store_args(sp)
+    sp.add_argument("--topic", help="only this topic's queues")
+    sp.add_argument("--queue", type=int, help="only this queue id")
+    sp.add_argument("--max-problems", type=int, default=1000, help="stop after this many mismatches")
+    sp.set_defaults(func=cmd_check)

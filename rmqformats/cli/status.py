@@ -1,0 +1,27 @@
+"""The exit statuses of every ``rmqformats`` command."""
+
+from __future__ import annotations
+
+#: The command did what was asked and the data it read ended cleanly.
+OK = 0
+#: The command ran and reports findings: ``check`` found problems, ``lag`` flagged a queue,
+#: ``schema-diff`` found incompatible changes.
+FINDINGS = 1
+#: A usage error (a bad option, conflicting options, an invalid value) or a typed read error.
+ERROR = 2
+#: The data read ended at damage rather than at a clean end (or, with ``--salvage``, damaged
+#: ranges were skipped): what was printed is every message before it (or every intact message).
+DAMAGED = 3
+
+#: The table shown in ``--help`` and the README.
+TABLE = (
+    (OK, "success; the data read ended cleanly"),
+    (FINDINGS, "findings: check found problems, lag flagged queues"),
+    (ERROR, "usage error, or a typed error reading a file (file, offset and reason on stderr)"),
+    (DAMAGED, "the data ended at damage, or --salvage skipped damaged ranges"),
+)
+
+
+def epilog() -> str:
+    """The exit-status table as help text."""
+    return "exit statuses:\n" + "\n".join(f"  {code}  {text}" for code, text in TABLE)
