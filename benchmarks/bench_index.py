@@ -37,7 +37,7 @@ What is measured
     the Kaitai reader did).
 
 The data
-    Built through the generated construct schema by ``rmqformats.synth_index``
+    Built through the generated construct schema by ``rmqformats.synth.index``
     into ``benchmarks/data/index-<slots>x<entries>-seed<seed>/`` (git-ignored)
     with a ``manifest.json``; reused while the parameters match. The file is
     created sparse at full size; entries are appended as ``putKey`` makes
@@ -96,7 +96,7 @@ def data_params(slots: int, entries: int, seed: int) -> dict:
 
 def generate(folder: str, params: dict) -> dict:
     """Write the index file into ``folder`` and return its manifest (also written as JSON)."""
-    from rmqformats.synth_index import IndexFileBuilder, create_sparse
+    from rmqformats.synth.index import IndexFileBuilder, create_sparse
 
     os.makedirs(folder, exist_ok=True)
     manifest_path = os.path.join(folder, "manifest.json")

@@ -12,7 +12,7 @@ from rmqformats.batch_consumequeue import (
 from rmqformats.errors import QueueFileError, UnitMismatchError, UnitNotFoundError
 from rmqformats.generated.construct import rocketmq_batch_consumequeue as cs_bcq
 from rmqformats.generated.kaitai.rocketmq_batch_consumequeue import RocketmqBatchConsumequeue
-from rmqformats.synth_queues import (
+from rmqformats.synth.queues import (
     BcqUnitSpec, encode_bcq_end_of_file, encode_bcq_unit, write_batch_consumequeue)
 
 from conftest import FIXTURES, store_path, truth_records

@@ -19,7 +19,7 @@ from rmqformats.checkpoint import (
     read_store_state,
 )
 from rmqformats.errors import CheckpointError, RmqFormatError
-from rmqformats.synth_timer import encode_checkpoint
+from rmqformats.synth.timer import encode_checkpoint
 
 
 def _truth(version: str) -> dict:

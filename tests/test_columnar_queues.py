@@ -21,8 +21,8 @@ from rmqformats.columnar.queues import (
 from rmqformats.consumequeue import SCHEDULE_TOPIC
 from rmqformats.errors import FileChangedError, IndexRangeError, IndexSizeError, QueueFileError
 from rmqformats.index import INDEX_COUNT_AT, IndexFile, IndexFiles, index_key_hash
-from rmqformats.synth_index import IndexFileBuilder
-from rmqformats.synth_queues import BcqUnitSpec, write_batch_consumequeue
+from rmqformats.synth.index import IndexFileBuilder
+from rmqformats.synth.queues import BcqUnitSpec, write_batch_consumequeue
 
 from conftest import FIXTURES, store_path
 

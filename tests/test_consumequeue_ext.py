@@ -20,7 +20,7 @@ from rmqformats.errors import ExtUnitError, ExtUnitNotFoundError
 from rmqformats.generated.construct import rocketmq_consumequeue_ext as cs_ext
 from rmqformats.generated.kaitai.rocketmq_consumequeue_ext import RocketmqConsumequeueExt
 from rmqformats.generated.layouts import rocketmq_consumequeue_ext as layout
-from rmqformats.synth_queues import ExtUnitSpec, encode_ext_end_marker, write_consumequeue_ext
+from rmqformats.synth.queues import ExtUnitSpec, encode_ext_end_marker, write_consumequeue_ext
 
 FILE_SIZE = 128
 JAVA_LONG_MIN = -(1 << 63)

@@ -20,7 +20,7 @@ from rmqformats.generated.construct import rocketmq_index_file as cs
 from rmqformats.generated.kaitai.rocketmq_index_file import RocketmqIndexFile
 from rmqformats.index import IndexFile, IndexFiles, index_key_hash, infer_counts, lookup
 from rmqformats.synth import MessageSpec, write_commitlog
-from rmqformats.synth_index import IndexFileBuilder, IndexServiceBuilder, create_sparse
+from rmqformats.synth.index import IndexFileBuilder, IndexServiceBuilder, create_sparse
 
 from conftest import FIXTURES, store_path, truth_records
 

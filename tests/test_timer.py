@@ -25,7 +25,7 @@ from rmqformats.errors import (
     TimerWheelError,
     TruncatedTimerUnitError,
 )
-from rmqformats.synth_timer import (
+from rmqformats.synth.timer import (
     BLANK_SIZE,
     UNIT_SIZE,
     TimerLogWriter,

@@ -15,12 +15,12 @@ import os
 import struct
 from dataclasses import dataclass
 
-from .consumequeue import java_string_hash
-from .generated.construct import rocketmq_checkpoint as cs_checkpoint
-from .generated.construct import rocketmq_timer_check as cs_check
-from .generated.construct import rocketmq_timer_log as cs_log
-from .generated.construct import rocketmq_timer_wheel as cs_wheel
-from .generated.layouts import rocketmq_timer_log as log_layout
+from ..consumequeue import java_string_hash
+from ..generated.construct import rocketmq_checkpoint as cs_checkpoint
+from ..generated.construct import rocketmq_timer_check as cs_check
+from ..generated.construct import rocketmq_timer_log as cs_log
+from ..generated.construct import rocketmq_timer_wheel as cs_wheel
+from ..generated.layouts import rocketmq_timer_log as log_layout
 
 #: Bytes of a unit (``TimerLog.UNIT_SIZE``) and of the blank marker (``MIN_BLANK_LEN``).
 UNIT_SIZE = len(cs_log.unit.build({"len_unit": 0, "ofs_prev": 0, "magic": "enqueue", "body": {

@@ -14,11 +14,11 @@ import os
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from .consumequeue_ext import DEFAULT_FILE_SIZE, END_BLANK_DATA_LENGTH, MIN_EXT_UNIT_SIZE, ext_address
-from .generated.construct import rocketmq_batch_consumequeue as cs_bcq
-from .generated.construct import rocketmq_consumequeue_ext as cs_ext
-from .generated.layouts import rocketmq_batch_consumequeue as bcq_layout
-from .units import unit_dtype
+from ..consumequeue_ext import DEFAULT_FILE_SIZE, END_BLANK_DATA_LENGTH, MIN_EXT_UNIT_SIZE, ext_address
+from ..generated.construct import rocketmq_batch_consumequeue as cs_bcq
+from ..generated.construct import rocketmq_consumequeue_ext as cs_ext
+from ..generated.layouts import rocketmq_batch_consumequeue as bcq_layout
+from ..units import unit_dtype
 
 QUEUE_FILE_NAME = "{:020d}"
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 import lz4.frame
 import zstandard
 
-from . import properties as props
-from .generated.construct import rocketmq_commitlog as cs
-from .generated.construct import rocketmq_consumequeue as cs_cq
-from .generated.construct import rocketmq_message_batch as cs_batch
-from .generated.layouts import rocketmq_commitlog as layout
-from .message import crc32
+from .. import properties as props
+from ..generated.construct import rocketmq_commitlog as cs
+from ..generated.construct import rocketmq_consumequeue as cs_cq
+from ..generated.construct import rocketmq_message_batch as cs_batch
+from ..generated.layouts import rocketmq_commitlog as layout
+from ..message import crc32
 
 _BITS = layout.SYS_FLAG_BITS
 #: Topics longer than this many UTF-16 units get a V2 record (5.1.0+ ``autoMessageVersionOnTopicLen``).

@@ -20,8 +20,8 @@ from array import array
 from collections.abc import Iterable
 from typing import BinaryIO
 
-from .generated.construct import rocketmq_index_file as cs
-from .index import ENTRY_SIZE, HEADER_SIZE, INT_MAX, SLOT_SIZE, index_key_hash
+from ..generated.construct import rocketmq_index_file as cs
+from ..index import ENTRY_SIZE, HEADER_SIZE, INT_MAX, SLOT_SIZE, index_key_hash
 
 #: Entries or slots built per construct call when writing to a sink.
 CHUNK = 1 << 16
