@@ -1,9 +1,9 @@
 """Typed errors raised when store files cannot be read as RocketMQ wrote them.
 
-Every error names the file (as ``<folder>/<file name>``), the byte offset in
-that file and the reason, so that a message such as
-``commitlog/00000000001073741824 @ 0x3f2a10: bad magic 0x00000000`` is enough
-to find the bytes with a hex viewer.
+Every error names the file (its whole path), the byte offset in that file
+and the reason, so that a message such as
+``/data/store/commitlog/00000000001073741824 @ 0x3f2a10: bad magic 0x00000000``
+is enough to find the bytes with a hex viewer.
 """
 
 from __future__ import annotations
@@ -12,13 +12,10 @@ import os
 
 
 def display_path(path: str | os.PathLike[str] | None) -> str:
-    """The last two components of ``path`` (``commitlog/0000…``), or ``<memory>``."""
+    """The whole path of ``path`` (``/data/store/commitlog/0000…``), or ``<memory>``."""
     if path is None:
         return "<memory>"
-    path = os.fspath(path)
-    parent, name = os.path.split(os.path.normpath(path))
-    folder = os.path.basename(parent)
-    return f"{folder}/{name}" if folder else name
+    return os.path.abspath(os.fspath(path))
 
 
 class RmqFormatError(Exception):

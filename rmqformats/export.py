@@ -20,7 +20,7 @@ import os
 import shutil
 import urllib.parse
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -666,10 +666,17 @@ class TableStream:
     values (numbers, ids) overflow their column rather than lose characters.
     While the rows fit in the first block, the table is the same as one
     sized from all rows.
+
+    ``layout``, given the header, the widths and which columns may be cut,
+    returns the ``(column, width)`` pairs to show (to fit a terminal); a
+    shown column in ``cut`` is then cut to its width.
     """
 
     def __init__(self, header: list[str], out, *, block: int = 1000, min_widths: dict[int, int] | None = None,
-                 cut: Iterable[int] = (), indent: str = ""):
+                 cut: Iterable[int] = (), indent: str = "",
+                 layout: Callable[[list[str], list[int], list[bool]], list[tuple[int, int]]] | None = None):
+        self.layout = layout
+        self.shown: list[int] | None = None
         self.header = header
         self.out = out
         self.block = block
@@ -706,18 +713,31 @@ class TableStream:
             for i, col in enumerate(cols):
                 longest = pc.max(pc.utf8_length(col)).as_py()
                 widths[i] = max(widths[i], longest or 0)
+        if self.layout is not None:
+            chosen = self.layout(self.header, widths, [i in self.cut for i in range(len(widths))])
+            self.shown = [i for i, _ in chosen]
+            for i, w in chosen:
+                widths[i] = w
         self.widths = widths
-        self.out.write(self.indent + "  ".join(h.ljust(w) for h, w in zip(self.header, widths)).rstrip() + "\n")
+        shown = self.shown if self.shown is not None else range(len(widths))
+        self.out.write(self.indent + "  ".join(self.header[i].ljust(widths[i]) for i in shown).rstrip() + "\n")
         first, self._first = self._first, []
         for cols in first:
             self._emit(cols)
 
     def _emit(self, columns: list[pa.Array]) -> None:
         parts: list = [self.indent] if self.indent else []
+        widths = self.widths
+        if self.shown is not None:
+            columns = [columns[i] for i in self.shown]
+            widths = [widths[i] for i in self.shown]
+            cut = {n for n, i in enumerate(self.shown) if i in self.cut}
+        else:
+            cut = self.cut
         last = len(columns) - 1
-        for i, (col, w) in enumerate(zip(columns, self.widths)):
+        for i, (col, w) in enumerate(zip(columns, widths)):
             col = pc.fill_null(col, "")
-            if i in self.cut:
+            if i in cut:
                 col = short_text(col, w)
             if i < last:
                 col = pc.utf8_rpad(col, w)

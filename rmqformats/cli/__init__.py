@@ -7,10 +7,11 @@ import sys
 
 from .. import __version__
 from ..errors import InvalidMessageIdError, RmqFormatError
-from . import config, inspect, messages, queues, status
+from . import config, dump, inspect, messages, queues, status, tables
+from .common import UsageError
 
 #: The command groups, in the order of ``--help``.
-GROUPS = (inspect, messages, queues, config)
+GROUPS = (inspect, messages, queues, config, dump)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,14 +22,25 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     for group in GROUPS:
         group.add_commands(sub)
+    for command in sub.choices.values():  # every command's tables fit the terminal unless --wide
+        if "--wide" not in command._option_string_actions:
+            command.add_argument("--wide", action="store_true",
+                                 help="tables: every column and whole values (default: fitted to the terminal "
+                                      "or COLUMNS; plain when the output is not a terminal)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    tables.set_wide(getattr(args, "wide", False))
     try:
         return args.func(args)
+    except UsageError as exc:
+        parser.print_usage(sys.stderr)
+        sys.stderr.write(f"rmqformats {args.command}: error: {exc}\n")
+        return status.ERROR
     except (RmqFormatError, InvalidMessageIdError) as exc:
         sys.stderr.write(f"rmqformats: error: {exc}\n")
         return status.ERROR

@@ -12,12 +12,17 @@ from ..commitlog import Scan
 from ..message import Message, millis_to_datetime, to_millis
 from ..sample import sample_store_path
 from ..store import Store, open_store
+from . import tables
 
 _PROGRESS_EVERY = 4096
 #: Rows decoded at a time for the messages table.
 _TABLE_BATCH = 8192
 #: Bytes of commit log the messages command reads at a time (small: it prints as it reads).
 _MESSAGES_WINDOW = 8 << 20
+
+
+class UsageError(Exception):
+    """Options that cannot go together, or a value the command cannot take: exit status 2 (ERROR)."""
 
 
 def parse_time(text: str) -> int:
@@ -57,17 +62,16 @@ def with_progress(scan: Scan, total: int, label: str) -> Iterator[Message]:
 
 
 def short(text: str, width: int = 48) -> str:
-    """``text`` cut in the middle to ``width`` characters, for table cells (JSON keeps it whole)."""
-    if len(text) <= width:
+    """``text`` cut in the middle to ``width`` characters, for table cells (JSON keeps it whole; so does
+    ``--wide``)."""
+    if len(text) <= width or tables.is_wide():
         return text
-    half = (width - 1) // 2
-    return f"{text[:half]}…{text[-(width - 1 - half):]}"
+    return tables.cut_middle(text, width)
 
 
 def print_table(rows: list[list], header: list[str], out, indent: str = "") -> None:
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    for r in [header, *rows]:
-        out.write(indent + "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() + "\n")
+    """``rows`` under ``header`` as aligned columns, fitted to the terminal (see :mod:`.tables`)."""
+    tables.print_table(rows, header, out, indent)
 
 
 def add_store_args(sp: argparse.ArgumentParser) -> None:

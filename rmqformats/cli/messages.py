@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -12,7 +13,8 @@ from tqdm import tqdm
 from ..commitlog import Scan
 from ..errors import RmqFormatError
 from ..message import Message
-from .common import (iso, open_from_args, short, print_table, with_progress, add_message_filters, add_store_args,
+from . import bodies, tables
+from .common import (UsageError, iso, open_from_args, short, print_table, with_progress, add_message_filters, add_store_args,
                      add_verify_crc)
 
 #: Rows decoded at a time for the messages table.
@@ -100,19 +102,109 @@ def _object_messages(args: argparse.Namespace, log, from_offset: int | None) -> 
     return selected(), scan
 
 
+def _fitted(header, widths, cuttable, limit):
+    layout = tables.fit_layout(header, widths, cuttable, limit)
+    tables.note_left_out(header, layout, limit)
+    return layout
+
+
+def _inner_selected(args: argparse.Namespace, log) -> tuple[Iterator[Message | tuple], Scan]:
+    """The selected messages with inner batches unwrapped: a ``(record, item)`` pair for an item of an
+    inner-batch record (its queue offset is the record's plus the item's index), else the message."""
+    inner_args = argparse.Namespace(**{**vars(args), "tag": None, "key": None})
+    selected, scan = _object_messages(inner_args, log, args.from_offset)
+
+    def matches(props: dict, uniq: str | None) -> bool:
+        if args.tag is not None and props.get("TAGS") != args.tag:
+            return False
+        if args.key is not None:
+            keys = [k for k in (props.get("KEYS") or "").split(" ") if k]
+            return args.key in keys or uniq == args.key
+        return True
+
+    def unwrapped() -> Iterator[Message | tuple]:
+        for m in selected:
+            if m.has_flag("is_inner_batch"):
+                for item in m.inner_messages():
+                    p = item.properties
+                    if matches(p, p.get("UNIQ_KEY")):
+                        yield (m, item)
+            elif matches(m.properties, m.uniq_key):
+                yield m
+    return unwrapped(), scan
+
+
+def _inner_row(m: Message, item) -> list:
+    p = item.properties
+    return [m.commitlog_offset, short(m.topic), m.queue_id, m.queue_offset + item.index, iso(m.store_timestamp),
+            p.get("TAGS") or "", " ".join(k for k in (p.get("KEYS") or "").split(" ") if k), m.msg_id,
+            len(item.body)]
+
+
+def _inner_json(m: Message, item) -> dict:
+    d = m.to_json_dict()
+    d.update(queueOffset=m.queue_offset + item.index, flag=item.flag, properties=item.properties)
+    d.pop("body")
+    d["innerIndex"] = item.index
+    d["body"] = base64.b64encode(item.body).decode("ascii")
+    return d
+
+
+def _note_empty(n: int) -> None:
+    if n == 0:
+        sys.stderr.write("rmqformats: no message matched\n")
+
+
+def _with_body(row: list, data: bytes, args: argparse.Namespace) -> list:
+    limit = bodies.TABLE_LIMIT if args.body_limit is None else args.body_limit
+    return [*row, bodies.render(data, args.body, limit, table=True)]
+
+
 def cmd_messages(args: argparse.Namespace) -> int:
+    if args.msg_id is not None or args.offset is not None:
+        given = [f"--{k.replace('_', '-')}" for k in ("topic", "queue", "tag", "key", "since", "until", "from_offset",
+                                                        "to_offset") if getattr(args, k) is not None]
+        if given:
+            raise UsageError(f"{'--msg-id' if args.msg_id is not None else '--offset'} reads one message; "
+                             f"it cannot be combined with {', '.join(given)}")
     store = open_from_args(args)
     log = store.commitlog
     out = sys.stdout
+    body = args.body not in (None, "none")
+    header = _MESSAGE_HEADER + (["body"] if body and args.format == "table" else [])
     if args.msg_id is not None or args.offset is not None:
         msg = log.read_msg_id(args.msg_id) if args.msg_id is not None else log.read(args.offset)
         if args.limit is None or args.limit > 0:
             if args.format == "jsonl":
-                out.write(json.dumps(msg.to_json_dict(), ensure_ascii=False) + "\n")
+                d = bodies.apply_json(msg.to_json_dict(), msg.body, args.body, args.body_limit)
+                out.write(json.dumps(d, ensure_ascii=False) + "\n")
             else:
-                print_table([_message_row(msg)], _MESSAGE_HEADER, out)
+                row = _message_row(msg)
+                print_table([_with_body(row, msg.body, args) if body else row], header, out)
         elif args.format == "table":
-            print_table([], _MESSAGE_HEADER, out)
+            print_table([], header, out)
+        return 0
+    if (args.key is not None or args.tag is not None) and store.root is not None and store.batch_queues():
+        # Inner batches (batch consume queues) are searched item by item, through the object API.
+        items, obj_scan = _inner_selected(args, log)
+        rows, n = [], 0
+        for it in items:
+            if args.limit is not None and n >= args.limit:
+                break
+            n += 1
+            m, item = it if isinstance(it, tuple) else (it, None)
+            data = item.body if item is not None else m.body
+            if args.format == "jsonl":
+                d = _inner_json(m, item) if item is not None else m.to_json_dict()
+                d = bodies.apply_json(d, data, args.body, args.body_limit)
+                out.write(json.dumps(d, ensure_ascii=False) + "\n")
+            else:
+                row = _inner_row(m, item) if item is not None else _message_row(m)
+                rows.append(_with_body(row, data, args) if body else row)
+        if args.format == "table":
+            print_table(rows, header, out)
+        _note_empty(n)
+        _report_end(obj_scan.end)
         return 0
     # The columnar decoder, a batch at a time: the output starts before the scan ends and memory stays flat.
     from ..columnar import DEFAULT_BATCH_SIZE
@@ -125,13 +217,16 @@ def cmd_messages(args: argparse.Namespace) -> int:
     batch_size = DEFAULT_BATCH_SIZE if jsonl else _TABLE_BATCH
     if limit is not None:
         batch_size = min(batch_size, max(limit + 1, 1024))
-    scan = log.batches(JSONL_COLUMNS if jsonl else MESSAGE_TABLE_SOURCE, decompress=jsonl, batch_size=batch_size,
-                       window_size=_MESSAGES_WINDOW, **_scan_filters(args))
-    raw = _binary_stdout() if jsonl else None
+    reshape = jsonl and (args.body not in (None, "base64") or args.body_limit is not None)
+    scan = log.batches(JSONL_COLUMNS if jsonl else MESSAGE_TABLE_SOURCE, decompress=jsonl or body,
+                       batch_size=batch_size, window_size=_MESSAGES_WINDOW, **_scan_filters(args))
+    raw = _binary_stdout() if jsonl and not reshape else None
     table = None
     if not jsonl:
         end_offset = max((s.start_offset + s.size for s in log.segments), default=0)
-        table = TableStream(_MESSAGE_HEADER, out, min_widths={0: len(str(end_offset))}, cut=(1, 5, 6))
+        width = tables.table_width(out)
+        table = TableStream(header, out, min_widths={0: len(str(end_offset))}, cut=(1, 5, 6, 9),
+                            layout=lambda h, w, c: _fitted(h, w, c, width))
     n = 0
     last = None
     try:
@@ -145,9 +240,19 @@ def cmd_messages(args: argparse.Namespace) -> int:
             if batch.num_rows:
                 last = batch.column(0)[-1].as_py()
             if table is not None:
-                table.write(message_table_columns(batch))
+                cells = message_table_columns(batch)
+                if body:
+                    import pyarrow as pa
+                    cells.append(pa.array([_with_body([], b, args)[0] for b in batch.column("body").to_pylist()],
+                                          pa.string()))
+                table.write(cells)
             elif raw is not None:
                 write_jsonl(batch, raw)
+            elif reshape:
+                data = batch.column("body").to_pylist()
+                for line, b in zip(bytes(jsonl_bytes(batch)).decode("utf-8").splitlines(), data):
+                    d = bodies.apply_json(json.loads(line), b or b"", args.body, args.body_limit)
+                    out.write(json.dumps(d, ensure_ascii=False) + "\n")
             else:
                 out.write(bytes(jsonl_bytes(batch)).decode("utf-8"))
             if more:
@@ -162,13 +267,15 @@ def cmd_messages(args: argparse.Namespace) -> int:
             if limit is not None and n >= limit:
                 break
             n += 1
-            out.write(json.dumps(m.to_json_dict(), ensure_ascii=False) + "\n")
+            d = bodies.apply_json(m.to_json_dict(), m.body, args.body, args.body_limit)
+            out.write(json.dumps(d, ensure_ascii=False) + "\n")
         _report_end(obj_scan.end)
         return 0
     if table is not None:
         table.close()
     elif raw is not None:
         raw.flush()
+    _note_empty(n)
     _report_end(scan.end)
     return 0
 
@@ -252,9 +359,11 @@ def add_commands(sub) -> None:
     add_store_args(sp)
     add_verify_crc(sp, False)
     add_message_filters(sp)
-    sp.add_argument("--offset", type=int, help="only the message at this commit-log offset")
-    sp.add_argument("--msg-id", help="only the message with this offset message id")
-    sp.add_argument("--limit", type=int, help="stop after this many messages")
+    one = sp.add_mutually_exclusive_group()
+    one.add_argument("--offset", type=bodies.non_negative, help="only the message at this commit-log offset")
+    one.add_argument("--msg-id", help="only the message with this offset message id")
+    sp.add_argument("--limit", type=bodies.non_negative, help="stop after this many messages")
+    bodies.add_body_args(sp)
     sp.set_defaults(func=cmd_messages)
     sp = sub.add_parser(
         "export", help="write the messages, filtered, to Parquet, JSON Lines or CSV",

@@ -1,0 +1,72 @@
+"""Message bodies shown as text, hex or base64, whole or cut to a number of bytes (``--body``, ``--body-limit``)."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+
+#: ``--body`` views.
+VIEWS = ("text", "hex", "base64", "none")
+#: Bytes of a body shown in a table cell unless ``--body-limit`` says otherwise.
+TABLE_LIMIT = 256
+
+
+def non_negative(text: str) -> int:
+    """An argparse type: an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def add_body_args(sp: argparse.ArgumentParser, what: str = "message bodies") -> None:
+    """``--body`` and ``--body-limit``."""
+    sp.add_argument("--body", choices=VIEWS, default=None,
+                    help=f"show {what} as UTF-8 text (bytes that are not text escaped as \\xNN), hex or base64 "
+                         "(default: base64 in JSON, none in tables)")
+    sp.add_argument("--body-limit", type=non_negative, metavar="N",
+                    help=f"show at most N bytes of each body (default: all in JSON, {TABLE_LIMIT} in tables)")
+
+
+def render(data: bytes, view: str, limit: int | None, *, table: bool = False) -> str:
+    """``data`` in the ``view`` asked for, cut to ``limit`` bytes (a table cell ends in ``…`` when cut)."""
+    if view == "none":
+        return ""
+    cut = limit is not None and len(data) > limit
+    part = data[:limit] if cut else data
+    if view == "hex":
+        text = part.hex()
+    elif view == "base64":
+        text = base64.b64encode(part).decode("ascii")
+    else:
+        text = part.decode("utf-8", "backslashreplace")
+        if table:  # one line per row
+            text = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
+    return text + "…" if cut and table else text
+
+
+def json_fields(data: bytes, view: str | None, limit: int | None) -> dict:
+    """The JSON fields for a body: ``body`` in the view (base64 by default), ``bodyView``/``bodyTruncated``
+    when they differ from the default; nothing for ``none``."""
+    view = view or "base64"
+    if view == "none":
+        return {}
+    out: dict = {"body": render(data, view, limit)}
+    if view != "base64":
+        out["bodyView"] = view
+    if limit is not None and len(data) > limit:
+        out["bodyTruncated"] = True
+        out["bodyBytes"] = len(data)
+    return out
+
+
+def apply_json(d: dict, data: bytes, view: str | None, limit: int | None) -> dict:
+    """``d`` (a message's JSON) with its ``body`` field replaced for the view asked for."""
+    if view in (None, "base64") and limit is None:
+        return d
+    d.pop("body", None)
+    d.update(json_fields(data, view, limit))
+    return d

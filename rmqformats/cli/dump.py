@@ -1,0 +1,386 @@
+"""``dump``: the records of any single store file, with their file offsets.
+
+The kind of each file comes from :mod:`rmqformats.filekind`; :data:`DUMPERS`
+maps a kind to the function listing its records (more kinds add theirs with
+:func:`register`). A dumper yields one dict per record, ``fileOffset``
+first; the default view is the fields a person looks at, ``--deep`` every
+field. ``--summary`` gives counts and ranges instead of the records.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from .. import filekind
+from ..errors import RmqFormatError
+from . import bodies, status
+from .common import iso, print_table
+
+#: Records of a table written at a time (a table's widths come from its first block).
+_TABLE_BLOCK = 1000
+
+
+@dataclass(frozen=True)
+class DumpOptions:
+    deep: bool
+    body: str | None
+    body_limit: int | None
+    table: bool
+
+
+#: A dumper: ``(path, options) -> records``, each a dict with ``fileOffset`` first.
+Dumper = Callable[[str, DumpOptions], Iterator[dict]]
+#: Fields whose range ``--summary`` reports, per kind (numbers; times in ms are shown as ISO too).
+RANGES: dict[str, tuple[str, ...]] = {}
+DUMPERS: dict[str, Dumper] = {}
+
+
+def register(kind: str, dumper: Dumper, ranges: tuple[str, ...] = ()) -> None:
+    """Add (or replace) the dumper of a file kind and the fields ``--summary`` gives ranges of."""
+    DUMPERS[kind] = dumper
+    RANGES[kind] = ranges
+
+
+def _body(data: bytes, o: DumpOptions) -> dict:
+    if o.table:
+        if o.body in (None, "none"):
+            return {}
+        limit = bodies.TABLE_LIMIT if o.body_limit is None else o.body_limit
+        return {"body": bodies.render(data, o.body, limit, table=True)}
+    return bodies.json_fields(data, o.body, o.body_limit)
+
+
+# -- the kinds ------------------------------------------------------------------------------------
+
+def _commitlog(path: str, o: DumpOptions) -> Iterator[dict]:
+    from ..commitlog import CommitLog
+    log = CommitLog(path)
+    scan = log.scan()
+    for m in scan:
+        if o.deep:
+            d = {"fileOffset": m.file_offset, "record": "MESSAGE", **m.to_json_dict()}
+            d.pop("body")
+        else:
+            d = {"fileOffset": m.file_offset, "record": "MESSAGE", "commitLogOffset": m.commitlog_offset,
+                 "storeSize": m.store_size, "topic": m.topic, "queueId": m.queue_id, "queueOffset": m.queue_offset,
+                 "storeTimestamp": m.store_timestamp, "tags": m.tags, "keys": " ".join(m.keys),
+                 "msgId": m.msg_id, "bodyBytes": len(m.body_raw)}
+        d.update(_body(m.body, o))
+        yield d
+    for b in scan.blanks:
+        yield {"fileOffset": b.file_offset, "record": "BLANK", "commitLogOffset": b.commitlog_offset,
+               "storeSize": b.length}
+    end = scan.end
+    if end is not None and not end.reason.is_clean:
+        sys.stderr.write(f"rmqformats: data ends early: {end}\n")
+
+
+def _queue_parts(path: str) -> tuple[str, str, int]:
+    folder = os.path.dirname(path)
+    qid = os.path.basename(folder)
+    return folder, os.path.basename(os.path.dirname(folder)), int(qid) if qid.isdigit() else 0
+
+
+def _consumequeue(path: str, o: DumpOptions) -> Iterator[dict]:
+    from ..consumequeue import ConsumeQueue
+    folder, topic, qid = _queue_parts(path)
+    cq = ConsumeQueue(folder, topic, qid)
+    start = int(os.path.basename(path)) // cq.files.unit_size
+    stop = start + os.path.getsize(path) // cq.files.unit_size
+    for u in cq.units(start, stop):
+        d = {"fileOffset": (u.cq_offset - start) * cq.files.unit_size, **u.to_json_dict()}
+        if o.deep:
+            d["topic"], d["queueId"] = topic, qid
+        yield d
+
+
+def _batchconsumequeue(path: str, o: DumpOptions) -> Iterator[dict]:
+    from ..batch_consumequeue import BatchConsumeQueue
+    folder, topic, qid = _queue_parts(path)
+    bcq = BatchConsumeQueue(folder, topic, qid)
+    size = bcq.files.unit_size
+    start = int(os.path.basename(path)) // size
+    for u in bcq.units(start, start + os.path.getsize(path) // size):
+        d = {"fileOffset": (u.index - start) * size, "unit": u.index, "commitLogOffset": u.commitlog_offset,
+             "size": u.size, "tagsCode": u.tags_code, "storeTime": u.store_time,
+             "msgBaseOffset": u.msg_base_offset, "batchSize": u.batch_size}
+        if o.deep:
+            d.update(compactedOffset=u.compacted_offset, reservedInt=u.reserved, topic=topic, queueId=qid)
+        yield d
+
+
+def _ext(path: str, o: DumpOptions) -> Iterator[dict]:
+    from ..consumequeue_ext import ConsumeQueueExt
+    from ..queuefiles import QueueFile
+    ext = ConsumeQueueExt(os.path.dirname(path))
+    start = int(os.path.basename(path))
+    for u in ext._file_units(QueueFile(path, start, os.path.getsize(path))):
+        d = {"fileOffset": u.ext_offset - start, "extOffset": u.ext_offset, "size": u.size,
+             "tagsCode": u.tags_code, "msgStoreTime": u.msg_store_time, "filterBitmapBytes": len(u.filter_bitmap)}
+        if o.deep:
+            d["address"] = u.address
+            d["filterBitmap"] = u.filter_bitmap.hex()
+        yield d
+
+
+def _index(path: str, o: DumpOptions) -> Iterator[dict]:
+    from ..index import ENTRY_SIZE, IndexFile
+    with IndexFile(path) as f:
+        h = f.header
+        yield {"fileOffset": 0, "record": "HEADER", "beginTimestamp": h.begin_timestamp,
+               "endTimestamp": h.end_timestamp, "beginPhyOffset": h.begin_phy_offset, "endPhyOffset": h.end_phy_offset,
+               "hashSlotCount": h.hash_slot_count, "indexCount": h.index_count, "hashSlots": f.num_hash_slots,
+               "indexNum": f.num_index}
+        n = f.written_entries(strict=False)
+        step = 65536
+        for first in range(1, n + 1, step):
+            a = f.entry_array(first, min(n + 1, first + step))
+            for i, (kh, po, td, pi) in enumerate(zip(*(a[name].tolist() for name in a.dtype.names))):
+                number = first + i
+                d = {"fileOffset": f._entries_at + number * ENTRY_SIZE, "record": "ENTRY", "entry": number,
+                     "keyHash": kh, "phyOffset": po, "timeDiff": td, "prevIndex": pi}
+                if o.deep:
+                    d["storeTimeFromIndex"] = h.begin_timestamp + td * 1000
+                yield d
+
+
+def _checkpoint(path: str, o: DumpOptions) -> Iterator[dict]:
+    from ..checkpoint import read_checkpoint
+    cp = read_checkpoint(path)
+    names = ("physicMsgTimestamp", "logicsMsgTimestamp", "indexMsgTimestamp", "masterFlushedOffset",
+             "confirmPhyOffset")
+    values = (cp.physic_msg_timestamp, cp.logics_msg_timestamp, cp.index_msg_timestamp, cp.master_flushed_offset,
+              cp.confirm_phy_offset)
+    for i, (name, value) in enumerate(zip(names, values)):
+        yield {"fileOffset": 8 * i, "field": name, "value": value}
+
+
+def _timerlog(path: str, o: DumpOptions) -> Iterator[dict]:
+    from ..queuefiles import QueueFile
+    from ..timer import TimerLogScan
+    start = int(os.path.basename(path))
+    for u in TimerLogScan([QueueFile(path, start, os.path.getsize(path))]):
+        d = {"fileOffset": u.position, "offset": u.offset, "kind": u.kind, "prevPos": u.prev_pos,
+             "magic": u.magic, "currWriteTimeMs": u.curr_write_time_ms, "delayMs": u.delay_ms,
+             "commitLogOffset": u.commitlog_offset, "commitLogSize": u.commitlog_size}
+        if o.deep:
+            d.update(size=u.size, topicHash=u.topic_hash, reserved=u.reserved, delayedTimeMs=u.delayed_time_ms)
+        yield d
+
+
+def _timerwheel(path: str, o: DumpOptions) -> Iterator[dict]:
+    from ..timer import SLOT_SIZE, TimerWheel
+    with TimerWheel(path) as wheel:
+        for index in wheel.used_indexes().tolist():
+            s = wheel.raw_slot(index)
+            d = {"fileOffset": index * SLOT_SIZE, "slot": s.index, "timeMs": s.time_ms, "firstPos": s.first_pos,
+                 "lastPos": s.last_pos, "num": s.num}
+            if o.deep:
+                d.update(timeUnits=s.time_units, reserved=s.reserved)
+            yield d
+
+
+def _timercheck(path: str, o: DumpOptions) -> Iterator[dict]:
+    from ..timer import read_timer_checkpoint
+    cp = read_timer_checkpoint(path)
+    fields = (("lastReadTimeMs", cp.last_read_time_ms), ("lastTimerLogFlushPos", cp.last_timer_log_flush_pos),
+              ("lastTimerQueueOffset", cp.last_timer_queue_offset),
+              ("masterTimerQueueOffset", cp.master_timer_queue_offset),
+              ("dataVersion.stateVersion", cp.data_version_state_version),
+              ("dataVersion.timestamp", cp.data_version_timestamp), ("dataVersion.counter", cp.data_version_counter))
+    for i, (name, value) in enumerate(fields):
+        yield {"fileOffset": 8 * i, "field": name, "value": value}
+
+
+def _config(path: str, o: DumpOptions) -> Iterator[dict]:
+    """A config JSON file: its model as the broker reads it (one record), or its top-level keys in a table."""
+    from ..config import read_config_file
+    from ..config.schema import known_files, to_json_model
+    name = os.path.basename(path)
+    schema = next((s for _, n, s in known_files() if n == name), None)
+    if schema is None:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        try:
+            model = json.loads(data.decode("utf-8")) if data.strip() else None
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise RmqFormatError(path, None, f"not JSON: {exc}") from None
+        doc = {"fileOffset": 0, "name": name, "source": path, "schema": None, "model": model}
+    else:
+        f = read_config_file(path)
+        doc = {"fileOffset": 0, "name": f.name, "source": f.source, "schema": f.schema,
+               "encoding": f.encoding, "unknownKeys": list(f.unknown_keys), "warnings": list(f.warnings),
+               "model": to_json_model(f.model.to_json() if f.model is not None else None)}
+    if o.table and isinstance(doc["model"], dict):
+        for key, value in doc["model"].items():
+            count = len(value) if isinstance(value, (dict, list)) else None
+            yield {"fileOffset": 0, "key": key, "entries": "" if count is None else count,
+                   "value": json.dumps(value, ensure_ascii=False) if count is None or o.deep else ""}
+        return
+    yield doc
+
+
+def _marker(path: str, o: DumpOptions) -> Iterator[dict]:
+    with open(path, "rb") as fh:
+        data = fh.read(4096)
+    yield {"fileOffset": 0, "name": os.path.basename(path), "bytes": os.path.getsize(path),
+           "content": data.decode("utf-8", "backslashreplace")}
+
+
+register("commitlog", _commitlog, ("commitLogOffset", "queueOffset", "storeTimestamp"))
+register("consumequeue", _consumequeue, ("cqOffset", "commitLogOffset"))
+register("batchconsumequeue", _batchconsumequeue, ("msgBaseOffset", "commitLogOffset", "storeTime"))
+register("consumequeue_ext", _ext, ("extOffset", "msgStoreTime"))
+register("index", _index, ("entry", "phyOffset"))
+register("checkpoint", _checkpoint)
+register("timerlog", _timerlog, ("offset", "commitLogOffset", "currWriteTimeMs"))
+register("timerwheel", _timerwheel, ("slot", "timeMs"))
+register("timercheck", _timercheck)
+register("config", _config)
+register("marker", _marker)
+
+
+# -- output ---------------------------------------------------------------------------------------
+
+def _summary(path: str, kind: filekind.FileKind, records: Iterator[dict]) -> dict:
+    ranges = RANGES.get(kind.name, ())
+    counts: dict[str, int] = {}
+    low: dict[str, int] = {}
+    high: dict[str, int] = {}
+    n = 0
+    for r in records:
+        n += 1
+        what = r.get("record") or r.get("kind")
+        if isinstance(what, str):
+            counts[what] = counts.get(what, 0) + 1
+        for f in ranges:
+            v = r.get(f)
+            if isinstance(v, int):
+                low[f] = min(low.get(f, v), v)
+                high[f] = max(high.get(f, v), v)
+    out: dict = {"file": path, "kind": kind.name, "description": kind.description, "bytes": os.path.getsize(path),
+                 "records": n}
+    if counts:
+        out["recordKinds"] = dict(sorted(counts.items()))
+    out["ranges"] = {f: [low[f], high[f]] for f in ranges if f in low}
+    return out
+
+
+def _cell(key: str, value) -> object:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int) and (key.endswith(("Timestamp", "TimeMs", "StoreTime")) or key in ("storeTime", "timeMs")) \
+            and value > 0:
+        return iso(value)
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def _write_table(records: Iterator[dict], out) -> int:
+    """Records as tables of up to a block each (a new header where the fields change); returns the count."""
+    n = 0
+    block: list[dict] = []
+
+    def flush() -> None:
+        if not block:
+            return
+        header = list(block[0])
+        print_table([[_cell(k, r.get(k)) for k in header] for r in block], header, out, "  ")
+        block.clear()
+
+    for r in records:
+        n += 1
+        if block and (len(block) >= _TABLE_BLOCK or list(r) != list(block[0])):
+            flush()
+        block.append(r)
+    flush()
+    return n
+
+
+def _write_summary_text(s: dict, out) -> None:
+    w = out.write
+    w(f"  {s['records']:,} records, {s['bytes']:,} bytes\n")
+    for k, v in s.get("recordKinds", {}).items():
+        w(f"  {k:<16} {v:,}\n")
+    for f, (lo, hi) in s["ranges"].items():
+        shown = f"{_cell(f, lo)} .. {_cell(f, hi)}"
+        w(f"  {f:<16} {shown}\n")
+
+
+def cmd_dump(args: argparse.Namespace) -> int:
+    out = sys.stdout
+    worst = status.OK
+    fmt = args.format
+    if fmt == "json":
+        out.write("[")
+    first_doc = True
+    for path in args.files:
+        whole = os.path.abspath(path)
+        try:
+            kind = filekind.detect(whole)
+            if args.kind is not None:
+                kind = next(k for k in filekind.KINDS if k.name == args.kind)
+            dumper = DUMPERS.get(kind.name)
+            if dumper is None:
+                raise filekind.UnknownFileKindError(whole, None, f"{kind.description}: no dumper for this kind yet")
+            opts = DumpOptions(args.deep, args.body, args.body_limit, fmt == "table")
+            records = dumper(whole, opts)
+            if args.summary:
+                s = _summary(whole, kind, records)
+                if fmt == "table":
+                    out.write(f"{whole}: {kind.description} ({kind.name})\n")
+                    _write_summary_text(s, out)
+                elif fmt == "jsonl":
+                    out.write(json.dumps(s, ensure_ascii=False) + "\n")
+                else:
+                    out.write(("" if first_doc else ",") + "\n" + json.dumps(s, ensure_ascii=False))
+                    first_doc = False
+                continue
+            if fmt == "table":
+                out.write(f"{whole}: {kind.description} ({kind.name})\n")
+                n = _write_table(records, out)
+                if n == 0:
+                    out.write("  (no records)\n")
+            elif fmt == "jsonl":
+                for r in records:
+                    out.write(json.dumps({"file": whole, "kind": kind.name, **r}, ensure_ascii=False) + "\n")
+            else:
+                out.write(("" if first_doc else ",") + "\n" + json.dumps(
+                    {"file": whole, "kind": kind.name}, ensure_ascii=False)[:-1] + ', "records": [')
+                first_doc = False
+                sep = ""
+                for r in records:
+                    out.write(sep + "\n  " + json.dumps(r, ensure_ascii=False))
+                    sep = ","
+                out.write("\n]}")
+        except RmqFormatError as exc:
+            out.flush()
+            sys.stderr.write(f"rmqformats: error: {exc}\n")
+            worst = status.ERROR
+    if fmt == "json":
+        out.write("\n]\n")
+    return worst
+
+
+def add_commands(sub) -> None:
+    """Add ``dump`` to the ``rmqformats`` subcommands."""
+    kinds = ", ".join(k.name for k in filekind.KINDS)
+    sp = sub.add_parser("dump", help="the records of any store file, with their file offsets",
+                        description="Print the records of single store files, each with its byte offset in "
+                                    "the file. The kind of each file is found from its path, name and first "
+                                    f"bytes ({kinds}); --kind overrides it.")
+    sp.add_argument("files", nargs="+", metavar="FILE", help="store files")
+    sp.add_argument("--kind", choices=sorted(k.name for k in filekind.KINDS), help="read FILE as this kind")
+    sp.add_argument("--summary", action="store_true", help="counts and ranges instead of the records")
+    sp.add_argument("--deep", action="store_true", help="every field of each record")
+    sp.add_argument("--format", choices=["table", "jsonl", "json"], default="table", help="output format")
+    bodies.add_body_args(sp, "commit-log message bodies")
+    sp.set_defaults(func=cmd_dump)

@@ -1,0 +1,134 @@
+"""Text tables that fit the terminal.
+
+A table is fitted to a width when one is known: ``--wide`` turns fitting
+off; otherwise the width is ``COLUMNS`` when set, else the terminal's when
+the output is a terminal. Output that is neither (a pipe, a file) is laid
+out plainly with every column and whole values, for pagers and scripts.
+
+To fit, text values are cut in the middle with ``…`` down to a floor,
+then the least useful columns are left out (see :data:`LEAST_USEFUL`, then
+from the right), and the width freed goes back to the cut columns. Numbers
+and times are never cut: a column of them is left out whole or shown
+whole. A note on stderr names the columns left out, once per command.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+
+#: Set from ``--wide``: every column, whole values.
+_state = {"wide": False, "noted": False}
+
+#: Column names left out first when a table does not fit, least useful first; the other columns are
+#: left out from the right. The first column is always kept.
+LEAST_USEFUL = (
+    "bodyBytes", "tagsCode", "unknownKeys", "encoding", "sysFlag", "brokerId", "retryMax", "retryQueues",
+    "msgBaseOffset", "batchSize", "entry", "indexFile", "files", "size", "msgId", "attributes", "keys",
+    "storeTime(index)", "nextStoreTime", "flag", "properties",
+)
+#: Separator between columns.
+GAP = "  "
+#: Text columns are not cut narrower than this (or their header).
+MIN_TEXT = 12
+
+_UNCUT = re.compile(r"^[-+]?[\d,._:TZ ]*$")
+
+
+def set_wide(on: bool) -> None:
+    """``--wide``: tables keep every column and whole values."""
+    _state["wide"] = bool(on)
+
+
+def is_wide() -> bool:
+    return _state["wide"]
+
+
+def table_width(out) -> int | None:
+    """The width to fit tables written to ``out`` to, or ``None`` for no limit."""
+    if _state["wide"]:
+        return None
+    env = os.environ.get("COLUMNS", "")
+    if env.strip().isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        if out.isatty():
+            return os.get_terminal_size(out.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        pass
+    return None
+
+
+def cut_middle(text: str, width: int) -> str:
+    """``text`` cut in the middle to ``width`` characters, with ``…`` where it was cut."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    half = (width - 1) // 2
+    return f"{text[:half]}…{text[len(text) - (width - 1 - half):]}"
+
+
+def _priority(header: Sequence[str]) -> list[int]:
+    """Column indexes in the order they are left out (never the first)."""
+    named = [header.index(h) for h in LEAST_USEFUL if h in header and header.index(h) > 0]
+    rest = [i for i in range(len(header) - 1, 0, -1) if i not in named]
+    return named + rest
+
+
+def fit_layout(header: Sequence[str], widths: Sequence[int], cuttable: Sequence[bool], limit: int | None,
+               indent: int = 0) -> list[tuple[int, int]]:
+    """``(column index, width)`` of the columns to show so a line is at most ``limit`` characters."""
+    every = list(range(len(header)))
+    if limit is None:
+        return [(i, widths[i]) for i in every]
+    floors = [min(widths[i], max(len(header[i]), MIN_TEXT)) if cuttable[i] else widths[i] for i in every]
+    drop = _priority(header)
+    kept = every[:]
+    while True:
+        room = limit - indent - len(GAP) * (len(kept) - 1)
+        if sum(floors[i] for i in kept) <= room or len(kept) == 1:
+            break
+        kept.remove(drop.pop(0))
+    room = limit - indent - len(GAP) * (len(kept) - 1)
+    if sum(widths[i] for i in kept) <= room:
+        return [(i, widths[i]) for i in kept]
+    # The widest cuttable columns give way first: the largest cap that fits.
+    lo, hi = 0, max(widths[i] for i in kept)
+    while lo < hi:
+        cap = (lo + hi + 1) // 2
+        if sum(max(floors[i], min(widths[i], cap)) for i in kept) <= room:
+            lo = cap
+        else:
+            hi = cap - 1
+    return [(i, max(floors[i], min(widths[i], lo))) for i in kept]
+
+
+def note_left_out(header: Sequence[str], layout: list[tuple[int, int]], limit: int | None) -> None:
+    """Say on stderr (once per command) which columns were left out to fit."""
+    shown = {i for i, _ in layout}
+    gone = [h for i, h in enumerate(header) if i not in shown]
+    if gone and not _state["noted"]:
+        _state["noted"] = True
+        sys.stderr.write(f"rmqformats: column{'s' if len(gone) > 1 else ''} {', '.join(gone)} left out to fit "
+                         f"{limit} columns; --wide shows all\n")
+
+
+def _is_cuttable(values: list) -> bool:
+    return any(isinstance(v, str) and v and not _UNCUT.match(v) for v in values)
+
+
+def print_table(rows: list[list], header: list[str], out, indent: str = "", *,
+                width: int | None | Callable[[], int | None] = table_width) -> None:
+    """Write ``rows`` under ``header`` as aligned columns, fitted to the output's width."""
+    cells = [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in [header, *cells]) for i in range(len(header))]
+    cuttable = [_is_cuttable([r[i] for r in cells]) for i in range(len(header))]
+    limit = width(out) if callable(width) else width
+    layout = fit_layout(header, widths, cuttable, limit, len(indent))
+    note_left_out(header, layout, limit)
+    for r in [list(header), *cells]:
+        line = GAP.join(cut_middle(r[i], w).ljust(w) for i, w in layout)
+        out.write(indent + line.rstrip() + "\n")
