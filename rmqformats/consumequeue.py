@@ -387,6 +387,7 @@ def check_queue(cq: ConsumeQueue, *, delay_levels_ms: tuple[int, ...] = DEFAULT_
                 if code is not None and code != unit.tags_code:
                     report("tagsCode", unit.tags_code, code)
         if len(problems) >= max_problems:
+            del problems[max_problems:]  # one unit can disagree in several fields
             break
     return checked, problems, deleted
 

@@ -8,7 +8,7 @@ import sys
 from .. import __version__
 from ..errors import InvalidMessageIdError, RmqFormatError
 from . import config, dump, inspect, messages, queues, status, tables
-from .common import UsageError
+from .common import Unknown, UsageError
 
 #: The command groups, in the order of ``--help``.
 GROUPS = (inspect, messages, queues, config, dump)
@@ -38,8 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except UsageError as exc:
-        parser.print_usage(sys.stderr)
         sys.stderr.write(f"rmqformats {args.command}: error: {exc}\n")
+        return status.ERROR
+    except Unknown as exc:
+        sys.stderr.write(f"rmqformats: error: {exc}\n")
         return status.ERROR
     except (RmqFormatError, InvalidMessageIdError) as exc:
         sys.stderr.write(f"rmqformats: error: {exc}\n")

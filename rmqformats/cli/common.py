@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator
 
@@ -25,6 +26,10 @@ class UsageError(Exception):
     """Options that cannot go together, or a value the command cannot take: exit status 2 (ERROR)."""
 
 
+class Unknown(Exception):
+    """A topic, queue or group named on the command line that the store does not have: exit status 2."""
+
+
 def parse_time(text: str) -> int:
     """Milliseconds since the epoch from epoch milliseconds or an ISO 8601 time (UTC if naive)."""
     if text.lstrip("-").isdigit():
@@ -43,8 +48,8 @@ def open_from_args(args: argparse.Namespace) -> Store:
     if args.sample:
         return open_store(sample_store_path())
     if not args.store:
-        raise SystemExit("rmqformats: error: give a STORE path or --sample")
-    return open_store(args.store)
+        raise UsageError("give a STORE path or --sample")
+    return open_store(os.path.abspath(args.store))
 
 
 def with_progress(scan: Scan, total: int, label: str) -> Iterator[Message]:

@@ -10,7 +10,8 @@ from collections import defaultdict
 
 from ..errors import RmqFormatError
 from ..store import Store
-from .common import iso, open_from_args, short, print_table, add_store_args
+from . import status
+from .common import Unknown, iso, open_from_args, short, print_table, add_store_args
 
 def _read_config_files(store: Store) -> tuple[list, list[str]]:
     """Every known config file of the store (or its ``.bak``), and the errors of those that fail."""
@@ -122,11 +123,14 @@ def cmd_config(args: argparse.Namespace) -> int:
 def cmd_lag(args: argparse.Namespace) -> int:
     store = open_from_args(args)
     rows = store.consumer_lag(group=args.group, topic=args.topic, with_store_time=args.store_time)
+    if not rows and (args.group is not None or args.topic is not None):
+        _unknown_lag(store, args)
     out = sys.stdout
+    flagged = any(r.behind_min or r.beyond_max or not r.queue_found for r in rows)
     if args.format == "jsonl":
         for r in rows:
             out.write(json.dumps(r.to_json_dict(), ensure_ascii=False) + "\n")
-        return 0
+        return status.FINDINGS if flagged else status.OK
     table = [[short(r.group, 32), short(r.topic, 32), r.queue_id,
               "" if r.committed_offset is None else r.committed_offset, r.min_offset, r.max_offset, r.lag,
               "" if r.next_message_store_time is None else iso(r.next_message_store_time),
@@ -142,7 +146,22 @@ def cmd_lag(args: argparse.Namespace) -> int:
     for r in rows:
         if r.note:
             out.write(f"note {r.group} {r.topic}/{r.queue_id}: {r.note}\n")
-    return 0
+    if not rows:
+        sys.stderr.write("rmqformats: no committed consumer offsets\n")
+    return status.FINDINGS if flagged else status.OK
+
+
+def _unknown_lag(store: Store, args: argparse.Namespace) -> None:
+    """Raise :class:`Unknown` for a ``--group`` or ``--topic`` with no committed offsets."""
+    every = store.consumer_lag(with_store_time=False)
+    groups = sorted({r.group for r in every})
+    topics = sorted({r.topic for r in every if args.group is None or r.group == args.group})
+    where = store.path("config", "consumerOffset.json")
+    if args.group is not None and args.group not in groups:
+        raise Unknown(f"unknown group {args.group!r}: no committed offsets in {where} "
+                      f"(groups there: {', '.join(groups) or 'none'})")
+    raise Unknown(f"unknown topic {args.topic!r}" + (f" for group {args.group!r}" if args.group else "")
+                  + f": no committed offsets in {where} (topics there: {', '.join(topics) or 'none'})")
 
 
 def add_commands(sub) -> None:

@@ -336,7 +336,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
             if args.summary:
                 s = _summary(whole, kind, records)
                 if fmt == "table":
-                    out.write(f"{whole}: {kind.description} ({kind.name})\n")
+                    out.write(f"{path}: {kind.description} ({kind.name})\n")
                     _write_summary_text(s, out)
                 elif fmt == "jsonl":
                     out.write(json.dumps(s, ensure_ascii=False) + "\n")
@@ -345,7 +345,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
                     first_doc = False
                 continue
             if fmt == "table":
-                out.write(f"{whole}: {kind.description} ({kind.name})\n")
+                out.write(f"{path}: {kind.description} ({kind.name})\n")
                 n = _write_table(records, out)
                 if n == 0:
                     out.write("  (no records)\n")

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import Counter, defaultdict
 
 from ..errors import RmqFormatError
 from ..store import Store
+from .tables import write_wrapped
 from .common import iso, open_from_args, short, print_table, with_progress, add_store_args, add_verify_crc
 
 def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = True) -> dict:
@@ -70,6 +72,10 @@ def _store_parts(store: Store) -> dict:
     parts: dict = {"shutdown": {
         "clean": state.clean_shutdown, "summary": state.summary(), "abortFile": state.abort_exists,
         "abortPid": state.abort_pid, "lockFile": state.lock_exists}}
+    if not (state.abort_exists or state.lock_exists or state.abort_bak_exists
+            or os.path.exists(store.path("checkpoint"))):
+        # No file a broker leaves at its root: nothing tells how (or whether) a broker stopped.
+        parts["shutdown"].update(clean=None, summary="unknown (no abort, lock or checkpoint file in the folder)")
     try:
         cp = store.checkpoint()
         parts["checkpoint"] = None if cp is None else {
@@ -109,14 +115,14 @@ def _print_inspect(info: dict, out) -> None:
     elif cp:
         stamps = [f"{name} {iso(cp[key]) if cp[key] > 0 else 0}" for name, key in (
             ("physic", "physicMsgTimestamp"), ("logics", "logicsMsgTimestamp"), ("index", "indexMsgTimestamp"))]
-        w(f"checkpoint {', '.join(stamps)}\n")
+        write_wrapped(f"checkpoint {', '.join(stamps)}", out)
         if cp["masterFlushedOffset"] or cp["confirmPhyOffset"]:
             w(f"           masterFlushedOffset {cp['masterFlushedOffset']}, confirmPhyOffset {cp['confirmPhyOffset']}\n")
     cq = info.get("consumeQueues")
     if cq:
-        text = f"{cq['queues']} consume queues, {cq['units']} units"
+        text = f"{cq['queues']:,} consume queues, {cq['units']:,} units"
         if cq["batchQueues"]:
-            text += f"; {cq['batchQueues']} batch consume queues, {cq['batchMessages']} messages"
+            text += f"; {cq['batchQueues']:,} batch consume queues, {cq['batchMessages']:,} messages"
         w(f"queues     {text}\n")
         for e in cq["errors"]:
             w(f"           {e['topic']}/{e['queueId']}: {e['error']}\n")
@@ -124,27 +130,28 @@ def _print_inspect(info: dict, out) -> None:
     if idx and "error" in idx:
         w(f"index      {idx['error']}\n")
     elif idx:
-        w(f"index      {idx['files']} files, {idx['entries']} entries"
-          + (f" ({idx['hashSlots']} hash slots, {idx['indexNum']} entries per file)" if idx["files"] else "") + "\n")
+        w(f"index      {idx['files']:,} files, {idx['entries']:,} entries"
+          + (f" ({idx['hashSlots']:,} hash slots, {idx['indexNum']:,} entries per file)" if idx["files"] else "")
+          + "\n")
     seg = info["segments"]
     w(f"segments   {len(seg)}, {sum(s['size'] for s in seg):,} bytes\n")
-    print_table([[s["name"], f"{s['size']:,}", s["messages"], "" if s["blankOffset"] is None else s["blankOffset"]]
+    print_table([[s["name"], f"{s['size']:,}", f"{s['messages']:,}", "" if s["blankOffset"] is None else s["blankOffset"]]
             for s in seg], ["segment", "size", "messages", "BLANK at"], out, "  ")
     for gap in info["segmentGaps"]:
         w(f"  gap: {gap['after']} ends at offset {gap['expectedOffset']}, next segment is {gap['next']}\n")
-    versions = ", ".join(f"{k} {v}" for k, v in info["recordVersions"].items()) or "none"
-    w(f"messages   {info['messages']} ({versions}); BLANK records {info['blankRecords']}\n")
+    versions = ", ".join(f"{k} {v:,}" for k, v in info["recordVersions"].items()) or "none"
+    w(f"messages   {info['messages']:,} ({versions}); BLANK records {info['blankRecords']:,}\n")
     if info["firstStoreTimestamp"] is not None:
         w(f"stored     {iso(info['firstStoreTimestamp'])} .. {iso(info['lastStoreTimestamp'])}\n")
     end = info["dataEnd"]
     where = f"offset {end['commitLogOffset']}"
     if end["segment"]:
         where += f" (segment {end['segment'].rsplit('/', 1)[-1]} @ 0x{end['fileOffset']:x})"
-    w(f"data ends  {where}: {end['description']}{': ' + end['detail'] if end['detail'] else ''}\n")
+    write_wrapped(f"data ends  {where}: {end['description']}{': ' + end['detail'] if end['detail'] else ''}", out)
     if end["bytesAfterInLaterSegments"]:
         w(f"           {end['bytesAfterInLaterSegments']:,} bytes of later segments are past the end\n")
     w("topics\n")
-    rows = [[short(topic), t["messages"], " ".join(f"{q}:{n}" for q, n in t["queues"].items())]
+    rows = [[short(topic), f"{t['messages']:,}", " ".join(f"{q}:{n}" for q, n in t["queues"].items())]
             for topic, t in info["topics"].items()]
     print_table(rows, ["topic", "messages", "queue:messages"], out, "  ")
 

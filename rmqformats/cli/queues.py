@@ -8,31 +8,56 @@ import json
 import sys
 
 from ..consumequeue import tags_code
-from .common import iso, open_from_args, parse_time, short, print_table, add_store_args
+from . import bodies
+from .common import UsageError, Unknown, iso, open_from_args, parse_time, short, print_table, add_store_args
 
 def _queue_positionals(args: argparse.Namespace) -> tuple[str | None, int | None]:
     """(topic, queue id) from ``[STORE] [TOPIC [QID]]``; with ``--sample`` there is no STORE."""
     values = list(args.positional)
     if not args.sample:
         if not values:
-            raise SystemExit("rmqformats: error: give a STORE path or --sample")
+            raise UsageError("give a STORE path or --sample")
         args.store = values.pop(0)
     if len(values) > 2:
-        raise SystemExit("rmqformats: error: expected [STORE] [TOPIC [QID]]")
+        raise UsageError("expected [STORE] [TOPIC [QID]]")
     topic = values[0] if values else None
-    if len(values) == 2 and not values[1].lstrip("-").isdigit():
-        raise SystemExit(f"rmqformats: error: QID must be a number, not {values[1]!r}")
+    if len(values) == 2 and not values[1].isdigit():
+        raise UsageError(f"QID must be a number 0 or more, not {values[1]!r}")
+    if args.resolve is False and (args.body is not None or args.body_limit is not None):
+        raise UsageError("--body and --body-limit need --resolve")
     return topic, int(values[1]) if len(values) == 2 else None
 
 
-def _unit_row(r) -> list:
+def _unit_row(r, args: argparse.Namespace | None = None) -> list:
     u = r.unit if hasattr(r, "unit") else r
     row = [u.cq_offset, u.commitlog_offset, u.size, u.tags_code]
     if hasattr(r, "status"):
         m = r.message
         row += [r.status.name] + ([iso(m.store_timestamp), m.tags or "", " ".join(m.keys), m.msg_id]
                                   if m is not None else ["", "", "", r.detail])
+        if args is not None and _body_shown(args):
+            row.append(_body_cell(m.body if m is not None else b"", args))
     return row
+
+
+def _body_shown(args: argparse.Namespace) -> bool:
+    return args.resolve and args.body not in (None, "none")
+
+
+def _body_cell(data: bytes, args: argparse.Namespace) -> str:
+    limit = bodies.TABLE_LIMIT if args.body_limit is None else args.body_limit
+    return bodies.render(data, args.body, limit, table=True)
+
+
+def _unknown_queue(store, topic: str, queue_id: int | None) -> Unknown:
+    """The error for a topic (or topic and queue id) the store has no queue of."""
+    known = sorted({q.topic for q in [*store.queues(), *store.batch_queues()]})
+    same = sorted(q.queue_id for q in [*store.queues(), *store.batch_queues()] if q.topic == topic)
+    if same:
+        return Unknown(f"unknown queue {topic}/{queue_id}: {store.path('consumequeue', topic)} has queue ids "
+                       f"{', '.join(map(str, same))}")
+    return Unknown(f"unknown topic {topic!r}: no consume queue under {store.path('consumequeue')} or "
+                   f"{store.path('batchconsumequeue')} ({len(known)} topics there)")
 
 
 def cmd_queue(args: argparse.Namespace) -> int:
@@ -43,6 +68,8 @@ def cmd_queue(args: argparse.Namespace) -> int:
         infos = [(kind, q) for kind, found in (("ConsumeQueue", store.queues()),
                                                 ("BatchConsumeQueue", store.batch_queues()))
                  for q in found if topic is None or q.topic == topic]
+        if topic is not None and not infos:
+            raise _unknown_queue(store, topic, None)
         if args.format == "jsonl":
             for kind, q in infos:
                 out.write(json.dumps({"topic": q.topic, "queueId": q.queue_id, "type": kind,
@@ -58,33 +85,39 @@ def cmd_queue(args: argparse.Namespace) -> int:
         bcq = store.batch_consume_queue(topic, queue_id)
         if bcq.files.files:
             return _batch_queue(args, bcq, topic, queue_id)
-        raise SystemExit(f"rmqformats: error: no consume queue {topic}/{queue_id} in {store.root}")
+        raise _unknown_queue(store, topic, queue_id)
     stop = args.to_offset
     items = (cq.messages(args.from_offset, stop, tag=args.tag) if args.resolve
              else cq.units(args.from_offset, stop, tag=args.tag))
     rows = []
-    for n, item in enumerate(items):
-        if args.limit is not None and n >= args.limit:
+    n = 0
+    for n, item in enumerate(items, 1):
+        if args.limit is not None and n > args.limit:
+            n -= 1
             break
         if args.format == "jsonl":
             if args.resolve:
                 d = item.unit.to_json_dict()
                 d["status"] = item.status.name
-                d["message"] = item.message.to_json_dict() if item.message is not None else None
+                m = item.message
+                d["message"] = (bodies.apply_json(m.to_json_dict(), m.body, args.body, args.body_limit)
+                                if m is not None else None)
                 if item.detail:
                     d["detail"] = item.detail
             else:
                 d = item.to_json_dict()
             out.write(json.dumps(d, ensure_ascii=False) + "\n")
         else:
-            rows.append(_unit_row(item))
+            rows.append(_unit_row(item, args))
     if args.format == "table":
         header = ["cqOffset", "commitLogOffset", "size", "tagsCode"]
         if args.resolve:
-            header += ["status", "storeTime", "tags", "keys", "msgId"]
+            header += ["status", "storeTime", "tags", "keys", "msgId"] + (["body"] if _body_shown(args) else [])
         sys.stdout.write(f"# {topic}/{queue_id}: offsets {cq.min_offset}..{cq.max_offset}, "
                          f"{len(cq.files.files)} file(s)\n")
         print_table(rows, header, out)
+    if n == 0:
+        sys.stderr.write(f"rmqformats: no unit of {topic}/{queue_id} matched\n")
     return 0
 
 
@@ -96,18 +129,17 @@ def _bcq_unit_json(u) -> dict:
 
 
 def _batch_queue(args: argparse.Namespace, bcq, topic: str, queue_id: int) -> int:
-    """``queue`` for a batch consume queue: one row per unit, or per message with ``--resolve``."""
+    """``queue`` for a batch consume queue: one row per message (queue offset), resolved or not."""
     out = sys.stdout
     rows = []
     if args.resolve:
         items = bcq.messages(args.from_offset, args.to_offset)
     else:
-        first = 0 if args.from_offset is None else bcq.find(max(args.from_offset, bcq.min_offset)).index
-        items = (u for u in bcq.units(first) if args.to_offset is None or u.msg_base_offset < args.to_offset)
+        items = _unit_messages(bcq, args.from_offset, args.to_offset)
     n = 0
     for item in items:
         if args.tag is not None and (item.tags != args.tag if args.resolve else
-                                     item.tags_code != tags_code(args.tag)):
+                                     item[1].tags_code != tags_code(args.tag)):
             continue
         if args.limit is not None and n >= args.limit:
             break
@@ -116,32 +148,61 @@ def _batch_queue(args: argparse.Namespace, bcq, topic: str, queue_id: int) -> in
             d = _bcq_unit_json(item.unit)
             d["cqOffset"] = item.queue_offset
             d["status"] = "OK"
-            d["message"] = item.message.to_json_dict()
             if item.inner is not None:
+                # The record is the outer batch: its fields once, without its body (the item's body is the
+                # message's); the item's own values next to it.
+                record = item.message.to_json_dict()
+                record.pop("body")
+                d["message"] = record
                 d["innerIndex"] = item.queue_offset - item.unit.msg_base_offset
                 d["innerProperties"] = item.inner.properties
                 d["innerFlag"] = item.inner.flag
-                d["innerBody"] = base64.b64encode(item.inner.body).decode("ascii")
+                d.update({("inner" + k[0].upper() + k[1:]): v
+                          for k, v in bodies.json_fields(item.inner.body, args.body, args.body_limit).items()})
+            else:
+                m = item.message
+                d["message"] = bodies.apply_json(m.to_json_dict(), m.body, args.body, args.body_limit)
             if args.format == "jsonl":
                 out.write(json.dumps(d, ensure_ascii=False) + "\n")
             else:
                 rows.append([item.queue_offset, item.unit.commitlog_offset, item.unit.size, item.unit.tags_code,
                              item.unit.msg_base_offset, item.unit.batch_size, iso(item.message.store_timestamp),
                              item.tags or "", " ".join(k for k in (item.properties.get("KEYS") or "").split(" ") if k),
-                             item.message.msg_id])
-        elif args.format == "jsonl":
-            out.write(json.dumps(_bcq_unit_json(item), ensure_ascii=False) + "\n")
+                             item.message.msg_id] + ([_body_cell(item.body, args)] if _body_shown(args) else []))
         else:
-            rows.append([item.msg_base_offset, item.commitlog_offset, item.size, item.tags_code,
-                         item.msg_base_offset, item.batch_size, iso(item.store_time)])
+            q, u = item
+            if args.format == "jsonl":
+                d = _bcq_unit_json(u)
+                d["cqOffset"] = q
+                d["innerIndex"] = q - u.msg_base_offset
+                out.write(json.dumps(d, ensure_ascii=False) + "\n")
+            else:
+                rows.append([q, u.commitlog_offset, u.size, u.tags_code, u.msg_base_offset, u.batch_size,
+                             iso(u.store_time)])
     if args.format == "table":
         header = ["cqOffset", "commitLogOffset", "size", "tagsCode", "msgBaseOffset", "batchSize", "storeTime"]
         if args.resolve:
-            header += ["tags", "keys", "msgId"]
+            header += ["tags", "keys", "msgId"] + (["body"] if _body_shown(args) else [])
         out.write(f"# {topic}/{queue_id} (batch consume queue): offsets {bcq.min_offset}..{bcq.max_offset}, "
                   f"{len(bcq.files.files)} file(s)\n")
         print_table(rows, header, out)
+    if n == 0:
+        sys.stderr.write(f"rmqformats: no message of {topic}/{queue_id} matched\n")
     return 0
+
+
+def _unit_messages(bcq, start: int | None, stop: int | None):
+    """``(queue offset, unit)`` for every message of a batch consume queue from ``start`` to ``stop - 1``,
+    without reading the commit log: one row per message, as with ``--resolve``."""
+    start = bcq.min_offset if start is None else max(start, bcq.min_offset)
+    stop = bcq.max_offset if stop is None else min(stop, bcq.max_offset)
+    if start >= stop:
+        return
+    for u in bcq.units(bcq.find(start).index):
+        if u.msg_base_offset >= stop:
+            return
+        for q in range(max(start, u.msg_base_offset), min(stop, u.end_offset)):
+            yield q, u
 
 
 # -- lookup ------------------------------------------------------------------------
@@ -169,6 +230,8 @@ def cmd_lookup(args: argparse.Namespace) -> int:
                          iso(m.store_timestamp) if m is not None else "", short(m.topic) if m else "",
                          m.queue_id if m else "", m.queue_offset if m else "", m.tags or "" if m else "",
                          " ".join(m.keys) if m else "", m.msg_id if m else (h.error or "")])
+    if not hits:
+        sys.stderr.write(f"rmqformats: no index entry for key {args.key!r} in topic {args.topic!r}\n")
     if args.format == "table":
         if args.raw:
             print_table(rows, ["commitLogOffset", "indexFile", "entry", "storeTime(index)"], out)
@@ -180,8 +243,17 @@ def cmd_lookup(args: argparse.Namespace) -> int:
 
 # -- check -------------------------------------------------------------------------
 
+def _positive(text: str) -> int:
+    value = bodies.non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     store = open_from_args(args)
+    if args.topic is not None and not any(q.topic == args.topic for q in [*store.queues(), *store.batch_queues()]):
+        raise _unknown_queue(store, args.topic, None)
     report = store.check_consistency(topic=args.topic, queue_id=args.queue, max_problems=args.max_problems)
     if args.format == "jsonl":
         sys.stdout.write(json.dumps({
@@ -215,9 +287,11 @@ def add_commands(sub) -> None:
     sp.add_argument("--format", choices=["table", "jsonl"], default="table", help="output format")
     sp.add_argument("--resolve", action="store_true", help="read the message each unit points at")
     sp.add_argument("--tag", help="only units of this tag (tags-code match, checked on the message with --resolve)")
-    sp.add_argument("--from", dest="from_offset", type=int, help="first logical offset (default: the queue's min)")
-    sp.add_argument("--to", dest="to_offset", type=int, help="logical offset to stop before")
-    sp.add_argument("--limit", type=int, help="stop after this many units")
+    sp.add_argument("--from", dest="from_offset", type=bodies.non_negative,
+                    help="first logical offset (default: the queue's min)")
+    sp.add_argument("--to", dest="to_offset", type=bodies.non_negative, help="logical offset to stop before")
+    sp.add_argument("--limit", type=bodies.non_negative, help="stop after this many rows")
+    bodies.add_body_args(sp, "with --resolve, message bodies")
     sp.set_defaults(func=cmd_queue, store=None)
 
     sp = sub.add_parser("lookup", help="find messages by key or UNIQ_KEY through the index files",
@@ -227,9 +301,15 @@ def add_commands(sub) -> None:
     add_store_args(sp)
     sp.add_argument("--topic", required=True, help="the message's stored topic")
     sp.add_argument("--key", required=True, help="one of the KEYS, or the UNIQ_KEY")
-    sp.add_argument("--begin", type=parse_time, help="store time >= (epoch ms or ISO 8601)")
-    sp.add_argument("--end", type=parse_time, help="store time <= (epoch ms or ISO 8601)")
-    sp.add_argument("--max", type=int, default=64, help="at most this many hits (the broker's maxMsgsNumBatch: 64)")
+    sp.add_argument("--begin", type=parse_time,
+                    help="store time >= (epoch ms or ISO 8601); the index keeps store times to the second "
+                         "(whole seconds after the file's first message), so a message is matched by that "
+                         "second: as the broker, a --begin with milliseconds may miss messages stored in the "
+                         "same second")
+    sp.add_argument("--end", type=parse_time,
+                    help="store time <= (epoch ms or ISO 8601), to the index's one-second resolution as --begin")
+    sp.add_argument("--max", type=_positive, default=64,
+                    help="at most this many hits (the broker's maxMsgsNumBatch: 64)")
     sp.add_argument("--raw", action="store_true",
                     help="the index hits exactly as the broker returns them, without reading the messages")
     sp.add_argument("--hash-slots", type=int, help="maxHashSlotNum of the broker (default: inferred from the size)")
@@ -239,6 +319,6 @@ def add_commands(sub) -> None:
     sp = sub.add_parser("check", help="check that consume-queue units agree with the commit log")
     add_store_args(sp)
     sp.add_argument("--topic", help="only this topic's queues")
-    sp.add_argument("--queue", type=int, help="only this queue id")
-    sp.add_argument("--max-problems", type=int, default=1000, help="stop after this many mismatches")
+    sp.add_argument("--queue", type=bodies.non_negative, help="only this queue id")
+    sp.add_argument("--max-problems", type=_positive, default=1000, help="stop after this many mismatches")
     sp.set_defaults(func=cmd_check)

@@ -27,14 +27,16 @@ _state = {"wide": False, "noted": False}
 LEAST_USEFUL = (
     "bodyBytes", "tagsCode", "unknownKeys", "encoding", "sysFlag", "brokerId", "retryMax", "retryQueues",
     "msgBaseOffset", "batchSize", "entry", "indexFile", "files", "size", "msgId", "attributes", "keys",
-    "storeTime(index)", "nextStoreTime", "flag", "properties",
+    "storeTime(index)", "nextStoreTime", "flag", "properties", "storeSize",
 )
+#: Columns left out last (asked for, as ``body`` with ``--body``, or what a row is about).
+MOST_USEFUL = ("body", "topic", "group")
 #: Separator between columns.
 GAP = "  "
 #: Text columns are not cut narrower than this (or their header).
 MIN_TEXT = 12
 
-_UNCUT = re.compile(r"^[-+]?[\d,._:TZ ]*$")
+_UNCUT = re.compile(r"^[-+]?[\d,._:TZ +-]*$")
 
 
 def set_wide(on: bool) -> None:
@@ -74,8 +76,9 @@ def cut_middle(text: str, width: int) -> str:
 def _priority(header: Sequence[str]) -> list[int]:
     """Column indexes in the order they are left out (never the first)."""
     named = [header.index(h) for h in LEAST_USEFUL if h in header and header.index(h) > 0]
-    rest = [i for i in range(len(header) - 1, 0, -1) if i not in named]
-    return named + rest
+    last = [header.index(h) for h in MOST_USEFUL if h in header and header.index(h) > 0]
+    rest = [i for i in range(len(header) - 1, 0, -1) if i not in named and i not in last]
+    return named + rest + last[::-1]
 
 
 def fit_layout(header: Sequence[str], widths: Sequence[int], cuttable: Sequence[bool], limit: int | None,
@@ -132,3 +135,15 @@ def print_table(rows: list[list], header: list[str], out, indent: str = "", *,
     for r in [list(header), *cells]:
         line = GAP.join(cut_middle(r[i], w).ljust(w) for i, w in layout)
         out.write(indent + line.rstrip() + "\n")
+
+
+def write_wrapped(text: str, out, indent: int = 11) -> None:
+    """One line of text, broken at spaces to the output's width (later lines indented by ``indent``)."""
+    import textwrap
+    limit = table_width(out)
+    if limit is None or len(text) <= limit:
+        out.write(text + "\n")
+        return
+    lines = textwrap.wrap(text, limit, subsequent_indent=" " * indent, break_long_words=False,
+                          break_on_hyphens=False)
+    out.write("\n".join(lines) + "\n")
