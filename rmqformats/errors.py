@@ -1,9 +1,10 @@
 """Typed errors raised when store files cannot be read as RocketMQ wrote them.
 
-Every error names the file (its whole path), the byte offset in that file
-and the reason, so that a message such as
-``/data/store/commitlog/00000000001073741824 @ 0x3f2a10: bad magic 0x00000000``
-is enough to find the bytes with a hex viewer.
+Every error names the file (as ``<folder>/<file name>``), the byte offset in
+that file and the reason, so that a message such as
+``commitlog/00000000001073741824 @ 0x3f2a10: bad magic 0x00000000`` is enough
+to find the bytes with a hex viewer; :meth:`RmqFormatError.whole` gives the
+message with the file's whole path (the command line prints that).
 """
 
 from __future__ import annotations
@@ -12,10 +13,13 @@ import os
 
 
 def display_path(path: str | os.PathLike[str] | None) -> str:
-    """The whole path of ``path`` (``/data/store/commitlog/0000…``), or ``<memory>``."""
+    """The last two components of ``path`` (``commitlog/0000…``), or ``<memory>``."""
     if path is None:
         return "<memory>"
-    return os.path.abspath(os.fspath(path))
+    path = os.fspath(path)
+    parent, name = os.path.split(os.path.normpath(path))
+    folder = os.path.basename(parent)
+    return f"{folder}/{name}" if folder else name
 
 
 class RmqFormatError(Exception):
@@ -33,6 +37,14 @@ class RmqFormatError(Exception):
         if offset is not None:
             where = f"{where} @ 0x{offset:x}"
         super().__init__(f"{where}: {reason}")
+
+    def whole(self) -> str:
+        """The message with the file's whole path (as the command line prints it)."""
+        text = str(self)
+        short = display_path(self.path)
+        if self.path is None or not text.startswith(short):
+            return text
+        return os.path.abspath(self.path) + text[len(short):]
 
 
 class StoreNotFoundError(RmqFormatError):

@@ -280,8 +280,9 @@ def _messages_child(root, *args, after_first=None) -> dict:
     row came (``after_first`` runs then), its lines, stderr, and its peak resident memory."""
     import os
 
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}  # a pipe: the plain table, every column
     proc = subprocess.Popen([sys.executable, "-m", "rmqformats", "messages", str(root), *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     header, first = proc.stdout.readline(), proc.stdout.readline()
     running = proc.poll() is None
     try:  # bytes the child has read (its store, its modules) when its first row came through the pipe

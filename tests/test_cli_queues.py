@@ -86,9 +86,11 @@ def test_batch_queue_units_and_messages(capsys):
     rows = [json.loads(line) for line in out.splitlines()]
     units = truth["TopicBatchCQ"]["0"]["units"]
     assert code == 0
+    # One row per message (queue offset), each with the unit it is in.
+    assert [r["cqOffset"] for r in rows] == list(range(sum(u["batchSize"] for u in units)))
     assert [(r["commitLogOffset"], r["size"], r["tagsCode"], r["storeTime"], r["msgBaseOffset"], r["batchSize"])
             for r in rows] == [(u["commitlogOffset"], u["size"], u["tagsCode"], u["storeTime"], u["msgBaseOffset"],
-                                u["batchSize"]) for u in units]
+                                u["batchSize"]) for u in units for _ in range(u["batchSize"])]
     code, out, _ = run(capsys, "queue", root, "TopicBatchCQ", "0", "--resolve", "--format", "jsonl")
     rows = [json.loads(line) for line in out.splitlines()]
     assert [r["cqOffset"] for r in rows] == list(range(9))

@@ -45,7 +45,8 @@ def test_every_reader_leaves_the_store_unchanged(tmp_path, version, capsys):
     store.consumer_lag()
     for argv in (["inspect"], ["queue"], ["check"], ["config"], ["lag"],
                  ["lookup", "--topic", "TopicTest", "--key", "key-1"]):
-        assert main([argv[0], str(root), *argv[1:]]) == 0
+        # 0, or 1 where lag flags a queue (5.3.3 commits an offset beyond a queue's max)
+        assert main([argv[0], str(root), *argv[1:]]) in ((0, 1) if argv == ["lag"] else (0,))
     capsys.readouterr()
 
     assert _snapshot(root) == before

@@ -43,7 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     except Unknown as exc:
         sys.stderr.write(f"rmqformats: error: {exc}\n")
         return status.ERROR
-    except (RmqFormatError, InvalidMessageIdError) as exc:
+    except RmqFormatError as exc:
+        sys.stderr.write(f"rmqformats: error: {exc.whole()}\n")
+        return status.ERROR
+    except InvalidMessageIdError as exc:
         sys.stderr.write(f"rmqformats: error: {exc}\n")
         return status.ERROR
     except BrokenPipeError:

@@ -25,7 +25,7 @@ def _read_config_files(store: Store) -> tuple[list, list[str]]:
         try:
             found.append(read_config_file(path, schema=schema))
         except RmqFormatError as exc:
-            errors.append(str(exc))
+            errors.append(exc.whole())
     return found, errors
 
 

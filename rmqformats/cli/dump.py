@@ -336,7 +336,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
             if args.summary:
                 s = _summary(whole, kind, records)
                 if fmt == "table":
-                    out.write(f"{path}: {kind.description} ({kind.name})\n")
+                    out.write(f"{path}\n  {kind.description} ({kind.name})\n")
                     _write_summary_text(s, out)
                 elif fmt == "jsonl":
                     out.write(json.dumps(s, ensure_ascii=False) + "\n")
@@ -345,7 +345,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
                     first_doc = False
                 continue
             if fmt == "table":
-                out.write(f"{path}: {kind.description} ({kind.name})\n")
+                out.write(f"{path}\n  {kind.description} ({kind.name})\n")
                 n = _write_table(records, out)
                 if n == 0:
                     out.write("  (no records)\n")
@@ -363,7 +363,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 out.write("\n]}")
         except RmqFormatError as exc:
             out.flush()
-            sys.stderr.write(f"rmqformats: error: {exc}\n")
+            sys.stderr.write(f"rmqformats: error: {exc.whole()}\n")
             worst = status.ERROR
     if fmt == "json":
         out.write("\n]\n")

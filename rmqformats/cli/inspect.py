@@ -83,7 +83,7 @@ def _store_parts(store: Store) -> dict:
             "indexMsgTimestamp": cp.index_msg_timestamp, "masterFlushedOffset": cp.master_flushed_offset,
             "confirmPhyOffset": cp.confirm_phy_offset}
     except RmqFormatError as exc:
-        parts["checkpoint"] = {"error": str(exc)}
+        parts["checkpoint"] = {"error": exc.whole()}
     queues = store.queues()
     batch = store.batch_queues()
     parts["consumeQueues"] = {
@@ -98,7 +98,7 @@ def _store_parts(store: Store) -> dict:
                                "hashSlots": files[0].num_hash_slots if files else None,
                                "indexNum": files[0].num_index if files else None}
     except RmqFormatError as exc:
-        parts["indexFiles"] = {"error": str(exc)}
+        parts["indexFiles"] = {"error": exc.whole()}
     return parts
 
 

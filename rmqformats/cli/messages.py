@@ -192,7 +192,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
             if args.limit is not None and n >= args.limit:
                 break
             n += 1
-            m, item = it if isinstance(it, tuple) else (it, None)
+            m, item = (it, None) if isinstance(it, Message) else it
             data = item.body if item is not None else m.body
             if args.format == "jsonl":
                 d = _inner_json(m, item) if item is not None else m.to_json_dict()
