@@ -165,7 +165,7 @@ def _timerlog(path: str, o: DumpOptions) -> Iterator[dict]:
     from ..timer import TimerLogScan
     start = int(os.path.basename(path))
     for u in TimerLogScan([QueueFile(path, start, os.path.getsize(path))]):
-        d = {"fileOffset": u.position, "offset": u.offset, "kind": u.kind, "prevPos": u.prev_pos,
+        d = {"fileOffset": u.position, "offset": u.offset, "unitKind": u.kind, "prevPos": u.prev_pos,
              "magic": u.magic, "currWriteTimeMs": u.curr_write_time_ms, "delayMs": u.delay_ms,
              "commitLogOffset": u.commitlog_offset, "commitLogSize": u.commitlog_size}
         if o.deep:
@@ -255,7 +255,7 @@ def _summary(path: str, kind: filekind.FileKind, records: Iterator[dict]) -> dic
     n = 0
     for r in records:
         n += 1
-        what = r.get("record") or r.get("kind")
+        what = r.get("record") or r.get("unitKind")
         if isinstance(what, str):
             counts[what] = counts.get(what, 0) + 1
         for f in ranges:

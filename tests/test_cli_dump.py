@@ -1,0 +1,210 @@
+"""``rmqformats dump``: every file of every vector store gets its kind and the values of the store-level commands."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from rmqformats import filekind, open_store
+from rmqformats.cli import main
+
+from conftest import FIXTURES, store_path
+
+VERSIONS = ("rocketmq-4.9.7", "rocketmq-5.1.4", "rocketmq-5.3.3")
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def expected_kind(root: Path, path: Path) -> str:
+    """The kind of a store file from where the broker puts it (written out here, apart from the detection)."""
+    rel = path.relative_to(root).parts
+    by_folder = {"commitlog": "commitlog", "consumequeue": "consumequeue", "batchconsumequeue": "batchconsumequeue",
+                 "index": "index", "timerlog": "timerlog"}
+    if rel[0] in by_folder:
+        return by_folder[rel[0]]
+    if rel == ("config", "timercheck"):
+        return "timercheck"
+    if rel[0] in ("config", "compaction"):
+        return "config"
+    return {"checkpoint": "checkpoint", "timerwheel": "timerwheel", "lock": "marker", "abort.bak": "marker"}[rel[0]]
+
+
+def store_files(version: str) -> list[Path]:
+    root = store_path(version)
+    return sorted(p for p in root.rglob("*") if p.is_file())
+
+
+def dump_records(capsys, path: Path, *options: str) -> list[dict]:
+    code, out, err = run(capsys, "dump", str(path), "--format", "jsonl", *options)
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    for r in rows:
+        assert r.pop("file") == str(path.resolve())
+    return rows
+
+
+def jsonl(capsys, *argv) -> list[dict]:
+    code, out, err = run(capsys, *argv, "--format", "jsonl")
+    assert code in (0, 1), err
+    return [json.loads(line) for line in out.splitlines()]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_file_gets_its_kind(version):
+    root = store_path(version)
+    files = store_files(version)
+    assert len(files) > 30
+    for path in files:
+        assert filekind.detect(path).name == expected_kind(root, path), path
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_file_dumps_the_values_of_the_store_level_commands(capsys, version):
+    root = store_path(version)
+    store = open_store(root)
+    messages = jsonl(capsys, "messages", str(root))
+    inspect = jsonl(capsys, "inspect", str(root))[0]
+    seen: dict[str, int] = {}
+    for path in store_files(version):
+        kind = expected_kind(root, path)
+        rows = dump_records(capsys, path, "--deep")
+        assert all(r.pop("kind") == kind for r in rows)
+        seen[kind] = seen.get(kind, 0) + 1
+        name = path.name
+        if kind == "commitlog":
+            start, end = int(name), int(name) + path.stat().st_size
+            got = [r for r in rows if r["record"] == "MESSAGE"]
+            want = [m for m in messages if start <= m["commitLogOffset"] < end]
+            assert [{k: v for k, v in r.items() if k not in ("fileOffset", "record")} for r in got] == want
+            assert all(r["fileOffset"] == r["commitLogOffset"] - start for r in rows)
+            segment = next(s for s in inspect["segments"] if s["name"] == name)
+            assert [r["commitLogOffset"] for r in rows if r["record"] == "BLANK"] == (
+                [] if segment["blankOffset"] is None else [segment["blankOffset"]])
+        elif kind == "consumequeue":
+            topic, qid = path.parent.parent.name, path.parent.name
+            start = int(name) // 20
+            units = [u for u in jsonl(capsys, "queue", str(root), topic, qid)
+                     if start <= u["cqOffset"] < start + path.stat().st_size // 20]
+            assert [{k: r[k] for k in ("cqOffset", "commitLogOffset", "size", "tagsCode")} for r in rows] == units
+            assert all(r["fileOffset"] == (r["cqOffset"] - start) * 20 for r in rows)
+        elif kind == "batchconsumequeue":
+            topic, qid = path.parent.parent.name, path.parent.name
+            per_message = jsonl(capsys, "queue", str(root), topic, qid)
+            keys = ("commitLogOffset", "size", "tagsCode", "storeTime", "msgBaseOffset", "batchSize")
+            units = [{k: m[k] for k in keys} for m in per_message if m["cqOffset"] == m["msgBaseOffset"]]
+            assert [{k: r[k] for k in keys} for r in rows] == units
+            assert sum(r["batchSize"] for r in rows) == len(per_message)
+        elif kind == "index":
+            truth = next(f for f in json.loads((FIXTURES / version / "truth" / "index.json").read_text())["files"]
+                         if f["file"] == name)
+            header, entries = rows[0], rows[1:]
+            assert header["record"] == "HEADER" and header["fileOffset"] == 0
+            assert (header["beginTimestamp"], header["endTimestamp"], header["beginPhyOffset"],
+                    header["endPhyOffset"], header["hashSlotCount"], header["indexCount"]) == (
+                truth["beginTimestamp"], truth["endTimestamp"], truth["header_beginPhyOffset"], truth["endPhyOffset"],
+                truth["header_hashSlotCount"], truth["header_indexCount"])
+            assert [e["entry"] for e in entries] == list(range(1, truth["header_indexCount"]))
+            offsets = {m["commitLogOffset"] for m in messages}
+            assert {e["phyOffset"] for e in entries} <= offsets
+        elif kind == "checkpoint":
+            assert {r["field"]: r["value"] for r in rows} == inspect["checkpoint"]
+        elif kind == "timerlog":
+            units = [u for u in store.timer().units() if u.segment_name == name]
+            assert [(r["offset"], r["prevPos"], r["magic"], r["commitLogOffset"], r["delayMs"]) for r in rows] == [
+                (u.offset, u.prev_pos, u.magic, u.commitlog_offset, u.delay_ms) for u in units]
+        elif kind == "timerwheel":
+            wheel = store.timer().wheel
+            assert wheel is not None
+            assert [r["slot"] for r in rows] == wheel.used_indexes().tolist()
+            assert all(r["timeMs"] == wheel.raw_slot(r["slot"]).time_ms for r in rows)
+        elif kind == "timercheck":
+            cp = store.timer().checkpoint()
+            assert {r["field"]: r["value"] for r in rows} == {
+                "lastReadTimeMs": cp.last_read_time_ms, "lastTimerLogFlushPos": cp.last_timer_log_flush_pos,
+                "lastTimerQueueOffset": cp.last_timer_queue_offset,
+                "masterTimerQueueOffset": cp.master_timer_queue_offset,
+                "dataVersion.stateVersion": cp.data_version_state_version,
+                "dataVersion.timestamp": cp.data_version_timestamp,
+                "dataVersion.counter": cp.data_version_counter}
+        elif kind == "config":
+            if name.endswith(".bak"):
+                want = json.loads(path.read_text(encoding="utf-8"))
+            else:
+                code, out, _ = run(capsys, "config", str(root), "--file", name, "--format", "jsonl")
+                assert code == 0
+                want = json.loads(out)["model"]
+            assert [r["model"] for r in rows] == [want]
+        else:
+            assert [r["content"] for r in rows] == [path.read_text()]
+    assert {"commitlog", "consumequeue", "index", "checkpoint", "config", "marker"} <= set(seen)
+
+
+def test_summary_counts_and_ranges(capsys):
+    path = store_path("rocketmq-5.1.4") / "commitlog" / "00000000000000000000"
+    (s,) = dump_records(capsys, path, "--summary")
+    rows = dump_records(capsys, path)
+    assert s["kind"] == "commitlog" and s["records"] == len(rows)
+    assert s["recordKinds"] == {"BLANK": 1, "MESSAGE": len(rows) - 1}
+    offsets = [r["commitLogOffset"] for r in rows]
+    assert s["ranges"]["commitLogOffset"] == [min(offsets), max(offsets)]
+    code, out, _ = run(capsys, "dump", str(path), "--summary")
+    assert code == 0 and f"{len(rows):,} records, {path.stat().st_size:,} bytes" in out
+
+
+def test_bodies_as_text_hex_and_base64_with_a_limit(capsys):
+    path = store_path("rocketmq-5.1.4") / "commitlog" / "00000000000000000000"
+    first = dump_records(capsys, path, "--body", "text")[0]
+    assert first["body"].startswith("Hello RocketMQ") and first["bodyView"] == "text"
+    hexed = dump_records(capsys, path, "--body", "hex", "--body-limit", "4")[0]
+    assert hexed["body"] == b"Hell".hex() and hexed["bodyTruncated"] and hexed["bodyBytes"] == len(first["body"])
+    assert "body" not in dump_records(capsys, path, "--body", "none")[0]
+    code, out, _ = run(capsys, "dump", str(path), "--body", "text", "--body-limit", "5", "--wide")
+    assert code == 0 and "Hello…" in out.splitlines()[3]
+
+
+def test_json_document_and_several_files(capsys):
+    root = store_path("rocketmq-5.3.3")
+    files = [root / "checkpoint", root / "config" / "timercheck"]
+    code, out, _ = run(capsys, "dump", *map(str, files), "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and [d["kind"] for d in doc] == ["checkpoint", "timercheck"]
+    assert [len(d["records"]) for d in doc] == [5, 7]
+
+
+def test_unknown_and_missing_files_are_errors_with_whole_paths(capsys, tmp_path):
+    odd = tmp_path / "notes.txt"
+    odd.write_text("hello")
+    code, out, err = run(capsys, "dump", str(odd), str(store_path("rocketmq-5.1.4") / "checkpoint"))
+    assert code == 2 and f"rmqformats: error: {odd}: not a store file" in err
+    assert "physicMsgTimestamp" in out  # the other file is still dumped
+    code, _, err = run(capsys, "dump", "no/such/file")
+    assert code == 2 and f"{os.path.abspath('no/such/file')}: no such file" in err
+
+
+def test_kind_is_found_from_content_outside_a_store(capsys, tmp_path):
+    segment = tmp_path / "00000000000000000000"
+    segment.write_bytes((store_path("rocketmq-4.9.7") / "commitlog" / "00000000000000000000").read_bytes())
+    assert filekind.detect(segment).name == "commitlog"
+    cfg = tmp_path / "topics-copy"
+    cfg.write_text('{"topicConfigTable": {}}')
+    assert filekind.detect(cfg).name == "config"
+
+
+def test_new_kinds_register():
+    from rmqformats.cli import dump
+
+    kind = filekind.FileKind("demo", "demo file", lambda f: 20 if f.name == "demo.bin" else 0)
+    filekind.register(kind)
+    try:
+        dump.register("demo", lambda path, o: iter([{"fileOffset": 0}]))
+        assert filekind.KINDS[-1] is kind and "demo" in dump.DUMPERS
+    finally:
+        filekind.KINDS.remove(kind)
+        dump.DUMPERS.pop("demo", None)
