@@ -36,12 +36,14 @@ GAP = "  "
 #: Text columns are not cut narrower than this (or their header).
 MIN_TEXT = 12
 
-_UNCUT = re.compile(r"^[-+]?[\d,._:TZ +-]*$")
+#: Numbers and ISO times: shown whole or not at all.
+_UNCUT = re.compile(r"^([-+]?\d[\d,.]*|\d{4}-\d\d-\d\d[T ][\d:.]+(Z|[+-]\d\d:?\d\d)?)$")
 
 
 def set_wide(on: bool) -> None:
-    """``--wide``: tables keep every column and whole values."""
+    """``--wide``: tables keep every column and whole values (set once per command)."""
     _state["wide"] = bool(on)
+    _state["noted"] = False
 
 
 def is_wide() -> bool:

@@ -1,0 +1,82 @@
+"""Tables fit the terminal: with COLUMNS=80 no table line of any command is longer; --wide shows every column."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from rmqformats.cli import main
+from rmqformats.cli.messages import _MESSAGE_HEADER
+from rmqformats.cli.tables import cut_middle, fit_layout, print_table
+
+from conftest import store_path
+
+VERSIONS = ("rocketmq-4.9.7", "rocketmq-5.1.4", "rocketmq-5.3.3")
+
+
+def commands(root) -> list[list[str]]:
+    files = sorted(str(p) for p in root.rglob("*") if p.is_file())
+    return [["inspect", root], ["messages", root], ["messages", root, "--body", "text"], ["queue", root],
+            ["queue", root, "TopicTest", "0", "--resolve", "--body", "text"],
+            ["queue", root, "TopicCqRoll", "0", "--resolve"],
+            ["lookup", root, "--topic", "TopicTest", "--key", "k1"],
+            ["lookup", root, "--topic", "TopicTest", "--key", "k1", "--raw"],
+            ["check", root], ["config", root], ["lag", root],
+            ["dump", *files], ["dump", "--deep", *files], ["dump", "--summary", *files]] + (
+        [["queue", root, "TopicBatchCQ", "0"], ["queue", root, "TopicBatchCQ", "0", "--resolve", "--body", "hex"]]
+        if (root / "batchconsumequeue").is_dir() else [])
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_no_line_longer_than_columns(capsys, monkeypatch, version):
+    import os
+
+    monkeypatch.setenv("COLUMNS", "80")
+    root = store_path(version)
+    for argv in commands(root):
+        argv = [str(a) for a in argv]
+        code = main(argv)
+        out, _ = capsys.readouterr()
+        assert code in (0, 1), argv
+        # Lines naming a file (dump's titles) are paths, whole by design; every other line fits.
+        long = [line for line in out.splitlines() if len(line) > 80 and not os.path.exists(line)]
+        assert not long, (argv, long[:3])
+
+
+def test_wide_gives_every_column_and_whole_values(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    root = str(store_path("rocketmq-5.1.4"))
+    assert main(["messages", root]) == 0
+    out, err = capsys.readouterr()
+    header = out.splitlines()[0].split()
+    assert header != _MESSAGE_HEADER and set(header) < set(_MESSAGE_HEADER)
+    assert "left out to fit 80 columns; --wide shows all" in err
+    assert main(["messages", root, "--wide"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0].split() == _MESSAGE_HEADER and err == ""
+    long_topic = next(line for line in out.splitlines() if "%RETRY%LongConsumerGroup" in line)
+    assert "LongConsumerGroup_LongConsumerGroup_LongConsumerGroup_LongConsumerGroup_" in long_topic
+    assert max(len(line) for line in out.splitlines()) > 150
+
+
+def test_plain_layout_without_a_terminal(capsys, monkeypatch):
+    """Output to a pipe or file without COLUMNS: every column (pagers and scripts get the whole table)."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert main(["messages", str(store_path("rocketmq-5.1.4"))]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0].split() == _MESSAGE_HEADER and err == ""
+
+
+def test_fit_layout_cuts_text_then_drops_the_least_useful_columns():
+    header = ["offset", "topic", "tagsCode", "storeTime", "keys"]
+    rows = [[123456, "T" * 60, 99999, "2026-11-21T09:53:42.750Z", "k1 k2"]]
+    out = io.StringIO()
+    print_table(rows, header, out, width=60)
+    lines = out.getvalue().splitlines()
+    assert all(len(line) <= 60 for line in lines)
+    assert lines[0].split() == ["offset", "topic", "storeTime", "keys"]  # tagsCode goes first
+    assert "…" in lines[1] and "2026-11-21T09:53:42.750Z" in lines[1]  # text cut, times whole
+    assert [i for i, _ in fit_layout(header, [6, 60, 8, 24, 5], [False, True, False, False, True], None)] == \
+        [0, 1, 2, 3, 4]
+    assert cut_middle("abcdefghij", 5) == "ab…ij" and cut_middle("abc", 5) == "abc"
