@@ -12,6 +12,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	# The editable install maps generated/, spark/ and formats/ into the package with an import hook,
+	# which type checkers do not run: a path entry for the checkout lets mypy (and editors) find it.
+	$(PY) -c 'import os, sysconfig; open(os.path.join(sysconfig.get_paths()["purelib"], "rmqformats-checkout.pth"), "w").write(os.getcwd() + "\n")'
 	touch $@
 
 $(KSC)/node_modules/.installed: $(KSC)/package.json $(KSC)/package-lock.json
