@@ -77,7 +77,10 @@ def _commitlog(path: str, o: DumpOptions) -> Iterator[dict]:
                "storeSize": b.length}
     end = scan.end
     if end is not None and not end.reason.is_clean:
-        sys.stderr.write(f"rmqformats: data ends early: {end}\n")
+        text = str(end)
+        if end.segment:  # the whole path
+            text = f"{os.path.abspath(end.segment)} @ 0x{end.file_offset:x}" + text[text.index(":"):]
+        sys.stderr.write(f"rmqformats: data ends early: {text}\n")
 
 
 def _queue_parts(path: str) -> tuple[str, str, int]:
@@ -357,10 +360,12 @@ def cmd_dump(args: argparse.Namespace) -> int:
                     {"file": whole, "kind": kind.name}, ensure_ascii=False)[:-1] + ', "records": [')
                 first_doc = False
                 sep = ""
-                for r in records:
-                    out.write(sep + "\n  " + json.dumps(r, ensure_ascii=False))
-                    sep = ","
-                out.write("\n]}")
+                try:
+                    for r in records:
+                        out.write(sep + "\n  " + json.dumps(r, ensure_ascii=False))
+                        sep = ","
+                finally:  # the document stays valid JSON when a file fails part way
+                    out.write("\n]}")
         except RmqFormatError as exc:
             out.flush()
             sys.stderr.write(f"rmqformats: error: {exc.whole()}\n")

@@ -293,6 +293,13 @@ class _ExportHelp(argparse.RawDescriptionHelpFormatter):
         return super()._fill_text(text, width, indent)
 
 
+def _positive(text: str) -> int:
+    value = bodies.non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
 def _column_list(text: str) -> list[str]:
     from ..columnar import COLUMNS
     names = [c.strip() for c in text.split(",") if c.strip()]
@@ -389,7 +396,7 @@ def add_commands(sub) -> None:
     sp.add_argument("--no-decompress", dest="decompress", action="store_false",
                     help="write compressed bodies as stored (default: decompressed by SYSFLAG)")
     sp.add_argument("--partition-by", choices=["topic"], help="parquet: one folder per topic")
-    sp.add_argument("--threads", type=int, default=1, help="threads building record batches (default: 1)")
+    sp.add_argument("--threads", type=_positive, default=1, help="threads building record batches (default: 1)")
     sp.add_argument("--force", action="store_true",
                     help="overwrite a non-empty OUT file, or replace an earlier export in the OUT folder")
     sp.set_defaults(func=cmd_export)
