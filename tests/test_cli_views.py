@@ -102,6 +102,8 @@ def test_inspect_unknown_shutdown_and_one_number_style(capsys, tmp_path):
     assert code == 0 and "shutdown   unknown (no abort, lock or checkpoint file in the folder)" in out
     code, out, _ = run(capsys, "inspect", tmp_path, "--format", "jsonl")
     assert json.loads(out)["shutdown"]["clean"] is None
+    code, out, _ = run(capsys, "inspect", tmp_path / "commitlog")
+    assert code == 0 and "shutdown   unknown (a commit-log folder or segment, not a store root)" in out
     code, out, _ = run(capsys, "inspect", store_path("rocketmq-4.9.7"))
     assert "shutdown   clean shutdown (no abort file)" in out
     assert "segments   5, 1,310,720 bytes" in out and "  00000000000000000000  262,144  " in out

@@ -96,7 +96,7 @@ def _consumequeue(path: str, o: DumpOptions) -> Iterator[dict]:
     start = int(os.path.basename(path)) // cq.files.unit_size
     stop = start + os.path.getsize(path) // cq.files.unit_size
     for u in cq.units(start, stop):
-        d = {"fileOffset": (u.cq_offset - start) * cq.files.unit_size, **u.to_json_dict()}
+        d: dict[str, object] = {"fileOffset": (u.cq_offset - start) * cq.files.unit_size, **u.to_json_dict()}
         if o.deep:
             d["topic"], d["queueId"] = topic, qid
         yield d
@@ -109,7 +109,7 @@ def _batchconsumequeue(path: str, o: DumpOptions) -> Iterator[dict]:
     size = bcq.files.unit_size
     start = int(os.path.basename(path)) // size
     for u in bcq.units(start, start + os.path.getsize(path) // size):
-        d = {"fileOffset": (u.index - start) * size, "unit": u.index, "commitLogOffset": u.commitlog_offset,
+        d: dict[str, object] = {"fileOffset": (u.index - start) * size, "unit": u.index, "commitLogOffset": u.commitlog_offset,
              "size": u.size, "tagsCode": u.tags_code, "storeTime": u.store_time,
              "msgBaseOffset": u.msg_base_offset, "batchSize": u.batch_size}
         if o.deep:
@@ -123,7 +123,7 @@ def _ext(path: str, o: DumpOptions) -> Iterator[dict]:
     ext = ConsumeQueueExt(os.path.dirname(path))
     start = int(os.path.basename(path))
     for u in ext._file_units(QueueFile(path, start, os.path.getsize(path))):
-        d = {"fileOffset": u.ext_offset - start, "extOffset": u.ext_offset, "size": u.size,
+        d: dict[str, object] = {"fileOffset": u.ext_offset - start, "extOffset": u.ext_offset, "size": u.size,
              "tagsCode": u.tags_code, "msgStoreTime": u.msg_store_time, "filterBitmapBytes": len(u.filter_bitmap)}
         if o.deep:
             d["address"] = u.address
@@ -143,7 +143,7 @@ def _index(path: str, o: DumpOptions) -> Iterator[dict]:
         step = 65536
         for first in range(1, n + 1, step):
             a = f.entry_array(first, min(n + 1, first + step))
-            for i, (kh, po, td, pi) in enumerate(zip(*(a[name].tolist() for name in a.dtype.names))):
+            for i, (kh, po, td, pi) in enumerate(zip(*(a[name].tolist() for name in a.dtype.names or ()))):
                 number = first + i
                 d = {"fileOffset": f._entries_at + number * ENTRY_SIZE, "record": "ENTRY", "entry": number,
                      "keyHash": kh, "phyOffset": po, "timeDiff": td, "prevIndex": pi}

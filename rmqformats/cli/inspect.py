@@ -109,6 +109,8 @@ def _print_inspect(info: dict, out) -> None:
         w(f"shutdown   {info['shutdown']['summary']}\n")
     elif info["abortFile"] is not None:
         w(f"shutdown   {'unclean (abort file present)' if info['abortFile'] else 'clean (no abort file)'}\n")
+    else:
+        w("shutdown   unknown (a commit-log folder or segment, not a store root)\n")
     cp = info.get("checkpoint")
     if cp and "error" in cp:
         w(f"checkpoint {cp['error']}\n")

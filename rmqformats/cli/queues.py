@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import sys
 
@@ -265,9 +264,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         }, ensure_ascii=False, default=str) + "\n")
     else:
         w = sys.stdout.write
-        w(f"consume queues  {report.queues} queue(s), {report.units} unit(s) checked against the commit log\n")
+        w(f"consume queues  {report.queues:,} queue(s), {report.units:,} unit(s) checked against the commit log\n")
         if report.deleted:
-            w(f"                {report.deleted} unit(s) point at deleted commit-log segments (not checked)\n")
+            w(f"                {report.deleted:,} unit(s) point at deleted commit-log segments (not checked)\n")
         for t, q, e in report.unreadable:
             w(f"unreadable      {t}/{q}: {e}\n")
         for p in report.problems:

@@ -126,7 +126,7 @@ def _is_cuttable(values: list) -> bool:
 
 
 def print_table(rows: list[list], header: list[str], out, indent: str = "", *,
-                width: int | None | Callable[[], int | None] = table_width) -> None:
+                width: int | None | Callable[[object], int | None] = table_width) -> None:
     """Write ``rows`` under ``header`` as aligned columns, fitted to the output's width."""
     cells = [[str(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in [header, *cells]) for i in range(len(header))]
