@@ -208,3 +208,15 @@ def test_new_kinds_register():
     finally:
         filekind.KINDS.remove(kind)
         dump.DUMPERS.pop("demo", None)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_index_summary_agrees_with_its_records(capsys, version):
+    """The index summary reads whole arrays; it says what the records say."""
+    for path in sorted((store_path(version) / "index").iterdir()):
+        (s,) = dump_records(capsys, path, "--summary")
+        entries = [r for r in dump_records(capsys, path) if r["record"] == "ENTRY"]
+        assert s["records"] == len(entries) + 1 and s["recordKinds"] == {"ENTRY": len(entries), "HEADER": 1}
+        assert s["ranges"] == {"entry": [1, len(entries)],
+                               "phyOffset": [min(e["phyOffset"] for e in entries),
+                                             max(e["phyOffset"] for e in entries)]}
