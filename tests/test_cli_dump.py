@@ -192,6 +192,13 @@ def test_kind_is_found_from_content_outside_a_store(capsys, tmp_path):
     segment = tmp_path / "00000000000000000000"
     segment.write_bytes((store_path("rocketmq-4.9.7") / "commitlog" / "00000000000000000000").read_bytes())
     assert filekind.detect(segment).name == "commitlog"
+    renamed = tmp_path / "segment.bin"
+    renamed.write_bytes(segment.read_bytes())
+    with pytest.raises(filekind.UnknownFileKindError):
+        filekind.detect(renamed)
+    assert dump_records(capsys, renamed, "--kind", "commitlog") == dump_records(capsys, segment)
+    code, _, err = run(capsys, "dump", str(renamed), "--kind", "nonsense")
+    assert code == 2 and "unknown --kind 'nonsense'" in err
     cfg = tmp_path / "topics-copy"
     cfg.write_text('{"topicConfigTable": {}}')
     assert filekind.detect(cfg).name == "config"

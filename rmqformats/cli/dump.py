@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from .. import filekind
 from ..errors import RmqFormatError
 from . import bodies, status
-from .common import iso, print_table
+from .common import UsageError, iso, print_table
 
 #: Records of a table written at a time (a table's widths come from its first block).
 _TABLE_BLOCK = 1000
@@ -344,6 +344,8 @@ def _write_summary_text(s: dict, out) -> None:
 
 
 def cmd_dump(args: argparse.Namespace) -> int:
+    if args.kind is not None and args.kind not in [k.name for k in filekind.KINDS]:
+        raise UsageError(f"unknown --kind {args.kind!r}; the kinds are {', '.join(k.name for k in filekind.KINDS)}")
     out = sys.stdout
     worst = status.OK
     fmt = args.format
@@ -353,9 +355,11 @@ def cmd_dump(args: argparse.Namespace) -> int:
     for path in args.files:
         whole = os.path.abspath(path)
         try:
-            kind = filekind.detect(whole)
             if args.kind is not None:
                 kind = next(k for k in filekind.KINDS if k.name == args.kind)
+                filekind.facts(whole)  # a missing file or a folder is still an error
+            else:
+                kind = filekind.detect(whole)
             dumper = DUMPERS.get(kind.name)
             if dumper is None:
                 raise filekind.UnknownFileKindError(whole, None, f"{kind.description}: no dumper for this kind yet")
@@ -408,7 +412,7 @@ def add_commands(sub) -> None:
                                     "the file. The kind of each file is found from its path, name and first "
                                     f"bytes ({kinds}); --kind overrides it.")
     sp.add_argument("files", nargs="+", metavar="FILE", help="store files")
-    sp.add_argument("--kind", choices=sorted(k.name for k in filekind.KINDS), help="read FILE as this kind")
+    sp.add_argument("--kind", metavar="KIND", help="read every FILE as this kind (one of the kinds above)")
     sp.add_argument("--summary", action="store_true", help="counts and ranges instead of the records")
     sp.add_argument("--deep", action="store_true", help="every field of each record")
     sp.add_argument("--format", choices=["table", "jsonl", "json"], default="table", help="output format")
