@@ -55,6 +55,7 @@ def test_wide_gives_every_column_and_whole_values(capsys, monkeypatch):
     assert main(["messages", root, "--wide"]) == 0
     out, err = capsys.readouterr()
     assert out.splitlines()[0].split() == _MESSAGE_HEADER and err == ""
+    assert "%RETRY%LongConsumerGroup_LongConsumerGroup_LongConsumerGroup_LongConsumerGroup_" in out  # whole
     long_topic = next(line for line in out.splitlines() if "%RETRY%LongConsumerGroup" in line)
     assert "LongConsumerGroup_LongConsumerGroup_LongConsumerGroup_LongConsumerGroup_" in long_topic
     assert max(len(line) for line in out.splitlines()) > 150
@@ -66,6 +67,7 @@ def test_plain_layout_without_a_terminal(capsys, monkeypatch):
     assert main(["messages", str(store_path("rocketmq-5.1.4"))]) == 0
     out, err = capsys.readouterr()
     assert out.splitlines()[0].split() == _MESSAGE_HEADER and err == ""
+    assert "%RETRY%LongConsumerGroup_LongConsumerGroup_LongConsumerGroup_LongConsumerGroup_" in out  # whole
 
 
 def test_fit_layout_cuts_text_then_drops_the_least_useful_columns():

@@ -67,9 +67,9 @@ def with_progress(scan: Scan, total: int, label: str) -> Iterator[Message]:
 
 
 def short(text: str, width: int = 48) -> str:
-    """``text`` cut in the middle to ``width`` characters, for table cells (JSON keeps it whole; so does
-    ``--wide``)."""
-    if len(text) <= width or tables.is_wide():
+    """``text`` cut in the middle to ``width`` characters, for table cells fitted to a terminal (JSON,
+    ``--wide`` and plain tables, to a pipe or a file, keep it whole)."""
+    if len(text) <= width or tables.table_width(sys.stdout) is None:
         return text
     return tables.cut_middle(text, width)
 

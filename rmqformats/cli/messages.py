@@ -240,7 +240,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
             if batch.num_rows:
                 last = batch.column(0)[-1].as_py()
             if table is not None:
-                cells = message_table_columns(batch, 1 << 30 if tables.is_wide() else 48)
+                cells = message_table_columns(batch, 48 if width is not None else 1 << 30)
                 if body:
                     import pyarrow as pa
                     cells.append(pa.array([_with_body([], b, args)[0] for b in batch.column("body").to_pylist()],
