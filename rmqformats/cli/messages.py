@@ -150,8 +150,9 @@ def _inner_json(m: Message, item) -> dict:
     return d
 
 
-def _note_empty(n: int) -> None:
-    if n == 0:
+def _note_empty(n: int, args: argparse.Namespace) -> None:
+    """A note on stderr when the filters selected nothing (the exit status stays 0)."""
+    if n == 0 and args.limit != 0:
         sys.stderr.write("rmqformats: no message matched\n")
 
 
@@ -203,7 +204,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
                 rows.append(_with_body(row, data, args) if body else row)
         if args.format == "table":
             print_table(rows, header, out)
-        _note_empty(n)
+        _note_empty(n, args)
         _report_end(obj_scan.end)
         return 0
     # The columnar decoder, a batch at a time: the output starts before the scan ends and memory stays flat.
@@ -275,7 +276,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
         table.close()
     elif raw is not None:
         raw.flush()
-    _note_empty(n)
+    _note_empty(n, args)
     _report_end(scan.end)
     return 0
 

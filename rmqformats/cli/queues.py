@@ -115,7 +115,7 @@ def cmd_queue(args: argparse.Namespace) -> int:
         sys.stdout.write(f"# {topic}/{queue_id}: offsets {cq.min_offset}..{cq.max_offset}, "
                          f"{len(cq.files.files)} file(s)\n")
         print_table(rows, header, out)
-    if n == 0:
+    if n == 0 and args.limit != 0:
         sys.stderr.write(f"rmqformats: no unit of {topic}/{queue_id} matched\n")
     return 0
 
@@ -185,7 +185,7 @@ def _batch_queue(args: argparse.Namespace, bcq, topic: str, queue_id: int) -> in
         out.write(f"# {topic}/{queue_id} (batch consume queue): offsets {bcq.min_offset}..{bcq.max_offset}, "
                   f"{len(bcq.files.files)} file(s)\n")
         print_table(rows, header, out)
-    if n == 0:
+    if n == 0 and args.limit != 0:
         sys.stderr.write(f"rmqformats: no message of {topic}/{queue_id} matched\n")
     return 0
 
