@@ -227,3 +227,24 @@ def test_index_summary_agrees_with_its_records(capsys, version):
         assert s["ranges"] == {"entry": [1, len(entries)],
                                "phyOffset": [min(e["phyOffset"] for e in entries),
                                              max(e["phyOffset"] for e in entries)]}
+
+
+def test_consume_queue_ext_files(capsys, tmp_path):
+    """No vector store has an extension (enableConsumeQueueExt is off by default): files built by synth."""
+    from rmqformats.consumequeue_ext import ConsumeQueueExt
+    from rmqformats.synth.queues import ExtUnitSpec, write_consumequeue_ext
+
+    folder = tmp_path / "consumequeue_ext" / "TopicExt" / "0"
+    specs = [ExtUnitSpec(1984402762, 1795254822882, b""), ExtUnitSpec(-5, 1795254822883, bytes(range(8))),
+             ExtUnitSpec(7, 1795254822885, b"\xff" * 40)]
+    addresses = write_consumequeue_ext(folder, specs, file_size=128)
+    units = list(ConsumeQueueExt(folder))
+    rows = []
+    for path in sorted(folder.iterdir()):
+        assert filekind.detect(path).name == "consumequeue_ext"
+        got = dump_records(capsys, path, "--deep")
+        assert all(r.pop("kind") == "consumequeue_ext" for r in got)
+        assert all(r["fileOffset"] == r["extOffset"] - int(path.name) for r in got)
+        rows += got
+    assert [(r["tagsCode"], r["msgStoreTime"], bytes.fromhex(r["filterBitmap"]), r["address"]) for r in rows] == [
+        (u.tags_code, u.msg_store_time, u.filter_bitmap, a) for u, a in zip(units, addresses)]
