@@ -7,9 +7,10 @@ out plainly with every column and whole values, for pagers and scripts.
 
 To fit, text values are cut in the middle with ``…`` down to a floor,
 then the least useful columns are left out (see :data:`LEAST_USEFUL`, then
-from the right), and the width freed goes back to the cut columns. Numbers
-and times are never cut: a column of them is left out whole or shown
-whole. A note on stderr names the columns left out, once per command.
+from the right), and the width freed goes back to the cut columns.
+Numbers, times and message ids are never cut: a column of them is left
+out whole or shown whole. A note on stderr names the columns left out,
+once per command.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ GAP = "  "
 #: Text columns are not cut narrower than this (or their header).
 MIN_TEXT = 12
 
-#: Numbers and ISO times: shown whole or not at all.
-_UNCUT = re.compile(r"^([-+]?\d[\d,.]*|\d{4}-\d\d-\d\d[T ][\d:.]+(Z|[+-]\d\d:?\d\d)?)$")
+#: Numbers, ISO times and hexadecimal ids (message ids): shown whole or not at all.
+_UNCUT = re.compile(r"^([-+]?\d[\d,.]*|\d{4}-\d\d-\d\d[T ][\d:.]+(Z|[+-]\d\d:?\d\d)?|[0-9A-Fa-f]{16,})$")
 
 
 def set_wide(on: bool) -> None:
