@@ -107,5 +107,5 @@ types:
         value: ofs_commitlog == -1 and len_message == 0 and num_messages == 0 and compacted_offset == -1
         doc: The end-of-file unit of a compaction consume queue (5.1.0+ `SparseConsumeQueue`).
       msg_end_offset:
-        value: msg_base_offset + num_messages
+        value: msg_base_offset + num_messages.as<s8>
         doc: Queue offset after the last message of the record.

@@ -83,7 +83,7 @@ seq:
     doc: Rest of the 4096-byte page; never written, so zero.
 instances:
   min_timestamp:
-    value: '(physic_msg_timestamp < logics_msg_timestamp ? physic_msg_timestamp : logics_msg_timestamp) >= 3000 ? (physic_msg_timestamp < logics_msg_timestamp ? physic_msg_timestamp : logics_msg_timestamp) - 3000 : 0'
+    value: '(physic_msg_timestamp < logics_msg_timestamp ? physic_msg_timestamp : logics_msg_timestamp) >= 3000 ? ((physic_msg_timestamp < logics_msg_timestamp ? physic_msg_timestamp : logics_msg_timestamp) - 3000).as<s8> : 0'
     doc: |
       `StoreCheckpoint.getMinTimestamp`: the older of the commit-log and
       consume-queue timestamps, minus 3 seconds, not below 0. Abnormal

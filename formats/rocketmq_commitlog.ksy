@@ -83,7 +83,7 @@ types:
         value: magic == magic_code::message_v1 or magic == magic_code::message_v2
         doc: True for a message record, false for BLANK and the zero-filled tail.
       len_padding:
-        value: 'magic == magic_code::blank ? len_record - 8 : 0'
+        value: 'magic == magic_code::blank ? (len_record - 8).as<s4> : 0'
         doc: |
           Bytes of a BLANK record after its 8-byte header, up to the end of
           the segment. Their content is unspecified (brokers before 4.9.1
@@ -197,10 +197,10 @@ types:
           or without a trailing separator depending on the writer's version.
     instances:
       len_host_fields:
-        value: born_host.len_address + store_host.len_address + 8
+        value: (born_host.len_address + store_host.len_address + 8).as<s4>
         doc: Bytes taken by the two host fields (8 or 20 each).
       len_record_computed:
-        value: '74 + len_host_fields + (is_v2 ? 2 : 1) + (len_body > 0 ? len_body : 0) + len_topic + (len_properties > 0 ? len_properties : 0)'
+        value: '74 + len_host_fields + (is_v2 ? 2 : 1).as<s4> + (len_body > 0 ? len_body : 0) + len_topic.as<s4> + (len_properties > 0 ? len_properties : 0).as<s4>'
         doc: |
           The record size the broker's `calMsgLength` gives for these
           fields; recovery rejects a record whose TOTALSIZE differs.

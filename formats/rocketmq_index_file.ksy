@@ -88,14 +88,14 @@ instances:
       counts from the broker configuration.
   tables:
     pos: 40
-    type: tables(num_hash_slots, num_index)
+    type: tables(num_hash_slots.as<u4>, num_index.as<u4>)
     doc: |
       The hash slots and the entries, with the inferred counts. Reading it
       parses every slot and entry of the file.
   last_entry:
-    pos: 40 + num_hash_slots * 4 + (header.next_index - 1) * 20
+    pos: 40 + num_hash_slots.as<s8> * 4 + (header.next_index.as<s8> - 1) * 20
     type: entry
-    if: header.next_index > 1 and header.next_index <= num_index
+    if: header.next_index > 1 and header.next_index.as<s8> <= num_index.as<s8>
     doc: The most recently written entry, number `header.next_index - 1`.
 types:
   header:
@@ -147,7 +147,7 @@ types:
           chain links above it.
     instances:
       num_entries:
-        value: 'next_index > 1 ? next_index - 1 : 0'
+        value: 'next_index > 1 ? (next_index - 1).as<s4> : 0'
         doc: Number of entries written.
   tables:
     doc: |

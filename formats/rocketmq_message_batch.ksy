@@ -76,5 +76,5 @@ types:
         doc: Raw properties, `name U+0001 value` pairs separated by U+0002.
     instances:
       len_item_computed:
-        value: 22 + len_body + len_properties
+        value: 22 + len_body + len_properties.as<s4>
         doc: The item size the fields add up to; the encoder writes it as `len_item`.

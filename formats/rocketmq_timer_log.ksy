@@ -91,7 +91,7 @@ types:
         value: magic != unit_magic::blank and magic != unit_magic::zero_fill
         doc: True for a unit, false for the blank marker and the zero-filled tail.
       len_padding:
-        value: 'magic == unit_magic::blank ? len_unit - 16 : 0'
+        value: 'magic == unit_magic::blank ? (len_unit - 16).as<s4> : 0'
         doc: |
           Bytes after the 16-byte blank marker up to the end of the segment
           (0 with the default segment size); never written, so zero.
@@ -132,7 +132,7 @@ types:
         doc: Written as 0 ("reserved value, just in case").
     instances:
       delayed_time_ms:
-        value: curr_write_time_ms + delay_ms
+        value: curr_write_time_ms + delay_ms.as<s8>
         doc: |
           The due time in ms since the epoch: the wheel slot this unit is
           linked into is the one for this time.

@@ -159,11 +159,9 @@ def message(is_v2):
         # Address and listen port of the broker that stored the record.
         "store_host" / host(lambda this: this["sys_flag"]["is_store_host_v6"]),
         # Bytes taken by the two host fields (8 or 20 each).
-        "len_host_fields" / c.Computed(lambda this: (
-            this["born_host"]["len_address"]
-            + this["store_host"]["len_address"]
-            + 8
-        )),
+        "len_host_fields" / c.Computed(
+            lambda this: this["born_host"]["len_address"] + this["store_host"]["len_address"] + 8,
+        ),
         # Number of times the message was sent back for redelivery.
         "reconsume_times" / c.Int32sb,
         # For a transaction COMMIT or ROLLBACK record, the commit-log offset

@@ -179,7 +179,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_len_host_fields'):
                 return self._m_len_host_fields
 
-            self._m_len_host_fields = (self.born_host.len_address + self.store_host.len_address) + 8
+            self._m_len_host_fields = ((self.born_host.len_address + self.store_host.len_address) + 8)
             return getattr(self, '_m_len_host_fields', None)
 
         @property
@@ -265,7 +265,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_len_padding'):
                 return self._m_len_padding
 
-            self._m_len_padding = (self.len_record - 8 if self.magic == RocketmqCommitlog.MagicCode.blank else 0)
+            self._m_len_padding = ((self.len_record - 8) if self.magic == RocketmqCommitlog.MagicCode.blank else 0)
             return getattr(self, '_m_len_padding', None)
 
 

@@ -138,7 +138,7 @@ class RocketmqTimerLog(KaitaiStruct):
             if hasattr(self, '_m_len_padding'):
                 return self._m_len_padding
 
-            self._m_len_padding = (self.len_unit - 16 if self.magic == RocketmqTimerLog.UnitMagic.blank else 0)
+            self._m_len_padding = ((self.len_unit - 16) if self.magic == RocketmqTimerLog.UnitMagic.blank else 0)
             return getattr(self, '_m_len_padding', None)
 
 
