@@ -18,7 +18,8 @@ that byte-level specs use:
   ``.size``;
 * enum literals ``enum_name::member`` (``type::enum_name::member`` too);
 * attribute access ``a.b.c``, the methods ``to_i``, ``to_s``, ``length``,
-  ``size``, ``first``, ``last``, ``min``, ``max``, indexing ``a[i]``, and
+  ``size``, ``first``, ``last``, ``min``, ``max``, ``substring(from, to)``,
+  indexing ``a[i]``, and
   casts ``a.as<s4>`` (``a.as<type_name>`` too);
 * operators, from the lowest precedence: ``c ? a : b``, ``or``, ``and``,
   ``not``, comparisons (``== != < <= > >=``, not chained), ``|``, ``^``,
@@ -865,6 +866,8 @@ class Translator:
             return _Out(f"{code}.decode({args[0].code})", STR, _PREC_ATOM)
         if node.name == "to_i" and k in ("str", "unknown") and len(args) == 1:
             return _Out(f"int({code}, {args[0].code})", INT, _PREC_ATOM)
+        if node.name == "substring" and k in ("str", "unknown") and len(args) == 2:
+            return _Out(f"{code}[{args[0].code}:{args[1].code}]", STR, _PREC_ATOM)
         raise ExprError(f"method call {node.name}() with {len(args)} arguments is not supported")
 
     def _tr_Index(self, node: Index) -> _Out:
