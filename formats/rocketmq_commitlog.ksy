@@ -298,7 +298,7 @@ types:
       A socket address as `MessageExt.socketAddress2ByteBuffer` writes it:
       the address bytes in network order, then the port as a 4-byte int.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageExt.java
-    -webide-representation: '{address_text}:{port:dec}'
+    -webide-representation: '{address_text} port {port:dec}'
     params:
       - id: is_v6
         type: bool
