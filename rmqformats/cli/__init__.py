@@ -7,10 +7,10 @@ import sys
 
 from .. import __version__
 from ..errors import InvalidMessageIdError, RmqFormatError
-from . import config, inspect, messages, queues, status
+from . import config, cut, inspect, messages, queues, status
 
 #: The command groups, in the order of ``--help``.
-GROUPS = (inspect, messages, queues, config)
+GROUPS = (inspect, messages, queues, config, cut)
 
 
 def build_parser() -> argparse.ArgumentParser:
