@@ -204,7 +204,7 @@ class _Checker:
         if isinstance(node, kexpr.Attr) and node.name in ("size", "pos") and self._is_io(node.obj):
             return "int"
         if isinstance(node, kexpr.Call) or (isinstance(node, kexpr.Attr) and node.name in ("to_i", "length")):
-            return "int" if node.name in ("to_i", "length", "size") else UNKNOWN
+            return {"to_i": "int", "length": "int", "size": "int", "substring": "string"}.get(node.name, UNKNOWN)
         return self.go_type(t, node, item, check=False)
 
     @staticmethod
@@ -255,6 +255,8 @@ class _Checker:
             base = sub(node.obj)
             if node.name in ("to_i", "length", "size") and not base.startswith("user:"):
                 return "int"
+            if node.name == "to_s" and not base.startswith("user:"):
+                return "string"
             if node.name == "_io":
                 return UNKNOWN
             if base == "user:" + self.root.name:
@@ -269,7 +271,7 @@ class _Checker:
             sub(node.obj)
             for a in node.args:
                 sub(a)
-            return "int" if node.name == "to_i" else UNKNOWN
+            return {"to_i": "int", "substring": "string", "to_s": "string"}.get(node.name, UNKNOWN)
         if isinstance(node, kexpr.Index):
             base, _ = sub(node.obj), sub(node.index)
             return base[6:] if base.startswith("array:") else "uint8" if base == "bytes" else UNKNOWN
