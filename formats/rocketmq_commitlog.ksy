@@ -321,8 +321,8 @@ types:
           hex digits for IPv6 (`2001:0db8:0000:...`).
       ipv4_text:
         value: >-
-          address[0].to_s + "." + address[1].to_s + "."
-          + address[2].to_s + "." + address[3].to_s
+          (address[0] & 255).to_s + "." + (address[1] & 255).to_s + "."
+          + (address[2] & 255).to_s + "." + (address[3] & 255).to_s
         if: not is_v6
         doc: An IPv4 address in dotted decimal.
       ipv6_text:
@@ -332,71 +332,73 @@ types:
           + ipv6_group_6 + ":" + ipv6_group_7
         if: is_v6
         doc: An IPv6 address, uncompressed, in lower-case hex.
-      hex_digits:
+      digits:
         value: '"0123456789abcdef"'
-        doc: The hex digits, looked up by value.
+        doc: |
+          The hex digits, looked up by value. Nibbles are masked (`& 15`)
+          because some targets (C++) index bytes as signed chars.
       ipv6_group_0:
         value: >-
-          hex_digits.substring(address[0] >> 4, (address[0] >> 4) + 1)
-          + hex_digits.substring(address[0] & 15, (address[0] & 15) + 1)
-          + hex_digits.substring(address[1] >> 4, (address[1] >> 4) + 1)
-          + hex_digits.substring(address[1] & 15, (address[1] & 15) + 1)
+          digits.substring(address[0] >> 4 & 15, (address[0] >> 4 & 15) + 1)
+          + digits.substring(address[0] & 15, (address[0] & 15) + 1)
+          + digits.substring(address[1] >> 4 & 15, (address[1] >> 4 & 15) + 1)
+          + digits.substring(address[1] & 15, (address[1] & 15) + 1)
         if: is_v6
         doc: Bytes 0 and 1 of an IPv6 address as four hex digits.
       ipv6_group_1:
         value: >-
-          hex_digits.substring(address[2] >> 4, (address[2] >> 4) + 1)
-          + hex_digits.substring(address[2] & 15, (address[2] & 15) + 1)
-          + hex_digits.substring(address[3] >> 4, (address[3] >> 4) + 1)
-          + hex_digits.substring(address[3] & 15, (address[3] & 15) + 1)
+          digits.substring(address[2] >> 4 & 15, (address[2] >> 4 & 15) + 1)
+          + digits.substring(address[2] & 15, (address[2] & 15) + 1)
+          + digits.substring(address[3] >> 4 & 15, (address[3] >> 4 & 15) + 1)
+          + digits.substring(address[3] & 15, (address[3] & 15) + 1)
         if: is_v6
         doc: Bytes 2 and 3 of an IPv6 address as four hex digits.
       ipv6_group_2:
         value: >-
-          hex_digits.substring(address[4] >> 4, (address[4] >> 4) + 1)
-          + hex_digits.substring(address[4] & 15, (address[4] & 15) + 1)
-          + hex_digits.substring(address[5] >> 4, (address[5] >> 4) + 1)
-          + hex_digits.substring(address[5] & 15, (address[5] & 15) + 1)
+          digits.substring(address[4] >> 4 & 15, (address[4] >> 4 & 15) + 1)
+          + digits.substring(address[4] & 15, (address[4] & 15) + 1)
+          + digits.substring(address[5] >> 4 & 15, (address[5] >> 4 & 15) + 1)
+          + digits.substring(address[5] & 15, (address[5] & 15) + 1)
         if: is_v6
         doc: Bytes 4 and 5 of an IPv6 address as four hex digits.
       ipv6_group_3:
         value: >-
-          hex_digits.substring(address[6] >> 4, (address[6] >> 4) + 1)
-          + hex_digits.substring(address[6] & 15, (address[6] & 15) + 1)
-          + hex_digits.substring(address[7] >> 4, (address[7] >> 4) + 1)
-          + hex_digits.substring(address[7] & 15, (address[7] & 15) + 1)
+          digits.substring(address[6] >> 4 & 15, (address[6] >> 4 & 15) + 1)
+          + digits.substring(address[6] & 15, (address[6] & 15) + 1)
+          + digits.substring(address[7] >> 4 & 15, (address[7] >> 4 & 15) + 1)
+          + digits.substring(address[7] & 15, (address[7] & 15) + 1)
         if: is_v6
         doc: Bytes 6 and 7 of an IPv6 address as four hex digits.
       ipv6_group_4:
         value: >-
-          hex_digits.substring(address[8] >> 4, (address[8] >> 4) + 1)
-          + hex_digits.substring(address[8] & 15, (address[8] & 15) + 1)
-          + hex_digits.substring(address[9] >> 4, (address[9] >> 4) + 1)
-          + hex_digits.substring(address[9] & 15, (address[9] & 15) + 1)
+          digits.substring(address[8] >> 4 & 15, (address[8] >> 4 & 15) + 1)
+          + digits.substring(address[8] & 15, (address[8] & 15) + 1)
+          + digits.substring(address[9] >> 4 & 15, (address[9] >> 4 & 15) + 1)
+          + digits.substring(address[9] & 15, (address[9] & 15) + 1)
         if: is_v6
         doc: Bytes 8 and 9 of an IPv6 address as four hex digits.
       ipv6_group_5:
         value: >-
-          hex_digits.substring(address[10] >> 4, (address[10] >> 4) + 1)
-          + hex_digits.substring(address[10] & 15, (address[10] & 15) + 1)
-          + hex_digits.substring(address[11] >> 4, (address[11] >> 4) + 1)
-          + hex_digits.substring(address[11] & 15, (address[11] & 15) + 1)
+          digits.substring(address[10] >> 4 & 15, (address[10] >> 4 & 15) + 1)
+          + digits.substring(address[10] & 15, (address[10] & 15) + 1)
+          + digits.substring(address[11] >> 4 & 15, (address[11] >> 4 & 15) + 1)
+          + digits.substring(address[11] & 15, (address[11] & 15) + 1)
         if: is_v6
         doc: Bytes 10 and 11 of an IPv6 address as four hex digits.
       ipv6_group_6:
         value: >-
-          hex_digits.substring(address[12] >> 4, (address[12] >> 4) + 1)
-          + hex_digits.substring(address[12] & 15, (address[12] & 15) + 1)
-          + hex_digits.substring(address[13] >> 4, (address[13] >> 4) + 1)
-          + hex_digits.substring(address[13] & 15, (address[13] & 15) + 1)
+          digits.substring(address[12] >> 4 & 15, (address[12] >> 4 & 15) + 1)
+          + digits.substring(address[12] & 15, (address[12] & 15) + 1)
+          + digits.substring(address[13] >> 4 & 15, (address[13] >> 4 & 15) + 1)
+          + digits.substring(address[13] & 15, (address[13] & 15) + 1)
         if: is_v6
         doc: Bytes 12 and 13 of an IPv6 address as four hex digits.
       ipv6_group_7:
         value: >-
-          hex_digits.substring(address[14] >> 4, (address[14] >> 4) + 1)
-          + hex_digits.substring(address[14] & 15, (address[14] & 15) + 1)
-          + hex_digits.substring(address[15] >> 4, (address[15] >> 4) + 1)
-          + hex_digits.substring(address[15] & 15, (address[15] & 15) + 1)
+          digits.substring(address[14] >> 4 & 15, (address[14] >> 4 & 15) + 1)
+          + digits.substring(address[14] & 15, (address[14] & 15) + 1)
+          + digits.substring(address[15] >> 4 & 15, (address[15] >> 4 & 15) + 1)
+          + digits.substring(address[15] & 15, (address[15] & 15) + 1)
         if: is_v6
         doc: Bytes 14 and 15 of an IPv6 address as four hex digits.
 enums:

@@ -140,79 +140,80 @@ def host(is_v6):
         "is_v6" / c.Computed(ka.param(is_v6)),
         # Width of the address bytes.
         "len_address" / c.Computed(lambda this: 16 if this["is_v6"] else 4),
-        # The hex digits, looked up by value.
-        "hex_digits" / c.Computed("0123456789abcdef"),
+        # The hex digits, looked up by value. Nibbles are masked (`& 15`)
+        # because some targets (C++) index bytes as signed chars.
+        "digits" / c.Computed("0123456789abcdef"),
         # IPv4 or IPv6 address bytes.
         "address" / c.Bytes(lambda this: 16 if this["is_v6"] else 4),
         # Bytes 0 and 1 of an IPv6 address as four hex digits.
         "ipv6_group_0" / c.Computed(lambda this: (
-            this["hex_digits"][this["address"][0] >> 4:(this["address"][0] >> 4) + 1]
-            + this["hex_digits"][this["address"][0] & 15:(this["address"][0] & 15) + 1]
-            + this["hex_digits"][this["address"][1] >> 4:(this["address"][1] >> 4) + 1]
-            + this["hex_digits"][this["address"][1] & 15:(this["address"][1] & 15) + 1]
+            this["digits"][(this["address"][0] >> 4) & 15:((this["address"][0] >> 4) & 15) + 1]
+            + this["digits"][this["address"][0] & 15:(this["address"][0] & 15) + 1]
+            + this["digits"][(this["address"][1] >> 4) & 15:((this["address"][1] >> 4) & 15) + 1]
+            + this["digits"][this["address"][1] & 15:(this["address"][1] & 15) + 1]
             if this["is_v6"]
             else None
         )),
         # Bytes 2 and 3 of an IPv6 address as four hex digits.
         "ipv6_group_1" / c.Computed(lambda this: (
-            this["hex_digits"][this["address"][2] >> 4:(this["address"][2] >> 4) + 1]
-            + this["hex_digits"][this["address"][2] & 15:(this["address"][2] & 15) + 1]
-            + this["hex_digits"][this["address"][3] >> 4:(this["address"][3] >> 4) + 1]
-            + this["hex_digits"][this["address"][3] & 15:(this["address"][3] & 15) + 1]
+            this["digits"][(this["address"][2] >> 4) & 15:((this["address"][2] >> 4) & 15) + 1]
+            + this["digits"][this["address"][2] & 15:(this["address"][2] & 15) + 1]
+            + this["digits"][(this["address"][3] >> 4) & 15:((this["address"][3] >> 4) & 15) + 1]
+            + this["digits"][this["address"][3] & 15:(this["address"][3] & 15) + 1]
             if this["is_v6"]
             else None
         )),
         # Bytes 4 and 5 of an IPv6 address as four hex digits.
         "ipv6_group_2" / c.Computed(lambda this: (
-            this["hex_digits"][this["address"][4] >> 4:(this["address"][4] >> 4) + 1]
-            + this["hex_digits"][this["address"][4] & 15:(this["address"][4] & 15) + 1]
-            + this["hex_digits"][this["address"][5] >> 4:(this["address"][5] >> 4) + 1]
-            + this["hex_digits"][this["address"][5] & 15:(this["address"][5] & 15) + 1]
+            this["digits"][(this["address"][4] >> 4) & 15:((this["address"][4] >> 4) & 15) + 1]
+            + this["digits"][this["address"][4] & 15:(this["address"][4] & 15) + 1]
+            + this["digits"][(this["address"][5] >> 4) & 15:((this["address"][5] >> 4) & 15) + 1]
+            + this["digits"][this["address"][5] & 15:(this["address"][5] & 15) + 1]
             if this["is_v6"]
             else None
         )),
         # Bytes 6 and 7 of an IPv6 address as four hex digits.
         "ipv6_group_3" / c.Computed(lambda this: (
-            this["hex_digits"][this["address"][6] >> 4:(this["address"][6] >> 4) + 1]
-            + this["hex_digits"][this["address"][6] & 15:(this["address"][6] & 15) + 1]
-            + this["hex_digits"][this["address"][7] >> 4:(this["address"][7] >> 4) + 1]
-            + this["hex_digits"][this["address"][7] & 15:(this["address"][7] & 15) + 1]
+            this["digits"][(this["address"][6] >> 4) & 15:((this["address"][6] >> 4) & 15) + 1]
+            + this["digits"][this["address"][6] & 15:(this["address"][6] & 15) + 1]
+            + this["digits"][(this["address"][7] >> 4) & 15:((this["address"][7] >> 4) & 15) + 1]
+            + this["digits"][this["address"][7] & 15:(this["address"][7] & 15) + 1]
             if this["is_v6"]
             else None
         )),
         # Bytes 8 and 9 of an IPv6 address as four hex digits.
         "ipv6_group_4" / c.Computed(lambda this: (
-            this["hex_digits"][this["address"][8] >> 4:(this["address"][8] >> 4) + 1]
-            + this["hex_digits"][this["address"][8] & 15:(this["address"][8] & 15) + 1]
-            + this["hex_digits"][this["address"][9] >> 4:(this["address"][9] >> 4) + 1]
-            + this["hex_digits"][this["address"][9] & 15:(this["address"][9] & 15) + 1]
+            this["digits"][(this["address"][8] >> 4) & 15:((this["address"][8] >> 4) & 15) + 1]
+            + this["digits"][this["address"][8] & 15:(this["address"][8] & 15) + 1]
+            + this["digits"][(this["address"][9] >> 4) & 15:((this["address"][9] >> 4) & 15) + 1]
+            + this["digits"][this["address"][9] & 15:(this["address"][9] & 15) + 1]
             if this["is_v6"]
             else None
         )),
         # Bytes 10 and 11 of an IPv6 address as four hex digits.
         "ipv6_group_5" / c.Computed(lambda this: (
-            this["hex_digits"][this["address"][10] >> 4:(this["address"][10] >> 4) + 1]
-            + this["hex_digits"][this["address"][10] & 15:(this["address"][10] & 15) + 1]
-            + this["hex_digits"][this["address"][11] >> 4:(this["address"][11] >> 4) + 1]
-            + this["hex_digits"][this["address"][11] & 15:(this["address"][11] & 15) + 1]
+            this["digits"][(this["address"][10] >> 4) & 15:((this["address"][10] >> 4) & 15) + 1]
+            + this["digits"][this["address"][10] & 15:(this["address"][10] & 15) + 1]
+            + this["digits"][(this["address"][11] >> 4) & 15:((this["address"][11] >> 4) & 15) + 1]
+            + this["digits"][this["address"][11] & 15:(this["address"][11] & 15) + 1]
             if this["is_v6"]
             else None
         )),
         # Bytes 12 and 13 of an IPv6 address as four hex digits.
         "ipv6_group_6" / c.Computed(lambda this: (
-            this["hex_digits"][this["address"][12] >> 4:(this["address"][12] >> 4) + 1]
-            + this["hex_digits"][this["address"][12] & 15:(this["address"][12] & 15) + 1]
-            + this["hex_digits"][this["address"][13] >> 4:(this["address"][13] >> 4) + 1]
-            + this["hex_digits"][this["address"][13] & 15:(this["address"][13] & 15) + 1]
+            this["digits"][(this["address"][12] >> 4) & 15:((this["address"][12] >> 4) & 15) + 1]
+            + this["digits"][this["address"][12] & 15:(this["address"][12] & 15) + 1]
+            + this["digits"][(this["address"][13] >> 4) & 15:((this["address"][13] >> 4) & 15) + 1]
+            + this["digits"][this["address"][13] & 15:(this["address"][13] & 15) + 1]
             if this["is_v6"]
             else None
         )),
         # Bytes 14 and 15 of an IPv6 address as four hex digits.
         "ipv6_group_7" / c.Computed(lambda this: (
-            this["hex_digits"][this["address"][14] >> 4:(this["address"][14] >> 4) + 1]
-            + this["hex_digits"][this["address"][14] & 15:(this["address"][14] & 15) + 1]
-            + this["hex_digits"][this["address"][15] >> 4:(this["address"][15] >> 4) + 1]
-            + this["hex_digits"][this["address"][15] & 15:(this["address"][15] & 15) + 1]
+            this["digits"][(this["address"][14] >> 4) & 15:((this["address"][14] >> 4) & 15) + 1]
+            + this["digits"][this["address"][14] & 15:(this["address"][14] & 15) + 1]
+            + this["digits"][(this["address"][15] >> 4) & 15:((this["address"][15] >> 4) & 15) + 1]
+            + this["digits"][this["address"][15] & 15:(this["address"][15] & 15) + 1]
             if this["is_v6"]
             else None
         )),
@@ -238,13 +239,13 @@ def host(is_v6):
         )),
         # An IPv4 address in dotted decimal.
         "ipv4_text" / c.Computed(lambda this: (
-            str(this["address"][0])
+            str((this["address"][0] & 255))
             + "."
-            + str(this["address"][1])
+            + str((this["address"][1] & 255))
             + "."
-            + str(this["address"][2])
+            + str((this["address"][2] & 255))
             + "."
-            + str(this["address"][3])
+            + str((this["address"][3] & 255))
             if not this["is_v6"]
             else None
         )),

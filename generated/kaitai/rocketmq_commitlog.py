@@ -121,13 +121,15 @@ class RocketmqCommitlog(KaitaiStruct):
             return getattr(self, '_m_address_text', None)
 
         @property
-        def hex_digits(self):
-            """The hex digits, looked up by value."""
-            if hasattr(self, '_m_hex_digits'):
-                return self._m_hex_digits
+        def digits(self):
+            """The hex digits, looked up by value. Nibbles are masked (`& 15`)
+            because some targets (C++) index bytes as signed chars.
+            """
+            if hasattr(self, '_m_digits'):
+                return self._m_digits
 
-            self._m_hex_digits = u"0123456789abcdef"
-            return getattr(self, '_m_hex_digits', None)
+            self._m_digits = u"0123456789abcdef"
+            return getattr(self, '_m_digits', None)
 
         @property
         def ipv4_text(self):
@@ -137,7 +139,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if (not (self.is_v6)):
                 pass
-                self._m_ipv4_text = (((((str(KaitaiStream.byte_array_index(self.address, 0)) + u".") + str(KaitaiStream.byte_array_index(self.address, 1))) + u".") + str(KaitaiStream.byte_array_index(self.address, 2))) + u".") + str(KaitaiStream.byte_array_index(self.address, 3))
+                self._m_ipv4_text = (((((str(KaitaiStream.byte_array_index(self.address, 0) & 255) + u".") + str(KaitaiStream.byte_array_index(self.address, 1) & 255)) + u".") + str(KaitaiStream.byte_array_index(self.address, 2) & 255)) + u".") + str(KaitaiStream.byte_array_index(self.address, 3) & 255)
 
             return getattr(self, '_m_ipv4_text', None)
 
@@ -149,7 +151,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_0 = ((self.hex_digits[KaitaiStream.byte_array_index(self.address, 0) >> 4:(KaitaiStream.byte_array_index(self.address, 0) >> 4) + 1] + self.hex_digits[KaitaiStream.byte_array_index(self.address, 0) & 15:(KaitaiStream.byte_array_index(self.address, 0) & 15) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 1) >> 4:(KaitaiStream.byte_array_index(self.address, 1) >> 4) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 1) & 15:(KaitaiStream.byte_array_index(self.address, 1) & 15) + 1]
+                self._m_ipv6_group_0 = ((self.digits[KaitaiStream.byte_array_index(self.address, 0) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 0) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 0) & 15:(KaitaiStream.byte_array_index(self.address, 0) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 1) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 1) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 1) & 15:(KaitaiStream.byte_array_index(self.address, 1) & 15) + 1]
 
             return getattr(self, '_m_ipv6_group_0', None)
 
@@ -161,7 +163,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_1 = ((self.hex_digits[KaitaiStream.byte_array_index(self.address, 2) >> 4:(KaitaiStream.byte_array_index(self.address, 2) >> 4) + 1] + self.hex_digits[KaitaiStream.byte_array_index(self.address, 2) & 15:(KaitaiStream.byte_array_index(self.address, 2) & 15) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 3) >> 4:(KaitaiStream.byte_array_index(self.address, 3) >> 4) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 3) & 15:(KaitaiStream.byte_array_index(self.address, 3) & 15) + 1]
+                self._m_ipv6_group_1 = ((self.digits[KaitaiStream.byte_array_index(self.address, 2) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 2) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 2) & 15:(KaitaiStream.byte_array_index(self.address, 2) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 3) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 3) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 3) & 15:(KaitaiStream.byte_array_index(self.address, 3) & 15) + 1]
 
             return getattr(self, '_m_ipv6_group_1', None)
 
@@ -173,7 +175,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_2 = ((self.hex_digits[KaitaiStream.byte_array_index(self.address, 4) >> 4:(KaitaiStream.byte_array_index(self.address, 4) >> 4) + 1] + self.hex_digits[KaitaiStream.byte_array_index(self.address, 4) & 15:(KaitaiStream.byte_array_index(self.address, 4) & 15) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 5) >> 4:(KaitaiStream.byte_array_index(self.address, 5) >> 4) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 5) & 15:(KaitaiStream.byte_array_index(self.address, 5) & 15) + 1]
+                self._m_ipv6_group_2 = ((self.digits[KaitaiStream.byte_array_index(self.address, 4) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 4) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 4) & 15:(KaitaiStream.byte_array_index(self.address, 4) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 5) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 5) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 5) & 15:(KaitaiStream.byte_array_index(self.address, 5) & 15) + 1]
 
             return getattr(self, '_m_ipv6_group_2', None)
 
@@ -185,7 +187,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_3 = ((self.hex_digits[KaitaiStream.byte_array_index(self.address, 6) >> 4:(KaitaiStream.byte_array_index(self.address, 6) >> 4) + 1] + self.hex_digits[KaitaiStream.byte_array_index(self.address, 6) & 15:(KaitaiStream.byte_array_index(self.address, 6) & 15) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 7) >> 4:(KaitaiStream.byte_array_index(self.address, 7) >> 4) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 7) & 15:(KaitaiStream.byte_array_index(self.address, 7) & 15) + 1]
+                self._m_ipv6_group_3 = ((self.digits[KaitaiStream.byte_array_index(self.address, 6) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 6) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 6) & 15:(KaitaiStream.byte_array_index(self.address, 6) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 7) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 7) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 7) & 15:(KaitaiStream.byte_array_index(self.address, 7) & 15) + 1]
 
             return getattr(self, '_m_ipv6_group_3', None)
 
@@ -197,7 +199,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_4 = ((self.hex_digits[KaitaiStream.byte_array_index(self.address, 8) >> 4:(KaitaiStream.byte_array_index(self.address, 8) >> 4) + 1] + self.hex_digits[KaitaiStream.byte_array_index(self.address, 8) & 15:(KaitaiStream.byte_array_index(self.address, 8) & 15) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 9) >> 4:(KaitaiStream.byte_array_index(self.address, 9) >> 4) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 9) & 15:(KaitaiStream.byte_array_index(self.address, 9) & 15) + 1]
+                self._m_ipv6_group_4 = ((self.digits[KaitaiStream.byte_array_index(self.address, 8) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 8) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 8) & 15:(KaitaiStream.byte_array_index(self.address, 8) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 9) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 9) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 9) & 15:(KaitaiStream.byte_array_index(self.address, 9) & 15) + 1]
 
             return getattr(self, '_m_ipv6_group_4', None)
 
@@ -209,7 +211,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_5 = ((self.hex_digits[KaitaiStream.byte_array_index(self.address, 10) >> 4:(KaitaiStream.byte_array_index(self.address, 10) >> 4) + 1] + self.hex_digits[KaitaiStream.byte_array_index(self.address, 10) & 15:(KaitaiStream.byte_array_index(self.address, 10) & 15) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 11) >> 4:(KaitaiStream.byte_array_index(self.address, 11) >> 4) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 11) & 15:(KaitaiStream.byte_array_index(self.address, 11) & 15) + 1]
+                self._m_ipv6_group_5 = ((self.digits[KaitaiStream.byte_array_index(self.address, 10) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 10) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 10) & 15:(KaitaiStream.byte_array_index(self.address, 10) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 11) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 11) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 11) & 15:(KaitaiStream.byte_array_index(self.address, 11) & 15) + 1]
 
             return getattr(self, '_m_ipv6_group_5', None)
 
@@ -221,7 +223,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_6 = ((self.hex_digits[KaitaiStream.byte_array_index(self.address, 12) >> 4:(KaitaiStream.byte_array_index(self.address, 12) >> 4) + 1] + self.hex_digits[KaitaiStream.byte_array_index(self.address, 12) & 15:(KaitaiStream.byte_array_index(self.address, 12) & 15) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 13) >> 4:(KaitaiStream.byte_array_index(self.address, 13) >> 4) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 13) & 15:(KaitaiStream.byte_array_index(self.address, 13) & 15) + 1]
+                self._m_ipv6_group_6 = ((self.digits[KaitaiStream.byte_array_index(self.address, 12) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 12) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 12) & 15:(KaitaiStream.byte_array_index(self.address, 12) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 13) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 13) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 13) & 15:(KaitaiStream.byte_array_index(self.address, 13) & 15) + 1]
 
             return getattr(self, '_m_ipv6_group_6', None)
 
@@ -233,7 +235,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_7 = ((self.hex_digits[KaitaiStream.byte_array_index(self.address, 14) >> 4:(KaitaiStream.byte_array_index(self.address, 14) >> 4) + 1] + self.hex_digits[KaitaiStream.byte_array_index(self.address, 14) & 15:(KaitaiStream.byte_array_index(self.address, 14) & 15) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 15) >> 4:(KaitaiStream.byte_array_index(self.address, 15) >> 4) + 1]) + self.hex_digits[KaitaiStream.byte_array_index(self.address, 15) & 15:(KaitaiStream.byte_array_index(self.address, 15) & 15) + 1]
+                self._m_ipv6_group_7 = ((self.digits[KaitaiStream.byte_array_index(self.address, 14) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 14) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 14) & 15:(KaitaiStream.byte_array_index(self.address, 14) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 15) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 15) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 15) & 15:(KaitaiStream.byte_array_index(self.address, 15) & 15) + 1]
 
             return getattr(self, '_m_ipv6_group_7', None)
 
