@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from kaitaistruct import KaitaiStream
@@ -109,3 +113,29 @@ def test_usage_errors(tmp_path, capsys):
     assert "zero-filled" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["cut", str(segment), "--records", "1", "--bytes", "10", "-o", str(tmp_path / "w")])
+
+
+def test_the_web_ides_debug_build_reads_a_piece(tmp_path):
+    """The Web IDE compiles in debug mode (no read in the constructor) and calls _read() itself."""
+    ksc = Path(__file__).resolve().parents[1] / "tools" / "ksc"
+    out = tmp_path / "dbg"
+    spec = Path(__file__).resolve().parents[1] / "formats" / "rocketmq_commitlog.ksy"
+    subprocess.run(["node", str(ksc / "compile.js"), "--lang", "javascript", "--debug", "--out", str(out), str(spec)],
+                   check=True, capture_output=True)
+    piece = tmp_path / "piece"
+    segment = store_path("rocketmq-5.3.3") / "commitlog" / FIRST
+    assert main(["cut", str(segment), "--bytes", "30000", "-o", str(piece)]) == status.OK
+    script = f"""
+        const KaitaiStream = require('kaitai-struct/KaitaiStream');
+        const R = require({str(out / 'RocketmqCommitlog.js')!r}).RocketmqCommitlog;
+        const data = require('fs').readFileSync({str(piece)!r});
+        const r = new R(new KaitaiStream(new Uint8Array(data).buffer));
+        r._read();
+        console.log(JSON.stringify(r.records.map(x => [x.lenRecord, x.body.topic, x._debug.body.end])));
+    """
+    env = {"NODE_PATH": str(ksc / "node_modules"), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    proc = subprocess.run(["node", "-e", script], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    records = json.loads(proc.stdout)
+    assert [r[:2] for r in records] == [list(r) for r in _kaitai_records(piece)]
+    assert sum(r[0] for r in records) == piece.stat().st_size
