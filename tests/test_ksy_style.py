@@ -216,3 +216,24 @@ def test_enum_literals_parse(spec):
         for key in ("value", "if", "size", "pos", "repeat-expr", "repeat-until"):
             if key in attr:
                 kexpr.to_node(attr[key])
+
+
+def test_webide_labels_name_what_the_ide_shows(spec):
+    """Each ``{name}`` of a label is a seq field or a value instance (the IDE computes those at
+    once; a ``pos`` instance shows nothing until opened), with a format the IDE knows."""
+    bad = []
+    for name, t in _types(spec):
+        label = t.get("-webide-representation")
+        if not label:
+            continue
+        shown = {f["id"] for f in t.get("seq") or [] if "id" in f}
+        shown |= {k for k, v in (t.get("instances") or {}).items() if "value" in v}
+        for ref in re.findall(r"{(.*?)}", label):
+            path, _, fmt = ref.partition(":")
+            head = path.split(".")[0]
+            if head not in shown and head not in ("this", "_parent"):
+                bad.append(f"{name}: {{{ref}}} is not a seq field or value instance")
+            for option in filter(None, fmt.split(",")):
+                if option.split("=")[0] not in ("dec", "hex", "str", "flags", "sep", "uuid"):
+                    bad.append(f"{name}: {{{ref}}}: unknown format {option!r}")
+    assert bad == []
