@@ -219,8 +219,8 @@ def test_enum_literals_parse(spec):
 
 
 def test_webide_labels_name_what_the_ide_shows(spec):
-    """Each ``{name}`` of a label is a seq field or a value instance (the IDE computes those at
-    once; a ``pos`` instance shows nothing until opened), with a format the IDE knows."""
+    """Each ``{name}`` of a label is a seq field, a param or a value instance (the IDE computes
+    those at once; a ``pos`` instance shows nothing until opened), with a format the IDE knows."""
     bad = []
     for name, t in _types(spec):
         label = t.get("-webide-representation")
@@ -228,6 +228,7 @@ def test_webide_labels_name_what_the_ide_shows(spec):
             continue
         shown = {f["id"] for f in t.get("seq") or [] if "id" in f}
         shown |= {k for k, v in (t.get("instances") or {}).items() if "value" in v}
+        shown |= {p["id"] for p in t.get("params") or []}  # kept on the object as fields
         for ref in re.findall(r"{(.*?)}", label):
             path, _, fmt = ref.partition(":")
             head = path.split(".")[0]
