@@ -364,16 +364,18 @@ class _Checker:
         if isinstance(valid, dict):
             for key in ("eq", "min", "max"):
                 if key in valid:
-                    self._unify(elem, self.check_expr(t, f"{path}/valid/{key}", valid[key]), key,
-                                lambda m, p=f"{path}/valid/{key}", v=valid[key]: self.findings.append(
-                                    Finding(p, str(v), m)))
+                    self._check_valid(t, f"{path}/valid/{key}", elem, valid[key])
             if "expr" in valid:
                 self.check_expr(t, f"{path}/valid/expr", valid["expr"], item=elem)
             for i, v in enumerate(valid.get("any-of") or []):
-                self.check_expr(t, f"{path}/valid/any-of/{i}", v)
-        elif valid is not None and not isinstance(valid, (list, dict)):
-            self._unify(elem, self.check_expr(t, f"{path}/valid", valid), "==",
-                        lambda m, p=f"{path}/valid", v=valid: self.findings.append(Finding(p, str(v), m)))
+                self._check_valid(t, f"{path}/valid/any-of/{i}", elem, v)
+        elif valid is not None and not isinstance(valid, list):
+            self._check_valid(t, f"{path}/valid", elem, valid)
+
+    def _check_valid(self, t: _Type, path: str, field_type: str, expr) -> None:
+        """``valid`` compares the field with the expression (``==``, ``<``, ``>``)."""
+        got = self.check_expr(t, path, expr)
+        self._unify(field_type, got, "valid", lambda message: self.findings.append(Finding(path, str(expr), message)))
 
     def run(self) -> list[Finding]:
         for tpath, t in self.all_types():
