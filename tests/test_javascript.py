@@ -8,7 +8,10 @@ ground truth the Python parser tests use. The Web IDE labels
 to be complete and to tell records apart.
 
 No vector store was written with ``enableConsumeQueueExt``, so
-``rocketmq_consumequeue_ext`` has no real file to read (checked below).
+``rocketmq_consumequeue_ext`` has no real file to read (checked below); its
+JavaScript parser reads files built from the spec instead. JavaScript numbers
+hold integers exactly up to 2**53: the 64-bit fields of the vectors are well
+inside that, but an ext address in a consume-queue unit (about -2**63) is not.
 """
 
 from __future__ import annotations
@@ -220,6 +223,31 @@ def test_batch_consume_queues_equal_truth(parsers, tmp_path, version):
 def test_no_vector_has_a_consume_queue_extension():
     """rocketmq_consumequeue_ext has no real file to compare; its tests use built files."""
     assert not any((store_path(v) / "consumequeue_ext").exists() for v in VERSIONS)
+
+
+def test_consume_queue_extension_files_built_from_the_spec(parsers, tmp_path):
+    """Without a real file, built files (construct schemas) read back as the Python API reads them."""
+    from rmqformats.consumequeue_ext import ConsumeQueueExt
+
+    from test_consumequeue_ext import FILE_SIZE, SPECS
+    from rmqformats.synth.queues import write_consumequeue_ext
+
+    folder = tmp_path / "ext"
+    write_consumequeue_ext(folder, SPECS, file_size=FILE_SIZE)
+    files = sorted(folder.iterdir())
+    got = []
+    for path, d in zip(files, run_js(parsers, "rocketmq_consumequeue_ext", files, tmp=tmp_path)):
+        pos = int(path.name)
+        *units, end = d["units"]
+        assert not end["is_unit"] and end["is_end_marker"] == (path == files[0])
+        for u in units:
+            b = u["body"]
+            got.append((pos, u["len_unit"], b["tags_code"], b["msg_store_time"], b["filter_bit_map"]))
+            assert b["len_unit_computed"] == u["len_unit"]
+            pos += u["len_unit"]
+        _labels_complete(units)
+    api = [(u.ext_offset, u.size, u.tags_code, u.msg_store_time, u.filter_bitmap) for u in ConsumeQueueExt(folder)]
+    assert got == api and len(got) == len(SPECS)
 
 
 # -- index files ---------------------------------------------------------------------------------
