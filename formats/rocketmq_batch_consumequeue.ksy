@@ -2,8 +2,6 @@ meta:
   id: rocketmq_batch_consumequeue
   title: Apache RocketMQ batch consume queue file
   application: Apache RocketMQ broker (5.0.0 to 5.3.x)
-  xref:
-    wikidata: Q28975570
   tags:
     - database
     - log
@@ -57,7 +55,9 @@ types:
       One 46-byte unit, in the order `putBatchMessagePositionInfo` writes
       it (`CQ_STORE_UNIT_SIZE`).
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/queue/BatchConsumeQueue.java
-    -webide-representation: '#{msg_base_offset:dec}+{num_messages:dec} @{ofs_commitlog:dec} ({len_message:dec} bytes)'
+    -webide-representation: >-
+      #{msg_base_offset:dec}+{num_messages:dec} @{ofs_commitlog:dec}
+      ({len_message:dec} bytes)
     seq:
       - id: ofs_commitlog
         -orig-id: offset
@@ -101,11 +101,19 @@ types:
         doc: Written as 0.
     instances:
       is_accepted:
-        value: ofs_commitlog >= 0 and len_message > 0 and msg_base_offset >= 0 and num_messages > 0
-        doc: Whether recovery keeps this unit; the first unit it rejects ends the queue.
+        value: >-
+          ofs_commitlog >= 0 and len_message > 0 and msg_base_offset >= 0 and
+          num_messages > 0
+        doc: |
+          Whether recovery keeps this unit; the first unit it rejects ends the
+          queue.
       is_end_of_file:
-        value: ofs_commitlog == -1 and len_message == 0 and num_messages == 0 and compacted_offset == -1
-        doc: The end-of-file unit of a compaction consume queue (5.1.0+ `SparseConsumeQueue`).
+        value: >-
+          ofs_commitlog == -1 and len_message == 0 and num_messages == 0 and
+          compacted_offset == -1
+        doc: |
+          The end-of-file unit of a compaction consume queue (5.1.0+
+          `SparseConsumeQueue`).
       msg_end_offset:
-        value: msg_base_offset + num_messages
+        value: msg_base_offset + num_messages.as<s8>
         doc: Queue offset after the last message of the record.

@@ -2,8 +2,6 @@ meta:
   id: rocketmq_checkpoint
   title: Apache RocketMQ store checkpoint
   application: Apache RocketMQ broker (4.0.0 to 5.3.x)
-  xref:
-    wikidata: Q28975570
   tags:
     - database
   license: Apache-2.0
@@ -83,14 +81,20 @@ seq:
     doc: Rest of the 4096-byte page; never written, so zero.
 instances:
   min_timestamp:
-    value: '(physic_msg_timestamp < logics_msg_timestamp ? physic_msg_timestamp : logics_msg_timestamp) >= 3000 ? (physic_msg_timestamp < logics_msg_timestamp ? physic_msg_timestamp : logics_msg_timestamp) - 3000 : 0'
+    value: >-
+      (physic_msg_timestamp < logics_msg_timestamp
+      ? physic_msg_timestamp : logics_msg_timestamp) >= 3000
+      ? ((physic_msg_timestamp < logics_msg_timestamp
+      ? physic_msg_timestamp : logics_msg_timestamp) - 3000).as<s8>
+      : 0
     doc: |
       `StoreCheckpoint.getMinTimestamp`: the older of the commit-log and
       consume-queue timestamps, minus 3 seconds, not below 0. Abnormal
       recovery starts at the newest commit-log segment whose first message
       was stored at or before this time.
   min_timestamp_index:
-    value: 'min_timestamp < index_msg_timestamp ? min_timestamp : index_msg_timestamp'
+    value: >-
+      min_timestamp < index_msg_timestamp ? min_timestamp : index_msg_timestamp
     doc: |
       `StoreCheckpoint.getMinTimestampIndex`: `min_timestamp`, or the index
       timestamp when older; the recovery start time with `messageIndexSafe`.

@@ -2,8 +2,6 @@ meta:
   id: rocketmq_commitlog
   title: Apache RocketMQ commit log segment
   application: Apache RocketMQ broker (4.0.0 to 5.3.x)
-  xref:
-    wikidata: Q28975570
   tags:
     - database
     - log
@@ -53,7 +51,7 @@ types:
       One commit-log record: a message (V1 or V2), the BLANK end-of-segment
       record, or the start of the zero-filled tail.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/CommitLog.java
-    -webide-representation: '{magic}: {len_record:dec} bytes'
+    -webide-representation: '{magic} {len_record:dec} bytes {body}'
     seq:
       - id: len_record
         -orig-id: TOTALSIZE
@@ -80,10 +78,12 @@ types:
         doc: The message fields that follow the size and the magic code.
     instances:
       is_message:
-        value: magic == magic_code::message_v1 or magic == magic_code::message_v2
-        doc: True for a message record, false for BLANK and the zero-filled tail.
+        value: >-
+          magic == magic_code::message_v1 or magic == magic_code::message_v2
+        doc: |
+          True for a message record, false for BLANK and the zero-filled tail.
       len_padding:
-        value: 'magic == magic_code::blank ? len_record - 8 : 0'
+        value: 'magic == magic_code::blank ? (len_record - 8).as<s4> : 0'
         doc: |
           Bytes of a BLANK record after its 8-byte header, up to the end of
           the segment. Their content is unspecified (brokers before 4.9.1
@@ -94,11 +94,16 @@ types:
       The fields of a message record after TOTALSIZE and MAGICCODE, in the
       order `MessageExtEncoder.encode` writes them.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/MessageExtEncoder.java
-    -webide-representation: '{topic} q{queue_id:dec} #{queue_offset:dec} @{ofs_physical:dec}'
+    -webide-representation: >-
+      {topic} q{queue_id:dec} #{queue_offset:dec} @{ofs_physical:dec}
+      {len_body:dec}-byte body, flags {sys_flag}, born {born_host},
+      store {store_host}
     params:
       - id: is_v2
         type: bool
-        doc: True for a V2 record (2-byte topic length), false for V1 (1-byte topic length).
+        doc: |
+          True for a V2 record (2-byte topic length), false for V1 (1-byte topic
+          length).
     seq:
       - id: body_crc
         -orig-id: BODYCRC
@@ -128,11 +133,15 @@ types:
       - id: sys_flag
         -orig-id: SYSFLAG
         type: sys_flag
-        doc: Message system flags; they choose the host widths and the body encoding.
+        doc: |
+          Message system flags; they choose the host widths and the body
+          encoding.
       - id: born_timestamp
         -orig-id: BORNTIMESTAMP
         type: s8
-        doc: Time the producer created the message, in milliseconds since the Unix epoch.
+        doc: |
+          Time the producer created the message, in milliseconds since the Unix
+          epoch.
       - id: born_host
         -orig-id: BORNHOST
         type: host(sys_flag.is_born_host_v6)
@@ -140,7 +149,9 @@ types:
       - id: store_timestamp
         -orig-id: STORETIMESTAMP
         type: s8
-        doc: Time the broker appended the record, in milliseconds since the Unix epoch.
+        doc: |
+          Time the broker appended the record, in milliseconds since the Unix
+          epoch.
       - id: store_host
         -orig-id: STOREHOSTADDRESS
         type: host(sys_flag.is_store_host_v6)
@@ -158,7 +169,8 @@ types:
       - id: len_body
         -orig-id: BODYLENGTH
         type: s4
-        doc: Length of the stored body; no body bytes follow when it is 0 or less.
+        doc: |
+          Length of the stored body; no body bytes follow when it is 0 or less.
       - id: body
         -orig-id: BODY
         size: 'len_body > 0 ? len_body : 0'
@@ -179,28 +191,33 @@ types:
           V2. A negative value is corrupt data.
       - id: topic
         -orig-id: TOPIC
-        type: str
         size: len_topic
+        type: str
         encoding: UTF-8
-        doc: Topic name as stored (after broker rewrites such as `SCHEDULE_TOPIC_XXXX`).
+        doc: |
+          Topic name as stored (after broker rewrites such as
+          `SCHEDULE_TOPIC_XXXX`).
       - id: len_properties
         -orig-id: PROPERTIESLENGTH
         type: s2
         doc: Byte length of the properties; none follow when it is 0 or less.
       - id: properties
         -orig-id: PROPERTIES
-        type: str
         size: 'len_properties > 0 ? len_properties : 0'
+        type: str
         encoding: UTF-8
         doc: |
           Raw properties: `name U+0001 value` pairs separated by U+0002, with
           or without a trailing separator depending on the writer's version.
     instances:
       len_host_fields:
-        value: born_host.len_address + store_host.len_address + 8
+        value: (born_host.len_address + store_host.len_address + 8).as<s4>
         doc: Bytes taken by the two host fields (8 or 20 each).
       len_record_computed:
-        value: '74 + len_host_fields + (is_v2 ? 2 : 1) + (len_body > 0 ? len_body : 0) + len_topic + (len_properties > 0 ? len_properties : 0)'
+        value: >-
+          74 + len_host_fields + (is_v2 ? 2 : 1).as<s4>
+          + (len_body > 0 ? len_body : 0) + len_topic.as<s4>
+          + (len_properties > 0 ? len_properties : 0).as<s4>
         doc: |
           The record size the broker's `calMsgLength` gives for these
           fields; recovery rejects a record whose TOTALSIZE differs.
@@ -211,7 +228,7 @@ types:
       hosts, bits 6 and 7 an inner batch, and bits 8-10 the compression
       type (4.9.4+).
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/sysflag/MessageSysFlag.java
-    -webide-representation: 'compressed={is_compressed} {compression_type} {transaction_type} v6={is_born_host_v6}/{is_store_host_v6}'
+    -webide-representation: '{flag_names}'
     seq:
       - id: reserved
         type: b21
@@ -220,7 +237,8 @@ types:
         -orig-id: COMPRESSION_TYPE_COMPARATOR
         type: b3
         enum: compression_type
-        doc: Bits 8-10, the body compression algorithm when `is_compressed` is set.
+        doc: |
+          Bits 8-10, the body compression algorithm when `is_compressed` is set.
       - id: is_inner_batch
         -orig-id: INNER_BATCH_FLAG
         type: b1
@@ -250,12 +268,37 @@ types:
         -orig-id: COMPRESSED_FLAG
         type: b1
         doc: Bit 0, the body is compressed.
+    instances:
+      flag_list:
+        value: >-
+          (is_compressed ? " COMPRESSED" : "")
+          + (is_multi_tags ? " MULTI_TAGS" : "")
+          + (transaction_type == transaction_type::prepared ? " PREPARED" : "")
+          + (transaction_type == transaction_type::commit ? " COMMIT" : "")
+          + (transaction_type == transaction_type::rollback ? " ROLLBACK" : "")
+          + (is_born_host_v6 ? " BORNHOST_V6" : "")
+          + (is_store_host_v6 ? " STOREHOST_V6" : "")
+          + (needs_unwrap ? " NEED_UNWRAP" : "")
+          + (is_inner_batch ? " INNER_BATCH" : "")
+          + (compression_type == compression_type::lz4 ? " LZ4" : "")
+          + (compression_type == compression_type::zstd ? " ZSTD" : "")
+          + (compression_type == compression_type::zlib ? " ZLIB" : "")
+          + (reserved != 0 ? " RESERVED_BITS" : "")
+        doc: |
+          The name of every set bit or bit group, lowest bit first, each
+          after a space; empty when no bit is set.
+      flag_names:
+        value: >-
+          flag_list == "" ? "none" : flag_list.substring(1, flag_list.length)
+        doc: |
+          `flag_list` without its leading space, or `none`: what the Web IDE
+          shows for the field.
   host:
     doc: |
       A socket address as `MessageExt.socketAddress2ByteBuffer` writes it:
       the address bytes in network order, then the port as a 4-byte int.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageExt.java
-    -webide-representation: '{address}:{port:dec}'
+    -webide-representation: '{address_text} port {port:dec}'
     params:
       - id: is_v6
         type: bool
@@ -271,11 +314,100 @@ types:
       len_address:
         value: 'is_v6 ? 16 : 4'
         doc: Width of the address bytes.
+      address_text:
+        value: 'is_v6 ? ipv6_text : ipv4_text'
+        doc: |
+          The address as text: dotted decimal for IPv4, eight groups of four
+          hex digits for IPv6 (`2001:0db8:0000:...`).
+      ipv4_text:
+        value: >-
+          (address[0] & 255).to_s + "." + (address[1] & 255).to_s + "."
+          + (address[2] & 255).to_s + "." + (address[3] & 255).to_s
+        if: not is_v6
+        doc: An IPv4 address in dotted decimal.
+      ipv6_text:
+        value: >-
+          ipv6_group_0 + ":" + ipv6_group_1 + ":" + ipv6_group_2 + ":"
+          + ipv6_group_3 + ":" + ipv6_group_4 + ":" + ipv6_group_5 + ":"
+          + ipv6_group_6 + ":" + ipv6_group_7
+        if: is_v6
+        doc: An IPv6 address, uncompressed, in lower-case hex.
+      digits:
+        value: '"0123456789abcdef"'
+        doc: |
+          The hex digits, looked up by value. Nibbles are masked (`& 15`)
+          because some targets (C++) index bytes as signed chars.
+      ipv6_group_0:
+        value: >-
+          digits.substring(address[0] >> 4 & 15, (address[0] >> 4 & 15) + 1)
+          + digits.substring(address[0] & 15, (address[0] & 15) + 1)
+          + digits.substring(address[1] >> 4 & 15, (address[1] >> 4 & 15) + 1)
+          + digits.substring(address[1] & 15, (address[1] & 15) + 1)
+        if: is_v6
+        doc: Bytes 0 and 1 of an IPv6 address as four hex digits.
+      ipv6_group_1:
+        value: >-
+          digits.substring(address[2] >> 4 & 15, (address[2] >> 4 & 15) + 1)
+          + digits.substring(address[2] & 15, (address[2] & 15) + 1)
+          + digits.substring(address[3] >> 4 & 15, (address[3] >> 4 & 15) + 1)
+          + digits.substring(address[3] & 15, (address[3] & 15) + 1)
+        if: is_v6
+        doc: Bytes 2 and 3 of an IPv6 address as four hex digits.
+      ipv6_group_2:
+        value: >-
+          digits.substring(address[4] >> 4 & 15, (address[4] >> 4 & 15) + 1)
+          + digits.substring(address[4] & 15, (address[4] & 15) + 1)
+          + digits.substring(address[5] >> 4 & 15, (address[5] >> 4 & 15) + 1)
+          + digits.substring(address[5] & 15, (address[5] & 15) + 1)
+        if: is_v6
+        doc: Bytes 4 and 5 of an IPv6 address as four hex digits.
+      ipv6_group_3:
+        value: >-
+          digits.substring(address[6] >> 4 & 15, (address[6] >> 4 & 15) + 1)
+          + digits.substring(address[6] & 15, (address[6] & 15) + 1)
+          + digits.substring(address[7] >> 4 & 15, (address[7] >> 4 & 15) + 1)
+          + digits.substring(address[7] & 15, (address[7] & 15) + 1)
+        if: is_v6
+        doc: Bytes 6 and 7 of an IPv6 address as four hex digits.
+      ipv6_group_4:
+        value: >-
+          digits.substring(address[8] >> 4 & 15, (address[8] >> 4 & 15) + 1)
+          + digits.substring(address[8] & 15, (address[8] & 15) + 1)
+          + digits.substring(address[9] >> 4 & 15, (address[9] >> 4 & 15) + 1)
+          + digits.substring(address[9] & 15, (address[9] & 15) + 1)
+        if: is_v6
+        doc: Bytes 8 and 9 of an IPv6 address as four hex digits.
+      ipv6_group_5:
+        value: >-
+          digits.substring(address[10] >> 4 & 15, (address[10] >> 4 & 15) + 1)
+          + digits.substring(address[10] & 15, (address[10] & 15) + 1)
+          + digits.substring(address[11] >> 4 & 15, (address[11] >> 4 & 15) + 1)
+          + digits.substring(address[11] & 15, (address[11] & 15) + 1)
+        if: is_v6
+        doc: Bytes 10 and 11 of an IPv6 address as four hex digits.
+      ipv6_group_6:
+        value: >-
+          digits.substring(address[12] >> 4 & 15, (address[12] >> 4 & 15) + 1)
+          + digits.substring(address[12] & 15, (address[12] & 15) + 1)
+          + digits.substring(address[13] >> 4 & 15, (address[13] >> 4 & 15) + 1)
+          + digits.substring(address[13] & 15, (address[13] & 15) + 1)
+        if: is_v6
+        doc: Bytes 12 and 13 of an IPv6 address as four hex digits.
+      ipv6_group_7:
+        value: >-
+          digits.substring(address[14] >> 4 & 15, (address[14] >> 4 & 15) + 1)
+          + digits.substring(address[14] & 15, (address[14] & 15) + 1)
+          + digits.substring(address[15] >> 4 & 15, (address[15] >> 4 & 15) + 1)
+          + digits.substring(address[15] & 15, (address[15] & 15) + 1)
+        if: is_v6
+        doc: Bytes 14 and 15 of an IPv6 address as four hex digits.
 enums:
   magic_code:
     0x0:
       id: zero_fill
-      doc: Zero-filled tail of a pre-allocated segment; the data of the segment ends here.
+      doc: |
+        Zero-filled tail of a pre-allocated segment; the data of the segment
+        ends here.
     0xdaa320a7:
       id: message_v1
       -orig-id: MESSAGE_MAGIC_CODE
@@ -291,7 +423,8 @@ enums:
   compression_type:
     0:
       id: unspecified
-      doc: No type bits, as written before 4.9.4; a compressed body is then zlib.
+      doc: |
+        No type bits, as written before 4.9.4; a compressed body is then zlib.
     1:
       id: lz4
       -orig-id: COMPRESSION_LZ4_TYPE
@@ -308,7 +441,8 @@ enums:
     0:
       id: not_type
       -orig-id: TRANSACTION_NOT_TYPE
-      doc: Not a transaction record (also transaction half messages since 4.3.0).
+      doc: |
+        Not a transaction record (also transaction half messages since 4.3.0).
     1:
       id: prepared
       -orig-id: TRANSACTION_PREPARED_TYPE
@@ -320,4 +454,5 @@ enums:
     3:
       id: rollback
       -orig-id: TRANSACTION_ROLLBACK_TYPE
-      doc: Rollback record; `ofs_prepared_transaction` points at the half message.
+      doc: |
+        Rollback record; `ofs_prepared_transaction` points at the half message.

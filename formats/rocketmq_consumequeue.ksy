@@ -2,12 +2,10 @@ meta:
   id: rocketmq_consumequeue
   title: Apache RocketMQ consume queue file
   application: Apache RocketMQ broker (4.0.0 to 5.3.x)
-  xref:
-    wikidata: Q28975570
   tags:
     - database
   license: Apache-2.0
-  ks-version: '0.11'
+  ks-version: '0.9'
   endian: be
 doc: |
   One file of a consume queue, `consumequeue/<topic>/<queueId>/<name>`: the
@@ -45,7 +43,8 @@ types:
       One consume-queue entry (`CQ_STORE_UNIT_SIZE` = 20 bytes), written by
       `ConsumeQueue.putMessagePositionInfo`.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/ConsumeQueue.java
-    -webide-representation: '@{ofs_commitlog:dec} +{len_message:dec} tags {tags_code:dec}'
+    -webide-representation: >-
+      @{ofs_commitlog:dec} +{len_message:dec} tags {tags_code:dec}
     seq:
       - id: ofs_commitlog
         -orig-id: offsetPy
@@ -54,7 +53,9 @@ types:
       - id: len_message
         -orig-id: sizePy
         type: s4
-        doc: Size of the message record (its TOTALSIZE); `0x7fffffff` in a placeholder unit.
+        doc: |
+          Size of the message record (its TOTALSIZE); `0x7fffffff` in a
+          placeholder unit.
       - id: tags_code
         -orig-id: tagsCode
         type: s8
@@ -74,8 +75,13 @@ types:
           included), false for the zero-filled tail. The first invalid unit
           ends the queue.
       is_placeholder:
-        value: ofs_commitlog == 0 and len_message == 0x7fffffff and tags_code == 0
-        doc: A placeholder before a queue's first real unit (`fillPreBlank`); it stands for no message.
+        value: >-
+          ofs_commitlog == 0 and len_message == 0x7fffffff and tags_code == 0
+        doc: |
+          A placeholder before a queue's first real unit (`fillPreBlank`); it
+          stands for no message.
       is_ext_address:
         value: tags_code <= -2147483649
-        doc: True when `tags_code` is the address of a `consumequeue_ext` unit, not a tags hash.
+        doc: |
+          True when `tags_code` is the address of a `consumequeue_ext` unit, not
+          a tags hash.

@@ -1,14 +1,12 @@
 meta:
   id: rocketmq_consumequeue_ext
   title: Apache RocketMQ consume queue extension file
-  application: Apache RocketMQ broker (4.1.0 to 5.3.x, with enableConsumeQueueExt)
-  xref:
-    wikidata: Q28975570
+  application: Apache RocketMQ broker (4.1.0 to 5.3.x, enableConsumeQueueExt)
   tags:
     - database
     - log
   license: Apache-2.0
-  ks-version: '0.11'
+  ks-version: '0.9'
   endian: be
 doc: |
   One file of the consume queue extension of a topic queue:
@@ -59,7 +57,7 @@ types:
       One `CqExtUnit`, or the 2-byte end-of-file marker, or the start of
       the zero-filled tail.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/ConsumeQueueExt.java
-    -webide-representation: '{len_unit:dec} bytes'
+    -webide-representation: '{len_unit:dec} bytes {body}'
     seq:
       - id: len_unit
         -orig-id: size
@@ -77,14 +75,21 @@ types:
     instances:
       is_unit:
         value: len_unit > 0
-        doc: True for a unit, false for the end-of-file marker and the zero-filled tail.
+        doc: |
+          True for a unit, false for the end-of-file marker and the zero-filled
+          tail.
       is_end_marker:
         value: len_unit == -1
-        doc: The marker written when the next unit did not fit (`fullFillToEnd`).
+        doc: |
+          The marker written when the next unit did not fit (`fullFillToEnd`).
   unit_body:
-    doc: The fields of a unit after its size, in the order `CqExtUnit.write` puts them.
+    doc: |
+      The fields of a unit after its size, in the order `CqExtUnit.write` puts
+      them.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/ConsumeQueueExt.java
-    -webide-representation: 'tags {tags_code:dec} @{msg_store_time:dec}, {len_filter_bit_map:dec}-byte bitmap'
+    -webide-representation: >-
+      tags {tags_code:dec} @{msg_store_time:dec}, {len_filter_bit_map:dec}-byte
+      bitmap
     seq:
       - id: tags_code
         -orig-id: tagsCode
@@ -96,7 +101,8 @@ types:
       - id: msg_store_time
         -orig-id: msgStoreTime
         type: s8
-        doc: STORETIMESTAMP of the message, in milliseconds since the Unix epoch.
+        doc: |
+          STORETIMESTAMP of the message, in milliseconds since the Unix epoch.
       - id: len_filter_bit_map
         -orig-id: bitMapSize
         type: s2
@@ -112,4 +118,6 @@ types:
     instances:
       len_unit_computed:
         value: 20 + len_filter_bit_map
-        doc: The unit size the writer derives from the bitmap; `len_unit` must equal it.
+        doc: |
+          The unit size the writer derives from the bitmap; `len_unit` must
+          equal it.

@@ -2,8 +2,6 @@ meta:
   id: rocketmq_index_file
   title: Apache RocketMQ message index file
   application: Apache RocketMQ broker (4.0.0 to 5.3.x)
-  xref:
-    wikidata: Q28975570
   tags:
     - database
   license: Apache-2.0
@@ -88,14 +86,14 @@ instances:
       counts from the broker configuration.
   tables:
     pos: 40
-    type: tables(num_hash_slots, num_index)
+    type: tables(num_hash_slots.as<u4>, num_index.as<u4>)
     doc: |
       The hash slots and the entries, with the inferred counts. Reading it
       parses every slot and entry of the file.
   last_entry:
-    pos: 40 + num_hash_slots * 4 + (header.next_index - 1) * 20
+    pos: 40 + num_hash_slots.as<s8> * 4 + (header.next_index.as<s8> - 1) * 20
     type: entry
-    if: header.next_index > 1 and header.next_index <= num_index
+    if: header.next_index > 1 and header.next_index.as<s8> <= num_index.as<s8>
     doc: The most recently written entry, number `header.next_index - 1`.
 types:
   header:
@@ -103,7 +101,8 @@ types:
       The 40-byte file header (`IndexHeader.INDEX_HEADER_SIZE`). The broker
       keeps it in memory and writes it through on every change.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/index/IndexHeader.java
-    -webide-representation: '{begin_timestamp:dec}..{end_timestamp:dec} ms, next entry {next_index:dec}'
+    -webide-representation: >-
+      {begin_timestamp:dec}..{end_timestamp:dec} ms, next entry {next_index:dec}
     seq:
       - id: begin_timestamp
         -orig-id: beginTimestamp
@@ -147,21 +146,23 @@ types:
           chain links above it.
     instances:
       num_entries:
-        value: 'next_index > 1 ? next_index - 1 : 0'
+        value: 'next_index > 1 ? (next_index - 1).as<s4> : 0'
         doc: Number of entries written.
   tables:
     doc: |
       The hash slots and the entries, for given counts. Starts at byte 40
       of the file, right after the header.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/index/IndexFile.java
-    -webide-representation: '{num_hash_slots:dec} slots, {num_index:dec} entries'
+    -webide-representation: >-
+      {num_hash_slots:dec} slots, {num_index:dec} entries
     params:
       - id: num_hash_slots
         type: u4
         doc: Number of hash slots, the broker setting `maxHashSlotNum`.
       - id: num_index
         type: u4
-        doc: Number of entries, entry 0 included, the broker setting `maxIndexNum`.
+        doc: |
+          Number of entries, entry 0 included, the broker setting `maxIndexNum`.
     seq:
       - id: hash_slots
         type: hash_slot
@@ -180,7 +181,7 @@ types:
       One hash slot: the head of the chain of entries whose keys fall in
       it.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/index/IndexFile.java
-    -webide-representation: '{latest_index:dec}'
+    -webide-representation: 'newest entry {latest_index:dec}'
     seq:
       - id: latest_index
         -orig-id: slotValue
@@ -194,7 +195,9 @@ types:
       One index entry (`indexSize` = 20 bytes), written by
       `IndexFile.putKey` for one key of one message.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/index/IndexFile.java
-    -webide-representation: 'hash {key_hash:dec} @{ofs_physical:dec} +{time_diff:dec}s prev {prev_index:dec}'
+    -webide-representation: >-
+      hash {key_hash:dec} @{ofs_physical:dec} +{time_diff:dec}s prev
+      {prev_index:dec}
     seq:
       - id: key_hash
         -orig-id: keyHashRead

@@ -2,8 +2,6 @@ meta:
   id: rocketmq_message_batch
   title: Apache RocketMQ message batch
   application: Apache RocketMQ clients and broker (4.1.0 to 5.3.x)
-  xref:
-    wikidata: Q28975570
   tags:
     - database
   license: Apache-2.0
@@ -34,12 +32,16 @@ types:
   item:
     doc: One message of a batch, as `MessageDecoder.encodeMessage` writes it.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageDecoder.java
-    -webide-representation: 'flag {flag:dec}, {len_body:dec}-byte body'
+    -webide-representation: >-
+      {len_item:dec} bytes, flag {flag:dec}, {len_body:dec}-byte body,
+      properties {properties}
     seq:
       - id: len_item
         -orig-id: TOTALSIZE
         type: s4
-        doc: Size of the item in bytes, this field included; decoders do not use it.
+        doc: |
+          Size of the item in bytes, this field included; decoders do not use
+          it.
       - id: magic
         -orig-id: MAGICCODE
         type: s4
@@ -70,11 +72,13 @@ types:
         doc: Byte length of the properties.
       - id: properties
         -orig-id: PROPERTIES
-        type: str
         size: len_properties
+        type: str
         encoding: UTF-8
         doc: Raw properties, `name U+0001 value` pairs separated by U+0002.
     instances:
       len_item_computed:
-        value: 22 + len_body + len_properties
-        doc: The item size the fields add up to; the encoder writes it as `len_item`.
+        value: 22 + len_body + len_properties.as<s4>
+        doc: |
+          The item size the fields add up to; the encoder writes it as
+          `len_item`.

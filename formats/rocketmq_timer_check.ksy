@@ -2,12 +2,10 @@ meta:
   id: rocketmq_timer_check
   title: Apache RocketMQ timer checkpoint
   application: Apache RocketMQ broker (5.0.0 to 5.3.x)
-  xref:
-    wikidata: Q28975570
   tags:
     - database
   license: Apache-2.0
-  ks-version: '0.11'
+  ks-version: '0.9'
   endian: be
 doc: |
   The file `<store>/config/timercheck` (`TimerCheckpoint`, 5.0.0+): the
@@ -55,7 +53,9 @@ seq:
   - id: data_version
     -orig-id: dataVersion
     type: data_version
-    doc: Version stamp of this checkpoint, changed whenever the timer store commits progress.
+    doc: |
+      Version stamp of this checkpoint, changed whenever the timer store commits
+      progress.
   - id: reserved
     size-eos: true
     doc: Rest of the 4096-byte page; never written, so zero.
@@ -65,12 +65,15 @@ types:
       A `DataVersion` (the version stamp the broker's JSON config files also
       carry), stored as three longs.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/remoting/src/main/java/org/apache/rocketmq/remoting/protocol/DataVersion.java
-    -webide-representation: 'state {state_version:dec} counter {counter:dec} at {timestamp:dec}'
+    -webide-representation: >-
+      state {state_version:dec} counter {counter:dec} at {timestamp:dec}
     seq:
       - id: state_version
         -orig-id: stateVersion
         type: s8
-        doc: The message store's state-machine version when the stamp last changed (0 unless in controller mode).
+        doc: |
+          The message store's state-machine version when the stamp last changed
+          (0 unless in controller mode).
       - id: timestamp
         -orig-id: timestamp
         type: s8

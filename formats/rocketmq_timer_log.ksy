@@ -2,8 +2,6 @@ meta:
   id: rocketmq_timer_log
   title: Apache RocketMQ timer log segment
   application: Apache RocketMQ broker (5.0.0 to 5.3.x)
-  xref:
-    wikidata: Q28975570
   tags:
     - database
     - log
@@ -60,7 +58,7 @@ types:
       a segment, or the start of the zero-filled tail. All three start with
       the same 16-byte header.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/timer/TimerMessageStore.java
-    -webide-representation: '{magic}: prev {ofs_prev:dec}'
+    -webide-representation: '{magic} prev {ofs_prev:dec} {body}'
     seq:
       - id: len_unit
         -orig-id: size
@@ -81,7 +79,9 @@ types:
         enum: unit_magic
         valid:
           in-enum: true
-        doc: What the unit asks for (a combination of `magic_flag` bits), or the blank marker.
+        doc: |
+          What the unit asks for (a combination of `magic_flag` bits), or the
+          blank marker.
       - id: body
         type: unit_body
         if: is_unit
@@ -89,16 +89,26 @@ types:
     instances:
       is_unit:
         value: magic != unit_magic::blank and magic != unit_magic::zero_fill
-        doc: True for a unit, false for the blank marker and the zero-filled tail.
+        doc: |
+          True for a unit, false for the blank marker and the zero-filled tail.
+      is_roll:
+        value: is_unit and (magic.to_i & magic_flag::roll.to_i) != 0
+        doc: |
+          The unit only moves its message closer to the delivery time
+          (`roll` and `roll_delete`).
+      is_delete:
+        value: is_unit and (magic.to_i & magic_flag::delete.to_i) != 0
+        doc: The unit cancels a timer message (`delete` and `roll_delete`).
       len_padding:
-        value: 'magic == unit_magic::blank ? len_unit - 16 : 0'
+        value: 'magic == unit_magic::blank ? (len_unit - 16).as<s4> : 0'
         doc: |
           Bytes after the 16-byte blank marker up to the end of the segment
           (0 with the default segment size); never written, so zero.
   unit_body:
     doc: The fields of a unit after its 16-byte header.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/timer/TimerLog.java
-    -webide-representation: 'due {delayed_time_ms:dec} @{ofs_commitlog:dec} +{len_message:dec}'
+    -webide-representation: >-
+      due {delayed_time_ms:dec} @{ofs_commitlog:dec} +{len_message:dec}
     seq:
       - id: curr_write_time_ms
         -orig-id: currWriteTimeMs
@@ -116,7 +126,9 @@ types:
       - id: ofs_commitlog
         -orig-id: offsetPy
         type: s8
-        doc: Commit-log offset of the message's record in topic `rmq_sys_wheel_timer`.
+        doc: |
+          Commit-log offset of the message's record in topic
+          `rmq_sys_wheel_timer`.
       - id: len_message
         -orig-id: sizePy
         type: s4
@@ -132,7 +144,7 @@ types:
         doc: Written as 0 ("reserved value, just in case").
     instances:
       delayed_time_ms:
-        value: curr_write_time_ms + delay_ms
+        value: curr_write_time_ms + delay_ms.as<s8>
         doc: |
           The due time in ms since the epoch: the wheel slot this unit is
           linked into is the one for this time.
@@ -140,7 +152,9 @@ enums:
   unit_magic:
     0x0:
       id: zero_fill
-      doc: Zero-filled tail of a pre-allocated segment; the data of the timer log ends here.
+      doc: |
+        Zero-filled tail of a pre-allocated segment; the data of the timer log
+        ends here.
     0x1:
       id: enqueue
       -orig-id: MAGIC_DEFAULT
@@ -162,7 +176,9 @@ enums:
     0x7:
       id: roll_delete
       -orig-id: MAGIC_DEFAULT | MAGIC_ROLL | MAGIC_DELETE
-      doc: A cancellation whose due time is beyond the roll window; it is rolled like a roll unit.
+      doc: |
+        A cancellation whose due time is beyond the roll window; it is rolled
+        like a roll unit.
     0xcbd43194:
       id: blank
       -orig-id: BLANK_MAGIC_CODE
@@ -178,7 +194,9 @@ enums:
     0x2:
       id: roll
       -orig-id: MAGIC_ROLL
-      doc: The unit only moves the message closer to its delivery time (re-enqueue).
+      doc: |
+        The unit only moves the message closer to its delivery time
+        (re-enqueue).
     0x4:
       id: delete
       -orig-id: MAGIC_DELETE

@@ -2,12 +2,10 @@ meta:
   id: rocketmq_timer_wheel
   title: Apache RocketMQ timer wheel
   application: Apache RocketMQ broker (5.0.0 to 5.3.x)
-  xref:
-    wikidata: Q28975570
   tags:
     - database
   license: Apache-2.0
-  ks-version: '0.11'
+  ks-version: '0.9'
   endian: be
 doc: |
   The file `<store>/timerwheel` (`TimerWheel`, 5.0.0+): the slot table of
@@ -43,7 +41,9 @@ types:
       the recovery of the timer log rewrites only the first three, so
       `num_messages` may be left over from an earlier use of the slot.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/timer/TimerWheel.java
-    -webide-representation: 't={time_units:dec} first {ofs_first:dec} last {ofs_last:dec} n={num_messages:dec}'
+    -webide-representation: >-
+      t={time_units:dec} first {ofs_first:dec} last {ofs_last:dec}
+      n={num_messages:dec}
     seq:
       - id: time_units
         -orig-id: timeMs

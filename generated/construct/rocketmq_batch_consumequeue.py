@@ -39,7 +39,8 @@ unit = ka.Struct(
     # Number of queue offsets the record covers: `INNER_NUM` for an
     # inner batch, 1 otherwise.
     "num_messages" / c.Int16sb,
-    # Whether recovery keeps this unit; the first unit it rejects ends the queue.
+    # Whether recovery keeps this unit; the first unit it rejects ends the
+    # queue.
     "is_accepted" / c.Computed(lambda this: (
         this["ofs_commitlog"] >= 0
         and this["len_message"] > 0
@@ -51,7 +52,8 @@ unit = ka.Struct(
     # Written as -1 (`INVALID_POS`). Readers copy it into `CqUnit`, but
     # no release up to 5.3.3 uses it.
     "compacted_offset" / c.Int32sb,
-    # The end-of-file unit of a compaction consume queue (5.1.0+ `SparseConsumeQueue`).
+    # The end-of-file unit of a compaction consume queue (5.1.0+
+    # `SparseConsumeQueue`).
     "is_end_of_file" / c.Computed(lambda this: (
         this["ofs_commitlog"] == -1
         and this["len_message"] == 0

@@ -28,7 +28,8 @@ __all__ = [
 class MagicCode(enum.IntEnum):
     """Kaitai enum magic_code (enums/magic_code)."""
 
-    # Zero-filled tail of a pre-allocated segment; the data of the segment ends here.
+    # Zero-filled tail of a pre-allocated segment; the data of the segment
+    # ends here.
     zero_fill = 0
 
     # Message record, version 1 (1-byte topic length), all releases.
@@ -97,6 +98,30 @@ sys_flag = c.Bitwise(ka.Struct(
     "is_multi_tags" / c.Flag,
     # Bit 0, the body is compressed.
     "is_compressed" / c.Flag,
+    # The name of every set bit or bit group, lowest bit first, each
+    # after a space; empty when no bit is set.
+    "flag_list" / c.Computed(lambda this: (
+        (" COMPRESSED" if this["is_compressed"] else "")
+        + (" MULTI_TAGS" if this["is_multi_tags"] else "")
+        + (" PREPARED" if ka.enum_value(this["transaction_type"], TransactionType) == TransactionType.prepared else "")
+        + (" COMMIT" if ka.enum_value(this["transaction_type"], TransactionType) == TransactionType.commit else "")
+        + (" ROLLBACK" if ka.enum_value(this["transaction_type"], TransactionType) == TransactionType.rollback else "")
+        + (" BORNHOST_V6" if this["is_born_host_v6"] else "")
+        + (" STOREHOST_V6" if this["is_store_host_v6"] else "")
+        + (" NEED_UNWRAP" if this["needs_unwrap"] else "")
+        + (" INNER_BATCH" if this["is_inner_batch"] else "")
+        + (" LZ4" if ka.enum_value(this["compression_type"], CompressionType) == CompressionType.lz4 else "")
+        + (" ZSTD" if ka.enum_value(this["compression_type"], CompressionType) == CompressionType.zstd else "")
+        + (" ZLIB" if ka.enum_value(this["compression_type"], CompressionType) == CompressionType.zlib else "")
+        + (" RESERVED_BITS" if this["reserved"] != 0 else "")
+    )),
+    # `flag_list` without its leading space, or `none`: what the Web IDE
+    # shows for the field.
+    "flag_names" / c.Computed(lambda this: (
+        "none"
+        if this["flag_list"] == ""
+        else this["flag_list"][1:len(this["flag_list"])]
+    )),
 ))
 
 
@@ -115,8 +140,122 @@ def host(is_v6):
         "is_v6" / c.Computed(ka.param(is_v6)),
         # Width of the address bytes.
         "len_address" / c.Computed(lambda this: 16 if this["is_v6"] else 4),
+        # The hex digits, looked up by value. Nibbles are masked (`& 15`)
+        # because some targets (C++) index bytes as signed chars.
+        "digits" / c.Computed("0123456789abcdef"),
         # IPv4 or IPv6 address bytes.
         "address" / c.Bytes(lambda this: 16 if this["is_v6"] else 4),
+        # Bytes 0 and 1 of an IPv6 address as four hex digits.
+        "ipv6_group_0" / c.Computed(lambda this: (
+            this["digits"][(this["address"][0] >> 4) & 15:((this["address"][0] >> 4) & 15) + 1]
+            + this["digits"][this["address"][0] & 15:(this["address"][0] & 15) + 1]
+            + this["digits"][(this["address"][1] >> 4) & 15:((this["address"][1] >> 4) & 15) + 1]
+            + this["digits"][this["address"][1] & 15:(this["address"][1] & 15) + 1]
+            if this["is_v6"]
+            else None
+        )),
+        # Bytes 2 and 3 of an IPv6 address as four hex digits.
+        "ipv6_group_1" / c.Computed(lambda this: (
+            this["digits"][(this["address"][2] >> 4) & 15:((this["address"][2] >> 4) & 15) + 1]
+            + this["digits"][this["address"][2] & 15:(this["address"][2] & 15) + 1]
+            + this["digits"][(this["address"][3] >> 4) & 15:((this["address"][3] >> 4) & 15) + 1]
+            + this["digits"][this["address"][3] & 15:(this["address"][3] & 15) + 1]
+            if this["is_v6"]
+            else None
+        )),
+        # Bytes 4 and 5 of an IPv6 address as four hex digits.
+        "ipv6_group_2" / c.Computed(lambda this: (
+            this["digits"][(this["address"][4] >> 4) & 15:((this["address"][4] >> 4) & 15) + 1]
+            + this["digits"][this["address"][4] & 15:(this["address"][4] & 15) + 1]
+            + this["digits"][(this["address"][5] >> 4) & 15:((this["address"][5] >> 4) & 15) + 1]
+            + this["digits"][this["address"][5] & 15:(this["address"][5] & 15) + 1]
+            if this["is_v6"]
+            else None
+        )),
+        # Bytes 6 and 7 of an IPv6 address as four hex digits.
+        "ipv6_group_3" / c.Computed(lambda this: (
+            this["digits"][(this["address"][6] >> 4) & 15:((this["address"][6] >> 4) & 15) + 1]
+            + this["digits"][this["address"][6] & 15:(this["address"][6] & 15) + 1]
+            + this["digits"][(this["address"][7] >> 4) & 15:((this["address"][7] >> 4) & 15) + 1]
+            + this["digits"][this["address"][7] & 15:(this["address"][7] & 15) + 1]
+            if this["is_v6"]
+            else None
+        )),
+        # Bytes 8 and 9 of an IPv6 address as four hex digits.
+        "ipv6_group_4" / c.Computed(lambda this: (
+            this["digits"][(this["address"][8] >> 4) & 15:((this["address"][8] >> 4) & 15) + 1]
+            + this["digits"][this["address"][8] & 15:(this["address"][8] & 15) + 1]
+            + this["digits"][(this["address"][9] >> 4) & 15:((this["address"][9] >> 4) & 15) + 1]
+            + this["digits"][this["address"][9] & 15:(this["address"][9] & 15) + 1]
+            if this["is_v6"]
+            else None
+        )),
+        # Bytes 10 and 11 of an IPv6 address as four hex digits.
+        "ipv6_group_5" / c.Computed(lambda this: (
+            this["digits"][(this["address"][10] >> 4) & 15:((this["address"][10] >> 4) & 15) + 1]
+            + this["digits"][this["address"][10] & 15:(this["address"][10] & 15) + 1]
+            + this["digits"][(this["address"][11] >> 4) & 15:((this["address"][11] >> 4) & 15) + 1]
+            + this["digits"][this["address"][11] & 15:(this["address"][11] & 15) + 1]
+            if this["is_v6"]
+            else None
+        )),
+        # Bytes 12 and 13 of an IPv6 address as four hex digits.
+        "ipv6_group_6" / c.Computed(lambda this: (
+            this["digits"][(this["address"][12] >> 4) & 15:((this["address"][12] >> 4) & 15) + 1]
+            + this["digits"][this["address"][12] & 15:(this["address"][12] & 15) + 1]
+            + this["digits"][(this["address"][13] >> 4) & 15:((this["address"][13] >> 4) & 15) + 1]
+            + this["digits"][this["address"][13] & 15:(this["address"][13] & 15) + 1]
+            if this["is_v6"]
+            else None
+        )),
+        # Bytes 14 and 15 of an IPv6 address as four hex digits.
+        "ipv6_group_7" / c.Computed(lambda this: (
+            this["digits"][(this["address"][14] >> 4) & 15:((this["address"][14] >> 4) & 15) + 1]
+            + this["digits"][this["address"][14] & 15:(this["address"][14] & 15) + 1]
+            + this["digits"][(this["address"][15] >> 4) & 15:((this["address"][15] >> 4) & 15) + 1]
+            + this["digits"][this["address"][15] & 15:(this["address"][15] & 15) + 1]
+            if this["is_v6"]
+            else None
+        )),
+        # An IPv6 address, uncompressed, in lower-case hex.
+        "ipv6_text" / c.Computed(lambda this: (
+            this["ipv6_group_0"]
+            + ":"
+            + this["ipv6_group_1"]
+            + ":"
+            + this["ipv6_group_2"]
+            + ":"
+            + this["ipv6_group_3"]
+            + ":"
+            + this["ipv6_group_4"]
+            + ":"
+            + this["ipv6_group_5"]
+            + ":"
+            + this["ipv6_group_6"]
+            + ":"
+            + this["ipv6_group_7"]
+            if this["is_v6"]
+            else None
+        )),
+        # An IPv4 address in dotted decimal.
+        "ipv4_text" / c.Computed(lambda this: (
+            str((this["address"][0] & 255))
+            + "."
+            + str((this["address"][1] & 255))
+            + "."
+            + str((this["address"][2] & 255))
+            + "."
+            + str((this["address"][3] & 255))
+            if not this["is_v6"]
+            else None
+        )),
+        # The address as text: dotted decimal for IPv4, eight groups of four
+        # hex digits for IPv6 (`2001:0db8:0000:...`).
+        "address_text" / c.Computed(lambda this: (
+            this["ipv6_text"]
+            if this["is_v6"]
+            else this["ipv4_text"]
+        )),
         # TCP port.
         "port" / c.Int32sb,
     )
@@ -133,7 +272,8 @@ def message(is_v2):
     """
     # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/MessageExtEncoder.java
     return ka.Struct(
-        # True for a V2 record (2-byte topic length), false for V1 (1-byte topic length).
+        # True for a V2 record (2-byte topic length), false for V1 (1-byte topic
+        # length).
         "is_v2" / c.Computed(ka.param(is_v2)),
         # CRC-32 (zlib polynomial) of the stored body bytes, masked with
         # `0x7fffffff`; the compressed bytes when the body is compressed.
@@ -148,22 +288,23 @@ def message(is_v2):
         "queue_offset" / c.Int64sb,
         # Commit-log offset of this record (segment start plus position).
         "ofs_physical" / c.Int64sb,
-        # Message system flags; they choose the host widths and the body encoding.
+        # Message system flags; they choose the host widths and the body
+        # encoding.
         "sys_flag" / sys_flag,
-        # Time the producer created the message, in milliseconds since the Unix epoch.
+        # Time the producer created the message, in milliseconds since the Unix
+        # epoch.
         "born_timestamp" / c.Int64sb,
         # Address of the producer connection as the broker saw it.
         "born_host" / host(lambda this: this["sys_flag"]["is_born_host_v6"]),
-        # Time the broker appended the record, in milliseconds since the Unix epoch.
+        # Time the broker appended the record, in milliseconds since the Unix
+        # epoch.
         "store_timestamp" / c.Int64sb,
         # Address and listen port of the broker that stored the record.
         "store_host" / host(lambda this: this["sys_flag"]["is_store_host_v6"]),
         # Bytes taken by the two host fields (8 or 20 each).
-        "len_host_fields" / c.Computed(lambda this: (
-            this["born_host"]["len_address"]
-            + this["store_host"]["len_address"]
-            + 8
-        )),
+        "len_host_fields" / c.Computed(
+            lambda this: this["born_host"]["len_address"] + this["store_host"]["len_address"] + 8,
+        ),
         # Number of times the message was sent back for redelivery.
         "reconsume_times" / c.Int32sb,
         # For a transaction COMMIT or ROLLBACK record, the commit-log offset
@@ -180,7 +321,8 @@ def message(is_v2):
             c.Switch(lambda this: this["is_v2"], {True: c.Int16sb, False: c.Int8sb}),
             ("min 0", lambda value, this: value >= 0),
         ),
-        # Topic name as stored (after broker rewrites such as `SCHEDULE_TOPIC_XXXX`).
+        # Topic name as stored (after broker rewrites such as
+        # `SCHEDULE_TOPIC_XXXX`).
         "topic" / c.StringEncoded(c.Bytes(lambda this: this["len_topic"]), "UTF-8"),
         # Byte length of the properties; none follow when it is 0 or less.
         "len_properties" / c.Int16sb,

@@ -25,7 +25,8 @@ __all__ = [
 unit = ka.Struct(
     # Commit-log offset of the message record (its PHYSICALOFFSET).
     "ofs_commitlog" / c.Int64sb,
-    # Size of the message record (its TOTALSIZE); `0x7fffffff` in a placeholder unit.
+    # Size of the message record (its TOTALSIZE); `0x7fffffff` in a
+    # placeholder unit.
     "len_message" / c.Int32sb,
     # The broker's recovery test: true for a written unit (placeholders
     # included), false for the zero-filled tail. The first invalid unit
@@ -39,13 +40,15 @@ unit = ka.Struct(
     # `enableConsumeQueueExt`), encoded as that unit's offset plus
     # `Long.MIN_VALUE`; see rocketmq_consumequeue_ext.
     "tags_code" / c.Int64sb,
-    # A placeholder before a queue's first real unit (`fillPreBlank`); it stands for no message.
+    # A placeholder before a queue's first real unit (`fillPreBlank`); it
+    # stands for no message.
     "is_placeholder" / c.Computed(lambda this: (
         this["ofs_commitlog"] == 0
         and this["len_message"] == 0x7fffffff
         and this["tags_code"] == 0
     )),
-    # True when `tags_code` is the address of a `consumequeue_ext` unit, not a tags hash.
+    # True when `tags_code` is the address of a `consumequeue_ext` unit, not
+    # a tags hash.
     "is_ext_address" / c.Computed(lambda this: this["tags_code"] <= -2147483649),
 )
 

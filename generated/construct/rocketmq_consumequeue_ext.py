@@ -20,7 +20,8 @@ __all__ = [
 ]
 
 
-# The fields of a unit after its size, in the order `CqExtUnit.write` puts them.
+# The fields of a unit after its size, in the order `CqExtUnit.write` puts
+# them.
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/ConsumeQueueExt.java
 unit_body = ka.Struct(
     # The message's tags hash (Java `String.hashCode` of TAGS,
@@ -32,7 +33,8 @@ unit_body = ka.Struct(
     # Length of the filter bitmap in bytes (`bitMapLengthConsumeQueueExt`
     # bits / 8, 8 by default; 0 when the message has none).
     "len_filter_bit_map" / ka.Valid(c.Int16sb, ("min 0", lambda value, this: value >= 0)),
-    # The unit size the writer derives from the bitmap; `len_unit` must equal it.
+    # The unit size the writer derives from the bitmap; `len_unit` must
+    # equal it.
     "len_unit_computed" / c.Computed(lambda this: 20 + this["len_filter_bit_map"]),
     # Bloom-filter bitmap of the message's SQL92 filter properties.
     "filter_bit_map" / c.Bytes(lambda this: this["len_filter_bit_map"]),
@@ -48,7 +50,8 @@ unit = ka.Struct(
     # `Short.MAX_VALUE`). -1 marks the end of a full file, 0 the
     # unwritten tail.
     "len_unit" / c.Int16sb,
-    # True for a unit, false for the end-of-file marker and the zero-filled tail.
+    # True for a unit, false for the end-of-file marker and the zero-filled
+    # tail.
     "is_unit" / c.Computed(lambda this: this["len_unit"] > 0),
     # The marker written when the next unit did not fit (`fullFillToEnd`).
     "is_end_marker" / c.Computed(lambda this: this["len_unit"] == -1),

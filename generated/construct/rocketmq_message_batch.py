@@ -22,7 +22,8 @@ __all__ = [
 # One message of a batch, as `MessageDecoder.encodeMessage` writes it.
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageDecoder.java
 item = ka.Struct(
-    # Size of the item in bytes, this field included; decoders do not use it.
+    # Size of the item in bytes, this field included; decoders do not use
+    # it.
     "len_item" / c.Int32sb,
     # Written as 0 by clients; not checked.
     "magic" / c.Int32sb,
@@ -36,7 +37,8 @@ item = ka.Struct(
     "body" / c.Bytes(lambda this: this["len_body"]),
     # Byte length of the properties.
     "len_properties" / ka.Valid(c.Int16sb, ("min 0", lambda value, this: value >= 0)),
-    # The item size the fields add up to; the encoder writes it as `len_item`.
+    # The item size the fields add up to; the encoder writes it as
+    # `len_item`.
     "len_item_computed" / c.Computed(lambda this: 22 + this["len_body"] + this["len_properties"]),
     # Raw properties, `name U+0001 value` pairs separated by U+0002.
     "properties" / c.StringEncoded(c.Bytes(lambda this: this["len_properties"]), "UTF-8"),

@@ -23,8 +23,8 @@ __all__ = [
 # carry), stored as three longs.
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/remoting/src/main/java/org/apache/rocketmq/remoting/protocol/DataVersion.java
 data_version = ka.Struct(
-    # The message store's state-machine version when the stamp last changed (0 unless in controller
-    # mode).
+    # The message store's state-machine version when the stamp last changed
+    # (0 unless in controller mode).
     "state_version" / c.Int64sb,
     # Time of the last change, in ms since the epoch.
     "timestamp" / c.Int64sb,
@@ -63,7 +63,8 @@ rocketmq_timer_check = ka.Struct(
     # committed queue offset; on a slave, the master's value as last
     # synchronised.
     "master_timer_queue_offset" / c.Int64sb,
-    # Version stamp of this checkpoint, changed whenever the timer store commits progress.
+    # Version stamp of this checkpoint, changed whenever the timer store commits
+    # progress.
     "data_version" / data_version,
     # Rest of the 4096-byte page; never written, so zero.
     "reserved" / c.GreedyBytes,

@@ -25,7 +25,8 @@ __all__ = [
 class UnitMagic(enum.IntEnum):
     """Kaitai enum unit_magic (enums/unit_magic)."""
 
-    # Zero-filled tail of a pre-allocated segment; the data of the timer log ends here.
+    # Zero-filled tail of a pre-allocated segment; the data of the timer log
+    # ends here.
     zero_fill = 0
 
     # A timer message to deliver at its due time.
@@ -41,7 +42,8 @@ class UnitMagic(enum.IntEnum):
     # unique key that property names is dropped instead of delivered.
     delete = 5
 
-    # A cancellation whose due time is beyond the roll window; it is rolled like a roll unit.
+    # A cancellation whose due time is beyond the roll window; it is rolled
+    # like a roll unit.
     roll_delete = 7
 
     # Blank marker: the rest of the segment is unused and the timer log
@@ -56,7 +58,8 @@ class MagicFlag(enum.IntEnum):
     # Set in every unit a broker writes.
     enqueue = 1
 
-    # The unit only moves the message closer to its delivery time (re-enqueue).
+    # The unit only moves the message closer to its delivery time
+    # (re-enqueue).
     roll = 2
 
     # The unit cancels an earlier timer message.
@@ -76,7 +79,8 @@ unit_body = ka.Struct(
     # The due time in ms since the epoch: the wheel slot this unit is
     # linked into is the one for this time.
     "delayed_time_ms" / c.Computed(lambda this: this["curr_write_time_ms"] + this["delay_ms"]),
-    # Commit-log offset of the message's record in topic `rmq_sys_wheel_timer`.
+    # Commit-log offset of the message's record in topic
+    # `rmq_sys_wheel_timer`.
     "ofs_commitlog" / c.Int64sb,
     # Size of that commit-log record (its TOTALSIZE).
     "len_message" / c.Int32sb,
@@ -101,7 +105,8 @@ unit = ka.Struct(
     # before this one, or -1 for the slot's first unit. 0 in the blank
     # marker.
     "ofs_prev" / c.Int64sb,
-    # What the unit asks for (a combination of `magic_flag` bits), or the blank marker.
+    # What the unit asks for (a combination of `magic_flag` bits), or the
+    # blank marker.
     "magic" / ka.Valid(
         c.Enum(c.Int32ub, UnitMagic),
         ("in-enum unit_magic", lambda value, this: ka.in_enum(value, UnitMagic)),
@@ -110,6 +115,17 @@ unit = ka.Struct(
     "is_unit" / c.Computed(lambda this: (
         ka.enum_value(this["magic"], UnitMagic) != UnitMagic.blank
         and ka.enum_value(this["magic"], UnitMagic) != UnitMagic.zero_fill
+    )),
+    # The unit only moves its message closer to the delivery time
+    # (`roll` and `roll_delete`).
+    "is_roll" / c.Computed(lambda this: (
+        this["is_unit"]
+        and (int(ka.enum_value(this["magic"], UnitMagic)) & int(ka.enum_value(MagicFlag.roll, MagicFlag))) != 0
+    )),
+    # The unit cancels a timer message (`delete` and `roll_delete`).
+    "is_delete" / c.Computed(lambda this: (
+        this["is_unit"]
+        and (int(ka.enum_value(this["magic"], UnitMagic)) & int(ka.enum_value(MagicFlag.delete, MagicFlag))) != 0
     )),
     # Bytes after the 16-byte blank marker up to the end of the segment
     # (0 with the default segment size); never written, so zero.

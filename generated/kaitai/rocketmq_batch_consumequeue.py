@@ -100,7 +100,9 @@ class RocketmqBatchConsumequeue(KaitaiStruct):
 
         @property
         def is_accepted(self):
-            """Whether recovery keeps this unit; the first unit it rejects ends the queue."""
+            """Whether recovery keeps this unit; the first unit it rejects ends the
+            queue.
+            """
             if hasattr(self, '_m_is_accepted'):
                 return self._m_is_accepted
 
@@ -109,7 +111,9 @@ class RocketmqBatchConsumequeue(KaitaiStruct):
 
         @property
         def is_end_of_file(self):
-            """The end-of-file unit of a compaction consume queue (5.1.0+ `SparseConsumeQueue`)."""
+            """The end-of-file unit of a compaction consume queue (5.1.0+
+            `SparseConsumeQueue`).
+            """
             if hasattr(self, '_m_is_end_of_file'):
                 return self._m_is_end_of_file
 

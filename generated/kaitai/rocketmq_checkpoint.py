@@ -82,7 +82,7 @@ class RocketmqCheckpoint(KaitaiStruct):
         if hasattr(self, '_m_min_timestamp'):
             return self._m_min_timestamp
 
-        self._m_min_timestamp = ((self.physic_msg_timestamp if self.physic_msg_timestamp < self.logics_msg_timestamp else self.logics_msg_timestamp) - 3000 if (self.physic_msg_timestamp if self.physic_msg_timestamp < self.logics_msg_timestamp else self.logics_msg_timestamp) >= 3000 else 0)
+        self._m_min_timestamp = (((self.physic_msg_timestamp if self.physic_msg_timestamp < self.logics_msg_timestamp else self.logics_msg_timestamp) - 3000) if (self.physic_msg_timestamp if self.physic_msg_timestamp < self.logics_msg_timestamp else self.logics_msg_timestamp) >= 3000 else 0)
         return getattr(self, '_m_min_timestamp', None)
 
     @property

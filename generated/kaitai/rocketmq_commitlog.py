@@ -110,6 +110,148 @@ class RocketmqCommitlog(KaitaiStruct):
             pass
 
         @property
+        def address_text(self):
+            """The address as text: dotted decimal for IPv4, eight groups of four
+            hex digits for IPv6 (`2001:0db8:0000:...`).
+            """
+            if hasattr(self, '_m_address_text'):
+                return self._m_address_text
+
+            self._m_address_text = (self.ipv6_text if self.is_v6 else self.ipv4_text)
+            return getattr(self, '_m_address_text', None)
+
+        @property
+        def digits(self):
+            """The hex digits, looked up by value. Nibbles are masked (`& 15`)
+            because some targets (C++) index bytes as signed chars.
+            """
+            if hasattr(self, '_m_digits'):
+                return self._m_digits
+
+            self._m_digits = u"0123456789abcdef"
+            return getattr(self, '_m_digits', None)
+
+        @property
+        def ipv4_text(self):
+            """An IPv4 address in dotted decimal."""
+            if hasattr(self, '_m_ipv4_text'):
+                return self._m_ipv4_text
+
+            if (not (self.is_v6)):
+                pass
+                self._m_ipv4_text = (((((str(KaitaiStream.byte_array_index(self.address, 0) & 255) + u".") + str(KaitaiStream.byte_array_index(self.address, 1) & 255)) + u".") + str(KaitaiStream.byte_array_index(self.address, 2) & 255)) + u".") + str(KaitaiStream.byte_array_index(self.address, 3) & 255)
+
+            return getattr(self, '_m_ipv4_text', None)
+
+        @property
+        def ipv6_group_0(self):
+            """Bytes 0 and 1 of an IPv6 address as four hex digits."""
+            if hasattr(self, '_m_ipv6_group_0'):
+                return self._m_ipv6_group_0
+
+            if self.is_v6:
+                pass
+                self._m_ipv6_group_0 = ((self.digits[KaitaiStream.byte_array_index(self.address, 0) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 0) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 0) & 15:(KaitaiStream.byte_array_index(self.address, 0) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 1) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 1) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 1) & 15:(KaitaiStream.byte_array_index(self.address, 1) & 15) + 1]
+
+            return getattr(self, '_m_ipv6_group_0', None)
+
+        @property
+        def ipv6_group_1(self):
+            """Bytes 2 and 3 of an IPv6 address as four hex digits."""
+            if hasattr(self, '_m_ipv6_group_1'):
+                return self._m_ipv6_group_1
+
+            if self.is_v6:
+                pass
+                self._m_ipv6_group_1 = ((self.digits[KaitaiStream.byte_array_index(self.address, 2) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 2) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 2) & 15:(KaitaiStream.byte_array_index(self.address, 2) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 3) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 3) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 3) & 15:(KaitaiStream.byte_array_index(self.address, 3) & 15) + 1]
+
+            return getattr(self, '_m_ipv6_group_1', None)
+
+        @property
+        def ipv6_group_2(self):
+            """Bytes 4 and 5 of an IPv6 address as four hex digits."""
+            if hasattr(self, '_m_ipv6_group_2'):
+                return self._m_ipv6_group_2
+
+            if self.is_v6:
+                pass
+                self._m_ipv6_group_2 = ((self.digits[KaitaiStream.byte_array_index(self.address, 4) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 4) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 4) & 15:(KaitaiStream.byte_array_index(self.address, 4) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 5) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 5) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 5) & 15:(KaitaiStream.byte_array_index(self.address, 5) & 15) + 1]
+
+            return getattr(self, '_m_ipv6_group_2', None)
+
+        @property
+        def ipv6_group_3(self):
+            """Bytes 6 and 7 of an IPv6 address as four hex digits."""
+            if hasattr(self, '_m_ipv6_group_3'):
+                return self._m_ipv6_group_3
+
+            if self.is_v6:
+                pass
+                self._m_ipv6_group_3 = ((self.digits[KaitaiStream.byte_array_index(self.address, 6) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 6) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 6) & 15:(KaitaiStream.byte_array_index(self.address, 6) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 7) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 7) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 7) & 15:(KaitaiStream.byte_array_index(self.address, 7) & 15) + 1]
+
+            return getattr(self, '_m_ipv6_group_3', None)
+
+        @property
+        def ipv6_group_4(self):
+            """Bytes 8 and 9 of an IPv6 address as four hex digits."""
+            if hasattr(self, '_m_ipv6_group_4'):
+                return self._m_ipv6_group_4
+
+            if self.is_v6:
+                pass
+                self._m_ipv6_group_4 = ((self.digits[KaitaiStream.byte_array_index(self.address, 8) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 8) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 8) & 15:(KaitaiStream.byte_array_index(self.address, 8) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 9) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 9) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 9) & 15:(KaitaiStream.byte_array_index(self.address, 9) & 15) + 1]
+
+            return getattr(self, '_m_ipv6_group_4', None)
+
+        @property
+        def ipv6_group_5(self):
+            """Bytes 10 and 11 of an IPv6 address as four hex digits."""
+            if hasattr(self, '_m_ipv6_group_5'):
+                return self._m_ipv6_group_5
+
+            if self.is_v6:
+                pass
+                self._m_ipv6_group_5 = ((self.digits[KaitaiStream.byte_array_index(self.address, 10) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 10) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 10) & 15:(KaitaiStream.byte_array_index(self.address, 10) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 11) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 11) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 11) & 15:(KaitaiStream.byte_array_index(self.address, 11) & 15) + 1]
+
+            return getattr(self, '_m_ipv6_group_5', None)
+
+        @property
+        def ipv6_group_6(self):
+            """Bytes 12 and 13 of an IPv6 address as four hex digits."""
+            if hasattr(self, '_m_ipv6_group_6'):
+                return self._m_ipv6_group_6
+
+            if self.is_v6:
+                pass
+                self._m_ipv6_group_6 = ((self.digits[KaitaiStream.byte_array_index(self.address, 12) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 12) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 12) & 15:(KaitaiStream.byte_array_index(self.address, 12) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 13) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 13) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 13) & 15:(KaitaiStream.byte_array_index(self.address, 13) & 15) + 1]
+
+            return getattr(self, '_m_ipv6_group_6', None)
+
+        @property
+        def ipv6_group_7(self):
+            """Bytes 14 and 15 of an IPv6 address as four hex digits."""
+            if hasattr(self, '_m_ipv6_group_7'):
+                return self._m_ipv6_group_7
+
+            if self.is_v6:
+                pass
+                self._m_ipv6_group_7 = ((self.digits[KaitaiStream.byte_array_index(self.address, 14) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 14) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 14) & 15:(KaitaiStream.byte_array_index(self.address, 14) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 15) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 15) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 15) & 15:(KaitaiStream.byte_array_index(self.address, 15) & 15) + 1]
+
+            return getattr(self, '_m_ipv6_group_7', None)
+
+        @property
+        def ipv6_text(self):
+            """An IPv6 address, uncompressed, in lower-case hex."""
+            if hasattr(self, '_m_ipv6_text'):
+                return self._m_ipv6_text
+
+            if self.is_v6:
+                pass
+                self._m_ipv6_text = (((((((((((((self.ipv6_group_0 + u":") + self.ipv6_group_1) + u":") + self.ipv6_group_2) + u":") + self.ipv6_group_3) + u":") + self.ipv6_group_4) + u":") + self.ipv6_group_5) + u":") + self.ipv6_group_6) + u":") + self.ipv6_group_7
+
+            return getattr(self, '_m_ipv6_text', None)
+
+        @property
         def len_address(self):
             """Width of the address bytes."""
             if hasattr(self, '_m_len_address'):
@@ -179,7 +321,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_len_host_fields'):
                 return self._m_len_host_fields
 
-            self._m_len_host_fields = (self.born_host.len_address + self.store_host.len_address) + 8
+            self._m_len_host_fields = ((self.born_host.len_address + self.store_host.len_address) + 8)
             return getattr(self, '_m_len_host_fields', None)
 
         @property
@@ -248,7 +390,8 @@ class RocketmqCommitlog(KaitaiStruct):
 
         @property
         def is_message(self):
-            """True for a message record, false for BLANK and the zero-filled tail."""
+            """True for a message record, false for BLANK and the zero-filled tail.
+            """
             if hasattr(self, '_m_is_message'):
                 return self._m_is_message
 
@@ -265,7 +408,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_len_padding'):
                 return self._m_len_padding
 
-            self._m_len_padding = (self.len_record - 8 if self.magic == RocketmqCommitlog.MagicCode.blank else 0)
+            self._m_len_padding = ((self.len_record - 8) if self.magic == RocketmqCommitlog.MagicCode.blank else 0)
             return getattr(self, '_m_len_padding', None)
 
 
@@ -298,6 +441,28 @@ class RocketmqCommitlog(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
+
+        @property
+        def flag_list(self):
+            """The name of every set bit or bit group, lowest bit first, each
+            after a space; empty when no bit is set.
+            """
+            if hasattr(self, '_m_flag_list'):
+                return self._m_flag_list
+
+            self._m_flag_list = ((((((((((((u" COMPRESSED" if self.is_compressed else u"") + (u" MULTI_TAGS" if self.is_multi_tags else u"")) + (u" PREPARED" if self.transaction_type == RocketmqCommitlog.TransactionType.prepared else u"")) + (u" COMMIT" if self.transaction_type == RocketmqCommitlog.TransactionType.commit else u"")) + (u" ROLLBACK" if self.transaction_type == RocketmqCommitlog.TransactionType.rollback else u"")) + (u" BORNHOST_V6" if self.is_born_host_v6 else u"")) + (u" STOREHOST_V6" if self.is_store_host_v6 else u"")) + (u" NEED_UNWRAP" if self.needs_unwrap else u"")) + (u" INNER_BATCH" if self.is_inner_batch else u"")) + (u" LZ4" if self.compression_type == RocketmqCommitlog.CompressionType.lz4 else u"")) + (u" ZSTD" if self.compression_type == RocketmqCommitlog.CompressionType.zstd else u"")) + (u" ZLIB" if self.compression_type == RocketmqCommitlog.CompressionType.zlib else u"")) + (u" RESERVED_BITS" if self.reserved != 0 else u"")
+            return getattr(self, '_m_flag_list', None)
+
+        @property
+        def flag_names(self):
+            """`flag_list` without its leading space, or `none`: what the Web IDE
+            shows for the field.
+            """
+            if hasattr(self, '_m_flag_names'):
+                return self._m_flag_names
+
+            self._m_flag_names = (u"none" if self.flag_list == u"" else self.flag_list[1:len(self.flag_list)])
+            return getattr(self, '_m_flag_names', None)
 
 
 

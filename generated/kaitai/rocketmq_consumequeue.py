@@ -84,7 +84,9 @@ class RocketmqConsumequeue(KaitaiStruct):
 
         @property
         def is_ext_address(self):
-            """True when `tags_code` is the address of a `consumequeue_ext` unit, not a tags hash."""
+            """True when `tags_code` is the address of a `consumequeue_ext` unit, not
+            a tags hash.
+            """
             if hasattr(self, '_m_is_ext_address'):
                 return self._m_is_ext_address
 
@@ -93,7 +95,9 @@ class RocketmqConsumequeue(KaitaiStruct):
 
         @property
         def is_placeholder(self):
-            """A placeholder before a queue's first real unit (`fillPreBlank`); it stands for no message."""
+            """A placeholder before a queue's first real unit (`fillPreBlank`); it
+            stands for no message.
+            """
             if hasattr(self, '_m_is_placeholder'):
                 return self._m_is_placeholder
 

@@ -103,7 +103,8 @@ class RocketmqConsumequeueExt(KaitaiStruct):
 
         @property
         def is_end_marker(self):
-            """The marker written when the next unit did not fit (`fullFillToEnd`)."""
+            """The marker written when the next unit did not fit (`fullFillToEnd`).
+            """
             if hasattr(self, '_m_is_end_marker'):
                 return self._m_is_end_marker
 
@@ -112,7 +113,9 @@ class RocketmqConsumequeueExt(KaitaiStruct):
 
         @property
         def is_unit(self):
-            """True for a unit, false for the end-of-file marker and the zero-filled tail."""
+            """True for a unit, false for the end-of-file marker and the zero-filled
+            tail.
+            """
             if hasattr(self, '_m_is_unit'):
                 return self._m_is_unit
 
@@ -121,7 +124,8 @@ class RocketmqConsumequeueExt(KaitaiStruct):
 
 
     class UnitBody(KaitaiStruct):
-        """The fields of a unit after its size, in the order `CqExtUnit.write` puts them.
+        """The fields of a unit after its size, in the order `CqExtUnit.write` puts
+        them.
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/ConsumeQueueExt.java
@@ -146,7 +150,9 @@ class RocketmqConsumequeueExt(KaitaiStruct):
 
         @property
         def len_unit_computed(self):
-            """The unit size the writer derives from the bitmap; `len_unit` must equal it."""
+            """The unit size the writer derives from the bitmap; `len_unit` must
+            equal it.
+            """
             if hasattr(self, '_m_len_unit_computed'):
                 return self._m_len_unit_computed
 

@@ -172,7 +172,7 @@ class RocketmqIndexFile(KaitaiStruct):
             if hasattr(self, '_m_num_entries'):
                 return self._m_num_entries
 
-            self._m_num_entries = (self.next_index - 1 if self.next_index > 1 else 0)
+            self._m_num_entries = ((self.next_index - 1) if self.next_index > 1 else 0)
             return getattr(self, '_m_num_entries', None)
 
 

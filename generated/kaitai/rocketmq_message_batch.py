@@ -83,7 +83,9 @@ class RocketmqMessageBatch(KaitaiStruct):
 
         @property
         def len_item_computed(self):
-            """The item size the fields add up to; the encoder writes it as `len_item`."""
+            """The item size the fields add up to; the encoder writes it as
+            `len_item`.
+            """
             if hasattr(self, '_m_len_item_computed'):
                 return self._m_len_item_computed
 

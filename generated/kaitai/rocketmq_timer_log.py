@@ -122,8 +122,29 @@ class RocketmqTimerLog(KaitaiStruct):
 
 
         @property
+        def is_delete(self):
+            """The unit cancels a timer message (`delete` and `roll_delete`)."""
+            if hasattr(self, '_m_is_delete'):
+                return self._m_is_delete
+
+            self._m_is_delete =  ((self.is_unit) and (int(self.magic) & int(RocketmqTimerLog.MagicFlag.delete) != 0)) 
+            return getattr(self, '_m_is_delete', None)
+
+        @property
+        def is_roll(self):
+            """The unit only moves its message closer to the delivery time
+            (`roll` and `roll_delete`).
+            """
+            if hasattr(self, '_m_is_roll'):
+                return self._m_is_roll
+
+            self._m_is_roll =  ((self.is_unit) and (int(self.magic) & int(RocketmqTimerLog.MagicFlag.roll) != 0)) 
+            return getattr(self, '_m_is_roll', None)
+
+        @property
         def is_unit(self):
-            """True for a unit, false for the blank marker and the zero-filled tail."""
+            """True for a unit, false for the blank marker and the zero-filled tail.
+            """
             if hasattr(self, '_m_is_unit'):
                 return self._m_is_unit
 
@@ -138,7 +159,7 @@ class RocketmqTimerLog(KaitaiStruct):
             if hasattr(self, '_m_len_padding'):
                 return self._m_len_padding
 
-            self._m_len_padding = (self.len_unit - 16 if self.magic == RocketmqTimerLog.UnitMagic.blank else 0)
+            self._m_len_padding = ((self.len_unit - 16) if self.magic == RocketmqTimerLog.UnitMagic.blank else 0)
             return getattr(self, '_m_len_padding', None)
 
 

@@ -7,6 +7,9 @@ For every ``formats/*.ksy`` this writes
 * ``construct/<id>.py``: the construct schema, from :mod:`.construct_gen`;
 * ``layouts/<id>.py``: the fast-path layout tables, from :mod:`.layout_gen`.
 
+It first checks every spec with :mod:`.widths` and refuses to generate
+when an expression mixes integer widths without a cast.
+
 Files of specs that no longer exist are removed, so the folder mirrors the specs.
 """
 
@@ -19,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from . import construct_gen, layout_gen
+from . import construct_gen, layout_gen, widths
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -61,6 +64,11 @@ def generate(out: Path, formats: Path, ksc: Path, only: list[str] | None = None)
             for old in folder.glob("*.py"):
                 old.unlink()
         (folder / "__init__.py").write_text(f'"""{doc}"""\n')
+    mixed = [f"{path.name}{finding}" for path in specs
+             for finding in widths.check_spec(yaml.safe_load(path.read_text(encoding="utf-8")))]
+    if mixed:
+        raise SystemExit("integer widths mix without a cast (the Go target would not compile):\n"
+                         + "\n".join(mixed))
     compile_ksy("python", specs, out / "kaitai", ksc)
     for path in specs:
         spec = yaml.safe_load(path.read_text(encoding="utf-8"))

@@ -18,12 +18,14 @@ that byte-level specs use:
   ``.size``;
 * enum literals ``enum_name::member`` (``type::enum_name::member`` too);
 * attribute access ``a.b.c``, the methods ``to_i``, ``to_s``, ``length``,
-  ``size``, ``first``, ``last``, ``min``, ``max``, indexing ``a[i]``;
+  ``size``, ``first``, ``last``, ``min``, ``max``, ``substring(from, to)``,
+  indexing ``a[i]``, and
+  casts ``a.as<s4>`` (``a.as<type_name>`` too);
 * operators, from the lowest precedence: ``c ? a : b``, ``or``, ``and``,
   ``not``, comparisons (``== != < <= > >=``, not chained), ``|``, ``^``,
   ``&``, ``<< >>``, ``+ -``, ``* / %``, unary ``- ~``.
 
-Anything else (array literals, ``sizeof``, casts, other methods) raises
+Anything else (array literals, ``sizeof``, other methods) raises
 :class:`ExprError`.
 """
 
@@ -205,6 +207,14 @@ class Call(Node):
     obj: Node
     name: str
     args: tuple
+
+
+@dataclass(frozen=True)
+class Cast(Node):
+    """``obj.as<type_name>``; ``type_name`` is a primitive (``s4``) or a user type path (``a::b``)."""
+
+    obj: Node
+    type_name: str
 
 
 @dataclass(frozen=True)
@@ -391,7 +401,9 @@ class _Parser:
                 tok = self.advance()
                 if tok.kind != "name":
                     raise self.error("expected a name after '.'", tok)
-                if self.at_op("("):
+                if tok.value == "as" and self.at_op("<"):
+                    node = Cast(node, self.cast_type())
+                elif self.at_op("("):
                     node = Call(node, tok.value, self.arguments())
                 else:
                     node = Attr(node, tok.value)
@@ -402,6 +414,21 @@ class _Parser:
                 node = Index(node, index)
             else:
                 return node
+
+    def cast_type(self) -> str:
+        """The ``<type>`` of ``.as<type>``: a name or a ``::`` path."""
+        self.expect_op("<")
+        parts = []
+        while True:
+            tok = self.advance()
+            if tok.kind != "name":
+                raise self.error("expected a type name in .as<...>", tok)
+            parts.append(tok.value)
+            if not self.at_op("::"):
+                break
+            self.advance()
+        self.expect_op(">")
+        return "::".join(parts)
 
     def arguments(self) -> tuple:
         self.expect_op("(")
@@ -505,6 +532,8 @@ def evaluate(text: str, env: dict) -> object:
             return _EVAL_COMPARE[node.op](ev(node.left), ev(node.right))
         if isinstance(node, Binary) and node.op in _EVAL_BINARY:
             return _EVAL_BINARY[node.op](ev(node.left), ev(node.right))
+        if isinstance(node, Cast):
+            return ev(node.obj)
         raise ExprError(f"{text!r}: cannot evaluate {type(node).__name__} at generation time")
 
     return ev(parse(text))
@@ -549,6 +578,13 @@ class Kind:
     name: str
     ref: object = None
 
+
+#: Kaitai's integer types and their widths in bits (signed ones negative).
+INT_WIDTHS = {
+    **{f"u{n}": n * 8 for n in (1, 2, 4, 8)},
+    **{f"s{n}": -n * 8 for n in (1, 2, 4, 8)},
+    **{f"{t}{n}{e}": (-1 if t == "s" else 1) * n * 8 for t in "su" for n in (2, 4, 8) for e in ("le", "be")},
+}
 
 UNKNOWN = Kind("unknown")
 INT = Kind("int")
@@ -830,6 +866,8 @@ class Translator:
             return _Out(f"{code}.decode({args[0].code})", STR, _PREC_ATOM)
         if node.name == "to_i" and k in ("str", "unknown") and len(args) == 1:
             return _Out(f"int({code}, {args[0].code})", INT, _PREC_ATOM)
+        if node.name == "substring" and k in ("str", "unknown") and len(args) == 2:
+            return _Out(f"{code}[{args[0].code}:{args[1].code}]", STR, _PREC_ATOM)
         raise ExprError(f"method call {node.name}() with {len(args)} arguments is not supported")
 
     def _tr_Index(self, node: Index) -> _Out:
@@ -838,6 +876,14 @@ class Translator:
         k = base.kind
         elem = k.ref if k.name == "array" else INT if k.name == "bytes" else UNKNOWN
         return _Out(f"{self._atom(base)}[{index.code}]", elem, _PREC_ATOM)
+
+    def _tr_Cast(self, node: Cast) -> _Out:
+        # Python integers have no width, so a cast to an integer type changes
+        # nothing but what the translator knows about the value.
+        base = self._tr(node.obj)
+        if INT_WIDTHS.get(node.type_name) is not None:
+            return base._replace(kind=INT)
+        return base
 
     # -- operators
     def _tr_Unary(self, node: Unary) -> _Out:

@@ -100,6 +100,9 @@ def _vector_source(node: kexpr.Node, fields: set[str]) -> str | None:
         return repr(node.value)
     if isinstance(node, kexpr.Name):
         return f'u["{node.name}"]' if node.name in fields else None
+    if isinstance(node, kexpr.Cast) and node.type_name in kexpr.INT_WIDTHS:
+        # Casts exist for typed targets (Go); numpy widens mixed operands itself.
+        return _vector_source(node.obj, fields)
     if isinstance(node, kexpr.Unary) and node.op in ("-", "~"):
         inner = _vector_source(node.operand, fields)
         return None if inner is None else f"({node.op}{inner})"

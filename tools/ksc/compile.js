@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Compiles .ksy specs with the pinned kaitai-struct-compiler library.
-// Usage: node compile.js --lang python|javascript --out DIR SPEC.ksy [SPEC.ksy ...]
+// Usage: node compile.js --lang python|javascript|... [--debug] --out DIR SPEC.ksy [SPEC.ksy ...]
+// --debug compiles as the Kaitai Web IDE does (no read in the constructor, _read() and _debug).
 // Writes one file per generated class into DIR; exits non-zero on the first error.
 'use strict';
 const fs = require('fs');
@@ -10,17 +11,19 @@ const compiler = require('kaitai-struct-compiler');
 
 function usage(msg) {
   if (msg) console.error(msg);
-  console.error('usage: node compile.js --lang python|javascript --out DIR SPEC.ksy [...]');
+  console.error('usage: node compile.js --lang python|javascript|... [--debug] --out DIR SPEC.ksy [...]');
   process.exit(2);
 }
 
 const args = process.argv.slice(2);
 let lang = null;
 let out = null;
+let debug = false;
 const specs = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--lang') lang = args[++i];
   else if (args[i] === '--out') out = args[++i];
+  else if (args[i] === '--debug') debug = true;
   else specs.push(args[i]);
 }
 if (!lang || !out || specs.length === 0) usage();
@@ -44,7 +47,7 @@ async function main() {
   for (const spec of specs) {
     let files;
     try {
-      files = await compiler.compile(lang, loadYaml(spec), importerFor(path.dirname(spec)), false);
+      files = await compiler.compile(lang, loadYaml(spec), importerFor(path.dirname(spec)), debug);
     } catch (err) {
       const detail = Array.isArray(err) ? err.map(String).join('\n') : String(err && err.stack ? err : err);
       console.error(`${spec}: ${detail}`);
