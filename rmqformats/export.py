@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 from numba import njit
 
 from .columnar import COLUMNS
+from .message import MAX_DATETIME_MS, MIN_DATETIME_MS, OUT_OF_RANGE_MARK
 
 #: The keys of :meth:`rmqformats.message.Message.to_json_dict`, in order: the JSON Lines columns.
 JSONL_COLUMNS = ("commitLogOffset", "storeSize", "bodyCRC", "queueId", "flag", "queueOffset", "sysFlag",
@@ -316,6 +317,8 @@ def _csv_column(arr: pa.Array) -> pa.Array:
         return pc.cast(pc.binary_join(arr, " "), _LS)
     if pa.types.is_binary(t) or pa.types.is_large_binary(t):
         return base64_text(arr)
+    if pa.types.is_timestamp(t):  # as pyarrow's CSV writer shows them, damaged values raw and flagged
+        return pc.cast(time_text(arr, "%Y-%m-%d %H:%M:%SZ"), _LS)
     return arr
 
 
@@ -323,7 +326,7 @@ def csv_schema(schema: pa.Schema) -> pa.Schema:
     """The schema :func:`csv_batch` gives for batches of ``schema``."""
     def text(t: pa.DataType) -> bool:
         return (pa.types.is_map(t) or pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_binary(t)
-                or pa.types.is_large_binary(t))
+                or pa.types.is_large_binary(t) or pa.types.is_timestamp(t))
     return pa.schema([pa.field(f.name, _LS) if text(f.type) else f for f in schema])
 
 
@@ -748,6 +751,21 @@ class TableStream:
         self.out.flush()
 
 
+def time_text(stamps: pa.Array, format: str = "%Y-%m-%dT%H:%M:%SZ") -> pa.Array:
+    """ISO 8601 text of a ``timestamp[ms]`` column as :func:`rmqformats.message.format_millis` writes it.
+
+    A value outside the years 1 to 9999 (a damaged field) is the raw number,
+    flagged, rather than the text strftime would make of it.
+    """
+    ms = pc.cast(stamps, pa.int64())
+    bad = pc.or_(pc.less(ms, MIN_DATETIME_MS), pc.greater(ms, MAX_DATETIME_MS))
+    if not pc.any(bad).as_py():
+        return pc.strftime(stamps, format=format)
+    safe = pc.cast(pc.if_else(bad, 0, ms), stamps.type)
+    raw = pc.binary_join_element_wise(pc.cast(ms, pa.string()), OUT_OF_RANGE_MARK, "")
+    return pc.if_else(bad, raw, pc.strftime(safe, format=format))
+
+
 def message_table_columns(batch: pa.RecordBatch, topic_width: int = 48) -> list[pa.Array]:
     """The ``rmqformats messages`` table cells of a batch with the columns of :data:`MESSAGE_TABLE_SOURCE`
     (``body`` not decompressed): offset, topic, queue, queueOffset, storeTime, tags, keys, msgId, bodyBytes."""
@@ -757,7 +775,7 @@ def message_table_columns(batch: pa.RecordBatch, topic_width: int = 48) -> list[
         short_text(col("topic"), topic_width),
         pc.cast(col("queueId"), pa.string()),
         pc.cast(col("queueOffset"), pa.string()),
-        pc.strftime(col("storeTimestamp"), format="%Y-%m-%dT%H:%M:%SZ"),
+        time_text(col("storeTimestamp")),
         pc.fill_null(col("tags"), ""),
         pc.fill_null(pc.binary_join(col("keys"), " "), ""),
         col("msgId"),

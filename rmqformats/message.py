@@ -27,9 +27,44 @@ def crc32(data: bytes) -> int:
     return zlib.crc32(data) & 0x7FFFFFFF
 
 
+#: The epoch milliseconds a :class:`datetime` can hold: years 1 to 9999.
+MIN_DATETIME_MS = -62135596800000
+MAX_DATETIME_MS = 253402300799999
+
+
+def millis_in_range(ms: int) -> bool:
+    """Whether epoch milliseconds ``ms`` lie in the years 1 to 9999 that a datetime can hold.
+
+    The broker never checks its time fields, so a damaged file can hold any
+    64-bit value; callers show the others as raw numbers (:func:`format_millis`).
+    """
+    return MIN_DATETIME_MS <= ms <= MAX_DATETIME_MS
+
+
 def millis_to_datetime(ms: int) -> datetime:
-    """A timezone-aware UTC datetime for milliseconds since the Unix epoch."""
+    """A timezone-aware UTC datetime for milliseconds since the Unix epoch.
+
+    Raises ``ValueError`` for a value outside the years 1 to 9999; see
+    :func:`millis_to_datetime_or_none` and :func:`format_millis` for values read from files.
+    """
+    if not MIN_DATETIME_MS <= ms <= MAX_DATETIME_MS:
+        raise ValueError(f"{ms} ms since the epoch is outside the years 1 to 9999")
     return _EPOCH + timedelta(milliseconds=ms)
+
+
+#: What :func:`format_millis` appends to a value it cannot show as a time.
+OUT_OF_RANGE_MARK = " (out of range)"
+
+
+def format_millis(ms: int) -> str:
+    """ISO 8601 UTC text with milliseconds (``2026-11-21T09:53:22.457Z``) for epoch ms.
+
+    A value outside the years 1 to 9999 (a damaged field) is shown as the
+    raw number, flagged: ``-9187201950435737472 (out of range)``.
+    """
+    if not MIN_DATETIME_MS <= ms <= MAX_DATETIME_MS:
+        return f"{ms}{OUT_OF_RANGE_MARK}"
+    return (_EPOCH + timedelta(milliseconds=ms)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def to_millis(value: int | str | datetime) -> int:
@@ -48,10 +83,9 @@ def to_millis(value: int | str | datetime) -> int:
 
 def millis_to_datetime_or_none(ms: int) -> datetime | None:
     """:func:`millis_to_datetime`, or ``None`` for a value out of datetime's range (damaged data)."""
-    try:
-        return millis_to_datetime(ms)
-    except OverflowError:
+    if not MIN_DATETIME_MS <= ms <= MAX_DATETIME_MS:
         return None
+    return _EPOCH + timedelta(milliseconds=ms)
 
 
 def format_address(address: bytes) -> str:
@@ -184,14 +218,14 @@ class Message(MessageFields):
         return format_host(self.store_address, self.store_port)
 
     @property
-    def born_time(self) -> datetime:
-        """BORNTIMESTAMP as a UTC datetime."""
-        return millis_to_datetime(self.born_timestamp)
+    def born_time(self) -> datetime | None:
+        """BORNTIMESTAMP as a UTC datetime; ``None`` outside the years 1 to 9999 (see :func:`millis_in_range`)."""
+        return millis_to_datetime_or_none(self.born_timestamp)
 
     @property
-    def store_time(self) -> datetime:
-        """STORETIMESTAMP as a UTC datetime."""
-        return millis_to_datetime(self.store_timestamp)
+    def store_time(self) -> datetime | None:
+        """STORETIMESTAMP as a UTC datetime; ``None`` outside the years 1 to 9999 (see :func:`millis_in_range`)."""
+        return millis_to_datetime_or_none(self.store_timestamp)
 
     @property
     def msg_id(self) -> str:

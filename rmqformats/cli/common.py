@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from tqdm import tqdm
 
 from ..commitlog import Scan
-from ..message import Message, millis_to_datetime, to_millis
+from ..message import Message, format_millis, to_millis
 from ..sample import sample_store_path
 from ..store import Store, open_store
 from . import tables
@@ -41,7 +41,8 @@ def parse_time(text: str) -> int:
 
 
 def iso(ms: int) -> str:
-    return millis_to_datetime(ms).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """ISO 8601 text of epoch ms; the raw number, flagged, for a value no date can show."""
+    return format_millis(ms)
 
 
 def open_from_args(args: argparse.Namespace) -> Store:
