@@ -5,8 +5,11 @@ in a loop): records are read one after the other; a BLANK record sends the
 scan to the next segment; anything else that is not a valid message (the
 zero-filled tail, an unknown magic code, a record cut by the end of the file,
 a size that disagrees with the fields, a CRC mismatch when CRCs are checked)
-ends the data of the whole commit log. Files are memory-mapped read-only and
-decoded in place, so a 1 GiB segment costs address space, not memory.
+ends the data of the whole commit log. Segments are read with ``pread`` into a
+:class:`~rmqformats.mapped.FileImage` (never memory-mapped, so a file cut while
+it is read gives :class:`~rmqformats.errors.FileChangedError`, not SIGBUS) and
+decoded in place; the pages passed are given back, so a 1 GiB segment costs
+address space, not memory.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from .errors import (
     display_path,
 )
 from .generated.layouts import rocketmq_commitlog as layout
-from .mapped import RELEASE_EVERY, open_readonly, pread as _pread, release_pages
+from .mapped import RELEASE_EVERY, FileImage, pread as _pread, pread_exact, release_pages
 from .message import Message, crc32
 from .queuefiles import QUEUE_FILE_NAME, queue_files
 
@@ -77,6 +80,10 @@ MAGIC_BLANK = layout.MAGIC_CODE["blank"]
 _CRC32_RESERVED = props.CRC32_RESERVED
 _PROPERTY_CRC_MARK = props.CRC32
 
+
+#: Bytes past a record the scan has read before decoding it: the field reads of a
+#: record whose lengths disagree with TOTALSIZE look a little past it.
+_READ_AHEAD = 4096
 
 #: Segment files :meth:`CommitLog.read` keeps open between reads.
 _OPEN_SEGMENTS = 8
@@ -281,9 +288,10 @@ class Scan:
         for i in range(first, len(segments)):
             seg = segments[i]
             last = i == len(segments) - 1
-            mm = open_readonly(seg.path)
-            buf = mm if mm is not None else b""
+            mm = FileImage(seg.path)
+            buf = mm.buf
             limit = len(buf)
+            filled = 0  # bytes of buf read so far (pread, ahead of the scan)
             release_at = pos + RELEASE_EVERY
             try:
                 while True:
@@ -300,6 +308,8 @@ class Scan:
                         if strict:
                             raise TruncatedRecordError(seg.path, pos, self.end.detail)
                         return
+                    if pos + _READ_AHEAD > filled:
+                        filled = mm.fill_to(pos + _READ_AHEAD)
                     size, magic = _HEAD.unpack_from(buf, pos)
                     if magic == MAGIC_BLANK:
                         self.blanks.append(Blank(seg.start_offset + pos, size, seg.path, pos))
@@ -313,6 +323,8 @@ class Scan:
                     try:
                         if magic != MAGIC_V1 and magic != MAGIC_V2:
                             raise _bad_magic(seg.path, pos, magic)
+                        if filled < pos + size + _READ_AHEAD and pos + size <= limit:
+                            filled = mm.fill_to(pos + size + _READ_AHEAD)
                         msg = _decode(buf, pos, size, magic == MAGIC_V2, limit, seg.path, seg.start_offset)
                         if verify_crc:
                             msg.verify_crc()
@@ -330,8 +342,7 @@ class Scan:
                         release_at = release_pages(mm, pos)
             finally:
                 del buf
-                if mm is not None:
-                    mm.close()
+                mm.close()
             self.bytes_done += seg.size - pos
             pos = 0
 
@@ -399,9 +410,11 @@ class CommitLog:
     def read(self, offset: int) -> Message:
         """The message whose record starts at commit-log ``offset``.
 
-        Reads only the record's bytes (two ``pread`` calls), so reading
-        messages at scattered offsets, as consume-queue and index lookups
-        do, neither maps segments nor grows the resident set.
+        Reads only the record's bytes (two ``pread`` calls, more for a
+        record over 2 GiB), so reading messages at scattered offsets, as
+        consume-queue and index lookups do, neither maps segments nor grows
+        the resident set. A segment cut shorter since the store was opened
+        raises :class:`~rmqformats.errors.FileChangedError`.
         """
         seg = self.segments[self.segment_index(offset)]
         pos = offset - seg.start_offset
@@ -423,7 +436,7 @@ class CommitLog:
         if size > left:  # checked before reading, so a corrupt size never allocates more than the file
             raise TruncatedRecordError(seg.path, pos, f"TOTALSIZE {size} runs past the end of the file "
                                                       f"({left} bytes left)")
-        data = _pread(fd, size, pos)
+        data = pread_exact(fd, size, pos, seg.path, seg.size)
         try:
             msg = _decode(data, 0, size, magic == MAGIC_V2, len(data), seg.path, seg.start_offset + pos)
         except RecordError as exc:  # positions in ``data`` are relative to the record
