@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from .errors import ExtUnitError, ExtUnitNotFoundError
 from .generated.layouts import rocketmq_consumequeue_ext as layout
-from .mapped import open_readonly
+from .mapped import FileImage
 from .queuefiles import QueueFile, queue_files
 
 assert layout.UNIT_SEQ == ("len_unit", "body")
@@ -159,13 +159,13 @@ class ConsumeQueueExt:
             yield from self._file_units(f)
 
     def _file_units(self, f: QueueFile) -> Iterator[ExtUnit]:
-        mm = open_readonly(f.path)
-        if mm is None:
-            return
+        # pread into a private image, not a memory map: a file cut while read raises FileChangedError.
+        mm = FileImage(f.path)
         try:
             pos, end = 0, len(mm)
-            while True:
-                unit = _decode(mm, pos, end, f.path, pos, f.start + pos)
+            while pos < end:
+                mm.fill_to(pos + MAX_EXT_UNIT_SIZE)
+                unit = _decode(mm.buf, pos, end, f.path, pos, f.start + pos)
                 if unit is None:
                     return
                 yield unit

@@ -16,13 +16,12 @@ the key, the check RocketMQ leaves to its clients.
 Files are opened read-only and a lookup reads just the slot and the entries
 it visits, each with one positioned read (``os.pread``) of 4 or 20 bytes, so
 a lookup in a 420 MB file touches a few pages of the page cache and the
-process's memory does not grow with the file. ``mapped=True`` reads through
-a read-only memory map instead (``open_readonly(path, sequential=False)``):
-about twice as fast for many lookups, but each scattered read faults in a
-block of the mapping (the kernel maps pages around the fault, ``MADV_RANDOM``
-or not), so 20,000 random lookups make the resident set about the size of
-the file, and giving pages back every few lookups costs more than ``pread``
-(measured in ``benchmarks/RESULTS.md``). Nothing is ever written.
+process's memory does not grow with the file. ``mapped=True`` keeps the
+64 KiB blocks read in private memory instead (a
+:class:`~rmqformats.mapped.FileImage`, filled by ``pread``; never a memory
+map, which a file cut while it is read would turn into SIGBUS): faster for
+many lookups, but 20,000 random lookups make the resident set about the size
+of the file (measured in ``benchmarks/RESULTS.md``). Nothing is ever written.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ import numpy as np
 from .errors import IndexChainLoopError, IndexRangeError, IndexSizeError, RmqFormatError
 from .generated.layouts import rocketmq_index_file as layout
 from .javahash import java_string_hash
-from .mapped import open_readonly, pread as _pread
+from .mapped import FILL_BLOCK, FileImage, pread as _pread
 from .units import unit_dtype
 
 if TYPE_CHECKING:
@@ -209,11 +208,9 @@ class IndexFile:
 
     ``num_hash_slots`` and ``num_index`` are the broker's ``maxHashSlotNum``
     and ``maxIndexNum``; see :func:`infer_counts` for what happens when they
-    are not given. ``mapped`` reads through a memory map (faster for many
-    lookups, resident memory up to the file size; see the module docstring;
-    a file cut while mapped raises SIGBUS on access, so only use it on files
-    no one truncates, as the broker never does). Use as a context manager,
-    or call :meth:`close`.
+    are not given. ``mapped`` keeps the blocks read in memory (faster for
+    many lookups, resident memory up to the file size; see the module
+    docstring). Use as a context manager, or call :meth:`close`.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, num_hash_slots: int | None = None,
@@ -231,7 +228,7 @@ class IndexFile:
                 os.posix_fadvise(self._fd, 0, 0, os.POSIX_FADV_RANDOM)
             self._entries_at = HEADER_SIZE + self.num_hash_slots * SLOT_SIZE
             if mapped:
-                self._mm = open_readonly(self.path, sequential=False)
+                self._mm = FileImage(self.path, sequential=False)
             #: The header as stored.
             self.header = IndexHeader._make(_HEADER.unpack(self._read(HEADER_SIZE, 0)))
         except BaseException:
@@ -261,7 +258,15 @@ class IndexFile:
         """``n`` bytes at ``offset``; :class:`IndexSizeError` if the file has become shorter since it was opened."""
         if self._fd is None:
             raise ValueError(f"{self.path} is closed")
-        data = _pread(self._fd, n, offset) if self._mm is None else self._mm[offset:offset + n]
+        mm = self._mm
+        if mm is None:
+            data = _pread(self._fd, n, offset)
+        else:
+            end = offset + n
+            blocks = mm.blocks
+            if not (end <= mm.size and blocks[offset // FILL_BLOCK] and blocks[(end - 1) // FILL_BLOCK]):
+                mm.ensure(offset, end)
+            data = mm.buf[offset:end]
         if len(data) != n:
             raise IndexSizeError(self.path, offset, f"file ends {len(data)} bytes into a {n}-byte read; "
                                                     f"it was {self.size} bytes when opened")

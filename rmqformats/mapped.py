@@ -150,7 +150,8 @@ class FileImage:
             raise
         #: Bytes from the start (or the last :meth:`release`) to here hold the file's bytes.
         self.filled = 0
-        self._blocks: bytearray | None = None
+        #: Per 64 KiB block (:data:`FILL_BLOCK`), non-zero once read; made at opening for random access.
+        self.blocks: bytearray | None = None if sequential else bytearray(-(-self.size // FILL_BLOCK))
 
     def __len__(self) -> int:
         return self.size
@@ -182,9 +183,9 @@ class FileImage:
         start = max(start, 0)
         if start >= end or end <= self.filled:
             return
-        if self._blocks is None:
-            self._blocks = bytearray(-(-self.size // FILL_BLOCK))
-        blocks = self._blocks
+        if self.blocks is None:
+            self.blocks = bytearray(-(-self.size // FILL_BLOCK))
+        blocks = self.blocks
         first = start // FILL_BLOCK
         last = (end - 1) // FILL_BLOCK
         b = first

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .errors import FileChangedError, QueueFileError, display_path
-from .mapped import open_readonly, pread_into
+from .mapped import FileImage, pread_exact, pread_into
 
 #: Store files named by the offset of their first byte, as 20 decimal digits
 #: (commit-log and timer-log segments, queue files).
@@ -173,15 +173,15 @@ class UnitFiles:
         return self.files[0].start // self.unit_size if self.files else 0
 
     def load(self, f: QueueFile) -> np.ndarray:
-        """All units of one file, as a copy (the file is mapped only while reading)."""
+        """All units of one file, as a copy in native byte order (read with ``pread``, never mapped)."""
         self.check_file(f)
-        mm = open_readonly(f.path)
-        if mm is None:
-            return np.zeros(0, self.native)
+        fd = os.open(f.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         try:
-            return np.frombuffer(mm, self.dtype).astype(self.native)
+            size = os.fstat(fd).st_size
+            data = pread_exact(fd, size - size % self.unit_size, 0, f.path, size) if size else b""
         finally:
-            mm.close()
+            os.close(fd)
+        return np.frombuffer(data, self.dtype).astype(self.native)
 
     def _first_rejected(self, f: QueueFile) -> tuple[int, int]:
         """(number in ``f`` of the first unit ``accept`` rejects, or -1; units in ``f``).
@@ -193,8 +193,10 @@ class UnitFiles:
         :meth:`read`.
         """
         self.check_file(f)
-        mm = open_readonly(f.path)
-        if mm is None:
+        # pread into a private image, not a memory map: a file cut while read raises FileChangedError.
+        mm = FileImage(f.path, sequential=False)
+        if mm.size == 0:
+            mm.close()
             return -1, 0
         try:
             count = len(mm) // self.unit_size
@@ -202,7 +204,8 @@ class UnitFiles:
             # the walk ends there at the latest.
             zero_rejected = not bool(self.accept(np.zeros(1, self.native))[0])
             used = _first_zero_unit(mm, self.unit_size, count) if zero_rejected else count
-            units = np.frombuffer(mm, self.dtype, count=used).astype(self.native)
+            mm.ensure(0, used * self.unit_size)
+            units = np.frombuffer(mm.buf, self.dtype, count=used).astype(self.native)
         finally:
             mm.close()
         bad = np.flatnonzero(~self.accept(units))
@@ -257,7 +260,7 @@ class UnitFiles:
     def read(self, start: int, stop: int) -> np.ndarray:
         """Units ``start`` to ``stop - 1``, clipped to those on disk before the end.
 
-        A copy in native byte order, so the files are mapped only while reading.
+        A copy in native byte order, read with ``pread`` (never mapped).
         """
         walked = self._walked = {} if self._end is None else None
         try:
@@ -271,13 +274,7 @@ class UnitFiles:
             if native is not None and first + step.count <= len(native):
                 parts.append(native[first:first + step.count])
                 continue
-            mm = open_readonly(step.file.path)
-            if mm is None:
-                raise QueueFileError(step.file.path, 0, "empty file")
-            try:
-                parts.append(np.frombuffer(mm, self.dtype, count=step.count, offset=step.pos).astype(self.native))
-            finally:
-                mm.close()
+            parts.append(self.read_stored(step).astype(self.native))
         return np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else np.zeros(0, self.native)
 
     def plan(self, start: int, stop: int, max_units: int) -> list[ReadStep]:

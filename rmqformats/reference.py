@@ -22,7 +22,6 @@ from .errors import BadMagicError, RecordError, RecordSizeError, TruncatedRecord
 from .generated.construct import rocketmq_commitlog as cs
 from .generated.kaitai.rocketmq_commitlog import RocketmqCommitlog
 from .generated.layouts import rocketmq_commitlog as layout
-from .mapped import RELEASE_EVERY, open_readonly, release_pages
 
 
 def sys_flag_value(flags) -> int:
@@ -52,17 +51,12 @@ def kaitai_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, Rocketmq
     the file.
     """
     path = os.fspath(path)
-    mm = open_readonly(path)
-    if mm is None:
-        return
-    with mm:
-        io = KaitaiStream(mm)
+    # A buffered file, not a memory map: a file cut while it is read ends the parse, it cannot kill the process.
+    with open(path, "rb") as f:
+        io = KaitaiStream(f)
         root = RocketmqCommitlog.__new__(RocketmqCommitlog)
-        release_at = RELEASE_EVERY
         while not io.is_eof():
             pos = io.pos()
-            if pos >= release_at:
-                release_at = release_pages(mm, pos)
             try:
                 rec = RocketmqCommitlog.Record(io, root, root)
                 is_message = rec.is_message
@@ -85,16 +79,10 @@ def _construct_error(path: str, pos: int, exc: Exception) -> RecordError:
 def construct_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, construct.Container]]:
     """Yield ``(file offset, record)`` for each record of a segment, parsed by the construct schema."""
     path = os.fspath(path)
-    mm = open_readonly(path)
-    if mm is None:
-        return
-    with mm:
-        size = len(mm)
+    with open(path, "rb") as mm:  # a buffered file, not a memory map (see kaitai_records)
+        size = os.fstat(mm.fileno()).st_size
         pos = 0
-        release_at = RELEASE_EVERY
         while pos < size:
-            if pos >= release_at:
-                release_at = release_pages(mm, pos)
             mm.seek(pos)
             try:
                 rec = cs.record.parse_stream(mm)

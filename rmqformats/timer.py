@@ -41,7 +41,7 @@ from .errors import (
 from .generated.layouts import rocketmq_timer_check as check_layout
 from .generated.layouts import rocketmq_timer_log as log_layout
 from .generated.layouts import rocketmq_timer_wheel as wheel_layout
-from .mapped import RELEASE_EVERY, open_readonly, release_pages
+from .mapped import RELEASE_EVERY, FileImage, pread_exact, release_pages
 from .message import millis_to_datetime_or_none
 from .queuefiles import QueueFile, queue_files
 from .units import unit_dtype
@@ -235,8 +235,9 @@ class TimerLogScan:
             self._stop(0, TimerLogEndReason.NO_SEGMENTS, None)
             return
         for i, seg in enumerate(self._segments):
-            mm = open_readonly(seg.path, sequential=True)
-            if mm is None:
+            mm = FileImage(seg.path)  # pread, not a memory map: a file cut while read raises FileChangedError
+            if mm.size == 0:
+                mm.close()
                 pos, reason, detail, stop = 0, TimerLogEndReason.END_OF_FILE, "", False
             else:
                 try:
@@ -259,7 +260,8 @@ class TimerLogScan:
         step = _CHUNK_UNITS * UNIT_SIZE
         while size - pos >= UNIT_SIZE:
             length = min(step, size - pos)
-            buf = mm[pos:pos + length - length % UNIT_SIZE]
+            mm.fill_to(pos + length)
+            buf = mm.buf[pos:pos + length - length % UNIT_SIZE]
             chunk = np.frombuffer(buf, dtype=UNIT_DTYPE)
             ok = (chunk["len_unit"] == UNIT_SIZE) & ((chunk["magic"] | _MAGIC_BITS) == _MAGIC_BITS)
             n = len(chunk) if ok.all() else int(np.argmin(ok))
@@ -278,6 +280,8 @@ class TimerLogScan:
         left = size - pos
         if left == 0:
             return pos, TimerLogEndReason.END_OF_FILE, "", False
+        mm.fill_to(size)
+        mm = mm.buf
         if left < HEADER_SIZE:
             if any(mm[pos:size]):
                 raise TruncatedTimerUnitError(seg.path, pos, f"{left} bytes left, an entry header needs {HEADER_SIZE}")
@@ -324,7 +328,7 @@ class TimerSlot(NamedTuple):
 
 
 class TimerWheel:
-    """The ``timerwheel`` file as a numpy array of slots over a read-only memory map.
+    """The ``timerwheel`` file as a numpy array of slots, read whole when opened.
 
     ``slots_total`` is the broker's ``slotsTotal`` (the wheel has twice as
     many slots); by default it is taken from the file's size, and when given
@@ -354,20 +358,21 @@ class TimerWheel:
         if slots_total <= 0:
             raise ValueError(f"slots_total must be positive, not {slots_total}")
         self.slots_total = slots_total
-        self._mm = open_readonly(self.path, sequential=False) if count else None
+        # Read whole (a wheel is 38.7 MB at the broker's settings) with pread, not mapped: a
+        # file cut while it is read raises FileChangedError instead of killing the process.
+        data = b""
+        if count:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            try:
+                data = pread_exact(fd, count * SLOT_SIZE, 0, self.path, size)
+            finally:
+                os.close(fd)
         #: The slots as a read-only structured array (fields as in the spec's ``slot`` type).
-        self.slots: np.ndarray = (np.frombuffer(self._mm, dtype=SLOT_DTYPE) if self._mm is not None
-                                  else np.zeros(0, dtype=SLOT_DTYPE))
+        self.slots: np.ndarray = np.frombuffer(data, dtype=SLOT_DTYPE)
 
     def close(self) -> None:
-        """Drop the array and unmap the file."""
+        """Drop the array of slots."""
         self.slots = np.zeros(0, dtype=SLOT_DTYPE)
-        if self._mm is not None:
-            try:
-                self._mm.close()
-            except BufferError:  # an array of slots is still in use; the map goes with it
-                pass
-            self._mm = None
 
     def __enter__(self) -> TimerWheel:  # noqa: PYI034 (typing.Self needs Python 3.11)
         return self
