@@ -80,6 +80,8 @@ DEFAULT_NUM_INDEX = 20_000_000
 DEFAULT_RATIO = DEFAULT_NUM_INDEX // DEFAULT_NUM_HASH_SLOTS
 #: ``MessageStoreConfig.maxMsgsNumBatch`` default: the broker's cap on hits per query.
 DEFAULT_MAX_NUM = 64
+#: Repeated hits a lookup adds for a chain that loops, as the broker's walk would, at most.
+LOOP_REPEAT_LIMIT = 1 << 16
 #: ``Long.MAX_VALUE``, the broker's "no upper time bound".
 LONG_MAX = (1 << 63) - 1
 INT_MAX = (1 << 31) - 1
@@ -364,9 +366,11 @@ class IndexFile:
 
         Two cases the broker does not stop cleanly: a slot or link that points
         past the last entry of the file (the broker's read fails and it keeps
-        what it has) and a chain that loops without hits (the broker never
-        returns). Both raise a typed error, or with ``strict=False`` end the
-        walk with the offsets found so far.
+        what it has) and a chain that loops (the broker never returns, or
+        returns the loop's hits over and over up to ``max_num``, as this
+        does when that means at most :data:`LOOP_REPEAT_LIMIT` repeats). Both
+        raise a typed error, or with ``strict=False`` end the walk with the
+        offsets found so far (each entry of a loop once).
         """
         hits: list = []
         self._select(hits, index_key_hash(key), max_num, begin, end, strict)
@@ -386,7 +390,11 @@ class IndexFile:
         unpack = _ENTRY.unpack
         link_at = slot_at  # where the number n was read, for error messages
         # Brent's cycle detection: a walk that comes back to the marked entry
-        # without new hits will repeat forever (every step depends only on n).
+        # repeats forever (every step depends only on n). Without hits the
+        # broker's lookup never returns; with hits it returns the loop's hits
+        # over and over up to max_num, which are added here without walking,
+        # as long as there are at most LOOP_REPEAT_LIMIT of them (time and
+        # memory stay bounded whatever max_num is asked).
         mark, mark_hits, power, steps = n, len(hits), 1, 0
         while len(hits) < max_num:
             if n >= limit:
@@ -405,10 +413,17 @@ class IndexFile:
                 return
             link_at = at
             n = prev
-            if n == mark and len(hits) == mark_hits:
+            if n == mark:
+                cycle = hits[mark_hits:]
+                if cycle and max_num - len(hits) <= LOOP_REPEAT_LIMIT:
+                    while len(hits) < max_num:  # what the broker's walk would add, in its order
+                        hits.extend(cycle[:max_num - len(hits)])
+                    return
                 if strict:
-                    raise IndexChainLoopError(self.path, at, f"the chain of entries loops back to entry {n} "
-                                                             "without hits; the broker's lookup would not end")
+                    raise IndexChainLoopError(
+                        self.path, at, f"the chain of entries loops back to entry {n}; the broker's lookup "
+                        + (f"would repeat {len(cycle)} hit(s) until {max_num} are found" if cycle
+                           else "would not end"))
                 return
             steps += 1
             if steps == power:

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ..consumequeue import tags_code
+from ..consumequeue import SCHEDULE_TOPIC, tags_code
 from . import bodies
 from .common import UsageError, Unknown, iso, open_from_args, parse_time, short, print_table, add_store_args
 
@@ -86,8 +86,12 @@ def cmd_queue(args: argparse.Namespace) -> int:
             return _batch_queue(args, bcq, topic, queue_id)
         raise _unknown_queue(store, topic, queue_id)
     stop = args.to_offset
-    items = (cq.messages(args.from_offset, stop, tag=args.tag) if args.resolve
-             else cq.units(args.from_offset, stop, tag=args.tag))
+    if args.resolve:
+        items = cq.messages(args.from_offset, stop, tag=args.tag)
+    elif args.tag is not None and topic == SCHEDULE_TOPIC:  # tags codes are delivery times there: check messages
+        items = (r.unit for r in cq.messages(args.from_offset, stop, tag=args.tag))
+    else:
+        items = cq.units(args.from_offset, stop, tag=args.tag)
     rows = []
     n = 0
     for n, item in enumerate(items, 1):
