@@ -35,6 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     tables.set_wide(getattr(args, "wide", False))
+    if hasattr(sys.stdout, "reconfigure"):
+        # Text read from files can hold what no encoding writes (a lone surrogate from a \ud800
+        # escape in a config file): written as that escape, which is also valid inside JSON strings.
+        sys.stdout.reconfigure(errors="backslashreplace")
     try:
         return args.func(args)
     except UsageError as exc:

@@ -70,6 +70,7 @@ def with_progress(scan: Scan, total: int, label: str) -> Iterator[Message]:
 def short(text: str, width: int = 48) -> str:
     """``text`` cut in the middle to ``width`` characters, for table cells fitted to a terminal (JSON,
     ``--wide`` and plain tables, to a pipe or a file, keep it whole)."""
+    text = str(text)  # a key a hand-edited config file holds as an integer
     if len(text) <= width or tables.table_width(sys.stdout) is None:
         return text
     return tables.cut_middle(text, width)

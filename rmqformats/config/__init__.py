@@ -100,7 +100,9 @@ class ConfigFile:
         """The model written back in fastjson's format and the file's character set (``raw`` when empty)."""
         if self.model is None:
             return self.raw
-        return write_config(self.model, self.schema).encode(self.encoding or "utf-8")
+        # Characters the charset cannot hold (a lone surrogate from a \ud800 escape) become "?",
+        # as Java's String.getBytes writes them.
+        return write_config(self.model, self.schema).encode(self.encoding or "utf-8", "replace")
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,9 @@ class Parsed:
 
 
 _WS = " \t\r\n\f\b"
+_INT_KEY = re.compile(r"-?[0-9]+")
+#: Longest number read (characters); broker files hold longs (at most 20 characters with the sign).
+MAX_NUMBER_DIGITS = 400
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
@@ -128,8 +131,10 @@ class _Parser:
                 key, i = self.string(i, path)
             elif c == "-" or c.isdigit():
                 # fastjson writes non-String map keys (Integer, Long) without quotes.
-                m = re.compile(r"-?[0-9]+").match(self.text, i)
-                key, i = int(m.group()), m.end()
+                m = _INT_KEY.match(self.text, i)
+                if m is None:
+                    raise self.fail(i, path, f"unexpected {self.what(i)}, expected a key")
+                key, i = self.integer(m, path), m.end()
             else:
                 raise self.fail(i, path, f"unexpected {self.what(i)}, expected a key")
             i = self.skip_ws(i)
@@ -213,8 +218,17 @@ class _Parser:
         if not m:
             raise self.fail(i, path, f"bad number at {self.what(i)}")
         if m.group(1) or m.group(2):
+            if len(m.group()) > MAX_NUMBER_DIGITS:
+                raise self.fail(i, path, f"number of {len(m.group()):,} characters, longer than any field holds")
             return float(m.group()), m.end()
-        return int(m.group()), m.end()
+        return self.integer(m, path), m.end()
+
+    def integer(self, m: re.Match, path: JsonPath) -> int:
+        # Python refuses to convert more than 4300 digits (sys.int_info.str_digits_check_threshold);
+        # no field of a broker file is wider than a long (19 digits).
+        if len(m.group()) > MAX_NUMBER_DIGITS:
+            raise self.fail(m.start(), path, f"integer of {len(m.group()):,} digits, longer than any field holds")
+        return int(m.group())
 
 
 def parse(text: str) -> Parsed:

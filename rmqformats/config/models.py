@@ -87,7 +87,8 @@ def _dump(obj: Any, **overrides: Any) -> dict[str, Any]:
 
 
 def _map(load: Callable[[Any], Any]) -> Callable[[Mapping], dict]:
-    return lambda m: {k: load(v) for k, v in m.items()}
+    """A String-keyed table: fastjson reads an unquoted (integer) key of such a map as its text."""
+    return lambda m: {str(k): load(v) for k, v in m.items()}
 
 
 def _int_keys(m: Mapping) -> dict:
@@ -284,6 +285,7 @@ TOPIC_GROUP_SEPARATOR = "@"
 
 def split_topic_group(key: str) -> tuple[str, str]:
     """``topic@group`` → (topic, group), split at the first ``@`` (topics cannot contain one)."""
+    key = str(key)  # an unquoted integer key of a hand-edited file
     topic, sep, group = key.partition(TOPIC_GROUP_SEPARATOR)
     return (topic, group) if sep else (key, "")
 
