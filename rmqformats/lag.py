@@ -102,11 +102,11 @@ def consumer_lag(store: Store, *, group: str | None = None, topic: str | None = 
     Raises :class:`~rmqformats.errors.ConfigError` when ``consumerOffset.json``
     (or ``lmqConsumerOffset.json``) cannot be read, nor its ``.bak``.
     """
+    from .config.stream import read_committed_offsets
     committed: dict[tuple[str, str, int], int] = {}
     for name in ("consumerOffset.json", "lmqConsumerOffset.json"):
-        offsets = _model(store, name)
-        if offsets is not None:
-            committed.update(offsets.offsets)
+        # Streamed: a consumerOffset.json of hundreds of MB costs its text, not a parsed document.
+        committed.update(read_committed_offsets(store.path("config", name)))
     # topics.json only tells which topics use batch consume queues; the folders say so as well,
     # so a damaged topics.json does not stop the lag from being computed.
     try:
@@ -121,10 +121,15 @@ def consumer_lag(store: Store, *, group: str | None = None, topic: str | None = 
     # Queues of a (topic, group) without a committed offset: the broker counts them from 0.
     wanted: dict[tuple[str, str, int], int | None] = dict(committed)
     pairs = {(t, g) for t, g, _ in committed}
+    simple_ids: dict[str, list[int]] = {}
+    batch_ids: dict[str, list[int]] = {}
+    for ids, source in ((simple_ids, simple), (batch_ids, batch)):
+        for qt, qid in source:
+            ids.setdefault(qt, []).append(qid)
     for t, g in pairs:
-        source = batch if (t in batch_topics or any(k[0] == t for k in batch)) else simple
-        for (qt, qid) in source:
-            if qt == t and (t, g, qid) not in wanted:
+        ids = batch_ids if (t in batch_topics or t in batch_ids) else simple_ids
+        for qid in ids.get(t, ()):
+            if (t, g, qid) not in wanted:
                 wanted[(t, g, qid)] = None
 
     rows = []

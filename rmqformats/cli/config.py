@@ -13,14 +13,29 @@ from ..store import Store
 from . import status
 from .common import Unknown, iso, open_from_args, short, print_table, add_store_args
 
+class _Streamed:
+    """A consumer offsets file too large to parse whole: its entries are read as they are written out."""
+
+    def __init__(self, name: str, path: str, schema: str):
+        self.name, self.path, self.schema = name, path, schema
+
+    def entries(self):
+        from ..config.stream import iter_consumer_offsets
+        return iter_consumer_offsets(self.path)
+
+
 def _read_config_files(store: Store) -> tuple[list, list[str]]:
     """Every known config file of the store (or its ``.bak``), and the errors of those that fail."""
     from ..config import read_config_file
     from ..config.schema import known_files
+    from ..config.stream import STREAM_BYTES
     found, errors = [], []
     for folder, name, schema in known_files():
         path = store.path(folder, name)
         if not (os.path.exists(path) or os.path.exists(path + ".bak")):
+            continue
+        if schema == "consumerOffset" and os.path.isfile(path) and os.path.getsize(path) > STREAM_BYTES:
+            found.append(_Streamed(name, path, schema))
             continue
         try:
             found.append(read_config_file(path, schema=schema))
@@ -34,7 +49,14 @@ def config_summary(files: list, errors: list[str]) -> dict:
     from ..config import ConsumerOffsetsFile, DelayOffsetsFile, SubscriptionGroupsFile, TopicsFile
     out: dict = {"files": [], "errors": errors, "topics": [], "groups": [], "consumerOffsets": [],
                  "delayOffsets": []}
+    streamed = []
     for f in files:
+        if isinstance(f, _Streamed):
+            out["files"].append({"name": f.name, "path": f.path, "source": "file", "encoding": None,
+                                 "schema": f.schema, "valid": True, "unknownKeys": [],
+                                 "warnings": ["large file: its offsets are streamed, checked as they are read"]})
+            streamed.append(f)
+            continue
         out["files"].append({"name": f.name, "path": f.path, "source": f.source, "encoding": f.encoding,
                              "schema": f.schema, "valid": f.model is not None,
                              "unknownKeys": list(f.unknown_keys), "warnings": list(f.warnings)})
@@ -61,7 +83,35 @@ def config_summary(files: list, errors: list[str]) -> dict:
             for level, off in m.by_level.items():
                 topic, qid = m.queue_of(level)
                 out["delayOffsets"].append({"level": level, "topic": topic, "queueId": qid, "offset": off})
+    if streamed:  # read while written out (see _write_jsonl); a list only for the table
+        out["consumerOffsets"] = _chain(out["consumerOffsets"], streamed)
     return out
+
+
+def _chain(first: list, streamed: list):
+    yield from first
+    for f in streamed:
+        for e in f.entries():
+            yield {"file": f.name, "group": e.group, "topic": e.topic, "queueId": e.queue_id, "offset": e.offset}
+
+
+_PLACEHOLDER = "\x00consumerOffsets\x00"
+
+
+def _write_jsonl(info: dict, out) -> None:
+    """``info`` as one JSON line, its consumer offsets written as they are read (memory: one entry)."""
+    offsets = info["consumerOffsets"]
+    if isinstance(offsets, list):
+        out.write(json.dumps(info, ensure_ascii=False) + "\n")
+        return
+    head, tail = json.dumps({**info, "consumerOffsets": _PLACEHOLDER}, ensure_ascii=False).split(
+        json.dumps(_PLACEHOLDER), 1)
+    out.write(head + "[")
+    try:
+        for k, d in enumerate(offsets):
+            out.write((", " if k else "") + json.dumps(d, ensure_ascii=False))
+    finally:  # a damaged file ends the list where it was read to; the error goes to stderr
+        out.write("]" + tail + "\n")
 
 
 def _print_config(info: dict, out) -> None:
@@ -110,8 +160,9 @@ def cmd_config(args: argparse.Namespace) -> int:
     info = config_summary(files, errors)
     info = {"config": store.path("config"), **info}
     if args.format == "jsonl":
-        sys.stdout.write(json.dumps(info, ensure_ascii=False) + "\n")
+        _write_jsonl(info, sys.stdout)
     else:
+        info["consumerOffsets"] = list(info["consumerOffsets"])
         _print_config(info, sys.stdout)
     for err in errors:
         sys.stderr.write(f"rmqformats: error: {err}\n")

@@ -177,14 +177,15 @@ def decode_config(raw: bytes, schema: str, *, path: str | None = None,
         warnings.append(f"not {encodings[0].upper()}; decoded as {encoding.upper()} "
                         "(a 4.x broker writes with the JVM default charset)")
     try:
-        parsed: Parsed = parse(text)
+        # Positions only place schema problems: found by parsing again when there are some.
+        parsed: Parsed = parse(text, positions=False)
     except FastjsonSyntaxError as exc:
         raise ConfigSyntaxError(path, _byte_offset(text, exc.pos, encoding, raw), exc.reason,
                                 format_path(exc.path)) from None
     problems, unknown_paths = check(schema, parsed.value)
     if problems:
         first = problems[0]
-        pos = parsed.positions.get(first.path)
+        pos = parse(text).positions.get(first.path)
         offset = None if pos is None else _byte_offset(text, pos, encoding, raw)
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise ConfigSchemaError(path, offset, first.reason + more, format_path(first.path))

@@ -231,9 +231,22 @@ class _Parser:
         return int(m.group())
 
 
-def parse(text: str) -> Parsed:
-    """Parse fastjson-dialect (or strict JSON) text; raises :class:`FastjsonSyntaxError`."""
+class _NoPositions(dict):
+    """Positions not kept: a large document's path tuples would cost more than its values."""
+
+    def __setitem__(self, key, value) -> None:
+        pass
+
+
+def parse(text: str, *, positions: bool = True) -> Parsed:
+    """Parse fastjson-dialect (or strict JSON) text; raises :class:`FastjsonSyntaxError`.
+
+    ``positions=False`` keeps no positions (``Parsed.positions`` is empty):
+    parse again with them to place a problem found later.
+    """
     p = _Parser(text)
+    if not positions:
+        p.positions = _NoPositions()
     i = 0
     if text.startswith("\ufeff"):
         i = 1  # a byte-order mark left by an editor
