@@ -1,0 +1,169 @@
+"""Peak memory of reading a large ``consumerOffset.json``, against the file's size.
+
+Generates (once, into ``benchmarks/data/``) a store root whose only content
+is ``config/consumerOffset.json`` of about ``--mb`` MB (default 200) in the
+broker's fastjson format: ``topic@group`` keys, 16 queues each, offsets up
+to 10^9 — what a broker with tens of thousands of groups and topics writes.
+
+Each reader runs in its own process (``--worker NAME``) and reports its
+time and peak RSS (``VmHWM``) and the RSS after its imports:
+
+* ``stream``: :func:`rmqformats.config.stream.iter_consumer_offsets`,
+  counting the offsets and summing them;
+* ``config-jsonl``: ``rmqformats config ROOT --format jsonl`` (output to
+  ``/dev/null``), which streams the file's offsets into its JSON line;
+* ``lag``: ``rmqformats lag ROOT --format jsonl --no-store-time`` on the
+  ``--document-mb`` file: every committed offset becomes a row, and the rows
+  are sorted, so they are held (their memory grows with the offsets);
+* ``document``: :func:`rmqformats.config.read_config_file` (the whole
+  document, schema-checked, as a typed model) on a ``--document-mb`` file
+  (default 20), for comparison: Python objects for every offset.
+
+The run fails unless ``stream`` and ``config-jsonl`` stay under 4x the file
+size (peak RSS, the interpreter and imports included) and agree with the
+generator on the count and sum of the offsets.
+
+    .venv/bin/python benchmarks/bench_config.py [--mb 200] [--document-mb 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from procstats import peak_rss_kib, rss_kib  # noqa: E402 (benchmarks/ is on sys.path)
+
+DATA = os.path.join(HERE, "data")
+QUEUES = 16
+READERS = ("stream", "config-jsonl", "lag", "document")
+#: Peak RSS allowed for the streaming readers, in file sizes.
+LIMIT = 4.0
+
+
+def generate(root: str, mb: int, seed: int = 20261122) -> dict:
+    """Write ``root/config/consumerOffset.json`` of about ``mb`` MB unless it is there; returns its manifest."""
+    manifest_path = os.path.join(root, "manifest.json")
+    if os.path.exists(manifest_path):
+        with open(manifest_path) as f:
+            return json.load(f)
+    rng = random.Random(seed)
+    os.makedirs(os.path.join(root, "config"), exist_ok=True)
+    os.makedirs(os.path.join(root, "commitlog"), exist_ok=True)
+    path = os.path.join(root, "config", "consumerOffset.json")
+    target = mb * 1_000_000
+    count = total = entries = 0
+    with open(path, "w", encoding="utf-8") as f:
+        f.write('{\n\t"offsetTable":{')
+        written = 16
+        k = 0
+        while written < target:
+            topic, group = f"Topic_{k % 5000:05d}", f"ConsumerGroup_{k // 5000:05d}"
+            offsets = [rng.randrange(10 ** rng.randrange(1, 10)) for _ in range(QUEUES)]
+            text = (("," if k else "") + f'\n\t\t"{topic}@{group}":{{'
+                    + ",".join(f"{q}:{o}" for q, o in enumerate(offsets)) + "\n\t\t}")
+            f.write(text)
+            written += len(text)
+            count += QUEUES
+            total += sum(offsets)
+            entries += 1
+            k += 1
+        f.write("\n\t}\n}")
+    manifest = {"mb": mb, "seed": seed, "size": os.path.getsize(path), "entries": entries, "offsets": count,
+                "offset_sum": total}
+    with open(manifest_path, "w") as f:
+        json.dump(manifest, f)
+    return manifest
+
+
+def run_reader(name: str, root: str) -> dict:
+    path = os.path.join(root, "config", "consumerOffset.json")
+    if name == "stream":
+        from rmqformats.config.stream import iter_consumer_offsets
+        n = s = 0
+        for e in iter_consumer_offsets(path):
+            n += 1
+            s += e.offset
+        return {"offsets": n, "offset_sum": s}
+    if name == "document":
+        from rmqformats.config import read_config_file
+        f = read_config_file(path)
+        entries = f.model.entries()
+        return {"offsets": len(entries), "offset_sum": sum(e.offset for e in entries)}
+    from rmqformats.cli import main
+    args = (["config", root, "--format", "jsonl"] if name == "config-jsonl"
+            else ["lag", root, "--format", "jsonl", "--no-store-time"])
+    with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
+        status = main(args)
+    if status:
+        raise RuntimeError(f"rmqformats {' '.join(args)} exited with {status}")
+    return {}
+
+
+def worker(name: str, root: str) -> None:
+    import rmqformats.cli  # noqa: F401  (imports are not measured)
+    import rmqformats.config  # noqa: F401
+    import rmqformats.config.stream  # noqa: F401
+    import rmqformats.lag  # noqa: F401
+
+    before = rss_kib()
+    t0 = time.perf_counter()
+    result = run_reader(name, root)
+    result.update(seconds=time.perf_counter() - t0, peak_rss_kib=peak_rss_kib(), rss_before_kib=before)
+    sys.stderr.write(json.dumps(result) + "\n")
+
+
+def run_worker(name: str, root: str) -> dict:
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", name, "--root", root],
+                          capture_output=True, text=True, cwd=os.path.dirname(HERE))
+    if proc.returncode:
+        raise RuntimeError(f"{name} failed:\n{proc.stderr}")
+    return json.loads(proc.stderr.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--mb", type=int, default=200, help="size of the generated consumerOffset.json in MB")
+    p.add_argument("--document-mb", type=int, default=20, help="size of the file lag and the document reader read")
+    p.add_argument("--readers", default=",".join(READERS), help="comma-separated readers to run")
+    p.add_argument("--data", default=DATA)
+    p.add_argument("--worker", choices=READERS, help=argparse.SUPPRESS)
+    p.add_argument("--root", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker:
+        worker(args.worker, args.root)
+        return
+    results = {}
+    print(f"{'reader':<13} {'file MB':>8} {'seconds':>8} {'offsets':>11} {'peak RSS MiB':>13} "
+          f"{'RSS before MiB':>15} {'peak / file':>12}")
+    for name in args.readers.split(","):
+        mb = args.document_mb if name in ("document", "lag") else args.mb
+        root = os.path.join(args.data, f"config-consumeroffset-{mb}mb")
+        t0 = time.perf_counter()
+        manifest = generate(root, mb)
+        if time.perf_counter() - t0 > 1:
+            print(f"(generated {manifest['size']:,} bytes in {time.perf_counter() - t0:.1f} s)")
+        r = run_worker(name, root)
+        ratio = r["peak_rss_kib"] * 1024 / manifest["size"]
+        r.update(size=manifest["size"], ratio=ratio)
+        results[name] = r
+        print(f"{name:<13} {manifest['size'] / 1e6:>8.1f} {r['seconds']:>8.1f} {r.get('offsets', ''):>11} "
+              f"{r['peak_rss_kib'] / 1024:>13.1f} {r['rss_before_kib'] / 1024:>15.1f} {ratio:>11.2f}x")
+        if "offsets" in r and (r["offsets"], r["offset_sum"]) != (manifest["offsets"], manifest["offset_sum"]):
+            raise AssertionError(f"{name} read {r['offsets']} offsets summing to {r['offset_sum']}, the generator "
+                                 f"wrote {manifest['offsets']} summing to {manifest['offset_sum']}")
+    print(json.dumps(results))
+    over = [n for n in ("stream", "config-jsonl") if n in results and results[n]["ratio"] >= LIMIT]
+    if over:
+        raise SystemExit(f"peak RSS at or over {LIMIT}x the file size: {', '.join(over)}")
+
+
+if __name__ == "__main__":
+    main()
