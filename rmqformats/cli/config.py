@@ -107,11 +107,16 @@ def _write_jsonl(info: dict, out) -> None:
     head, tail = json.dumps({**info, "consumerOffsets": _PLACEHOLDER}, ensure_ascii=False).split(
         json.dumps(_PLACEHOLDER), 1)
     out.write(head + "[")
+    parts: list[str] = []
+    sep = ""
     try:
-        for k, d in enumerate(offsets):
-            out.write((", " if k else "") + json.dumps(d, ensure_ascii=False))
+        for d in offsets:
+            parts.append(json.dumps(d, ensure_ascii=False))
+            if len(parts) >= 8192:  # written in slices: memory stays at one slice
+                out.write(sep + ", ".join(parts))
+                parts, sep = [], ", "
     finally:  # a damaged file ends the list where it was read to; the error goes to stderr
-        out.write("]" + tail + "\n")
+        out.write((sep + ", ".join(parts) if parts else "") + "]" + tail + "\n")
 
 
 def _print_config(info: dict, out) -> None:
