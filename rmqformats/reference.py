@@ -19,6 +19,7 @@ import kaitaistruct
 from kaitaistruct import KaitaiStream
 
 from .errors import BadMagicError, RecordError, RecordSizeError, TruncatedRecordError
+from .mapped import RELEASE_EVERY, FileImage, release_pages
 from .generated.construct import rocketmq_commitlog as cs
 from .generated.kaitai.rocketmq_commitlog import RocketmqCommitlog
 from .generated.layouts import rocketmq_commitlog as layout
@@ -42,6 +43,13 @@ def _kaitai_error(path: str, pos: int, exc: Exception) -> RecordError:
     return RecordSizeError(path, pos, f"{type(exc).__name__}: {exc}")
 
 
+#: Read buffer of the construct parser: its field-by-field reads are served from it.
+_BUFFER = 1 << 20
+_HEADER_BYTES = 8
+#: Bytes past a record read before it is parsed (a damaged length can make a parser look a little further).
+_READ_AHEAD = 4096
+
+
 def kaitai_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, RocketmqCommitlog.Record]]:
     """Yield ``(file offset, record)`` for each record of a segment, Kaitai-parsed.
 
@@ -51,17 +59,37 @@ def kaitai_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, Rocketmq
     the file.
     """
     path = os.fspath(path)
-    # A buffered file, not a memory map: a file cut while it is read ends the parse, it cannot kill the process.
-    with open(path, "rb") as f:
-        io = KaitaiStream(f)
+    # The file read with pread into a private image (a memory map of a file cut while it is
+    # read would be SIGBUS), each record's bytes before it is parsed, the pages passed given back.
+    with FileImage(path) as img:
+        if img.size == 0:
+            return
+        io = KaitaiStream(img.buf)
         root = RocketmqCommitlog.__new__(RocketmqCommitlog)
-        while not io.is_eof():
+        release_at = RELEASE_EVERY
+        while True:
             pos = io.pos()
-            try:
-                rec = RocketmqCommitlog.Record(io, root, root)
-                is_message = rec.is_message
-            except (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError) as exc:
-                raise _kaitai_error(path, pos, exc) from None
+            img.fill_to(pos + _HEADER_BYTES)
+            if io.is_eof():
+                return
+            if pos >= release_at:
+                release_at = release_pages(img, pos)
+            size = int.from_bytes(img.buf[pos:pos + 4], "big", signed=True)
+            img.fill_to(pos + max(size, 0) + _READ_AHEAD)
+            while True:
+                try:
+                    rec = RocketmqCommitlog.Record(io, root, root)
+                    is_message = rec.is_message
+                except (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError) as exc:
+                    if img.filled < img.size and io.pos() + 64 >= img.filled:  # it reached unread bytes
+                        img.fill_to(img.filled + _READ_AHEAD)
+                        io.seek(pos)
+                        continue
+                    raise _kaitai_error(path, pos, exc) from None
+                if io.pos() <= img.filled:
+                    break
+                img.fill_to(io.pos() + _READ_AHEAD)  # the parse read bytes not yet read: again with them
+                io.seek(pos)
             yield pos, rec
             if not is_message:
                 return
@@ -79,7 +107,7 @@ def _construct_error(path: str, pos: int, exc: Exception) -> RecordError:
 def construct_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, construct.Container]]:
     """Yield ``(file offset, record)`` for each record of a segment, parsed by the construct schema."""
     path = os.fspath(path)
-    with open(path, "rb") as mm:  # a buffered file, not a memory map (see kaitai_records)
+    with open(path, "rb", buffering=_BUFFER) as mm:  # a buffered file, not a memory map (see kaitai_records)
         size = os.fstat(mm.fileno()).st_size
         pos = 0
         while pos < size:
