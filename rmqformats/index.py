@@ -19,9 +19,10 @@ a lookup in a 420 MB file touches a few pages of the page cache and the
 process's memory does not grow with the file. ``mapped=True`` keeps the
 64 KiB blocks read in private memory instead (a
 :class:`~rmqformats.mapped.FileImage`, filled by ``pread``; never a memory
-map, which a file cut while it is read would turn into SIGBUS): faster for
-many lookups, but 20,000 random lookups make the resident set about the size
-of the file (measured in ``benchmarks/RESULTS.md``). Nothing is ever written.
+map, which a file cut while it is read would turn into SIGBUS): slower
+than ``pread`` while the blocks are first read, about twice as fast once most
+are, and 20,000 random lookups make the resident set about the size of the
+file (measured in ``benchmarks/RESULTS.md``). Nothing is ever written.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import numpy as np
 from .errors import IndexChainLoopError, IndexRangeError, IndexSizeError, RmqFormatError
 from .generated.layouts import rocketmq_index_file as layout
 from .javahash import java_string_hash
-from .mapped import FILL_BLOCK, FileImage, pread as _pread
+from .mapped import FileImage, pread as _pread
 from .units import unit_dtype
 
 if TYPE_CHECKING:
@@ -80,6 +81,8 @@ DEFAULT_NUM_INDEX = 20_000_000
 DEFAULT_RATIO = DEFAULT_NUM_INDEX // DEFAULT_NUM_HASH_SLOTS
 #: ``MessageStoreConfig.maxMsgsNumBatch`` default: the broker's cap on hits per query.
 DEFAULT_MAX_NUM = 64
+#: Bytes an index file opened with ``mapped=True`` reads at a time.
+_BLOCK = 64 << 10
 #: Repeated hits a lookup adds for a chain that loops, as the broker's walk would, at most.
 LOOP_REPEAT_LIMIT = 1 << 16
 #: ``Long.MAX_VALUE``, the broker's "no upper time bound".
@@ -230,7 +233,9 @@ class IndexFile:
                 os.posix_fadvise(self._fd, 0, 0, os.POSIX_FADV_RANDOM)
             self._entries_at = HEADER_SIZE + self.num_hash_slots * SLOT_SIZE
             if mapped:
-                self._mm = FileImage(self.path, sequential=False)
+                # 64 KiB blocks: the first lookups pay for reading them, later ones find them read
+                # (4 KiB blocks were slower: each first touch costs a read either way).
+                self._mm = FileImage(self.path, sequential=False, block=_BLOCK)
             #: The header as stored.
             self.header = IndexHeader._make(_HEADER.unpack(self._read(HEADER_SIZE, 0)))
         except BaseException:
@@ -266,7 +271,7 @@ class IndexFile:
         else:
             end = offset + n
             blocks = mm.blocks
-            if not (end <= mm.size and blocks[offset // FILL_BLOCK] and blocks[(end - 1) // FILL_BLOCK]):
+            if not (end <= mm.size and blocks[offset // _BLOCK] and blocks[(end - 1) // _BLOCK]):
                 mm.ensure(offset, end)
             data = mm.buf[offset:end]
         if len(data) != n:

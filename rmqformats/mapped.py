@@ -128,14 +128,14 @@ class FileImage:
       (the file is read ahead in chunks of :data:`FILL_CHUNK`) and
       :meth:`release` for what they have passed;
     - random readers slice (``image[a:b]``) or call :meth:`ensure`, which
-      reads the 64 KiB blocks not yet read.
+      reads the blocks (64 KiB unless ``block`` says) not yet read.
 
     When the file has become shorter than it was at opening, the read that
     meets its end raises :class:`FileChangedError`; a memory map would end the
     process with SIGBUS instead. A file that grows is read at its size at opening.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, sequential: bool = True):
+    def __init__(self, path: str | os.PathLike[str], *, sequential: bool = True, block: int = FILL_BLOCK):
         self.path = os.fspath(path)
         self._fd: int | None = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         try:
@@ -150,8 +150,10 @@ class FileImage:
             raise
         #: Bytes from the start (or the last :meth:`release`) to here hold the file's bytes.
         self.filled = 0
-        #: Per 64 KiB block (:data:`FILL_BLOCK`), non-zero once read; made at opening for random access.
-        self.blocks: bytearray | None = None if sequential else bytearray(-(-self.size // FILL_BLOCK))
+        #: Bytes read at a time by :meth:`ensure` (a power of two).
+        self.block = block
+        #: Per block, non-zero once read; made at opening for random access.
+        self.blocks: bytearray | None = None if sequential else bytearray(-(-self.size // block))
 
     def __len__(self) -> int:
         return self.size
@@ -184,10 +186,10 @@ class FileImage:
         if start >= end or end <= self.filled:
             return
         if self.blocks is None:
-            self.blocks = bytearray(-(-self.size // FILL_BLOCK))
-        blocks = self.blocks
-        first = start // FILL_BLOCK
-        last = (end - 1) // FILL_BLOCK
+            self.blocks = bytearray(-(-self.size // self.block))
+        blocks, block = self.blocks, self.block
+        first = start // block
+        last = (end - 1) // block
         b = first
         while b <= last:
             if blocks[b]:
@@ -196,7 +198,7 @@ class FileImage:
             run = b
             while run <= last and not blocks[run]:
                 run += 1
-            self._read(b * FILL_BLOCK, min(run * FILL_BLOCK, self.size))
+            self._read(b * block, min(run * block, self.size))
             blocks[b:run] = b"\x01" * (run - b)
             b = run
 
