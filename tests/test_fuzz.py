@@ -34,7 +34,7 @@ from hypothesis import strategies as st  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 import fuzz_targets as targets  # noqa: E402
 
-EXAMPLES = int(os.environ.get("RMQFORMATS_FUZZ_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("RMQFORMATS_FUZZ_EXAMPLES", "30"))
 HANG_SECONDS = 60
 RSS_LIMIT_MIB = 3072
 FUZZ_SEED = 20261122
