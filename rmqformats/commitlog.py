@@ -288,7 +288,7 @@ class Scan:
         for i in range(first, len(segments)):
             seg = segments[i]
             last = i == len(segments) - 1
-            mm = FileImage(seg.path)
+            mm = FileImage(seg.path, start=pos)
             buf = mm.buf
             limit = len(buf)
             filled = 0  # bytes of buf read so far (pread, ahead of the scan)

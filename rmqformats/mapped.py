@@ -135,7 +135,8 @@ class FileImage:
     process with SIGBUS instead. A file that grows is read at its size at opening.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, sequential: bool = True, block: int = FILL_BLOCK):
+    def __init__(self, path: str | os.PathLike[str], *, sequential: bool = True, block: int = FILL_BLOCK,
+                 start: int = 0):
         self.path = os.fspath(path)
         self._fd: int | None = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         try:
@@ -148,8 +149,9 @@ class FileImage:
         except BaseException:
             os.close(self._fd)
             raise
-        #: Bytes from the start (or the last :meth:`release`) to here hold the file's bytes.
-        self.filled = 0
+        #: Bytes from ``start`` (or the last :meth:`release`) to here hold the file's bytes; a
+        #: sequential reader that starts inside the file reads nothing before ``start``.
+        self.filled = min(max(start, 0), self.size)
         #: Bytes read at a time by :meth:`ensure` (a power of two).
         self.block = block
         #: Per block, non-zero once read; made at opening for random access.

@@ -189,6 +189,9 @@ def test_file_image_reads_what_is_asked(tmp_path):
     with FileImage(path) as img:
         assert img.size == 1000
         assert img.fill_to(10) == 1000 and img.buf[:1000] == data[:1000]
+    with FileImage(path, start=600) as img:  # a scan from inside the file reads nothing before its start
+        assert img.fill_to(700) == 1000
+        assert img.buf[:600] == bytes(600) and img.buf[600:1000] == data[600:1000]
 
 
 def test_pread_exact_reports_a_short_file(tmp_path):
