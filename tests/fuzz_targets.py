@@ -236,9 +236,21 @@ RUNNERS = {"commitlog": _commitlog, "consumequeue": _consumequeue, "batchconsume
            "index": _index, "checkpoint": _checkpoint, "timer": _timer, "config": _config}
 
 
+#: ``dump --kind`` of the files whose kind name is not their FILES key.
+_DUMP_KINDS = {"config/timercheck": "timercheck", "checkpoint": "checkpoint", "config": "config", "timerlog": "timerlog", "timerwheel": "timerwheel"}
+
+
 def run(kind: str, root, rel: str) -> None:
     """Every reader and command of file kind ``kind`` against the store at ``root``, ``rel`` damaged."""
-    RUNNERS[kind](os.fspath(root), rel)
+    root = os.fspath(root)
+    RUNNERS[kind](root, rel)
+    path = os.path.join(root, rel)
+    command("dump", path, "--format", "jsonl", "--deep")
+    command("dump", path, "--summary")
+    command("dump", path, "--kind", _DUMP_KINDS.get(rel, _DUMP_KINDS.get(rel.split("/")[0], kind)))
+    if kind == "commitlog":
+        with tempfile.TemporaryDirectory() as tmp:
+            command("cut", path, "--records", "3", "-o", os.path.join(tmp, "piece"))
 
 
 def warm_up(root) -> None:
