@@ -139,7 +139,7 @@ def test_integer_topic_keys_are_text_as_fastjson_reads_them(tmp_path, capsys):
     assert "7" in read_config_file(topics).model.topic_config_table
     for argv in (["config", s], ["config", s, "--format", "jsonl"], ["lag", s], ["lag", s, "--format", "jsonl"]):
         status, out, _ = run(capsys, *argv)
-        assert status == 0, argv
+        assert status in ((0, 1) if argv[0] == "lag" else (0,)), argv  # lag: 1 when queues are flagged
     status, out, _ = run(capsys, "config", s)
     assert "\n  7 " in out
 
@@ -156,7 +156,7 @@ def test_lone_surrogate_in_a_key(tmp_path):
     for argv in (["config", str(s)], ["config", str(s), "--format", "jsonl"], ["lag", str(s)],
                  ["lag", str(s), "--format", "jsonl"]):
         proc = subprocess.run([sys.executable, "-m", "rmqformats", *argv], capture_output=True, text=True, env=env)
-        assert proc.returncode == 0, (argv, proc.stderr)
+        assert proc.returncode in ((0, 1) if argv[0] == "lag" else (0,)), (argv, proc.stderr)
         assert "Topic\\ud800" in proc.stdout, argv
         if "jsonl" in argv:
             line = proc.stdout.splitlines()[0]
