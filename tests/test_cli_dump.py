@@ -192,12 +192,16 @@ def test_kind_is_found_from_content_outside_a_store(capsys, tmp_path):
     segment = tmp_path / "00000000000000000000"
     segment.write_bytes((store_path("rocketmq-4.9.7") / "commitlog" / "00000000000000000000").read_bytes())
     assert filekind.detect(segment).name == "commitlog"
-    renamed = tmp_path / "segment.bin"
+    renamed = tmp_path / "segment.bin"  # e.g. a piece written by rmqformats cut
     renamed.write_bytes(segment.read_bytes())
+    assert filekind.detect(renamed).name == "commitlog"
+    assert dump_records(capsys, renamed) == dump_records(capsys, segment)
+    other = tmp_path / "notes.bin"
+    other.write_bytes(b"\x00" * 64)
     with pytest.raises(filekind.UnknownFileKindError):
-        filekind.detect(renamed)
+        filekind.detect(other)
     assert dump_records(capsys, renamed, "--kind", "commitlog") == dump_records(capsys, segment)
-    code, _, err = run(capsys, "dump", str(renamed), "--kind", "nonsense")
+    code, _, err = run(capsys, "dump", str(other), "--kind", "nonsense")
     assert code == 2 and "unknown --kind 'nonsense'" in err
     cfg = tmp_path / "topics-copy"
     cfg.write_text('{"topicConfigTable": {}}')
