@@ -1,0 +1,1041 @@
+"""The store checked from the commit log's side: queues, index and timer log against the messages.
+
+:func:`cross_check` walks the commit log once with the columnar decoder (in
+bounded batches) and, for every message, works out what the broker's
+dispatch would have written for it:
+
+* a consume-queue unit (``CommitLogDispatcherBuildConsumeQueue``): for every
+  message that is not a transaction PREPARED or ROLLBACK, in the queue and at
+  the queue offset the record names (a delayed message is stored under
+  ``SCHEDULE_TOPIC_XXXX``, queue ``delayLevel - 1``, a retry under
+  ``%RETRY%group``: the record already says so), plus one unit per light
+  message queue of ``INNER_MULTI_DISPATCH`` at its ``INNER_MULTI_QUEUE_OFFSET``
+  (queue 0 of a ``%LMQ%`` queue); a topic with batch consume queues gets a
+  batch unit whose base offset is the record's queue offset;
+* index entries (``IndexService.buildIndex``): one for ``topic#UNIQ_KEY`` and
+  one per ``topic#key`` of ``KEYS`` (split on spaces, empty keys skipped),
+  for every message but a transaction ROLLBACK.
+
+It then reports the ones that are missing, and, the other way round,
+consume-queue units past the end of the commit log's data, index entries
+that point at no message (or at one without that key), timer-log units that
+point past the end or at a record that is not a timer message, queues
+behind or ahead of the commit log, and what the broker would dispatch again
+or truncate on its next start, with or without a clean shutdown (from the
+checkpoint's timestamps). Every finding names the file and byte on both
+sides.
+
+Memory stays bounded: the commit log, the queues and the index files are
+read in batches, per-queue state is a few integers, and at most
+``max_findings`` findings are kept (all are counted).
+"""
+
+from __future__ import annotations
+
+import bisect
+import enum
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..commitlog import DataEnd
+from ..consumequeue import INNER_MULTI_DISPATCH, INNER_MULTI_QUEUE_OFFSET, SCHEDULE_TOPIC
+from ..consumequeue import UNIT_DTYPE as CQ_UNIT_DTYPE
+from ..errors import RmqFormatError
+from ..generated.layouts import rocketmq_commitlog as cl_layout
+from ..index import index_key_hash
+from ..queuefiles import queue_files
+
+if TYPE_CHECKING:
+    from ..checkpoint import Checkpoint
+    from ..store import Store
+
+#: The SYSFLAG bits of the transaction type, and its values (``MessageSysFlag``).
+_TRAN_MASK, _TRAN_SHIFT = cl_layout.SYS_FLAG_BITS["transaction_type"]
+TRAN_PREPARED = cl_layout.TRANSACTION_TYPE["prepared"]
+TRAN_ROLLBACK = cl_layout.TRANSACTION_TYPE["rollback"]
+#: ``TimerMessageStore.TIMER_TOPIC``: the topic timer messages are stored under until due.
+TIMER_TOPIC = "rmq_sys_wheel_timer"
+#: ``MessageConst.PROPERTY_TIMER_OUT_MS``: every record the timer log points at carries it.
+TIMER_OUT_MS = "TIMER_OUT_MS"
+#: ``MixAll.RETRY_GROUP_TOPIC_PREFIX``, ``TopicValidator.SYSTEM_TOPIC_PREFIX``, ``MixAll.LMQ_PREFIX``.
+RETRY_PREFIX = "%RETRY%"
+SYSTEM_PREFIX = "rmq_sys_"
+LMQ_PREFIX = "%LMQ%"
+#: ``MixAll.LMQ_DISPATCH_SEPARATOR``.
+LMQ_SEPARATOR = ","
+#: Messages decoded per batch of the walk.
+BATCH_ROWS = 65536
+#: Index entries read per positioned read.
+_INDEX_CHUNK = 65536
+_CQ_UNIT = CQ_UNIT_DTYPE.itemsize
+_CQ_OFS, _CQ_LEN, _CQ_TAGS = CQ_UNIT_DTYPE.names
+#: ``mappedFileSizeConsumeQueue`` default (300,000 units): names a missing file of a queue with none left.
+_DEFAULT_CQ_FILE = 300_000 * _CQ_UNIT
+_COLUMNS = ["commitLogOffset", "storeSize", "queueId", "queueOffset", "sysFlag", "storeTimestamp", "topic",
+            "properties", "keys", "uniqKey"]
+
+
+class Severity(enum.Enum):
+    """A problem (the store disagrees with itself) or a note (what the broker would do)."""
+
+    PROBLEM = "problem"
+    NOTE = "note"
+
+
+class Kind(enum.Enum):
+    """What a finding is about."""
+
+    MISSING_UNIT = "missing-unit"
+    UNIT_PAST_END = "unit-past-end"
+    QUEUE_BEHIND = "queue-behind"
+    QUEUE_AHEAD = "queue-ahead"
+    MISSING_INDEX = "missing-index-entry"
+    INDEX_ORPHAN = "index-entry-points-at-nothing"
+    NO_INDEX = "no-index-files"
+    TIMER_PAST_END = "timer-unit-past-end"
+    TIMER_NOT_TIMER = "timer-unit-not-a-timer-message"
+    UNREADABLE = "unreadable"
+    RESTART = "restart-dispatch"
+    ABNORMAL_RECOVERY = "abnormal-recovery"
+    AFTER_CHECKPOINT = "after-checkpoint"
+
+
+_SEVERITY = {k: Severity.PROBLEM for k in Kind}
+_SEVERITY.update({Kind.RESTART: Severity.NOTE, Kind.ABNORMAL_RECOVERY: Severity.NOTE,
+                  Kind.AFTER_CHECKPOINT: Severity.NOTE})
+
+
+@dataclass(frozen=True)
+class Place:
+    """A byte in a store file: whole path and byte position (``None``: the file or folder as a whole)."""
+
+    path: str
+    offset: int | None = None
+    #: The file does not exist (a place a record should be at).
+    absent: bool = False
+
+    def __str__(self) -> str:
+        text = self.path if self.offset is None else f"{self.path} @ 0x{self.offset:x}"
+        return text + (" (no such file)" if self.absent else "")
+
+    def to_json_dict(self) -> dict:
+        return {"path": self.path, "offset": self.offset, "absent": self.absent}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing :func:`cross_check` found, with the commit-log side and the other file's side."""
+
+    kind: Kind
+    text: str
+    #: Where in the commit log (the message, or where the pointer leads).
+    commitlog: Place | None = None
+    #: Where in the consume queue, index file or timer log.
+    other: Place | None = None
+    topic: str | None = None
+    queue_id: int | None = None
+    queue_offset: int | None = None
+    commitlog_offset: int | None = None
+
+    @property
+    def severity(self) -> Severity:
+        return _SEVERITY[self.kind]
+
+    def __str__(self) -> str:
+        sides = "; ".join(f"{name} {place}" for name, place in (("commit log", self.commitlog),
+                                                                  (self._other_name(), self.other)) if place)
+        return f"{self.text}" + (f" [{sides}]" if sides else "")
+
+    def _other_name(self) -> str:
+        if self.kind in (Kind.MISSING_INDEX, Kind.INDEX_ORPHAN, Kind.NO_INDEX):
+            return "index"
+        if self.kind in (Kind.TIMER_PAST_END, Kind.TIMER_NOT_TIMER):
+            return "timer log"
+        return "queue"
+
+    def to_json_dict(self) -> dict:
+        return {"kind": self.kind.value, "severity": self.severity.value, "text": self.text,
+                "commitLog": self.commitlog.to_json_dict() if self.commitlog else None,
+                "other": self.other.to_json_dict() if self.other else None,
+                "topic": self.topic, "queueId": self.queue_id, "queueOffset": self.queue_offset,
+                "commitLogOffset": self.commitlog_offset}
+
+
+@dataclass(frozen=True)
+class RecoveryPlan:
+    """What the broker would do with the store on its next start."""
+
+    #: No ``abort`` file: the next start runs the normal recovery.
+    clean_shutdown: bool
+    checkpoint: Checkpoint | None
+    data_end: DataEnd | None
+    #: ``maxPhyOffsetOfConsumeQueue``: the largest end (offset + size) of a unit in any queue.
+    max_queue_end: int
+    #: Messages at or after ``max_queue_end`` (dispatched again by either recovery), and the first.
+    restart_dispatch: int
+    restart_first: int | None
+    #: The segment abnormal recovery starts from (the newest whose first message was stored at or
+    #: before the checkpoint's ``getMinTimestamp``), its offset, and the messages it dispatches again.
+    abnormal_segment: str | None
+    abnormal_start: int
+    abnormal_dispatch: int
+    #: Units of any queue pointing at or past the end of data: ``truncateDirtyLogicFiles`` removes them.
+    truncated_units: int
+    #: Messages stored after each checkpoint timestamp: (count, first commit-log offset).
+    after_physic: tuple[int, int | None] = (0, None)
+    after_logics: tuple[int, int | None] = (0, None)
+    after_index: tuple[int, int | None] = (0, None)
+
+    def to_json_dict(self) -> dict:
+        cp = self.checkpoint
+        return {
+            "cleanShutdown": self.clean_shutdown,
+            "checkpoint": None if cp is None else {
+                "physicMsgTimestamp": cp.physic_msg_timestamp, "logicsMsgTimestamp": cp.logics_msg_timestamp,
+                "indexMsgTimestamp": cp.index_msg_timestamp, "minTimestamp": cp.min_timestamp},
+            "dataEnd": None if self.data_end is None else {
+                "offset": self.data_end.offset, "reason": self.data_end.reason.value,
+                "segment": self.data_end.segment, "fileOffset": self.data_end.file_offset},
+            "maxQueueEnd": self.max_queue_end, "restartDispatch": self.restart_dispatch,
+            "restartFirst": self.restart_first, "abnormalSegment": self.abnormal_segment,
+            "abnormalStart": self.abnormal_start, "abnormalDispatch": self.abnormal_dispatch,
+            "truncatedUnits": self.truncated_units,
+            "afterPhysicMsgTimestamp": list(self.after_physic), "afterLogicsMsgTimestamp": list(self.after_logics),
+            "afterIndexMsgTimestamp": list(self.after_index),
+        }
+
+
+@dataclass(frozen=True)
+class CrossCheck:
+    """The result of :func:`cross_check`."""
+
+    #: Messages walked, and those that should have a queue unit / index entries.
+    messages: int
+    dispatched: int
+    indexed: int
+    queues: int
+    index_entries: int
+    timer_units: int
+    findings: tuple[Finding, ...]
+    #: Every finding counted, including those past ``max_findings``.
+    counts: dict[Kind, int]
+    recovery: RecoveryPlan
+    #: Per queue ``(topic, queueId)``: messages of the commit log the queue lacks past its end.
+    behind: dict[tuple[str, int], int] = field(default_factory=dict)
+
+    @property
+    def problems(self) -> int:
+        """Number of problems found (notes not counted)."""
+        return sum(n for k, n in self.counts.items() if _SEVERITY[k] is Severity.PROBLEM)
+
+    @property
+    def ok(self) -> bool:
+        return self.problems == 0
+
+    @property
+    def truncated(self) -> bool:
+        """More findings were counted than kept."""
+        return sum(self.counts.values()) > len(self.findings)
+
+
+class _Findings:
+    """Findings kept up to a limit, all counted."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.kept: list[Finding] = []
+        self.counts: Counter[Kind] = Counter()
+
+    def add(self, finding: Finding) -> None:
+        self.counts[finding.kind] += 1
+        if len(self.kept) < self.limit:
+            self.kept.append(finding)
+
+    def full(self, kind: Kind) -> bool:
+        """Only counting from now on (callers can skip building the text)."""
+        return len(self.kept) >= self.limit
+
+
+# -- places ---------------------------------------------------------------------------------
+
+
+class _Segments:
+    """Commit-log places from offsets."""
+
+    def __init__(self, store: Store):
+        self.segments = store.commitlog.segments
+        self.starts = [s.start_offset for s in self.segments]
+        self.folder = store.commitlog.path
+        self.size = max((s.size for s in self.segments), default=1 << 30)
+
+    def place(self, offset: int) -> Place:
+        i = bisect.bisect_right(self.starts, offset) - 1
+        if i >= 0:
+            seg = self.segments[i]
+            if offset < seg.start_offset + seg.size:
+                return Place(seg.path, offset - seg.start_offset)
+        name = offset // self.size * self.size
+        folder = self.folder if os.path.isdir(self.folder) else os.path.dirname(self.folder)
+        return Place(os.path.join(folder, f"{name:020d}"), offset - name, absent=True)
+
+    @property
+    def first(self) -> int:
+        return self.starts[0] if self.starts else 0
+
+
+class _RawQueue:
+    """A consume queue's unit files read as stored, ignoring where recovery would end the queue."""
+
+    def __init__(self, folder: str):
+        self.folder = folder
+        self.files = queue_files(folder)
+        self.starts = [f.start for f in self.files]
+        self.file_size = self.files[-1].size if self.files else _DEFAULT_CQ_FILE
+        self._end: int | None = None
+
+    def place(self, unit: int) -> Place:
+        pos = unit * _CQ_UNIT
+        i = bisect.bisect_right(self.starts, pos) - 1
+        if i >= 0 and pos < self.files[i].start + self.files[i].size:
+            return Place(self.files[i].path, pos - self.files[i].start)
+        size = self.file_size or _DEFAULT_CQ_FILE
+        name = pos // size * size
+        return Place(os.path.join(self.folder, f"{name:020d}"), pos - name, absent=True)
+
+    def read(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """Units ``start`` to ``stop - 1`` in native order, and which of them a file holds."""
+        units = np.zeros(stop - start, CQ_UNIT_DTYPE.newbyteorder("="))
+        present = np.zeros(stop - start, bool)
+        lo, hi = start * _CQ_UNIT, stop * _CQ_UNIT
+        for f in self.files:
+            a, b = max(lo, f.start), min(hi, f.start + f.size - f.size % _CQ_UNIT)
+            if a >= b:
+                continue
+            fd = os.open(f.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            try:
+                data = os.pread(fd, b - a, a - f.start)
+            finally:
+                os.close(fd)
+            n = len(data) // _CQ_UNIT
+            i = (a - lo) // _CQ_UNIT
+            units[i:i + n] = np.frombuffer(data[:n * _CQ_UNIT], CQ_UNIT_DTYPE)
+            present[i:i + n] = True
+        return units, present
+
+
+# -- the walk ---------------------------------------------------------------------------------
+
+
+def _is_batch_topic(store: Store) -> Callable[[str], bool]:
+    """Whether a topic's units are in ``batchconsumequeue/`` (``queue.type=BatchCQ`` or its folder exists)."""
+    batch: set[str] = set()
+    try:
+        from ..config import read_config_file
+        path = store.path("config", "topics.json")
+        if os.path.exists(path) or os.path.exists(path + ".bak"):
+            model = read_config_file(path).model
+            if model is not None:
+                batch = {n for n, t in model.topic_config_table.items() if t.queue_type == "BatchCQ"}
+    except (RmqFormatError, OSError, ValueError):
+        pass
+    parent = store.path("batchconsumequeue")
+    if os.path.isdir(parent):
+        batch |= set(os.listdir(parent))
+    return batch.__contains__
+
+
+def _multi_dispatch(topic: str) -> bool:
+    """``MultiDispatchUtils.isNeedHandleMultiDispatch`` (with ``enableMultiDispatch``)."""
+    return not (topic.startswith(RETRY_PREFIX) or topic.startswith(SYSTEM_PREFIX) or topic == SCHEDULE_TOPIC)
+
+
+class _QueueState:
+    """What the walk learnt about one queue."""
+
+    __slots__ = ("next", "last_offset", "missing", "batch")
+
+    def __init__(self, batch: bool):
+        self.next = -1  # queue offset after the newest message of the queue in the commit log
+        self.last_offset = -1  # that message's commit-log offset
+        self.missing = 0
+        self.batch = batch
+
+
+def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_findings: int = 1000,
+                index_safe: bool = False, batch_size: int = BATCH_ROWS,
+                on_batch: Callable[[pa.RecordBatch], None] | None = None,
+                num_hash_slots: int | None = None, num_index: int | None = None) -> CrossCheck:
+    """Check the store from the commit log's side (see the module docstring).
+
+    ``index`` / ``timer`` turn the index and timer-log parts on or off;
+    ``index_safe`` is the broker's ``messageIndexSafe`` (abnormal recovery
+    then starts from the index flush mark too). ``on_batch`` receives every
+    record batch of the walk (columns ``commitLogOffset``, ``storeSize``,
+    ``queueId``, ``queueOffset``, ``sysFlag``, ``storeTimestamp``, ``topic``,
+    …) so a caller can aggregate in the same pass.
+    """
+    found = _Findings(max_findings)
+    segs = _Segments(store)
+    is_batch = _is_batch_topic(store)
+    queues: dict[tuple[str, int], _QueueState] = {}
+    raw_queues: dict[tuple[str, int], _RawQueue] = {}
+    cq_ends: dict[tuple[str, int], int] = {}
+
+    # The queue ends recovery would keep, and the broker's ``maxPhyOffsetOfConsumeQueue``.
+    max_queue_end = segs.first
+    listed: list[tuple[str, int, bool]] = []
+    for batch, infos in ((False, store.queues()), (True, store.batch_queues())):
+        for info in infos:
+            listed.append((info.topic, info.queue_id, batch))
+            if info.error:
+                found.add(Finding(Kind.UNREADABLE, f"{info.topic}/{info.queue_id}: {info.error}",
+                                  other=Place(info.folder), topic=info.topic, queue_id=info.queue_id))
+                continue
+            cq_ends[(info.topic, info.queue_id)] = info.max_offset
+            end = _last_unit_end(store, info.topic, info.queue_id, batch)
+            if end is not None:
+                max_queue_end = max(max_queue_end, end)
+
+    cp = None
+    try:
+        cp = store.checkpoint()
+    except RmqFormatError as exc:
+        found.add(Finding(Kind.UNREADABLE, str(exc), other=Place(store.path("checkpoint"))))
+    index_files = _IndexStream(store, num_hash_slots, num_index, found) if index else None
+
+    walk = store.commitlog.batches(columns=_COLUMNS, batch_size=batch_size, decompress=False)
+    messages = dispatched = indexed = 0
+    restart = [0, None]
+    after = {name: [0, None] for name in ("physic", "logics", "index")}
+    marks = {} if cp is None else {"physic": cp.physic_msg_timestamp, "logics": cp.logics_msg_timestamp,
+                                   "index": cp.index_msg_timestamp}
+    seg_first: dict[int, int] = {}  # segment number -> store time of its first message (if at byte 0)
+    seg_count: Counter[int] = Counter()
+    for batch in walk:
+        if on_batch is not None:
+            on_batch(batch)
+        n = batch.num_rows
+        if not n:
+            continue
+        messages += n
+        off = batch.column("commitLogOffset").to_numpy()
+        size = batch.column("storeSize").to_numpy()
+        qid = batch.column("queueId").to_numpy()
+        qoff = batch.column("queueOffset").to_numpy()
+        tran = (batch.column("sysFlag").to_numpy() & _TRAN_MASK) >> _TRAN_SHIFT
+        stamp = batch.column("storeTimestamp").cast(pa.int64()).to_numpy()
+        topic_codes = pc.dictionary_encode(batch.column("topic"))
+        tidx = topic_codes.indices.to_numpy()
+        names = topic_codes.dictionary.to_pylist()
+
+        # Per segment: messages, and the store time of a message at the segment's first byte.
+        seg_no = np.searchsorted(np.asarray(segs.starts, np.int64), off, side="right") - 1
+        for s, c in zip(*np.unique(seg_no, return_counts=True)):
+            seg_count[int(s)] += int(c)
+        at_start = np.flatnonzero(off == np.asarray(segs.starts, np.int64)[seg_no])
+        for i in at_start.tolist():
+            seg_first[int(seg_no[i])] = int(stamp[i])
+
+        tail = off >= max_queue_end
+        if tail.any():
+            restart[0] += int(tail.sum())
+            if restart[1] is None:
+                restart[1] = int(off[np.argmax(tail)])
+        for name, mark in marks.items():
+            late = stamp > mark
+            if late.any():
+                after[name][0] += int(late.sum())
+                if after[name][1] is None:
+                    after[name][1] = int(off[np.argmax(late)])
+
+        cq_rows = (tran != TRAN_PREPARED) & (tran != TRAN_ROLLBACK)
+        dispatched += int(cq_rows.sum())
+        expected = _expected_units(batch, cq_rows, tidx, names, qid, qoff, off, size)
+        for (topic, q), (eq, eo, es) in expected.items():
+            state = queues.get((topic, q))
+            if state is None:
+                state = queues[(topic, q)] = _QueueState(is_batch(topic))
+            last = int(np.argmax(eq))
+            if eq[last] + 1 > state.next:
+                state.next, state.last_offset = int(eq[last]) + 1, int(eo[last])
+            if state.batch:  # also moves ``state.next`` past the messages of an inner batch
+                _check_batch_units(store, topic, q, eq, eo, es, state, segs, found)
+            else:
+                raw = raw_queues.get((topic, q))
+                if raw is None:
+                    raw = raw_queues[(topic, q)] = _RawQueue(store.path("consumequeue", topic, str(q)))
+                _check_units(raw, topic, q, eq, eo, es, state, segs, found, max_queue_end)
+
+        if index_files is not None:
+            indexed += index_files.check_batch(batch, off, tran, tidx, names, segs)
+
+    end = walk.end
+    data_end = end.offset if end is not None else None
+    if index_files is not None:
+        index_files.finish(segs, data_end)
+
+    # Queues behind (the commit log has messages past their end) or ahead of the commit log.
+    behind: dict[tuple[str, int], int] = {}
+    for (topic, q), state in queues.items():
+        cq_end = cq_ends.get((topic, q), 0)
+        raw = raw_queues.get((topic, q))
+        where = raw.place(cq_end) if raw is not None else Place(_queue_folder(store, topic, q, state.batch))
+        if state.next > cq_end:
+            behind[(topic, q)] = state.next - cq_end
+            found.add(Finding(
+                Kind.QUEUE_BEHIND,
+                f"{topic}/{q}: the queue ends at offset {cq_end} but the commit log holds its messages up to "
+                f"queue offset {state.next - 1}: {state.next - cq_end} message(s) have no unit, so consumers "
+                f"do not see them and lag is understated",
+                segs.place(state.last_offset), where, topic, q, cq_end, state.last_offset))
+        elif state.next < cq_end and data_end is not None:
+            found.add(Finding(
+                Kind.QUEUE_AHEAD,
+                f"{topic}/{q}: the queue has units up to offset {cq_end - 1} but the commit log's messages of "
+                f"this queue end at queue offset {state.next - 1}",
+                segs.place(data_end), raw.place(state.next) if raw is not None else where, topic, q,
+                state.next, data_end))
+    for topic, q, batch in listed:
+        if (topic, q) in queues or (topic, q) not in cq_ends:
+            continue
+        last = _last_unit_offset(store, topic, q, batch)
+        if last is not None and last >= segs.first and cq_ends[(topic, q)] > 0:
+            found.add(Finding(
+                Kind.QUEUE_AHEAD,
+                f"{topic}/{q}: the queue has units up to offset {cq_ends[(topic, q)] - 1} but the commit log "
+                f"holds none of its messages",
+                segs.place(last), Place(_queue_folder(store, topic, q, batch)), topic, q, None, last))
+
+    truncated = 0
+    if data_end is not None:
+        truncated = _units_past_end(store, listed, data_end, segs, found)
+
+    timer_units = _check_timer(store, data_end, segs, found) if timer else 0
+
+    # Abnormal recovery: from the newest segment whose first message was stored at or before the mark.
+    abnormal_idx = 0
+    if cp is not None:
+        mark = min(cp.min_timestamp, cp.min_timestamp_index) if index_safe else cp.min_timestamp
+        for i in range(len(segs.segments) - 1, -1, -1):
+            t = seg_first.get(i)
+            if t is not None and t != 0 and t <= mark:
+                abnormal_idx = i
+                break
+    abnormal_seg = segs.segments[abnormal_idx] if segs.segments else None
+    abnormal_dispatch = sum(c for i, c in seg_count.items() if i >= abnormal_idx)
+    plan = RecoveryPlan(
+        clean_shutdown=not store.has_abort_file, checkpoint=cp, data_end=end, max_queue_end=max_queue_end,
+        restart_dispatch=restart[0], restart_first=restart[1],
+        abnormal_segment=abnormal_seg.path if abnormal_seg else None,
+        abnormal_start=abnormal_seg.start_offset if abnormal_seg else 0, abnormal_dispatch=abnormal_dispatch,
+        truncated_units=truncated, after_physic=tuple(after["physic"]), after_logics=tuple(after["logics"]),
+        after_index=tuple(after["index"]))
+    _recovery_notes(plan, segs, found)
+    return CrossCheck(messages, dispatched, indexed, len(listed),
+                      index_files.entries if index_files is not None else 0, timer_units,
+                      tuple(found.kept), dict(found.counts), plan, behind)
+
+
+def _queue_folder(store: Store, topic: str, q: int, batch: bool) -> str:
+    return store.path("batchconsumequeue" if batch else "consumequeue", topic, str(q))
+
+
+def _expected_units(batch: pa.RecordBatch, rows: np.ndarray, tidx: np.ndarray, names: list,
+                    qid: np.ndarray, qoff: np.ndarray, off: np.ndarray, size: np.ndarray) -> dict:
+    """``(topic, queueId) -> (queue offsets, commit-log offsets, sizes)`` the dispatch writes for ``rows``."""
+    out: dict[tuple[str, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    sel = np.flatnonzero(rows)
+    if sel.size:
+        key = (tidx[sel].astype(np.int64) << 32) | (qid[sel].astype(np.int64) & 0xFFFFFFFF)
+        order = np.argsort(key, kind="stable")
+        keys, starts = np.unique(key[order], return_index=True)
+        bounds = list(starts) + [len(order)]
+        for j, k in enumerate(keys.tolist()):
+            r = sel[order[bounds[j]:bounds[j + 1]]]
+            out[(names[k >> 32], int(np.int32(k & 0xFFFFFFFF)))] = (qoff[r], off[r], size[r])
+    # Light message queues: one more unit per INNER_MULTI_DISPATCH queue.
+    multi = pc.map_lookup(batch.column("properties"), INNER_MULTI_DISPATCH, "first")
+    if multi.null_count < len(multi):
+        offsets = pc.map_lookup(batch.column("properties"), INNER_MULTI_QUEUE_OFFSET, "first")
+        extra: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
+        for i in np.flatnonzero(rows & ~multi.is_null().to_numpy(zero_copy_only=False)).tolist():
+            if not _multi_dispatch(names[tidx[i]]):
+                continue
+            queues, qoffs = multi[i].as_py(), offsets[i].as_py()
+            if not queues or not qoffs or not queues.strip() or not qoffs.strip():
+                continue
+            qs, os_ = queues.split(LMQ_SEPARATOR), qoffs.split(LMQ_SEPARATOR)
+            if len(qs) != len(os_):
+                continue
+            for name, value in zip(qs, os_):
+                if "/" in name:
+                    continue
+                try:
+                    lmq_offset = int(value)
+                except ValueError:
+                    continue
+                q = 0 if name.startswith(LMQ_PREFIX) else int(qid[i])
+                extra.setdefault((name, q), []).append((lmq_offset, int(off[i]), int(size[i])))
+        for k, items in extra.items():
+            a = np.array(items, np.int64)
+            if k in out:
+                eq, eo, es = out[k]
+                out[k] = (np.concatenate([eq, a[:, 0]]), np.concatenate([eo, a[:, 1]]),
+                          np.concatenate([es, a[:, 2]]))
+            else:
+                out[k] = (a[:, 0], a[:, 1], a[:, 2])
+    return out
+
+
+def _check_units(raw: _RawQueue, topic: str, q: int, eq: np.ndarray, eo: np.ndarray, es: np.ndarray,
+                 state: _QueueState, segs: _Segments, found: _Findings, max_queue_end: int) -> None:
+    """Compare the units at queue offsets ``eq`` with the messages they should point at."""
+    ok = np.zeros(len(eq), bool)
+    units = np.zeros(len(eq), CQ_UNIT_DTYPE.newbyteorder("="))
+    present = np.zeros(len(eq), bool)
+    valid = eq >= 0
+    if valid.any():
+        lo, hi = int(eq[valid].min()), int(eq[valid].max()) + 1
+        if hi - lo <= max(4 * len(eq), 4096):
+            block, here = raw.read(lo, hi)
+            idx = np.where(valid, eq - lo, 0)
+            units, present = block[idx], here[idx] & valid
+        else:  # scattered queue offsets (damaged records): one read per message
+            for i in np.flatnonzero(valid).tolist():
+                u, p = raw.read(int(eq[i]), int(eq[i]) + 1)
+                units[i], present[i] = u[0], p[0]
+    ok = present & (units[_CQ_OFS] == eo) & (units[_CQ_LEN] == es)
+    bad = np.flatnonzero(~ok)
+    state.missing += len(bad)
+    for i in bad.tolist():
+        if found.full(Kind.MISSING_UNIT):
+            found.counts[Kind.MISSING_UNIT] += 1
+            continue
+        u = units[i]
+        if eq[i] < 0:
+            why = f"the record's queue offset {int(eq[i])} is negative"
+        elif not present[i]:
+            why = "no consume-queue file holds that offset"
+        elif int(u[_CQ_OFS]) == 0 and int(u[_CQ_LEN]) == 0 and int(u[_CQ_TAGS]) == 0:
+            why = "the unit there is zeroed"
+        else:
+            why = f"the unit there points at commit-log offset {int(u[_CQ_OFS])} size {int(u[_CQ_LEN])}"
+        fate = ("the next start dispatches it again" if eo[i] >= max_queue_end
+                else "no restart dispatches it again: consumers of the queue never see it")
+        found.add(Finding(Kind.MISSING_UNIT,
+                          f"{topic}/{q} queue offset {int(eq[i])}: no unit for the message at commit-log offset "
+                          f"{int(eo[i])} ({why}; {fate})",
+                          segs.place(int(eo[i])), raw.place(max(int(eq[i]), 0)), topic, q, int(eq[i]), int(eo[i])))
+
+
+def _check_batch_units(store: Store, topic: str, q: int, eq: np.ndarray, eo: np.ndarray, es: np.ndarray,
+                       state: _QueueState, segs: _Segments, found: _Findings) -> None:
+    """Batch consume queues: a unit whose base offset is the record's queue offset and that points at it."""
+    bcq = store.batch_consume_queue(topic, q)
+    units: dict[int, tuple[int, int, int]] = {}
+    lo, hi = int(eq.min()), int(eq.max())
+    try:
+        first = bcq.find(lo).index if bcq.files.files else None
+    except RmqFormatError:
+        first = bcq.first_unit if bcq.files.files else None
+    if first is not None:
+        try:
+            for u in bcq.units(first):
+                if u.msg_base_offset > hi:
+                    break
+                units[u.msg_base_offset] = (u.commitlog_offset, u.size, u.batch_size)
+        except RmqFormatError:
+            pass
+    for qo, o, s in zip(eq.tolist(), eo.tolist(), es.tolist()):
+        got = units.get(qo)
+        if got is not None and got[:2] == (o, s):
+            if qo + got[2] > state.next:
+                state.next, state.last_offset = qo + got[2], o
+            continue
+        state.missing += 1
+        why = "no unit has that base offset" if got is None else \
+            f"the unit with that base offset points at commit-log offset {got[0]} size {got[1]}"
+        found.add(Finding(Kind.MISSING_UNIT,
+                          f"{topic}/{q} (batch consume queue) queue offset {qo}: no unit for the message at "
+                          f"commit-log offset {o} ({why})",
+                          segs.place(o), Place(bcq.folder), topic, q, qo, o))
+
+
+def _last_unit_end(store: Store, topic: str, q: int, batch: bool) -> int | None:
+    """End (offset + size) of a queue's last unit recovery keeps; ``None`` for an empty queue."""
+    try:
+        if batch:
+            bcq = store.batch_consume_queue(topic, q)
+            if bcq.end_unit <= bcq.first_unit:
+                return None
+            u = bcq.unit(bcq.end_unit - 1)
+            return u.commitlog_offset + u.size
+        cq = store.consume_queue(topic, q)
+        end = cq.max_offset
+        if end <= cq.files.first_unit():
+            return None
+        u = cq.unit(end - 1)
+        return u.commitlog_offset + u.size
+    except RmqFormatError:
+        return None
+
+
+def _last_unit_offset(store: Store, topic: str, q: int, batch: bool) -> int | None:
+    end = _last_unit_end(store, topic, q, batch)
+    if end is None:
+        return None
+    try:
+        if batch:
+            bcq = store.batch_consume_queue(topic, q)
+            return bcq.unit(bcq.end_unit - 1).commitlog_offset
+        cq = store.consume_queue(topic, q)
+        return cq.unit(cq.max_offset - 1).commitlog_offset
+    except RmqFormatError:
+        return None
+
+
+def _units_past_end(store: Store, listed: list[tuple[str, int, bool]], data_end: int, segs: _Segments,
+                    found: _Findings) -> int:
+    """Units of every queue that point at or past the end of data; returns how many."""
+    total = 0
+    for topic, q, batch in listed:
+        try:
+            if batch:
+                bcq = store.batch_consume_queue(topic, q)
+                first, stop, files = bcq.first_unit, bcq.end_unit, bcq.files
+                ofs_name = "ofs_commitlog"
+                len_name = "len_message"
+            else:
+                cq = store.consume_queue(topic, q)
+                first, stop, files = cq.files.first_unit(), cq.max_offset, cq.files
+                ofs_name, len_name = _CQ_OFS, _CQ_LEN
+            unit = first
+            while unit < stop:
+                array = files.read(unit, min(stop, unit + BATCH_ROWS))
+                if not len(array):
+                    break
+                bad = np.flatnonzero((array[ofs_name] >= data_end) & (array[len_name] > 0))
+                total += len(bad)
+                for i in bad.tolist():
+                    o = int(array[ofs_name][i])
+                    found.add(Finding(
+                        Kind.UNIT_PAST_END,
+                        f"{topic}/{q}{' (batch consume queue)' if batch else ''} unit {unit + i}: points at "
+                        f"commit-log offset {o}, at or past the end of the data ({data_end}); abnormal recovery "
+                        f"truncates it",
+                        segs.place(o), Place(*_unit_place(files, unit + i)), topic, q,
+                        None if batch else unit + i, o))
+                unit += len(array)
+        except RmqFormatError as exc:
+            found.add(Finding(Kind.UNREADABLE, f"{topic}/{q}: {exc}", other=Place(_queue_folder(store, topic, q, batch)),
+                              topic=topic, queue_id=q))
+    return total
+
+
+def _unit_place(files, unit: int) -> tuple[str, int | None]:
+    located = files.file_of(unit)
+    if located is None:
+        return files.folder, None
+    return located[0].path, located[1]
+
+
+# -- index ------------------------------------------------------------------------------------
+
+
+class _IndexStream:
+    """The entries of every index file, in file order, matched against the walk's batches.
+
+    The broker writes entries in commit-log order (``buildIndex`` skips a
+    message before the newest file's end offset), so the entries of the
+    files, one after the other, never go back in commit-log offset; each
+    batch of messages takes the entries up to its last offset.
+    """
+
+    def __init__(self, store: Store, num_hash_slots, num_index, found: _Findings):
+        self.found = found
+        self.folder = store.path("index")
+        self.files = []
+        self.entries = 0
+        try:
+            from ..index import IndexFiles
+            self._files = IndexFiles(self.folder, num_hash_slots=num_hash_slots, num_index=num_index)
+            self.files = list(self._files.files)
+        except RmqFormatError as exc:
+            found.add(Finding(Kind.UNREADABLE, str(exc), other=Place(self.folder)))
+            self._files = None
+        self._chunks = self._read_chunks()
+        # Pending entries: phy offsets, hashes, file numbers, entry numbers.
+        self._phy = np.zeros(0, np.int64)
+        self._hash = np.zeros(0, np.int64)
+        self._file = np.zeros(0, np.int64)
+        self._num = np.zeros(0, np.int64)
+        self._done = False
+        self.missing_all = not self.files
+
+    def _read_chunks(self):
+        for fno, f in enumerate(self.files):
+            try:
+                n = f.written_entries(strict=False)
+                start = 1
+                while start <= n:
+                    stop = min(n + 1, start + _INDEX_CHUNK)
+                    a = f.entry_array(start, stop)
+                    yield (a["ofs_physical"].astype(np.int64), a["key_hash"].astype(np.int64),
+                           np.full(len(a), fno, np.int64), np.arange(start, stop, dtype=np.int64))
+                    start = stop
+            except RmqFormatError as exc:
+                self.found.add(Finding(Kind.UNREADABLE, str(exc), other=Place(f.path)))
+
+    def _pull(self, upto: int | None) -> None:
+        """Read chunks until the newest pending entry is past ``upto`` (``None``: read all)."""
+        while not self._done and (upto is None or not len(self._phy) or self._phy[-1] <= upto):
+            try:
+                p, h, f, n = next(self._chunks)
+            except StopIteration:
+                self._done = True
+                break
+            self.entries += len(p)
+            self._phy = np.concatenate([self._phy, p])
+            self._hash = np.concatenate([self._hash, h])
+            self._file = np.concatenate([self._file, f])
+            self._num = np.concatenate([self._num, n])
+
+    def _take(self, upto: int | None) -> tuple[np.ndarray, ...]:
+        self._pull(upto)
+        take = np.ones(len(self._phy), bool) if upto is None else self._phy <= upto
+        out = (self._phy[take], self._hash[take], self._file[take], self._num[take])
+        keep = ~take
+        self._phy, self._hash, self._file, self._num = (self._phy[keep], self._hash[keep], self._file[keep],
+                                                        self._num[keep])
+        return out
+
+    def _entry_place(self, fno: int, number: int) -> Place:
+        f = self.files[fno]
+        from ..index import ENTRY_SIZE, HEADER_SIZE, SLOT_SIZE
+        return Place(f.path, HEADER_SIZE + f.num_hash_slots * SLOT_SIZE + number * ENTRY_SIZE)
+
+    def check_batch(self, batch: pa.RecordBatch, off: np.ndarray, tran: np.ndarray, tidx: np.ndarray,
+                    names: list, segs: _Segments) -> int:
+        """Match the entries of the batch's offsets with the keys of its messages; returns messages with keys."""
+        keys = batch.column("keys").to_pylist()
+        uniq = batch.column("uniqKey").to_pylist()
+        rows, hashes = [], []
+        indexed = 0
+        for i in np.flatnonzero(tran != TRAN_ROLLBACK).tolist():
+            u, ks = uniq[i], keys[i]
+            if u is None and not ks:
+                continue
+            indexed += 1
+            topic = names[tidx[i]]
+            if u is not None:
+                rows.append(i)
+                hashes.append(index_key_hash(f"{topic}#{u}"))
+            for k in ks or ():
+                rows.append(i)
+                hashes.append(index_key_hash(f"{topic}#{k}"))
+        phy, h, fno, num = self._take(int(off[-1]))
+        pos = np.searchsorted(off, phy)
+        at = np.minimum(pos, len(off) - 1)
+        hit = (pos < len(off)) & (off[at] == phy)
+        entry_keys = (at.astype(np.int64) << 32) | (h & 0xFFFFFFFF)
+        exp_rows = np.asarray(rows, np.int64)
+        exp_keys = (exp_rows << 32) | (np.asarray(hashes, np.int64) & 0xFFFFFFFF)
+        known = np.isin(entry_keys, exp_keys) & hit
+        for j in np.flatnonzero(~known).tolist():
+            p = int(phy[j])
+            if p < segs.first:
+                continue  # its commit-log segment was deleted
+            why = ("no message starts there" if not hit[j]
+                   else "the message there has no key with that hash")
+            self.found.add(Finding(Kind.INDEX_ORPHAN,
+                                   f"index entry {int(num[j])} of {os.path.basename(self.files[fno[j]].path)} points "
+                                   f"at commit-log offset {p}: {why}",
+                                   segs.place(p), self._entry_place(int(fno[j]), int(num[j])), commitlog_offset=p))
+        if self.missing_all:
+            self.found.counts[Kind.MISSING_INDEX] += len(exp_rows)
+            return indexed
+        have = np.isin(exp_keys, entry_keys[hit])
+        for j in np.flatnonzero(~have).tolist():
+            r = int(exp_rows[j])
+            if self.found.full(Kind.MISSING_INDEX):
+                self.found.counts[Kind.MISSING_INDEX] += 1
+                continue
+            o = int(off[r])
+            key = uniq[r] if uniq[r] is not None and index_key_hash(f"{names[tidx[r]]}#{uniq[r]}") == hashes[j] \
+                else next((k for k in keys[r] or () if index_key_hash(f"{names[tidx[r]]}#{k}") == hashes[j]), "?")
+            self.found.add(Finding(Kind.MISSING_INDEX,
+                                   f"{names[tidx[r]]}#{key}: the message at commit-log offset {o} is not in the "
+                                   f"index (no entry with its offset and that key's hash)",
+                                   segs.place(o), self._covering(o), names[tidx[r]], None, None, o))
+        return indexed
+
+    def _covering(self, offset: int) -> Place:
+        """The index file whose range holds ``offset`` (the file that should have the entry), or the folder."""
+        best = None
+        for f in self.files:
+            if f.header.begin_phy_offset <= offset or best is None:
+                best = f
+        return Place(best.path) if best is not None else Place(self.folder, absent=not os.path.isdir(self.folder))
+
+    def finish(self, segs: _Segments, data_end: int | None) -> None:
+        """Entries past the last message: they point past the end of data, or inside the last record."""
+        phy, h, fno, num = self._take(None)
+        for j in range(len(phy)):
+            p = int(phy[j])
+            if p < segs.first:
+                continue
+            why = ("past the end of the data" if data_end is not None and p >= data_end
+                   else "no message starts there")
+            self.found.add(Finding(Kind.INDEX_ORPHAN,
+                                   f"index entry {int(num[j])} of {os.path.basename(self.files[fno[j]].path)} points "
+                                   f"at commit-log offset {p}: {why}",
+                                   segs.place(p), self._entry_place(int(fno[j]), int(num[j])), commitlog_offset=p))
+        if self.missing_all and self.found.counts[Kind.MISSING_INDEX]:
+            n = self.found.counts.pop(Kind.MISSING_INDEX)
+            self.found.add(Finding(Kind.NO_INDEX,
+                                   f"no index files: {n} key(s) of the commit log's messages are not indexed "
+                                   f"(expected unless the broker ran with messageIndexEnable=false)",
+                                   other=Place(self.folder, absent=not os.path.isdir(self.folder))))
+        if self._files is not None:
+            self._files.close()
+
+
+# -- timer log --------------------------------------------------------------------------------
+
+
+def _check_timer(store: Store, data_end: int | None, segs: _Segments, found: _Findings) -> int:
+    """Timer-log units must point at a ``rmq_sys_wheel_timer`` record of their size before the end of data."""
+    try:
+        ts = store.timer()
+        if not ts.exists:
+            return 0
+        n = 0
+        paths = {seg.start: seg.path for seg in ts.log_segments}
+        for u in ts.scan():
+            n += 1
+            o = u.commitlog_offset
+            if o < segs.first:
+                continue  # its commit-log segment was deleted
+            where = Place(paths.get(u.offset - u.position, os.path.join(ts.log_folder, u.segment_name)), u.position)
+            if data_end is not None and o + u.commitlog_size > data_end:
+                found.add(Finding(Kind.TIMER_PAST_END,
+                                  f"timer-log unit at {u.offset} points at commit-log offset {o} size "
+                                  f"{u.commitlog_size}, past the end of the data ({data_end})",
+                                  segs.place(o), where, commitlog_offset=o))
+                continue
+            try:
+                msg = store.commitlog.read(o)
+                why = None
+                if msg.topic != TIMER_TOPIC:
+                    why = f"a message of topic {msg.topic!r}, not {TIMER_TOPIC}"
+                elif TIMER_OUT_MS not in msg.properties:
+                    why = f"a {TIMER_TOPIC} message without {TIMER_OUT_MS}"
+                elif msg.store_size != u.commitlog_size:
+                    why = f"a record of {msg.store_size} bytes, the unit says {u.commitlog_size}"
+            except RmqFormatError as exc:
+                why = f"no message: {exc.reason}"
+            if why is not None:
+                found.add(Finding(Kind.TIMER_NOT_TIMER,
+                                  f"timer-log unit at {u.offset} points at commit-log offset {o}: {why}",
+                                  segs.place(o), where, commitlog_offset=o))
+        return n
+    except RmqFormatError as exc:
+        found.add(Finding(Kind.UNREADABLE, str(exc), other=Place(store.path("timerlog"))))
+        return 0
+
+
+# -- recovery ---------------------------------------------------------------------------------
+
+
+def _recovery_notes(plan: RecoveryPlan, segs: _Segments, found: _Findings) -> None:
+    end = plan.data_end
+    if plan.restart_dispatch:
+        found.add(Finding(
+            Kind.RESTART,
+            f"the next start dispatches the {plan.restart_dispatch} message(s) from commit-log offset "
+            f"{plan.restart_first} (past the end of every queue's last unit, {plan.max_queue_end}) to their queues "
+            f"and the index", segs.place(plan.restart_first), commitlog_offset=plan.restart_first))
+    state = "the broker did not shut down cleanly (abort file)" if not plan.clean_shutdown else \
+        "after a crash (there is no abort file now)"
+    if plan.checkpoint is not None and plan.abnormal_segment is not None and end is not None:
+        found.add(Finding(
+            Kind.ABNORMAL_RECOVERY,
+            f"{state}, abnormal recovery would start at segment {os.path.basename(plan.abnormal_segment)} "
+            f"(the newest whose first message was stored at or before the checkpoint's "
+            f"{plan.checkpoint.min_timestamp}), dispatch {plan.abnormal_dispatch} message(s) again up to the end "
+            f"of data at {end.offset} ({end.reason.value}), cut the commit log there and remove "
+            f"{plan.truncated_units} consume-queue unit(s) at or past it",
+            Place(plan.abnormal_segment, 0), commitlog_offset=plan.abnormal_start))
+    if plan.checkpoint is not None:
+        cp = plan.checkpoint
+        for label, mark, (count, first) in (("physicMsgTimestamp (commit-log flush)", cp.physic_msg_timestamp,
+                                             plan.after_physic),
+                                            ("logicsMsgTimestamp (consume-queue flush)", cp.logics_msg_timestamp,
+                                             plan.after_logics),
+                                            ("indexMsgTimestamp (index flush)", cp.index_msg_timestamp,
+                                             plan.after_index)):
+            if count:
+                found.add(Finding(Kind.AFTER_CHECKPOINT,
+                                  f"{count} message(s) were stored after the checkpoint's {label} {mark}, the first "
+                                  f"at commit-log offset {first}",
+                                  segs.place(first), commitlog_offset=first))
+
+
+# -- lag ----------------------------------------------------------------------------------------
+
+
+def undispatched(store: Store) -> dict[tuple[str, int], int]:
+    """Per queue, the messages of the commit log past the end of every queue that the queue lacks.
+
+    The cheap part of :func:`cross_check` that ``lag`` uses: only the commit
+    log after ``maxPhyOffsetOfConsumeQueue`` (the largest end of a unit in any
+    queue) is read, which is what the broker dispatches on its next start.
+    A message counts for its queue when its queue offset is at or past the
+    queue's end.
+    """
+    ends: dict[tuple[str, int], int] = {}
+    start = None
+    for batch, infos in ((False, store.queues()), (True, store.batch_queues())):
+        for info in infos:
+            if info.error:
+                continue
+            ends[(info.topic, info.queue_id)] = info.max_offset
+            end = _last_unit_end(store, info.topic, info.queue_id, batch)
+            if end is not None:
+                start = end if start is None else max(start, end)
+    segments = store.commitlog.segments
+    if not segments:
+        return {}
+    if start is None:
+        start = segments[0].start_offset
+    out: Counter[tuple[str, int]] = Counter()
+    walk = store.commitlog.batches(columns=_COLUMNS, from_offset=start, decompress=False)
+    for batch in walk:
+        if not batch.num_rows:
+            continue
+        tran = (batch.column("sysFlag").to_numpy() & _TRAN_MASK) >> _TRAN_SHIFT
+        codes = pc.dictionary_encode(batch.column("topic"))
+        expected = _expected_units(batch, (tran != TRAN_PREPARED) & (tran != TRAN_ROLLBACK),
+                                   codes.indices.to_numpy(), codes.dictionary.to_pylist(),
+                                   batch.column("queueId").to_numpy(), batch.column("queueOffset").to_numpy(),
+                                   batch.column("commitLogOffset").to_numpy(), batch.column("storeSize").to_numpy())
+        for key, (eq, _, _) in expected.items():
+            n = int((eq >= ends.get(key, 0)).sum())
+            if n:
+                out[key] += n
+    return dict(out)
+
+
+def findings_by_kind(findings: Iterable[Finding]) -> dict[Kind, list[Finding]]:
+    """The findings grouped by kind, in :class:`Kind` order."""
+    out: dict[Kind, list[Finding]] = {}
+    for f in findings:
+        out.setdefault(f.kind, []).append(f)
+    return {k: out[k] for k in Kind if k in out}
