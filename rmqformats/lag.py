@@ -52,6 +52,10 @@ class LagRow(NamedTuple):
     queue_found: bool
     #: Anything else worth knowing (why the store time is missing, …).
     note: str = ""
+    #: Messages of this queue in the commit log past the queue's end (not yet dispatched to it): the
+    #: queue is behind the commit log and ``lag`` understates the backlog by this many. Filled in by
+    #: :func:`rmqformats.recovery.crosscheck.undispatched` through ``rmqformats lag``; 0 otherwise.
+    behind_commitlog: int = 0
 
     def to_json_dict(self) -> dict:
         """Java-style names, for JSON output."""
@@ -60,7 +64,7 @@ class LagRow(NamedTuple):
                 "maxOffset": self.max_offset, "lag": self.lag, "available": self.available,
                 "nextMessageStoreTime": self.next_message_store_time, "behindMin": self.behind_min,
                 "beyondMax": self.beyond_max, "queueType": self.queue_type, "queueFound": self.queue_found,
-                "note": self.note}
+                "note": self.note, "behindCommitLog": self.behind_commitlog}
 
 
 def _queue_infos(store: Store) -> tuple[dict[tuple[str, int], QueueInfo], dict[tuple[str, int], QueueInfo]]:

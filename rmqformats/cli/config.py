@@ -181,8 +181,17 @@ def cmd_lag(args: argparse.Namespace) -> int:
     rows = store.consumer_lag(group=args.group, topic=args.topic, with_store_time=args.store_time)
     if not rows and (args.group is not None or args.topic is not None):
         _unknown_lag(store, args)
+    if args.behind and store.root is not None:
+        # Messages the commit log holds past a queue's end: the queue is behind and the lag understated.
+        from ..recovery import undispatched
+        gaps = undispatched(store)
+        rows = [r._replace(behind_commitlog=gaps[(r.topic, r.queue_id)],
+                           note="; ".join(filter(None, [r.note, (
+                               f"the queue is behind the commit log: {gaps[(r.topic, r.queue_id)]} message(s) past "
+                               f"its end are not in it yet, so the lag is understated by as many")])))
+                if (r.topic, r.queue_id) in gaps else r for r in rows]
     out = sys.stdout
-    flagged = any(r.behind_min or r.beyond_max or not r.queue_found for r in rows)
+    flagged = any(r.behind_min or r.beyond_max or not r.queue_found or r.behind_commitlog for r in rows)
     if args.format == "jsonl":
         for r in rows:
             out.write(json.dumps(r.to_json_dict(), ensure_ascii=False) + "\n")
@@ -191,7 +200,8 @@ def cmd_lag(args: argparse.Namespace) -> int:
               "" if r.committed_offset is None else r.committed_offset, r.min_offset, r.max_offset, r.lag,
               "" if r.next_message_store_time is None else iso(r.next_message_store_time),
               ",".join(f for f, on in (("behind-min", r.behind_min), ("beyond-max", r.beyond_max),
-                                        ("no-queue", not r.queue_found), ("batch", r.queue_type == "BatchCQ")) if on)]
+                                        ("no-queue", not r.queue_found), ("batch", r.queue_type == "BatchCQ"),
+                                        ("behind-commitlog", r.behind_commitlog > 0)) if on)]
              for r in rows]
     print_table(table, ["group", "topic", "queue", "committed", "min", "max", "lag", "nextStoreTime", "flags"], out)
     by_group: dict[str, int] = defaultdict(int)
@@ -233,4 +243,7 @@ def add_commands(sub) -> None:
     sp.add_argument("--topic", help="only this topic")
     sp.add_argument("--store-time", action=argparse.BooleanOptionalAction, default=True,
                     help="read the next unconsumed message's store time (default: on)")
+    sp.add_argument("--behind", action=argparse.BooleanOptionalAction, default=True,
+                    help="read the commit log past the queues' ends and flag queues behind it, whose lag is "
+                         "understated (exit status 1 when one is; default: on)")
     sp.set_defaults(func=cmd_lag)

@@ -7,7 +7,7 @@ import json
 import sys
 
 from ..consumequeue import SCHEDULE_TOPIC, tags_code
-from . import bodies
+from . import bodies, status
 from .common import UsageError, Unknown, iso, open_from_args, parse_time, short, print_table, add_store_args
 
 def _queue_positionals(args: argparse.Namespace) -> tuple[str | None, int | None]:
@@ -258,25 +258,60 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.topic is not None and not any(q.topic == args.topic for q in [*store.queues(), *store.batch_queues()]):
         raise _unknown_queue(store, args.topic, None)
     report = store.check_consistency(topic=args.topic, queue_id=args.queue, max_problems=args.max_problems)
+    cross = None
+    problems = list(report.problems)
+    if args.both_ways and store.root is not None:
+        from ..recovery import Severity, cross_check
+        cross = cross_check(store, index=args.index, timer=args.timer, max_findings=args.max_problems,
+                            index_safe=args.index_safe)
+        end = cross.recovery.data_end
+        if end is not None:  # units past the end of data are reported by the cross-check, with both places
+            problems = [p for p in problems if p.unit.commitlog_offset < end.offset]
+        findings = [f for f in cross.findings
+                    if (args.topic is None or f.topic in (None, args.topic))
+                    and (args.queue is None or f.queue_id in (None, args.queue))]
+    ok = not problems and not report.unreadable and (cross is None or cross.ok)
     if args.format == "jsonl":
-        sys.stdout.write(json.dumps({
-            "ok": report.ok, "queues": report.queues, "units": report.units, "deletedUnits": report.deleted,
+        doc = {
+            "ok": ok, "queues": report.queues, "units": report.units, "deletedUnits": report.deleted,
             "problems": [{"topic": p.topic, "queueId": p.queue_id, "cqOffset": p.cq_offset, "where": p.where,
                           "field": p.field, "unit": p.unit.to_json_dict(), "unitValue": p.expected,
-                          "recordValue": p.found} for p in report.problems],
+                          "recordValue": p.found} for p in problems],
             "unreadable": [{"topic": t, "queueId": q, "error": e} for t, q, e in report.unreadable],
-        }, ensure_ascii=False, default=str) + "\n")
+        }
+        if cross is not None:
+            doc.update({"messages": cross.messages, "dispatchedMessages": cross.dispatched,
+                        "indexedMessages": cross.indexed, "indexEntries": cross.index_entries,
+                        "timerUnits": cross.timer_units,
+                        "counts": {k.value: n for k, n in cross.counts.items()},
+                        "findings": [f.to_json_dict() for f in findings],
+                        "recovery": cross.recovery.to_json_dict()})
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False, default=str) + "\n")
     else:
         w = sys.stdout.write
         w(f"consume queues  {report.queues:,} queue(s), {report.units:,} unit(s) checked against the commit log\n")
         if report.deleted:
             w(f"                {report.deleted:,} unit(s) point at deleted commit-log segments (not checked)\n")
+        if cross is not None:
+            w(f"commit log      {cross.messages} message(s) checked against the queues ({cross.dispatched} "
+              f"dispatched to one), the index ({cross.indexed} with keys; {cross.index_entries} entries) and "
+              f"the timer log ({cross.timer_units} units)\n")
         for t, q, e in report.unreadable:
             w(f"unreadable      {t}/{q}: {e}\n")
-        for p in report.problems:
+        for p in problems:
             w(f"mismatch        {p}\n")
-        w("result          " + ("consistent\n" if report.ok else "INCONSISTENT\n"))
-    return 0 if report.ok else 1
+        if cross is not None:
+            for f in findings:
+                w(f"{'problem' if f.severity is Severity.PROBLEM else 'note':<16}{f.kind.value}: {f.text}\n")
+                if f.commitlog is not None:
+                    w(f"{'':<18}commit log  {f.commitlog}\n")
+                if f.other is not None:
+                    w(f"{'':<18}{f._other_name():<11} {f.other}\n")
+            if cross.truncated:
+                w("counts          " + ", ".join(f"{k.value} {n}" for k, n in cross.counts.items()) +
+                  f" (the first {len(cross.findings)} listed)\n")
+        w("result          " + ("consistent\n" if ok else "INCONSISTENT\n"))
+    return status.OK if ok else status.FINDINGS
 
 
 def add_commands(sub) -> None:
@@ -319,9 +354,27 @@ def add_commands(sub) -> None:
     sp.add_argument("--index-num", type=int, help="maxIndexNum of the broker (default: inferred from the size)")
     sp.set_defaults(func=cmd_lookup)
 
-    sp = sub.add_parser("check", help="check that consume-queue units agree with the commit log")
+    sp = sub.add_parser("check", help="check the consume queues, index and timer log against the commit log, "
+                                      "both ways",
+                        description="Check that every consume-queue unit agrees with the commit-log record it "
+                                    "points at, and, from the commit log's side, that every message has the "
+                                    "consume-queue units and index entries the broker's dispatch writes, that no "
+                                    "unit, index entry or timer-log unit points past the end of the data or at "
+                                    "nothing, and what a restart or an abnormal recovery would dispatch again or "
+                                    "truncate given the checkpoint. Each finding names the file and byte on both "
+                                    "sides. Notes (what the broker would do) do not make the store inconsistent.",
+                        epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     add_store_args(sp)
     sp.add_argument("--topic", help="only this topic's queues")
     sp.add_argument("--queue", type=bodies.non_negative, help="only this queue id")
-    sp.add_argument("--max-problems", type=_positive, default=1000, help="stop after this many mismatches")
+    sp.add_argument("--max-problems", type=_positive, default=1000,
+                    help="list at most this many mismatches and findings (all are counted)")
+    sp.add_argument("--both-ways", action=argparse.BooleanOptionalAction, default=True,
+                    help="also check from the commit log's side (default: on; off checks only the units)")
+    sp.add_argument("--index", action=argparse.BooleanOptionalAction, default=True,
+                    help="check the index files (default: on; off for a broker with messageIndexEnable=false)")
+    sp.add_argument("--timer", action=argparse.BooleanOptionalAction, default=True,
+                    help="check the timer log (default: on)")
+    sp.add_argument("--index-safe", action="store_true",
+                    help="the broker runs with messageIndexSafe=true (abnormal recovery also waits for the index)")
     sp.set_defaults(func=cmd_check)

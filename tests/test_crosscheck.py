@@ -1,0 +1,285 @@
+"""The two-way consistency check on the vector stores and on copies damaged in the ways incidents leave them."""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import zlib
+
+import pytest
+
+import rmqformats
+from rmqformats.cli import main, status
+from rmqformats.index import IndexFile
+from rmqformats.recovery import Kind, Severity, cross_check, undispatched
+
+from conftest import store_path
+
+CQ_UNIT = 20
+
+
+def run(capsys, *argv) -> tuple[int, str]:
+    code = main(list(argv))
+    out, _ = capsys.readouterr()
+    return code, out
+
+
+def problems(result) -> dict:
+    """The counts of the problems found (notes left out)."""
+    return {k: n for k, n in result.counts.items()
+            if k not in (Kind.RESTART, Kind.ABNORMAL_RECOVERY, Kind.AFTER_CHECKPOINT)}
+
+
+def of_kind(result, kind: Kind) -> list:
+    return [f for f in result.findings if f.kind is kind]
+
+
+# -- clean stores ---------------------------------------------------------------------------
+
+
+def test_clean_stores_have_no_problem(capsys, version):
+    store = rmqformats.open_store(store_path(version))
+    result = cross_check(store)
+    assert result.ok, [str(f) for f in result.findings if f.severity is Severity.PROBLEM]
+    assert problems(result) == {}
+    with open(store_path(version).parent / "truth" / "messages.jsonl", encoding="utf-8") as f:
+        truth = [d["dispatch"] for d in map(json.loads, f) if d["kind"] == "MESSAGE"]
+    assert result.messages == len(truth)
+    # Every message but transaction PREPARED (sysFlag 4) and ROLLBACK (12) goes to a queue.
+    assert result.dispatched == sum(1 for m in truth if m["sysFlag"] & 0xC not in (4, 12))
+    # The messages with keys, from the broker's own DispatchRequest (ROLLBACK is not indexed).
+    assert result.indexed == sum(1 for m in truth if (m["keys"] or m["uniqKey"]) and m["sysFlag"] & 0xC != 12)
+    # Every index entry of the store was matched to a message key.
+    with store.index() as files:
+        assert result.index_entries == sum(f.header.num_entries for f in files)
+    assert result.timer_units == (9 if version == "rocketmq-5.3.3" else 0)
+    code, out = run(capsys, "check", str(store_path(version)))
+    assert code == status.OK and out.rstrip().endswith("consistent")
+    assert undispatched(store) == {}
+
+
+def test_clean_store_recovery_plan(version):
+    store = rmqformats.open_store(store_path(version))
+    plan = cross_check(store).recovery
+    assert plan.clean_shutdown and plan.data_end.reason.is_clean
+    assert plan.restart_dispatch == 0 and plan.truncated_units == 0
+    # Abnormal recovery starts from a segment whose first message is not newer than the checkpoint's mark.
+    first = store.commitlog.read(plan.abnormal_start)
+    assert first.store_timestamp <= plan.checkpoint.min_timestamp or plan.abnormal_start == 0
+    assert plan.abnormal_dispatch == sum(1 for m in store.commitlog.scan(start=plan.abnormal_start))
+
+
+# -- damaged copies -------------------------------------------------------------------------
+
+
+def _open(root):
+    return rmqformats.open_store(root)
+
+
+def _check_cli(capsys, root) -> dict:
+    code, out = run(capsys, "check", str(root), "--format", "jsonl")
+    assert code == status.FINDINGS
+    doc = json.loads(out)
+    assert doc["ok"] is False
+    return doc
+
+
+def test_zeroed_unit(capsys, store_copy):
+    cq_file = store_copy / "consumequeue" / "TopicTest" / "0" / "00000000000000000000"
+    before = _open(store_copy).consume_queue("TopicTest", 0)
+    unit = before.unit(3)
+    with open(cq_file, "r+b") as f:
+        f.seek(3 * CQ_UNIT)
+        f.write(bytes(CQ_UNIT))
+    store = _open(store_copy)
+    # The one-way check cannot see it: recovery ends the queue at the zeroed unit.
+    assert store.check_consistency().ok
+    result = cross_check(store)
+    missing = of_kind(result, Kind.MISSING_UNIT)
+    assert [(f.topic, f.queue_id, f.queue_offset, f.commitlog_offset) for f in missing] == [
+        ("TopicTest", 0, 3, unit.commitlog_offset)]
+    f = missing[0]
+    assert "zeroed" in f.text
+    assert (f.other.path, f.other.offset) == (str(cq_file), 3 * CQ_UNIT)
+    seg = store.commitlog.segments[store.commitlog.segment_index(unit.commitlog_offset)]
+    assert (f.commitlog.path, f.commitlog.offset) == (seg.path, unit.commitlog_offset - seg.start_offset)
+    behind = of_kind(result, Kind.QUEUE_BEHIND)
+    assert [(b.topic, b.queue_id, b.queue_offset) for b in behind] == [("TopicTest", 0, 3)]
+    assert result.behind == {("TopicTest", 0): before.max_offset - 3}
+    doc = _check_cli(capsys, store_copy)
+    assert {x["kind"] for x in doc["findings"] if x["severity"] == "problem"} == {"missing-unit", "queue-behind"}
+
+
+def test_deleted_last_consume_queue_file(capsys, store_copy):
+    folder = store_copy / "consumequeue" / "TopicCqRoll" / "0"
+    last = folder / "00000000000000002560"
+    os.remove(last)
+    store = _open(store_copy)
+    result = cross_check(store)
+    missing = of_kind(result, Kind.MISSING_UNIT)
+    assert [f.queue_offset for f in missing] == list(range(128, 150))
+    assert all(f.topic == "TopicCqRoll" and f.other.absent and f.other.path == str(last) for f in missing)
+    assert [f.other.offset for f in missing] == [(q - 128) * CQ_UNIT for q in range(128, 150)]
+    assert [(b.topic, b.queue_offset) for b in of_kind(result, Kind.QUEUE_BEHIND)] == [("TopicCqRoll", 128)]
+    assert problems(result) == {Kind.MISSING_UNIT: 22, Kind.QUEUE_BEHIND: 1}
+    _check_cli(capsys, store_copy)
+
+
+def test_index_file_removed(capsys, store_copy):
+    index = store_copy / "index"
+    victim = sorted(index.iterdir())[0]
+    with IndexFile(victim) as f:
+        entries = f.entry_array()
+        lost = sorted(int(x) for x in entries["ofs_physical"])
+    os.remove(victim)
+    store = _open(store_copy)
+    result = cross_check(store, max_findings=10_000)
+    if os.listdir(index):
+        missing = of_kind(result, Kind.MISSING_INDEX)
+        # One finding per key the removed file held, at the message it pointed at.
+        assert sorted(f.commitlog_offset for f in missing) == lost
+        assert problems(result) == {Kind.MISSING_INDEX: len(lost)}
+        assert all(f.other is not None for f in missing)
+    else:
+        assert problems(result) == {Kind.NO_INDEX: 1}
+    _check_cli(capsys, store_copy)
+    # Without the index part the store is consistent again.
+    assert run(capsys, "check", str(store_copy), "--no-index")[0] == status.OK
+
+
+def test_unit_past_end_of_data(capsys, store_copy):
+    cq_file = store_copy / "consumequeue" / "TopicTest" / "1" / "00000000000000000000"
+    store = _open(store_copy)
+    scan = store.commitlog.scan()
+    for _ in scan:
+        pass
+    data_end = scan.end.offset
+    original = store.consume_queue("TopicTest", 1).unit(2)
+    target = data_end + 1000
+    with open(cq_file, "r+b") as f:
+        f.seek(2 * CQ_UNIT)
+        f.write(struct.pack(">q", target))
+    result = cross_check(_open(store_copy))
+    past = of_kind(result, Kind.UNIT_PAST_END)
+    assert [(f.topic, f.queue_id, f.queue_offset, f.commitlog_offset) for f in past] == [
+        ("TopicTest", 1, 2, target)]
+    seg = store.commitlog.segments[-1]
+    assert (past[0].other.path, past[0].other.offset) == (str(cq_file), 2 * CQ_UNIT)
+    assert (past[0].commitlog.path, past[0].commitlog.offset) == (seg.path, target - seg.start_offset)
+    # The message the unit pointed at has lost its unit.
+    assert [(f.queue_offset, f.commitlog_offset) for f in of_kind(result, Kind.MISSING_UNIT)] == [
+        (2, original.commitlog_offset)]
+    assert result.recovery.truncated_units == 1
+    _check_cli(capsys, store_copy)
+
+
+def _append_copy(root, topic: str, queue_id: int) -> tuple[int, int]:
+    """Append to the commit log a copy of the newest message of a queue, as the queue's next message.
+
+    Returns (commit-log offset, queue offset) of the new record. Its body CRC
+    stays right; a ``__CRC32#`` property is recomputed as the broker writes it.
+    """
+    store = _open(root)
+    cq = store.consume_queue(topic, queue_id)
+    last = cq.unit(cq.max_offset - 1)
+    scan = store.commitlog.scan()
+    for _ in scan:
+        pass
+    end = scan.end
+    seg = store.commitlog.segments[store.commitlog.segment_index(last.commitlog_offset)]
+    with open(seg.path, "rb") as f:
+        f.seek(last.commitlog_offset - seg.start_offset)
+        record = bytearray(f.read(last.size))
+    struct.pack_into(">q", record, 20, cq.max_offset)  # QUEUEOFFSET
+    struct.pack_into(">q", record, 28, end.offset)  # PHYSICALOFFSET
+    if record.endswith(b"\x02") and b"__CRC32#\x01" in record[-20:]:
+        crc = zlib.crc32(bytes(record[:-20])) & 0x7FFFFFFF
+        record[-11:-1] = "".join(str(crc // 10 ** i % 10) for i in range(10)).encode()
+    with open(end.segment, "r+b") as f:
+        f.seek(end.file_offset)
+        f.write(record)
+    return end.offset, cq.max_offset
+
+
+def test_message_appended_after_queues_written(capsys, store_copy):
+    offset, queue_offset = _append_copy(store_copy, "TopicTest", 0)
+    store = _open(store_copy)
+    msg = store.commitlog.read(offset)
+    assert msg.queue_offset == queue_offset
+    result = cross_check(store)
+    missing = of_kind(result, Kind.MISSING_UNIT)
+    assert [(f.topic, f.queue_id, f.queue_offset, f.commitlog_offset) for f in missing] == [
+        ("TopicTest", 0, queue_offset, offset)]
+    assert "the next start dispatches it again" in missing[0].text
+    assert [(b.topic, b.queue_offset) for b in of_kind(result, Kind.QUEUE_BEHIND)] == [("TopicTest", queue_offset)]
+    # Its keys are in no index file either.
+    keys = (1 if msg.uniq_key else 0) + len(msg.keys)
+    assert result.counts.get(Kind.MISSING_INDEX, 0) == keys
+    assert result.recovery.restart_dispatch == 1 and result.recovery.restart_first == offset
+    assert undispatched(store) == {("TopicTest", 0): 1}
+    _check_cli(capsys, store_copy)
+    # ``lag`` says the queue is behind the commit log.
+    code, out = run(capsys, "lag", str(store_copy), "--format", "jsonl")
+    rows = [json.loads(line) for line in out.splitlines()]
+    flagged = [r for r in rows if r.get("behindCommitLog")]
+    assert flagged and all((r["topic"], r["queueId"], r["behindCommitLog"]) == ("TopicTest", 0, 1)
+                           for r in flagged)
+    assert code == status.FINDINGS
+
+
+def test_several_damages_at_once(store_copy):
+    """Each damage is still found, at its place, when they come together."""
+    os.remove(store_copy / "consumequeue" / "TopicCqRoll" / "0" / "00000000000000002560")
+    offset, queue_offset = _append_copy(store_copy, "TopicTest", 2)
+    with open(store_copy / "consumequeue" / "TopicTest" / "0" / "00000000000000000000", "r+b") as f:
+        f.seek(3 * CQ_UNIT)
+        f.write(bytes(CQ_UNIT))
+    result = cross_check(_open(store_copy), max_findings=10_000)
+    missing = {(f.topic, f.queue_id, f.queue_offset) for f in of_kind(result, Kind.MISSING_UNIT)}
+    assert missing == ({("TopicCqRoll", 0, q) for q in range(128, 150)} | {("TopicTest", 2, queue_offset)}
+                       | {("TopicTest", 0, 3)})
+    assert {(b.topic, b.queue_id) for b in of_kind(result, Kind.QUEUE_BEHIND)} == {
+        ("TopicCqRoll", 0), ("TopicTest", 2), ("TopicTest", 0)}
+
+
+def test_timer_unit_not_a_timer_message(tmp_path):
+    import shutil
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    store = _open(root)
+    units = list(store.timer().units())
+    seg = store.timer().log_segments[0]
+    other = store.consume_queue("TopicTest", 0).unit(0)
+    # Point the first unit at an ordinary TopicTest message, and the second past the end of data
+    # (offsetPy is at byte 28 of a unit: size, prevPos, magic, currWriteTime, delayedTime before it).
+    with open(seg.path, "r+b") as f:
+        f.seek(units[0].position + 28)
+        f.write(struct.pack(">q", other.commitlog_offset))
+        f.seek(units[1].position + 28)
+        f.write(struct.pack(">q", 10 << 20))
+    result = cross_check(_open(root))
+    bad = of_kind(result, Kind.TIMER_NOT_TIMER)
+    assert [(f.commitlog_offset, f.other.path, f.other.offset) for f in bad] == [
+        (other.commitlog_offset, seg.path, units[0].position)]
+    assert "TopicTest" in bad[0].text
+    past = of_kind(result, Kind.TIMER_PAST_END)
+    assert [(f.commitlog_offset, f.other.offset) for f in past] == [(10 << 20, units[1].position)]
+    assert past[0].commitlog.absent
+
+
+def test_abort_file_and_checkpoint(store_copy):
+    (store_copy / "abort").write_bytes(b"")
+    plan = cross_check(_open(store_copy)).recovery
+    assert not plan.clean_shutdown
+    note = [f for f in cross_check(_open(store_copy)).findings if f.kind is Kind.ABNORMAL_RECOVERY]
+    assert note and "did not shut down cleanly" in note[0].text
+
+
+@pytest.mark.parametrize("flag", ["--no-both-ways"])
+def test_one_way_check_still_available(capsys, store_copy, flag):
+    with open(store_copy / "consumequeue" / "TopicTest" / "0" / "00000000000000000000", "r+b") as f:
+        f.seek(3 * CQ_UNIT)
+        f.write(bytes(CQ_UNIT))
+    assert run(capsys, "check", str(store_copy), flag)[0] == status.OK
+    assert run(capsys, "check", str(store_copy))[0] == status.FINDINGS
