@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 KSC    := tools/ksc
 
-.PHONY: setup setup-spark generate test bench sample clean
+.PHONY: setup setup-spark setup-browser generate test bench sample clean
 
 setup: $(VENV)/.installed $(KSC)/node_modules/.installed
 
@@ -24,6 +24,12 @@ $(KSC)/node_modules/.installed: $(KSC)/package.json $(KSC)/package-lock.json
 # The optional PySpark adapter (rmqformats.spark) and its tests need Spark 4, pyarrow and Java 17+.
 setup-spark: setup
 	$(PY) -m pip install --quiet -e '.[dev,spark]'
+
+# Headless Chromium from the OS packages, for the test that opens the store report in a browser
+# (the test is skipped without it, except under CI). Installs only when missing; needs root.
+setup-browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
 # Regenerate generated/ from formats/ (Kaitai Python, construct schemas, layouts).
 generate: setup

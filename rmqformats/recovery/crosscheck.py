@@ -229,6 +229,10 @@ class CrossCheck:
     recovery: RecoveryPlan
     #: Per queue ``(topic, queueId)``: messages of the commit log the queue lacks past its end.
     behind: dict[tuple[str, int], int] = field(default_factory=dict)
+    #: The BLANK records the walk passed (one per full segment).
+    blanks: tuple = ()
+    #: Damaged ranges the walk skipped; see :func:`damaged_ranges`.
+    damaged: tuple = ()
 
     @property
     def problems(self) -> int:
@@ -540,7 +544,19 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     _recovery_notes(plan, segs, found)
     return CrossCheck(messages, dispatched, indexed, len(listed),
                       index_files.entries if index_files is not None else 0, timer_units,
-                      tuple(found.kept), dict(found.counts), plan, behind)
+                      tuple(found.kept), dict(found.counts), plan, behind, tuple(walk.blanks),
+                      damaged_ranges(walk))
+
+
+def damaged_ranges(walk) -> tuple:
+    """The damaged ranges (segment, file offset, length, reason) a commit-log walk skipped.
+
+    The walk stops at the first damage, as the broker's recovery does, and
+    skips none: this is empty. A salvage walk (``salvage=True``) resyncs past
+    damage and lists what it skipped; this is the one place its ranges are
+    taken from, for the report's segment map and the check.
+    """
+    return tuple(getattr(walk, "damaged", None) or ())
 
 
 def _queue_folder(store: Store, topic: str, q: int, batch: bool) -> str:

@@ -1,0 +1,39 @@
+"""``report``: one self-contained HTML page about a store, for people."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import status
+from .common import open_from_args
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ..recovery.report import write_report
+    store = open_from_args(args)
+    report = write_report(store, args.output, index=args.index, timer=args.timer, max_findings=args.max_findings)
+    check = report.check
+    sys.stderr.write(f"rmqformats: wrote {args.output}: {report.messages} message(s), {len(report.segments)} "
+                     f"segment(s), {len(report.queues)} queue(s)"
+                     + ("" if check is None else f", {check.problems} problem(s) found") + "\n")
+    return status.OK if check is None or check.ok else status.FINDINGS
+
+
+def add_commands(sub) -> None:
+    """Add this module's commands to the ``rmqformats`` subcommands."""
+    sp = sub.add_parser("report", help="write a self-contained HTML report of a store (plots, queues, lag, check)",
+                        description="Walk the store once and write one HTML page that opens without a network: "
+                                    "messages per topic over time, a map of the commit-log segments with where "
+                                    "the data ends and any damaged ranges, queue depths, consumer lag per group "
+                                    "and the findings of check. Exit status 1 when check found problems.",
+                        epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    sp.add_argument("store", nargs="?", help="store root (a commit-log folder or segment gives the commit-log parts)")
+    sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
+    sp.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    sp.add_argument("--index", action=argparse.BooleanOptionalAction, default=True,
+                    help="check the index files (default: on)")
+    sp.add_argument("--timer", action=argparse.BooleanOptionalAction, default=True,
+                    help="check the timer log (default: on)")
+    sp.add_argument("--max-findings", type=int, default=500, help="list at most this many findings (all are counted)")
+    sp.set_defaults(func=cmd_report)

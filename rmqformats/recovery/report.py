@@ -1,0 +1,473 @@
+"""A store report for people: one self-contained HTML page with plots, made in one pass over the commit log.
+
+:func:`build_report` walks the commit log once (through :func:`cross_check`,
+which hands each record batch to an aggregator) and gathers, in bounded
+memory: messages per topic over time (time buckets that widen as the store's
+time span grows, so the table never passes :data:`MAX_CELLS` cells), the
+segments with where the data ends and any damaged ranges, queue depths,
+consumer lag per group, and the findings of the check. :func:`render_html`
+turns it into one HTML page that embeds plotly.js, so it opens without a
+network.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .. import __version__
+from ..errors import RmqFormatError
+from .crosscheck import CrossCheck, Kind, Severity, cross_check
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+#: Most (topic, time bucket) cells kept while walking; past it the buckets are widened.
+MAX_CELLS = 200_000
+#: Bucket widths tried in turn, in ms.
+BUCKETS_MS = (1_000, 10_000, 60_000, 600_000, 3_600_000, 6 * 3_600_000, 86_400_000, 7 * 86_400_000)
+#: Topics drawn on their own in the time plot; the others are summed.
+TOP_TOPICS = 12
+#: Queues drawn in the depth plot.
+TOP_QUEUES = 40
+#: Findings listed in the page (all are counted).
+MAX_LISTED = 500
+
+
+@dataclass
+class SegmentInfo:
+    """One commit-log segment as the report draws it."""
+
+    name: str
+    path: str
+    start: int
+    size: int
+    messages: int = 0
+    #: Bytes from the segment's start to the end of its last message.
+    used: int = 0
+    #: Position of the segment's BLANK record, or ``None``.
+    blank_at: int | None = None
+    first_time: int | None = None
+    last_time: int | None = None
+
+
+@dataclass
+class TimeHistogram:
+    """Messages per topic and time bucket, widened as needed to stay under :data:`MAX_CELLS` cells."""
+
+    bucket_ms: int = BUCKETS_MS[0]
+    cells: Counter = field(default_factory=Counter)
+    totals: Counter = field(default_factory=Counter)
+
+    def add(self, topics: list[str], codes: np.ndarray, times: np.ndarray) -> None:
+        buckets = times // self.bucket_ms
+        key = codes.astype(np.int64) * (1 << 40) + (buckets - buckets.min())
+        uniq, counts = np.unique(key, return_counts=True)
+        base = int(buckets.min())
+        for k, c in zip(uniq.tolist(), counts.tolist()):
+            topic = topics[k >> 40]
+            self.cells[(topic, base + (k & ((1 << 40) - 1)))] += c
+            self.totals[topic] += c
+        while len(self.cells) > MAX_CELLS and self.bucket_ms != BUCKETS_MS[-1]:
+            self._widen()
+
+    def _widen(self) -> None:
+        wider = next(b for b in BUCKETS_MS if b > self.bucket_ms)
+        cells: Counter = Counter()
+        for (topic, b), c in self.cells.items():
+            cells[(topic, b * self.bucket_ms // wider)] += c
+        self.cells, self.bucket_ms = cells, wider
+
+
+class _Aggregator:
+    """Receives every record batch of the walk."""
+
+    def __init__(self, store: Store):
+        self.segments = [SegmentInfo(s.name, s.path, s.start_offset, s.size) for s in store.commitlog.segments]
+        self.starts = np.array([s.start for s in self.segments], np.int64)
+        self.times = TimeHistogram()
+        self.messages = 0
+        self.first_time: int | None = None
+        self.last_time: int | None = None
+
+    def __call__(self, batch: pa.RecordBatch) -> None:
+        n = batch.num_rows
+        if not n:
+            return
+        self.messages += n
+        off = batch.column("commitLogOffset").to_numpy()
+        size = batch.column("storeSize").to_numpy()
+        times = batch.column("storeTimestamp").cast(pa.int64()).to_numpy()
+        codes = pc.dictionary_encode(batch.column("topic"))
+        self.times.add(codes.dictionary.to_pylist(), codes.indices.to_numpy(), times)
+        lo, hi = int(times.min()), int(times.max())
+        self.first_time = lo if self.first_time is None else min(self.first_time, lo)
+        self.last_time = hi if self.last_time is None else max(self.last_time, hi)
+        seg = np.searchsorted(self.starts, off, side="right") - 1
+        for s in np.unique(seg).tolist():
+            rows = seg == s
+            info = self.segments[s]
+            info.messages += int(rows.sum())
+            info.used = max(info.used, int((off[rows] + size[rows]).max()) - info.start)
+            t_lo, t_hi = int(times[rows].min()), int(times[rows].max())
+            info.first_time = t_lo if info.first_time is None else min(info.first_time, t_lo)
+            info.last_time = t_hi if info.last_time is None else max(info.last_time, t_hi)
+
+
+@dataclass
+class StoreReport:
+    """Everything the page shows."""
+
+    path: str
+    generated: str
+    messages: int
+    first_time: int | None
+    last_time: int | None
+    segments: list[SegmentInfo]
+    data_end: object | None
+    #: Damaged ranges the walk skipped (segment, file offset, length, reason); see ``CrossCheck.damaged``.
+    damaged: list
+    times: TimeHistogram
+    #: (topic, queue id, kind, min offset, max offset, error)
+    queues: list[tuple[str, int, str, int, int, str | None]]
+    #: rows of ``Store.consumer_lag`` with ``behind_commitlog`` filled in
+    lag: list
+    lag_error: str | None
+    check: CrossCheck | None
+    check_error: str | None
+
+
+def build_report(store: Store, *, index: bool = True, timer: bool = True, max_findings: int = MAX_LISTED) -> StoreReport:
+    """Walk the store once and gather what :func:`render_html` draws."""
+    agg = _Aggregator(store)
+    check = None
+    check_error = None
+    data_end = None
+    damaged: list = []
+    if store.root is not None:
+        try:
+            check = cross_check(store, index=index, timer=timer, max_findings=max_findings, on_batch=agg)
+            data_end = check.recovery.data_end
+            damaged = list(check.damaged)
+            blanks = check.blanks
+        except RmqFormatError as exc:
+            check_error = str(exc)
+            agg = _Aggregator(store)
+            check = None
+    if check is None:
+        walk = store.commitlog.batches(columns=["commitLogOffset", "storeSize", "storeTimestamp", "topic"])
+        for batch in walk:
+            agg(batch)
+        data_end, blanks = walk.end, walk.blanks
+    by_path = {s.path: s for s in agg.segments}
+    for b in blanks:
+        if b.segment in by_path:
+            by_path[b.segment].blank_at = b.file_offset
+
+    queues = []
+    lag: list = []
+    lag_error = None
+    if store.root is not None:
+        for kind, infos in (("ConsumeQueue", _safe(store.queues)), ("BatchConsumeQueue", _safe(store.batch_queues))):
+            queues += [(q.topic, q.queue_id, kind, q.min_offset, q.max_offset, q.error) for q in infos]
+        try:
+            behind = check.behind if check is not None else {}
+            lag = [r._replace(behind_commitlog=behind.get((r.topic, r.queue_id), 0))
+                   for r in store.consumer_lag(with_store_time=False)]
+        except (RmqFormatError, OSError) as exc:
+            lag_error = str(exc)
+    return StoreReport(
+        path=os.path.abspath(store.root or store.commitlog.path),
+        generated=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        messages=agg.messages, first_time=agg.first_time, last_time=agg.last_time, segments=agg.segments,
+        data_end=data_end, damaged=damaged, times=agg.times, queues=queues, lag=lag, lag_error=lag_error,
+        check=check, check_error=check_error)
+
+
+def _safe(listing):
+    try:
+        return listing()
+    except (RmqFormatError, OSError):
+        return []
+
+
+# -- the page -----------------------------------------------------------------------------------
+
+
+def _iso(ms: int | None) -> str:
+    if ms is None:
+        return ""
+    try:
+        return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        return f"{ms} ms (out of range)"
+
+
+def _topics_figure(report: StoreReport):
+    import plotly.graph_objects as go
+    h = report.times
+    top = [t for t, _ in h.totals.most_common(TOP_TOPICS)]
+    rest = set(h.totals) - set(top)
+    series: dict[str, Counter] = {t: Counter() for t in top}
+    if rest:
+        series["(other topics)"] = Counter()
+    for (topic, b), c in h.cells.items():
+        series[topic if topic in top else "(other topics)"][b] += c
+    fig = go.Figure()
+    for name, cells in series.items():
+        xs = sorted(cells)
+        fig.add_trace(go.Bar(x=[_iso(b * h.bucket_ms) for b in xs], y=[cells[b] for b in xs], name=_short(name)))
+    fig.update_layout(barmode="stack", height=420, margin=dict(l=50, r=20, t=30, b=40),
+                      xaxis=dict(title=f"store time (UTC, buckets of {_span(h.bucket_ms)})", automargin=False),
+                      yaxis=dict(title="messages", automargin=False), legend_title_text="topic")
+    return fig
+
+
+def _short(text: str, width: int = 36) -> str:
+    """``text`` cut in the middle to ``width`` characters, for axis labels."""
+    if len(text) <= width:
+        return text
+    half = (width - 1) // 2
+    return f"{text[:half]}…{text[-(width - 1 - half):]}"
+
+
+def _span(ms: int) -> str:
+    for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("min", 60_000), ("s", 1000)):
+        if ms % size == 0:
+            return f"{ms // size} {unit}"
+    return f"{ms} ms"
+
+
+def _segments_figure(report: StoreReport):
+    import plotly.graph_objects as go
+    names = [s.name for s in report.segments]
+    end = report.data_end
+    end_seg = getattr(end, "segment", None)
+    parts: dict[str, tuple[list, list, list, list]] = {}
+
+    def add(kind: str, seg: SegmentInfo, start: int, length: int, text: str) -> None:
+        if length <= 0:
+            return
+        ys, bases, widths, texts = parts.setdefault(kind, ([], [], [], []))
+        ys.append(seg.name)
+        bases.append(start)
+        widths.append(length)
+        texts.append(text)
+
+    past_end = False
+    for s in report.segments:
+        add("messages", s, 0, s.used, f"{s.messages} message(s), {_iso(s.first_time)} to {_iso(s.last_time)}")
+        if s.blank_at is not None:
+            add("BLANK padding", s, s.blank_at, s.size - s.blank_at, f"BLANK record at 0x{s.blank_at:x}")
+        if past_end:
+            add("after the end of data", s, 0, s.size, "not read: after the end of the data")
+        elif s.path == end_seg:
+            past_end = True
+            add("after the end of data", s, end.file_offset, s.size - end.file_offset,
+                f"data ends at 0x{end.file_offset:x}: {end.reason.value}")
+    for d in report.damaged:
+        seg = next((s for s in report.segments if s.path == _damaged_field(d, "segment")
+                    or s.name == os.path.basename(str(_damaged_field(d, "segment")))), None)
+        if seg is not None:
+            add("damaged", seg, int(_damaged_field(d, "file_offset") or 0), int(_damaged_field(d, "length") or 0),
+                str(_damaged_field(d, "reason") or "damaged"))
+    colors = {"messages": "#4c78a8", "BLANK padding": "#bab0ac", "after the end of data": "#f2cf5b",
+              "damaged": "#e45756"}
+    fig = go.Figure()
+    for kind, (ys, bases, widths, texts) in parts.items():
+        fig.add_trace(go.Bar(y=ys, base=bases, x=widths, orientation="h", name=kind, hovertext=texts,
+                             marker_color=colors.get(kind)))
+    if end is not None and end_seg is not None:
+        fig.add_trace(go.Scatter(x=[end.file_offset], y=[os.path.basename(end_seg)], mode="markers+text",
+                                 marker=dict(symbol="line-ns-open", size=24, color="#d62728"),
+                                 text=["end of data"], textposition="top center", name="end of data",
+                                 hovertext=[str(end)]))
+    fig.update_layout(barmode="overlay", height=max(220, 34 * len(names) + 120),
+                      margin=dict(l=180, r=20, t=30, b=50),
+                      xaxis=dict(title="byte in segment file", automargin=False),
+                      yaxis=dict(autorange="reversed", type="category", automargin=False))
+    return fig
+
+
+def _damaged_field(d, name: str):
+    """A field of a damaged range, whatever its type (an object with attributes, a dict or a tuple)."""
+    if isinstance(d, dict):
+        return d.get(name)
+    return getattr(d, name, None)
+
+
+def _queues_figure(report: StoreReport):
+    import plotly.graph_objects as go
+    rows = sorted(report.queues, key=lambda q: q[4] - q[3], reverse=True)[:TOP_QUEUES]
+    fig = go.Figure(go.Bar(x=[_short(f"{t}/{q}" + (" (batch)" if k == "BatchConsumeQueue" else ""))
+                              for t, q, k, *_ in rows],
+                           y=[hi - lo for _, _, _, lo, hi, _ in rows],
+                           hovertext=[f"offsets {lo}..{hi}" for _, _, _, lo, hi, _ in rows], marker_color="#54a24b"))
+    # Fixed margins: labels are cut to a known width, so plotly need not grow the margins as it draws.
+    fig.update_layout(height=460, margin=dict(l=60, r=20, t=30, b=200), yaxis_title="messages on disk (max - min)",
+                      xaxis=dict(tickangle=-45, automargin=False), yaxis=dict(automargin=False))
+    return fig
+
+
+def _lag_figure(report: StoreReport):
+    import plotly.graph_objects as go
+    by: dict[str, Counter] = {}
+    for r in report.lag:
+        by.setdefault(r.topic, Counter())[r.group] += r.lag
+    groups = sorted({r.group for r in report.lag})
+    fig = go.Figure()
+    for topic, counts in sorted(by.items()):
+        fig.add_trace(go.Bar(x=[_short(g) for g in groups], y=[counts.get(g, 0) for g in groups], name=_short(topic)))
+    fig.update_layout(barmode="stack", height=400, margin=dict(l=60, r=20, t=30, b=140), yaxis_title="lag (messages)",
+                      legend_title_text="topic", xaxis=dict(automargin=False), yaxis=dict(automargin=False))
+    return fig
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1280px;padding:16px;color:#222}
+h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:2em}
+table{border-collapse:collapse;font-size:.85em;width:100%;table-layout:auto}
+td,th{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere;max-width:40em}
+th{background:#f4f4f4}.problem{color:#b00}.note{color:#555}.ok{color:#080}.mono{font-family:ui-monospace,monospace;word-break:break-all}
+dl{display:grid;grid-template-columns:max-content auto;gap:2px 16px}dt{font-weight:600}
+"""
+
+#: Runs first: collects script errors and console errors into the page, so a headless browser can read them.
+_ERROR_PROBE = """
+window.__reportErrors = [];
+window.addEventListener('error', function (e) { window.__reportErrors.push(String(e.message || e)); });
+(function () { var orig = console.error; console.error = function () {
+  window.__reportErrors.push(Array.prototype.join.call(arguments, ' ')); return orig.apply(console, arguments); }; })();
+window.addEventListener('load', function () {
+  document.body.setAttribute('data-errors', String(window.__reportErrors.length));
+  var drawn = Array.prototype.filter.call(document.querySelectorAll('.js-plotly-plot'),
+    function (d) { return d.querySelector('.main-svg') !== null; }).map(function (d) { return d.id; });
+  document.body.setAttribute('data-plots', drawn.join(' '));
+  document.getElementById('page-errors').textContent = window.__reportErrors.join('\\n');
+});
+"""
+
+
+def _e(value) -> str:
+    return html.escape(str(value))
+
+
+def _table(header: list[str], rows: list[list], classes: list[str] | None = None) -> str:
+    out = ["<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in header) + "</tr>"]
+    for i, r in enumerate(rows):
+        cls = f' class="{classes[i]}"' if classes else ""
+        out.append(f"<tr{cls}>" + "".join(f"<td>{_e(c)}</td>" for c in r) + "</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def render_html(report: StoreReport) -> str:
+    """The page: plotly.js embedded once, one ``<section>`` per part, nothing fetched from the network."""
+    from plotly.offline import get_plotlyjs
+
+    def plot(fig, div_id: str) -> str:
+        return fig.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
+                           config={"displaylogo": False, "responsive": True})
+
+    sections = []
+    end = report.data_end
+    check = report.check
+    summary = [("store", report.path), ("messages", f"{report.messages:,}"),
+               ("stored", f"{_iso(report.first_time)} to {_iso(report.last_time)}"),
+               ("segments", f"{len(report.segments)} ({sum(s.size for s in report.segments):,} bytes)"),
+               ("data ends", str(end) if end is not None else "")]
+    if check is not None:
+        summary.append(("check", "consistent" if check.ok else f"{check.problems} problem(s)"))
+    sections.append('<section id="summary"><h2>Summary</h2><dl>' + "".join(
+        f"<dt>{_e(k)}</dt><dd class=\"mono\">{_e(v)}</dd>" for k, v in summary) + "</dl></section>")
+
+    body = (plot(_topics_figure(report), "plot-topics") if report.messages
+            else "<p>The commit log holds no message.</p>")
+    sections.append(f'<section id="topics"><h2>Messages per topic over time</h2>{body}</section>')
+
+    damaged_note = (f"<p>{len(report.damaged)} damaged range(s) shown in red.</p>" if report.damaged
+                    else "<p>No damaged range reported.</p>")
+    body = plot(_segments_figure(report), "plot-segments") if report.segments else "<p>No segment files.</p>"
+    sections.append(f'<section id="segments"><h2>Commit-log segments</h2>{damaged_note}{body}'
+                    + _table(["segment", "start offset", "size", "messages", "used bytes", "BLANK at", "first", "last"],
+                             [[s.name, s.start, s.size, s.messages, s.used,
+                               "" if s.blank_at is None else f"0x{s.blank_at:x}", _iso(s.first_time),
+                               _iso(s.last_time)] for s in report.segments]) + "</section>")
+
+    if report.queues:
+        body = plot(_queues_figure(report), "plot-queues") + _table(
+            ["topic", "queue", "type", "min offset", "max offset", "depth", "error"],
+            [[t, q, k, lo, hi, hi - lo, err or ""] for t, q, k, lo, hi, err in
+             sorted(report.queues, key=lambda x: x[4] - x[3], reverse=True)[:200]])
+    else:
+        body = "<p>No consume queue.</p>"
+    sections.append(f'<section id="queues"><h2>Queue depths</h2>{body}</section>')
+
+    if report.lag:
+        body = plot(_lag_figure(report), "plot-lag") + _table(
+            ["group", "topic", "queue", "committed", "max offset", "lag", "behind commit log"],
+            [[r.group, r.topic, r.queue_id, "" if r.committed_offset is None else r.committed_offset,
+              r.max_offset, r.lag, r.behind_commitlog or ""] for r in report.lag[:500]],
+            ["problem" if r.behind_commitlog else "" for r in report.lag[:500]])
+    else:
+        body = f"<p>{_e(report.lag_error or 'No committed consumer offsets (config/consumerOffset.json).')}</p>"
+    sections.append(f'<section id="lag"><h2>Consumer lag per group</h2>{body}</section>')
+
+    if check is not None:
+        counts = ", ".join(f"{k.value}: {n}" for k, n in sorted(check.counts.items(), key=lambda kv: list(Kind).index(kv[0])))
+        head = (f'<p class="{"ok" if check.ok else "problem"}">'
+                f'{"No problem found." if check.ok else f"{check.problems} problem(s) found."} '
+                f'{check.messages:,} message(s) checked against {check.queues} queue(s), '
+                f'{check.index_entries:,} index entries and {check.timer_units} timer-log unit(s).'
+                f'{" Counts: " + _e(counts) if counts else ""}</p>')
+        listed = list(check.findings)
+        body = head + _table(["severity", "kind", "finding", "commit log", "queue / index / timer log"],
+                             [[f.severity.value, f.kind.value, f.text, str(f.commitlog or ""), str(f.other or "")]
+                              for f in listed],
+                             [f.severity.value for f in listed])
+    else:
+        body = f"<p>{_e(report.check_error or 'Not checked: the store was opened without its root.')}</p>"
+    sections.append(f'<section id="findings"><h2>Findings of check</h2>{body}</section>')
+
+    title = f"RocketMQ store report: {report.path}"
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>{_e(title)}</title><style>{_CSS}</style><script>{_ERROR_PROBE}</script>"
+        f"<script>{get_plotlyjs()}</script></head><body>"
+        f"<h1>{_e(title)}</h1><p class=\"note\">Made by rmqformats {_e(__version__)} at {_e(report.generated)}; "
+        "opens without a network.</p>"
+        + "".join(sections)
+        + '<pre id="page-errors" hidden></pre>'
+        + f'<script type="application/json" id="report-data">{_e(json.dumps(_data(report)))}</script>'
+        + "</body></html>\n")
+
+
+def _data(report: StoreReport) -> dict:
+    """A small machine-readable summary embedded in the page."""
+    check = report.check
+    return {"path": report.path, "messages": report.messages, "segments": len(report.segments),
+            "queues": len(report.queues), "lagRows": len(report.lag),
+            "problems": None if check is None else check.problems,
+            "counts": None if check is None else {k.value: n for k, n in check.counts.items()}}
+
+
+def write_report(store: Store, path: str | os.PathLike[str], **options) -> StoreReport:
+    """Build the report of ``store`` and write its page to ``path``; returns the report."""
+    report = build_report(store, **options)
+    page = render_html(report)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(page)
+    return report
+
+
+__all__ = ["MAX_CELLS", "SegmentInfo", "StoreReport", "TimeHistogram", "build_report", "render_html",
+           "write_report", "Severity"]

@@ -1,0 +1,119 @@
+"""The store report: what it gathers, the page it writes, and the page opened in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+import rmqformats
+from rmqformats.cli import main, status
+from rmqformats.recovery.report import MAX_CELLS, BUCKETS_MS, TimeHistogram, build_report, render_html
+
+from conftest import store_path, truth_records
+from test_crosscheck import _append_copy
+
+SECTIONS = ("summary", "topics", "segments", "queues", "lag", "findings")
+PLOTS = ("plot-topics", "plot-segments", "plot-queues", "plot-lag")
+
+
+def test_report_gathers_the_store(version):
+    store = rmqformats.open_store(store_path(version))
+    report = build_report(store)
+    records = [r for r in truth_records(version) if r["kind"] == "MESSAGE"]
+    assert report.messages == len(records)
+    assert sum(report.times.totals.values()) == len(records)
+    by_topic: dict[str, int] = {}
+    for r in records:
+        by_topic[r["topic"]] = by_topic.get(r["topic"], 0) + 1
+    assert dict(report.times.totals) == by_topic
+    assert [s.messages for s in report.segments] == [
+        sum(1 for r in records if r["file"] == s.name) for s in report.segments]
+    assert report.data_end.reason.is_clean and report.check.ok
+    assert {(t, q) for t, q, *_ in report.queues} == {(q.topic, q.queue_id) for q in store.queues()} | {
+        (q.topic, q.queue_id) for q in store.batch_queues()}
+
+
+def test_time_buckets_widen_to_stay_bounded():
+    import numpy as np
+    h = TimeHistogram()
+    times = np.arange(0, (MAX_CELLS + 10) * 1000, 1000, dtype=np.int64)
+    h.add(["T"], np.zeros(len(times), np.int32), times)
+    assert len(h.cells) <= MAX_CELLS and h.bucket_ms == BUCKETS_MS[1]
+    assert sum(h.cells.values()) == len(times) == h.totals["T"]
+
+
+def test_page_is_self_contained(tmp_path, capsys):
+    out = tmp_path / "report.html"
+    assert main(["report", str(store_path("rocketmq-5.3.3")), "-o", str(out)]) == status.OK
+    page = out.read_text(encoding="utf-8")
+    # Nothing is loaded from elsewhere: no script, style or image by URL.
+    assert not re.search(r"<(script|link|img|iframe)[^>]+(src|href)=", page)
+    assert "Plotly" in page and page.count('class="plotly-graph-div"') == len(PLOTS)
+    for section in SECTIONS:
+        assert f'<section id="{section}">' in page
+    data = json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page)
+                      .group(1).replace("&quot;", '"'))
+    assert data["problems"] == 0 and data["messages"] == 322
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def _open_in_chromium(browser: str, page, screenshot) -> tuple[str, str]:
+    """The DOM after the page's scripts ran, and the browser's log; also writes a screenshot."""
+    common = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+              "--no-first-run", "--disable-extensions", "--disable-background-networking",
+              f"--user-data-dir={page.parent / 'chromium-profile'}"]
+    url = page.resolve().as_uri()
+    dom = subprocess.run([*common, "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--dump-dom",
+                          url], capture_output=True, text=True, timeout=180)
+    subprocess.run([*common, "--window-size=1400,5200", "--virtual-time-budget=5000", f"--screenshot={screenshot}",
+                    url], capture_output=True, text=True, timeout=180)
+    return dom.stdout, dom.stderr
+
+
+@pytest.mark.parametrize("damaged", [False, True], ids=["clean", "appended-message"])
+def test_report_in_headless_chromium(tmp_path, capsys, record_property, damaged):
+    browser = _chromium()
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed: CI runs `make setup-browser` first")
+        pytest.skip("chromium is not installed (`make setup-browser` installs it)")
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    if damaged:
+        _append_copy(root, "TopicTest", 0)
+    page = tmp_path / "report.html"
+    code = main(["report", str(root), "-o", str(page)])
+    assert code == (status.FINDINGS if damaged else status.OK)
+    screenshot = tmp_path / "report.png"
+    dom, log = _open_in_chromium(browser, page, screenshot)
+    # No console output at all from the page: no script error, no console.error, no plotly warning.
+    console = [line for line in log.splitlines() if "CONSOLE" in line]
+    assert console == [], console
+    body = re.search(r"<body([^>]*)>", dom)
+    assert body is not None, dom[:2000]
+    attrs = dict(re.findall(r'(data-[a-z]+)="([^"]*)"', body.group(1)))
+    assert attrs.get("data-errors") == "0", re.search(r'<pre id="page-errors"[^>]*>(.*?)</pre>', dom, re.S)
+    # Every section is there and every plot was drawn (plotly put its SVG into the div).
+    for section in SECTIONS:
+        assert f'<section id="{section}">' in dom
+    assert sorted(attrs["data-plots"].split()) == sorted(PLOTS)
+    if damaged:
+        assert "queue-behind" in dom and "missing-unit" in dom
+    else:
+        assert "No problem found." in dom
+    assert screenshot.exists() and screenshot.stat().st_size > 10_000
+    record_property("screenshot", str(screenshot))
+    with capsys.disabled():
+        print(f"\nstore report screenshot: {screenshot}")
