@@ -840,6 +840,14 @@ class _IndexStream:
     def check_batch(self, batch: pa.RecordBatch, off: np.ndarray, tran: np.ndarray, tidx: np.ndarray,
                     names: list, segs: _Segments) -> int:
         """Match the entries of the batch's offsets with the keys of its messages; returns messages with keys."""
+        if self.missing_all:  # no index files: count the keys, nothing to match
+            kept = pa.array(tran != TRAN_ROLLBACK)
+            has_uniq = pc.and_(kept, pc.is_valid(batch.column("uniqKey")))
+            n_keys = pc.if_else(kept, pc.fill_null(pc.list_value_length(batch.column("keys")), 0), 0)
+            with_keys = pc.or_(has_uniq, pc.greater(n_keys, 0))
+            self.found.counts[Kind.MISSING_INDEX] += (pc.sum(has_uniq.cast(pa.int64())).as_py() or 0) + \
+                (pc.sum(n_keys).as_py() or 0)
+            return pc.sum(with_keys.cast(pa.int64())).as_py() or 0
         keys = batch.column("keys").to_pylist()
         uniq = batch.column("uniqKey").to_pylist()
         rows, hashes = [], []
@@ -874,9 +882,6 @@ class _IndexStream:
                                    f"index entry {int(num[j])} of {os.path.basename(self.files[fno[j]].path)} points "
                                    f"at commit-log offset {p}: {why}",
                                    segs.place(p), self._entry_place(int(fno[j]), int(num[j])), commitlog_offset=p))
-        if self.missing_all:
-            self.found.counts[Kind.MISSING_INDEX] += len(exp_rows)
-            return indexed
         have = np.isin(exp_keys, entry_keys[hit])
         for j in np.flatnonzero(~have).tolist():
             r = int(exp_rows[j])
