@@ -37,6 +37,8 @@ MAX_CELLS = 200_000
 BUCKETS_MS = (1_000, 10_000, 60_000, 600_000, 3_600_000, 6 * 3_600_000, 86_400_000, 7 * 86_400_000)
 #: Topics drawn on their own in the time plot; the others are summed.
 TOP_TOPICS = 12
+#: Bars per topic the time plot aims at most (its buckets widen to fit).
+PLOT_BARS = 300
 #: Queues drawn in the depth plot.
 TOP_QUEUES = 40
 #: Findings listed in the page (all are counted).
@@ -220,14 +222,21 @@ def _topics_figure(report: StoreReport):
     series: dict[str, Counter] = {t: Counter() for t in top}
     if rest:
         series["(other topics)"] = Counter()
+    # Draw at most about PLOT_BARS bars per topic: the buckets kept may be finer than a plot can show.
+    width = h.bucket_ms
+    if h.cells:
+        lo = min(b for _, b in h.cells) * h.bucket_ms
+        hi = (max(b for _, b in h.cells) + 1) * h.bucket_ms
+        width = next((b for b in BUCKETS_MS if b >= h.bucket_ms and (hi - lo) / b <= PLOT_BARS), BUCKETS_MS[-1])
+        width = max(width, h.bucket_ms)
     for (topic, b), c in h.cells.items():
-        series[topic if topic in top else "(other topics)"][b] += c
+        series[topic if topic in top else "(other topics)"][b * h.bucket_ms // width] += c
     fig = go.Figure()
     for name, cells in series.items():
         xs = sorted(cells)
-        fig.add_trace(go.Bar(x=[_iso(b * h.bucket_ms) for b in xs], y=[cells[b] for b in xs], name=_short(name)))
+        fig.add_trace(go.Bar(x=[_iso(b * width) for b in xs], y=[cells[b] for b in xs], name=_short(name)))
     fig.update_layout(barmode="stack", height=420, margin=dict(l=50, r=20, t=30, b=40),
-                      xaxis=dict(title=f"store time (UTC, buckets of {_span(h.bucket_ms)})", automargin=False),
+                      xaxis=dict(title=f"store time (UTC, buckets of {_span(width)})", automargin=False),
                       yaxis=dict(title="messages", automargin=False), legend_title_text="topic")
     return fig
 
