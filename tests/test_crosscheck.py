@@ -140,7 +140,10 @@ def test_index_file_removed(capsys, store_copy):
         # One finding per key the removed file held, at the message it pointed at.
         assert sorted(f.commitlog_offset for f in missing) == lost
         assert problems(result) == {Kind.MISSING_INDEX: len(lost)}
-        assert all(f.other is not None for f in missing)
+        # Each names the index side: the key's slot in a file whose range holds the offset, or the folder.
+        for f in missing:
+            assert f.other.path == str(index) and "no index file covers its offset" in f.text or (
+                f.other.offset is not None and os.path.dirname(f.other.path) == str(index))
     else:
         assert problems(result) == {Kind.NO_INDEX: 1}
     _check_cli(capsys, store_copy)
@@ -213,9 +216,14 @@ def test_message_appended_after_queues_written(capsys, store_copy):
         ("TopicTest", 0, queue_offset, offset)]
     assert "the next start dispatches it again" in missing[0].text
     assert [(b.topic, b.queue_offset) for b in of_kind(result, Kind.QUEUE_BEHIND)] == [("TopicTest", queue_offset)]
-    # Its keys are in no index file either.
+    # Its keys are in no index file either; the newest file would have taken them, at their slots.
     keys = (1 if msg.uniq_key else 0) + len(msg.keys)
     assert result.counts.get(Kind.MISSING_INDEX, 0) == keys
+    newest = IndexFile(sorted((store_copy / "index").iterdir())[-1])
+    slots = {40 + newest.slot_of(f"TopicTest#{k}") * 4 for k in [msg.uniq_key, *msg.keys] if k}
+    newest.close()
+    assert {(f.other.path, f.other.offset) for f in of_kind(result, Kind.MISSING_INDEX)} == {
+        (str(sorted((store_copy / "index").iterdir())[-1]), s) for s in slots}
     assert result.recovery.restart_dispatch == 1 and result.recovery.restart_first == offset
     assert undispatched(store) == {("TopicTest", 0): 1}
     _check_cli(capsys, store_copy)

@@ -490,7 +490,7 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     for (topic, q), state in queues.items():
         cq_end = cq_ends.get((topic, q), 0)
         raw = raw_queues.get((topic, q))
-        where = raw.place(cq_end) if raw is not None else Place(_queue_folder(store, topic, q, state.batch))
+        where = raw.place(cq_end) if raw is not None else _last_unit_place(store, topic, q, state.batch)
         if state.next > cq_end:
             behind[(topic, q)] = state.next - cq_end
             found.add(Finding(
@@ -515,7 +515,7 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
                 Kind.QUEUE_AHEAD,
                 f"{topic}/{q}: the queue has units up to offset {cq_ends[(topic, q)] - 1} but the commit log "
                 f"holds none of its messages",
-                segs.place(last), Place(_queue_folder(store, topic, q, batch)), topic, q, None, last))
+                segs.place(last), _last_unit_place(store, topic, q, batch), topic, q, None, last))
 
     truncated = 0
     if data_end is not None:
@@ -666,7 +666,7 @@ def _check_batch_units(store: Store, topic: str, q: int, eq: np.ndarray, eo: np.
             for u in bcq.units(first):
                 if u.msg_base_offset > hi:
                     break
-                units[u.msg_base_offset] = (u.commitlog_offset, u.size, u.batch_size)
+                units[u.msg_base_offset] = (u.commitlog_offset, u.size, u.batch_size, u.index)
         except RmqFormatError:
             pass
     for qo, o, s in zip(eq.tolist(), eo.tolist(), es.tolist()):
@@ -678,10 +678,12 @@ def _check_batch_units(store: Store, topic: str, q: int, eq: np.ndarray, eo: np.
         state.missing += 1
         why = "no unit has that base offset" if got is None else \
             f"the unit with that base offset points at commit-log offset {got[0]} size {got[1]}"
+        # The unit with the base offset, else where the next unit would be written.
+        where = Place(*_unit_place(bcq.files, got[3] if got is not None else bcq.end_unit))
         found.add(Finding(Kind.MISSING_UNIT,
                           f"{topic}/{q} (batch consume queue) queue offset {qo}: no unit for the message at "
                           f"commit-log offset {o} ({why})",
-                          segs.place(o), Place(bcq.folder), topic, q, qo, o))
+                          segs.place(o), where, topic, q, qo, o))
 
 
 def _last_unit_end(store: Store, topic: str, q: int, batch: bool) -> int | None:
@@ -715,6 +717,18 @@ def _last_unit_offset(store: Store, topic: str, q: int, batch: bool) -> int | No
         return cq.unit(cq.max_offset - 1).commitlog_offset
     except RmqFormatError:
         return None
+
+
+def _last_unit_place(store: Store, topic: str, q: int, batch: bool) -> Place:
+    """The file and byte of a queue's last unit (recovery's end), or its folder."""
+    try:
+        if batch:
+            bcq = store.batch_consume_queue(topic, q)
+            return Place(*_unit_place(bcq.files, bcq.end_unit - 1))
+        cq = store.consume_queue(topic, q)
+        return Place(*_unit_place(cq.files, cq.max_offset - 1))
+    except RmqFormatError:
+        return Place(_queue_folder(store, topic, q, batch))
 
 
 def _units_past_end(store: Store, listed: list[tuple[str, int, bool]], data_end: int, segs: _Segments,
@@ -891,19 +905,29 @@ class _IndexStream:
             o = int(off[r])
             key = uniq[r] if uniq[r] is not None and index_key_hash(f"{names[tidx[r]]}#{uniq[r]}") == hashes[j] \
                 else next((k for k in keys[r] or () if index_key_hash(f"{names[tidx[r]]}#{k}") == hashes[j]), "?")
+            where, how = self._covering(o, int(hashes[j]))
             self.found.add(Finding(Kind.MISSING_INDEX,
                                    f"{names[tidx[r]]}#{key}: the message at commit-log offset {o} is not in the "
-                                   f"index (no entry with its offset and that key's hash)",
-                                   segs.place(o), self._covering(o), names[tidx[r]], None, None, o))
+                                   f"index (no entry with its offset and that key's hash; {how})",
+                                   segs.place(o), where, names[tidx[r]], None, None, o))
         return indexed
 
-    def _covering(self, offset: int) -> Place:
-        """The index file whose range holds ``offset`` (the file that should have the entry), or the folder."""
-        best = None
+    def _covering(self, offset: int, key_hash: int) -> tuple[Place, str]:
+        """Where the entry should be found: the key's hash slot in the file whose range holds ``offset``.
+
+        Returns the place and a few words for the finding's text; without
+        such a file (removed, or never written), the index folder.
+        """
+        from ..index import HEADER_SIZE, SLOT_SIZE
         for f in self.files:
-            if f.header.begin_phy_offset <= offset or best is None:
-                best = f
-        return Place(best.path) if best is not None else Place(self.folder, absent=not os.path.isdir(self.folder))
+            h = f.header
+            if h.begin_phy_offset <= offset <= h.end_phy_offset:
+                return Place(f.path, HEADER_SIZE + (key_hash % f.num_hash_slots) * SLOT_SIZE), "its hash slot"
+        if self.files and offset > self.files[-1].header.end_phy_offset:
+            f = self.files[-1]  # after everything indexed: the newest file would have taken it
+            return Place(f.path, HEADER_SIZE + (key_hash % f.num_hash_slots) * SLOT_SIZE), \
+                "its hash slot in the newest file"
+        return Place(self.folder, absent=not os.path.isdir(self.folder)), "no index file covers its offset"
 
     def finish(self, segs: _Segments, data_end: int | None) -> None:
         """Entries past the last message: they point past the end of data, or inside the last record."""
