@@ -291,3 +291,40 @@ def test_one_way_check_still_available(capsys, store_copy, flag):
         f.write(bytes(CQ_UNIT))
     assert run(capsys, "check", str(store_copy), flag)[0] == status.OK
     assert run(capsys, "check", str(store_copy))[0] == status.FINDINGS
+
+
+def _truncate(path, size):
+    with open(path, "r+b") as f:
+        f.truncate(size)
+
+
+def _overwrite(path, pos, data):
+    with open(path, "r+b") as f:
+        f.seek(pos)
+        f.write(data)
+
+
+def test_missing_segment_and_unreadable_files(tmp_path):
+    """Damage that is not a dispatch gap: each is named, and the rest of the store is still checked."""
+    import shutil
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    segments = sorted((root / "commitlog").iterdir())
+    big = _open(root).consume_queue("TopicBig", 0)
+    gone = segments[2]
+    lost = [u for u in big.units() if int(gone.name) <= u.commitlog_offset < int(gone.name) + gone.stat().st_size]
+    os.remove(gone)
+    index_files = sorted((root / "index").iterdir())
+    _truncate(index_files[0], 100)
+    _overwrite(root / "timerlog" / "00000000000000000000", 52, b"\x7f" * 52)
+    result = cross_check(_open(root), max_findings=10_000)
+    in_gap = of_kind(result, Kind.UNIT_NO_SEGMENT)
+    assert [(f.topic, f.queue_offset, f.commitlog_offset) for f in in_gap] == [
+        ("TopicBig", u.cq_offset, u.commitlog_offset) for u in lost]
+    assert in_gap[0].commitlog.absent and in_gap[0].commitlog.path == str(gone)
+    unreadable = of_kind(result, Kind.UNREADABLE)
+    assert {f.other.path for f in unreadable} == {str(index_files[0]), str(root / "timerlog" / "00000000000000000000")}
+    # The other index files are still matched: only the keys of the unreadable file are missing.
+    with IndexFile(store_path("rocketmq-5.3.3") / "index" / index_files[0].name) as f:
+        assert result.counts[Kind.MISSING_INDEX] == f.header.num_entries
+    assert result.timer_units == 1  # the units after the damaged one are not read

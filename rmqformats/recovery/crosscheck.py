@@ -94,6 +94,7 @@ class Kind(enum.Enum):
 
     MISSING_UNIT = "missing-unit"
     UNIT_PAST_END = "unit-past-end"
+    UNIT_NO_SEGMENT = "unit-in-missing-segment"
     QUEUE_BEHIND = "queue-behind"
     QUEUE_AHEAD = "queue-ahead"
     MISSING_INDEX = "missing-index-entry"
@@ -735,6 +736,8 @@ def _units_past_end(store: Store, listed: list[tuple[str, int, bool]], data_end:
                     found: _Findings) -> int:
     """Units of every queue that point at or past the end of data; returns how many."""
     total = 0
+    starts = np.array(segs.starts, np.int64)
+    sizes = np.array([seg.size for seg in segs.segments], np.int64)
     for topic, q, batch in listed:
         try:
             if batch:
@@ -751,7 +754,23 @@ def _units_past_end(store: Store, listed: list[tuple[str, int, bool]], data_end:
                 array = files.read(unit, min(stop, unit + BATCH_ROWS))
                 if not len(array):
                     break
-                bad = np.flatnonzero((array[ofs_name] >= data_end) & (array[len_name] > 0))
+                ofs = array[ofs_name].astype(np.int64)
+                # Units inside the data's range whose segment file is missing (a gap between segments).
+                seg = np.searchsorted(starts, ofs, side="right") - 1
+                if len(starts):
+                    in_file = (seg >= 0) & (ofs < starts[np.maximum(seg, 0)] + sizes[np.maximum(seg, 0)])
+                else:
+                    in_file = np.zeros(len(ofs), bool)
+                for i in np.flatnonzero((ofs >= segs.first) & (ofs < data_end) & ~in_file
+                                        & (array[len_name] > 0)).tolist():
+                    o = int(ofs[i])
+                    found.add(Finding(
+                        Kind.UNIT_NO_SEGMENT,
+                        f"{topic}/{q}{' (batch consume queue)' if batch else ''} unit {unit + i}: points at "
+                        f"commit-log offset {o}, in a segment file that is missing",
+                        segs.place(o), Place(*_unit_place(files, unit + i)), topic, q,
+                        None if batch else unit + i, o))
+                bad = np.flatnonzero((ofs >= data_end) & (array[len_name] > 0))
                 total += len(bad)
                 for i in bad.tolist():
                     o = int(array[ofs_name][i])
@@ -793,13 +812,19 @@ class _IndexStream:
         self.folder = store.path("index")
         self.files = []
         self.entries = 0
-        try:
-            from ..index import IndexFiles
-            self._files = IndexFiles(self.folder, num_hash_slots=num_hash_slots, num_index=num_index)
-            self.files = list(self._files.files)
-        except RmqFormatError as exc:
-            found.add(Finding(Kind.UNREADABLE, str(exc), other=Place(self.folder)))
-            self._files = None
+        from ..index import IndexFile
+        # One by one (in the broker's load order), so that one unreadable file leaves the others checked.
+        names = sorted(os.listdir(self.folder)) if os.path.isdir(self.folder) else []
+        for name in names:
+            path = os.path.join(self.folder, name)
+            if not os.path.isfile(path):
+                continue
+            try:
+                self.files.append(IndexFile(path, num_hash_slots=num_hash_slots, num_index=num_index))
+            except (RmqFormatError, OSError) as exc:
+                found.add(Finding(Kind.UNREADABLE, f"{path}: {exc}" if isinstance(exc, OSError) else str(exc),
+                                  other=Place(path)))
+        self.unreadable = len(self.files) < sum(os.path.isfile(os.path.join(self.folder, n)) for n in names)
         self._chunks = self._read_chunks()
         # Pending entries: phy offsets, hashes, file numbers, entry numbers.
         self._phy = np.zeros(0, np.int64)
@@ -807,7 +832,8 @@ class _IndexStream:
         self._file = np.zeros(0, np.int64)
         self._num = np.zeros(0, np.int64)
         self._done = False
-        self.missing_all = not self.files
+        # No index file at all (none readable when some are there is reported as unreadable, not as this).
+        self.missing_all = not self.files and not self.unreadable
 
     def _read_chunks(self):
         for fno, f in enumerate(self.files):
@@ -854,6 +880,8 @@ class _IndexStream:
     def check_batch(self, batch: pa.RecordBatch, off: np.ndarray, tran: np.ndarray, tidx: np.ndarray,
                     names: list, segs: _Segments) -> int:
         """Match the entries of the batch's offsets with the keys of its messages; returns messages with keys."""
+        if self.unreadable and not self.files:
+            return 0  # reported as unreadable; nothing to match against
         if self.missing_all:  # no index files: count the keys, nothing to match
             kept = pa.array(tran != TRAN_ROLLBACK)
             has_uniq = pc.and_(kept, pc.is_valid(batch.column("uniqKey")))
@@ -948,8 +976,8 @@ class _IndexStream:
                                    f"no index files: {n} key(s) of the commit log's messages are not indexed "
                                    f"(expected unless the broker ran with messageIndexEnable=false)",
                                    other=Place(self.folder, absent=not os.path.isdir(self.folder))))
-        if self._files is not None:
-            self._files.close()
+        for f in self.files:
+            f.close()
 
 
 # -- timer log --------------------------------------------------------------------------------
@@ -963,7 +991,8 @@ def _check_timer(store: Store, data_end: int | None, segs: _Segments, found: _Fi
             return 0
         n = 0
         paths = {seg.start: seg.path for seg in ts.log_segments}
-        for u in ts.scan():
+        scan = ts.scan()
+        for u in scan:
             n += 1
             o = u.commitlog_offset
             if o < segs.first:
@@ -990,6 +1019,13 @@ def _check_timer(store: Store, data_end: int | None, segs: _Segments, found: _Fi
                 found.add(Finding(Kind.TIMER_NOT_TIMER,
                                   f"timer-log unit at {u.offset} points at commit-log offset {o}: {why}",
                                   segs.place(o), where, commitlog_offset=o))
+        end = scan.end
+        if end is not None and not end.reason.is_clean:
+            pos = end.offset - next((start for start in sorted(paths, reverse=True) if start <= end.offset), 0)
+            found.add(Finding(Kind.UNREADABLE,
+                              f"the timer log's data ends at damage (timer-log offset {end.offset}: {end.reason.value}"
+                              f"{': ' + end.detail if end.detail else ''}); the units after it are not checked",
+                              other=Place(end.segment or ts.log_folder, pos if end.segment else None)))
         return n
     except RmqFormatError as exc:
         found.add(Finding(Kind.UNREADABLE, str(exc), other=Place(store.path("timerlog"))))
