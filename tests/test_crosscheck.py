@@ -328,3 +328,24 @@ def test_missing_segment_and_unreadable_files(tmp_path):
     with IndexFile(store_path("rocketmq-5.3.3") / "index" / index_files[0].name) as f:
         assert result.counts[Kind.MISSING_INDEX] == f.header.num_entries
     assert result.timer_units == 1  # the units after the damaged one are not read
+
+
+def test_queues_verified_from_the_commit_log_are_not_read_again(capsys, store_copy):
+    """``check`` skips the unit-by-unit pass for queues the walk found right, and still reports the others."""
+    store = _open(store_copy)
+    result = cross_check(store)
+    full = store.check_consistency()
+    fast = store.check_consistency(verified=result.verified)
+    assert (fast.queues, fast.units, fast.deleted, fast.ok) == (full.queues, full.units, full.deleted, True)
+    # A wrong tags code: the unit still points at its message, so only the unit-by-unit pass sees it.
+    with open(store_copy / "consumequeue" / "TopicTest" / "1" / "00000000000000000000", "r+b") as f:
+        f.seek(2 * CQ_UNIT + 12)
+        f.write(struct.pack(">q", 12345))
+    store = _open(store_copy)
+    result = cross_check(store)
+    assert result.ok and result.verified[("TopicTest", 1)] == store.consume_queue("TopicTest", 1).max_offset - 1
+    report = store.check_consistency(verified=result.verified)
+    assert [(p.topic, p.queue_id, p.cq_offset, p.field, p.expected) for p in report.problems] == [
+        ("TopicTest", 1, 2, "tagsCode", 12345)]
+    code, out = run(capsys, "check", str(store_copy))
+    assert code == status.FINDINGS and "tagsCode" in out

@@ -257,13 +257,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     store = open_from_args(args)
     if args.topic is not None and not any(q.topic == args.topic for q in [*store.queues(), *store.batch_queues()]):
         raise _unknown_queue(store, args.topic, None)
-    report = store.check_consistency(topic=args.topic, queue_id=args.queue, max_problems=args.max_problems)
     cross = None
-    problems = list(report.problems)
     if args.both_ways and store.root is not None:
         from ..recovery import Severity, cross_check
         cross = cross_check(store, index=args.index, timer=args.timer, max_findings=args.max_problems,
                             index_safe=args.index_safe)
+    # Queues whose every unit the walk from the commit log's side found right are not read again.
+    report = store.check_consistency(topic=args.topic, queue_id=args.queue, max_problems=args.max_problems,
+                                     verified=cross.verified if cross is not None else None)
+    problems = list(report.problems)
+    if cross is not None:
         end = cross.recovery.data_end
         if end is not None:  # units past the end of data are reported by the cross-check, with both places
             problems = [p for p in problems if p.unit.commitlog_offset < end.offset]

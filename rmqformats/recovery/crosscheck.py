@@ -45,11 +45,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..commitlog import DataEnd
-from ..consumequeue import INNER_MULTI_DISPATCH, INNER_MULTI_QUEUE_OFFSET, SCHEDULE_TOPIC
+from ..consumequeue import DEFAULT_DELAY_LEVELS_MS, INNER_MULTI_DISPATCH, INNER_MULTI_QUEUE_OFFSET, SCHEDULE_TOPIC
 from ..consumequeue import UNIT_DTYPE as CQ_UNIT_DTYPE
 from ..errors import RmqFormatError
 from ..generated.layouts import rocketmq_commitlog as cl_layout
+from ..generated.layouts import rocketmq_consumequeue as cq_layout
 from ..index import index_key_hash
+from ..javahash import tags_code
 from ..queuefiles import queue_files
 
 if TYPE_CHECKING:
@@ -79,7 +81,8 @@ _CQ_OFS, _CQ_LEN, _CQ_TAGS = CQ_UNIT_DTYPE.names
 #: ``mappedFileSizeConsumeQueue`` default (300,000 units): names a missing file of a queue with none left.
 _DEFAULT_CQ_FILE = 300_000 * _CQ_UNIT
 _COLUMNS = ["commitLogOffset", "storeSize", "queueId", "queueOffset", "sysFlag", "storeTimestamp", "topic",
-            "properties", "keys", "uniqKey"]
+            "properties", "tags", "keys", "uniqKey"]
+_IS_EXT_ADDRESS = cq_layout.UNIT_VALUES["is_ext_address"]
 
 
 class Severity(enum.Enum):
@@ -230,6 +233,9 @@ class CrossCheck:
     recovery: RecoveryPlan
     #: Per queue ``(topic, queueId)``: messages of the commit log the queue lacks past its end.
     behind: dict[tuple[str, int], int] = field(default_factory=dict)
+    #: Per consume queue: units within its range that agree with their message in every field the
+    #: one-way check compares (offset, size, tags code; queue and offset by construction).
+    verified: dict[tuple[str, int], int] = field(default_factory=dict)
     #: The BLANK records the walk passed (one per full segment).
     blanks: tuple = ()
     #: Damaged ranges the walk skipped; see :func:`damaged_ranges`.
@@ -303,6 +309,7 @@ class _RawQueue:
         self.files = queue_files(folder)
         self.starts = [f.start for f in self.files]
         self.file_size = self.files[-1].size if self.files else _DEFAULT_CQ_FILE
+        self.first_unit = self.files[0].start // _CQ_UNIT if self.files else 0
         self._end: int | None = None
 
     def place(self, unit: int) -> Place:
@@ -364,9 +371,10 @@ def _multi_dispatch(topic: str) -> bool:
 class _QueueState:
     """What the walk learnt about one queue."""
 
-    __slots__ = ("next", "last_offset", "missing", "batch")
+    __slots__ = ("next", "last_offset", "missing", "batch", "matched")
 
     def __init__(self, batch: bool):
+        self.matched = 0  # units within the queue's range that agree with their message in every field
         self.next = -1  # queue offset after the newest message of the queue in the commit log
         self.last_offset = -1  # that message's commit-log offset
         self.missing = 0
@@ -375,6 +383,7 @@ class _QueueState:
 
 def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_findings: int = 1000,
                 index_safe: bool = False, batch_size: int = BATCH_ROWS,
+                delay_levels_ms: tuple[int, ...] = DEFAULT_DELAY_LEVELS_MS,
                 on_batch: Callable[[pa.RecordBatch], None] | None = None,
                 num_hash_slots: int | None = None, num_index: int | None = None) -> CrossCheck:
     """Check the store from the commit log's side (see the module docstring).
@@ -462,8 +471,9 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
 
         cq_rows = (tran != TRAN_PREPARED) & (tran != TRAN_ROLLBACK)
         dispatched += int(cq_rows.sum())
-        expected = _expected_units(batch, cq_rows, tidx, names, qid, qoff, off, size)
-        for (topic, q), (eq, eo, es) in expected.items():
+        etags = _expected_tags(batch, tidx, names, stamp, delay_levels_ms)
+        expected = _expected_units(batch, cq_rows, tidx, names, qid, qoff, off, size, etags)
+        for (topic, q), (eq, eo, es, et) in expected.items():
             state = queues.get((topic, q))
             if state is None:
                 state = queues[(topic, q)] = _QueueState(is_batch(topic))
@@ -476,7 +486,8 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
                 raw = raw_queues.get((topic, q))
                 if raw is None:
                     raw = raw_queues[(topic, q)] = _RawQueue(store.path("consumequeue", topic, str(q)))
-                _check_units(raw, topic, q, eq, eo, es, state, segs, found, max_queue_end)
+                _check_units(raw, topic, q, eq, eo, es, et, state, segs, found, max_queue_end,
+                             cq_ends.get((topic, q), 0))
 
         if index_files is not None:
             indexed += index_files.check_batch(batch, off, tran, tidx, names, segs)
@@ -545,7 +556,8 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     _recovery_notes(plan, segs, found)
     return CrossCheck(messages, dispatched, indexed, len(listed),
                       index_files.entries if index_files is not None else 0, timer_units,
-                      tuple(found.kept), dict(found.counts), plan, behind, tuple(walk.blanks),
+                      tuple(found.kept), dict(found.counts), plan, behind,
+                      {k: st.matched for k, st in queues.items() if not st.batch}, tuple(walk.blanks),
                       damaged_ranges(walk))
 
 
@@ -564,10 +576,38 @@ def _queue_folder(store: Store, topic: str, q: int, batch: bool) -> str:
     return store.path("batchconsumequeue" if batch else "consumequeue", topic, str(q))
 
 
+def _expected_tags(batch: pa.RecordBatch, tidx: np.ndarray, names: list, stamp: np.ndarray,
+                   delay_levels_ms: tuple[int, ...]) -> np.ndarray:
+    """The tags code the dispatch writes for each row (as :func:`~rmqformats.consumequeue.expected_tags_code`).
+
+    The hash of TAGS (0 without), each distinct tag hashed once; in
+    ``SCHEDULE_TOPIC_XXXX`` the delivery time from the ``DELAY`` level.
+    """
+    enc = pc.dictionary_encode(batch.column("tags"))
+    values = enc.dictionary.to_pylist()
+    table = np.array([tags_code(t) for t in values] + [0], np.int64)
+    idx = pc.fill_null(enc.indices, len(values)).to_numpy(zero_copy_only=False)
+    out = table[idx]
+    if SCHEDULE_TOPIC in names:
+        rows = np.flatnonzero(tidx == names.index(SCHEDULE_TOPIC))
+        delay = pc.map_lookup(batch.column("properties"), "DELAY", "first").to_pylist()
+        for i in rows.tolist():
+            try:
+                level = int(delay[i]) if delay[i] else 0
+            except ValueError:
+                level = 0
+            level = min(level, len(delay_levels_ms))
+            out[i] = int(stamp[i]) if level <= 0 else int(stamp[i]) + delay_levels_ms[level - 1]
+    return out
+
+
 def _expected_units(batch: pa.RecordBatch, rows: np.ndarray, tidx: np.ndarray, names: list,
-                    qid: np.ndarray, qoff: np.ndarray, off: np.ndarray, size: np.ndarray) -> dict:
-    """``(topic, queueId) -> (queue offsets, commit-log offsets, sizes)`` the dispatch writes for ``rows``."""
-    out: dict[tuple[str, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+                    qid: np.ndarray, qoff: np.ndarray, off: np.ndarray, size: np.ndarray,
+                    etags: np.ndarray | None = None) -> dict:
+    """``(topic, queueId) -> (queue offsets, commit-log offsets, sizes, tags codes)`` the dispatch writes for ``rows``."""
+    if etags is None:
+        etags = np.zeros(len(off), np.int64)
+    out: dict[tuple[str, int], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
     sel = np.flatnonzero(rows)
     if sel.size:
         key = (tidx[sel].astype(np.int64) << 32) | (qid[sel].astype(np.int64) & 0xFFFFFFFF)
@@ -576,7 +616,7 @@ def _expected_units(batch: pa.RecordBatch, rows: np.ndarray, tidx: np.ndarray, n
         bounds = list(starts) + [len(order)]
         for j, k in enumerate(keys.tolist()):
             r = sel[order[bounds[j]:bounds[j + 1]]]
-            out[(names[k >> 32], int(np.int32(k & 0xFFFFFFFF)))] = (qoff[r], off[r], size[r])
+            out[(names[k >> 32], int(np.int32(k & 0xFFFFFFFF)))] = (qoff[r], off[r], size[r], etags[r])
     # Light message queues: one more unit per INNER_MULTI_DISPATCH queue.
     multi = pc.map_lookup(batch.column("properties"), INNER_MULTI_DISPATCH, "first")
     if multi.null_count < len(multi):
@@ -599,20 +639,19 @@ def _expected_units(batch: pa.RecordBatch, rows: np.ndarray, tidx: np.ndarray, n
                 except ValueError:
                     continue
                 q = 0 if name.startswith(LMQ_PREFIX) else int(qid[i])
-                extra.setdefault((name, q), []).append((lmq_offset, int(off[i]), int(size[i])))
+                extra.setdefault((name, q), []).append((lmq_offset, int(off[i]), int(size[i]), int(etags[i])))
         for k, items in extra.items():
             a = np.array(items, np.int64)
             if k in out:
-                eq, eo, es = out[k]
-                out[k] = (np.concatenate([eq, a[:, 0]]), np.concatenate([eo, a[:, 1]]),
-                          np.concatenate([es, a[:, 2]]))
+                out[k] = tuple(np.concatenate([have, a[:, j]]) for j, have in enumerate(out[k]))
             else:
-                out[k] = (a[:, 0], a[:, 1], a[:, 2])
+                out[k] = (a[:, 0], a[:, 1], a[:, 2], a[:, 3])
     return out
 
 
 def _check_units(raw: _RawQueue, topic: str, q: int, eq: np.ndarray, eo: np.ndarray, es: np.ndarray,
-                 state: _QueueState, segs: _Segments, found: _Findings, max_queue_end: int) -> None:
+                 et: np.ndarray, state: _QueueState, segs: _Segments, found: _Findings, max_queue_end: int,
+                 cq_end: int) -> None:
     """Compare the units at queue offsets ``eq`` with the messages they should point at."""
     ok = np.zeros(len(eq), bool)
     units = np.zeros(len(eq), CQ_UNIT_DTYPE.newbyteorder("="))
@@ -629,6 +668,9 @@ def _check_units(raw: _RawQueue, topic: str, q: int, eq: np.ndarray, eo: np.ndar
                 u, p = raw.read(int(eq[i]), int(eq[i]) + 1)
                 units[i], present[i] = u[0], p[0]
     ok = present & (units[_CQ_OFS] == eo) & (units[_CQ_LEN] == es)
+    # Units that agree in every field the one-way check compares, within the range recovery keeps.
+    tags_ok = (units[_CQ_TAGS] == et) | _IS_EXT_ADDRESS(units)
+    state.matched += int((ok & tags_ok & (eq >= raw.first_unit) & (eq < cq_end)).sum())
     bad = np.flatnonzero(~ok)
     state.missing += len(bad)
     for i in bad.tolist():
@@ -1107,7 +1149,7 @@ def undispatched(store: Store) -> dict[tuple[str, int], int]:
                                    codes.indices.to_numpy(), codes.dictionary.to_pylist(),
                                    batch.column("queueId").to_numpy(), batch.column("queueOffset").to_numpy(),
                                    batch.column("commitLogOffset").to_numpy(), batch.column("storeSize").to_numpy())
-        for key, (eq, _, _) in expected.items():
+        for key, (eq, *_) in expected.items():
             n = int((eq >= ends.get(key, 0)).sum())
             if n:
                 out[key] += n
