@@ -349,3 +349,19 @@ def test_queues_verified_from_the_commit_log_are_not_read_again(capsys, store_co
         ("TopicTest", 1, 2, "tagsCode", 12345)]
     code, out = run(capsys, "check", str(store_copy))
     assert code == status.FINDINGS and "tagsCode" in out
+
+
+def test_key_hashes_match_the_index_hash(version):
+    """The compiled ``topic#key`` hash equals ``indexKeyHashMethod`` for every key of the store, non-ASCII too."""
+    import numpy as np
+    import pyarrow as pa
+
+    from rmqformats.index import index_key_hash
+    from rmqformats.recovery.keyhash import key_hashes
+
+    store = rmqformats.open_store(store_path(version))
+    pairs = [(m.topic, k) for m in store.commitlog for k in [m.uniq_key, *m.keys] if k]
+    pairs += [("TopicTest", "ключ"), ("T", "😀 x"), ("%RETRY%G", "")]
+    topics = sorted({t for t, _ in pairs})
+    got = key_hashes(pa.array([k for _, k in pairs]), np.array([topics.index(t) for t, _ in pairs]), topics)
+    assert got.tolist() == [index_key_hash(f"{t}#{k}") for t, k in pairs]

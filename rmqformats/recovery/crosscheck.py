@@ -50,8 +50,8 @@ from ..consumequeue import UNIT_DTYPE as CQ_UNIT_DTYPE
 from ..errors import RmqFormatError
 from ..generated.layouts import rocketmq_commitlog as cl_layout
 from ..generated.layouts import rocketmq_consumequeue as cq_layout
-from ..index import index_key_hash
 from ..javahash import tags_code
+from .keyhash import key_hashes
 from ..queuefiles import queue_files
 
 if TYPE_CHECKING:
@@ -932,29 +932,30 @@ class _IndexStream:
             self.found.counts[Kind.MISSING_INDEX] += (pc.sum(has_uniq.cast(pa.int64())).as_py() or 0) + \
                 (pc.sum(n_keys).as_py() or 0)
             return pc.sum(with_keys.cast(pa.int64())).as_py() or 0
-        keys = batch.column("keys").to_pylist()
-        uniq = batch.column("uniqKey").to_pylist()
-        rows, hashes = [], []
-        indexed = 0
-        for i in np.flatnonzero(tran != TRAN_ROLLBACK).tolist():
-            u, ks = uniq[i], keys[i]
-            if u is None and not ks:
-                continue
-            indexed += 1
-            topic = names[tidx[i]]
-            if u is not None:
-                rows.append(i)
-                hashes.append(index_key_hash(f"{topic}#{u}"))
-            for k in ks or ():
-                rows.append(i)
-                hashes.append(index_key_hash(f"{topic}#{k}"))
+        # The keys buildIndex writes: UNIQ_KEY, then each of KEYS, for every message but a ROLLBACK.
+        kept = tran != TRAN_ROLLBACK
+        uniq_col = batch.column("uniqKey")
+        keys_col = batch.column("keys")
+        uniq_rows = np.flatnonzero(kept & ~uniq_col.is_null().to_numpy(zero_copy_only=False))
+        items = pc.list_flatten(keys_col)
+        item_rows = pc.list_parent_indices(keys_col).to_numpy(zero_copy_only=False).astype(np.int64)
+        item_keep = kept[item_rows] if len(item_rows) else np.zeros(0, bool)
+        uniq_vals = uniq_col.take(pa.array(uniq_rows))
+        key_vals = items.filter(pa.array(item_keep))
+        key_rows = item_rows[item_keep]
+        rows_arr = np.concatenate([uniq_rows.astype(np.int64), key_rows])
+        hashes_arr = np.concatenate([key_hashes(uniq_vals, tidx[uniq_rows], names),
+                                     key_hashes(key_vals, tidx[key_rows], names)])
+        values = pa.concat_arrays([uniq_vals.cast(pa.string()), key_vals.cast(pa.string())])
+        indexed = len(np.unique(rows_arr))
+        rows, hashes = rows_arr, hashes_arr
         phy, h, fno, num = self._take(int(off[-1]))
         pos = np.searchsorted(off, phy)
         at = np.minimum(pos, len(off) - 1)
         hit = (pos < len(off)) & (off[at] == phy)
         entry_keys = (at.astype(np.int64) << 32) | (h & 0xFFFFFFFF)
-        exp_rows = np.asarray(rows, np.int64)
-        exp_keys = (exp_rows << 32) | (np.asarray(hashes, np.int64) & 0xFFFFFFFF)
+        exp_rows = rows
+        exp_keys = (exp_rows << 32) | (hashes & 0xFFFFFFFF)
         known = np.isin(entry_keys, exp_keys) & hit
         for j in np.flatnonzero(~known).tolist():
             p = int(phy[j])
@@ -973,8 +974,7 @@ class _IndexStream:
                 self.found.counts[Kind.MISSING_INDEX] += 1
                 continue
             o = int(off[r])
-            key = uniq[r] if uniq[r] is not None and index_key_hash(f"{names[tidx[r]]}#{uniq[r]}") == hashes[j] \
-                else next((k for k in keys[r] or () if index_key_hash(f"{names[tidx[r]]}#{k}") == hashes[j]), "?")
+            key = values[j].as_py()
             where, how = self._covering(o, int(hashes[j]))
             self.found.add(Finding(Kind.MISSING_INDEX,
                                    f"{names[tidx[r]]}#{key}: the message at commit-log offset {o} is not in the "
