@@ -234,6 +234,12 @@ def test_message_appended_after_queues_written(capsys, store_copy):
     assert flagged and all((r["topic"], r["queueId"], r["behindCommitLog"]) == ("TopicTest", 0, 1)
                            for r in flagged)
     assert code == status.FINDINGS
+    code, out = run(capsys, "lag", str(store_copy))
+    assert code == status.FINDINGS
+    flagged = [line for line in out.splitlines() if "behind-commitlog" in line]
+    assert flagged and all(line.split()[1:3] == ["TopicTest", "0"] for line in flagged)
+    assert "lag is understated by as many" in out
+    assert run(capsys, "lag", str(store_copy), "--no-behind")[0] == status.OK
 
 
 def test_several_damages_at_once(store_copy):
