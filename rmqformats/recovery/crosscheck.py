@@ -670,7 +670,8 @@ def _check_units(raw: _RawQueue, topic: str, q: int, eq: np.ndarray, eo: np.ndar
     ok = present & (units[_CQ_OFS] == eo) & (units[_CQ_LEN] == es)
     # Units that agree in every field the one-way check compares, within the range recovery keeps.
     tags_ok = (units[_CQ_TAGS] == et) | _IS_EXT_ADDRESS(units)
-    state.matched += int((ok & tags_ok & (eq >= raw.first_unit) & (eq < cq_end)).sum())
+    # (Each unit once: a record naming the same light queue twice must not count a unit twice.)
+    state.matched += len(np.unique(eq[ok & tags_ok & (eq >= raw.first_unit) & (eq < cq_end)]))
     bad = np.flatnonzero(~ok)
     state.missing += len(bad)
     for i in bad.tolist():
