@@ -12,7 +12,7 @@ import pytest
 
 import rmqformats
 from rmqformats.cli import main, status
-from rmqformats.recovery.report import MAX_CELLS, BUCKETS_MS, TimeHistogram, build_report, render_html
+from rmqformats.recovery.report import BUCKETS_MS, MAX_CELLS, TimeHistogram, build_report
 
 from conftest import store_path, truth_records
 from test_crosscheck import _append_copy

@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 
 from .. import __version__
 from ..errors import RmqFormatError
-from .crosscheck import CrossCheck, Kind, Severity, cross_check
+from .crosscheck import CrossCheck, Kind, cross_check
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -479,4 +479,4 @@ def write_report(store: Store, path: str | os.PathLike[str], **options) -> Store
 
 
 __all__ = ["MAX_CELLS", "SegmentInfo", "StoreReport", "TimeHistogram", "build_report", "render_html",
-           "write_report", "Severity"]
+           "write_report"]
