@@ -77,7 +77,7 @@ BATCH_ROWS = 65536
 #: Index entries read per positioned read.
 _INDEX_CHUNK = 65536
 _CQ_UNIT = CQ_UNIT_DTYPE.itemsize
-_CQ_OFS, _CQ_LEN, _CQ_TAGS = CQ_UNIT_DTYPE.names
+_CQ_OFS, _CQ_LEN, _CQ_TAGS = CQ_UNIT_DTYPE.names or ()
 #: ``mappedFileSizeConsumeQueue`` default (300,000 units): names a missing file of a queue with none left.
 _DEFAULT_CQ_FILE = 300_000 * _CQ_UNIT
 _COLUMNS = ["commitLogOffset", "storeSize", "queueId", "queueOffset", "sysFlag", "storeTimestamp", "topic",
@@ -413,9 +413,9 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
                                   other=Place(info.folder), topic=info.topic, queue_id=info.queue_id))
                 continue
             cq_ends[(info.topic, info.queue_id)] = info.max_offset
-            end = _last_unit_end(store, info.topic, info.queue_id, batch)
-            if end is not None:
-                max_queue_end = max(max_queue_end, end)
+            unit_end = _last_unit_end(store, info.topic, info.queue_id, batch)
+            if unit_end is not None:
+                max_queue_end = max(max_queue_end, unit_end)
 
     cp = None
     try:
@@ -426,8 +426,8 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
 
     walk = store.commitlog.batches(columns=_COLUMNS, batch_size=batch_size, decompress=False)
     messages = dispatched = indexed = 0
-    restart = [0, None]
-    after = {name: [0, None] for name in ("physic", "logics", "index")}
+    restart: list = [0, None]
+    after: dict[str, list] = {name: [0, None] for name in ("physic", "logics", "index")}
     marks = {} if cp is None else {"physic": cp.physic_msg_timestamp, "logics": cp.logics_msg_timestamp,
                                    "index": cp.index_msg_timestamp}
     seg_first: dict[int, int] = {}  # segment number -> store time of its first message (if at byte 0)
@@ -521,13 +521,13 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     for topic, q, batch in listed:
         if (topic, q) in queues or (topic, q) not in cq_ends:
             continue
-        last = _last_unit_offset(store, topic, q, batch)
-        if last is not None and last >= segs.first and cq_ends[(topic, q)] > 0:
+        last_at = _last_unit_offset(store, topic, q, batch)
+        if last_at is not None and last_at >= segs.first and cq_ends[(topic, q)] > 0:
             found.add(Finding(
                 Kind.QUEUE_AHEAD,
                 f"{topic}/{q}: the queue has units up to offset {cq_ends[(topic, q)] - 1} but the commit log "
                 f"holds none of its messages",
-                segs.place(last), _last_unit_place(store, topic, q, batch), topic, q, None, last))
+                segs.place(last_at), _last_unit_place(store, topic, q, batch), topic, q, None, last_at))
 
     truncated = 0
     if data_end is not None:
@@ -548,11 +548,11 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     abnormal_dispatch = sum(c for i, c in seg_count.items() if i >= abnormal_idx)
     plan = RecoveryPlan(
         clean_shutdown=not store.has_abort_file, checkpoint=cp, data_end=end, max_queue_end=max_queue_end,
-        restart_dispatch=restart[0], restart_first=restart[1],
+        restart_dispatch=int(restart[0]), restart_first=restart[1],
         abnormal_segment=abnormal_seg.path if abnormal_seg else None,
         abnormal_start=abnormal_seg.start_offset if abnormal_seg else 0, abnormal_dispatch=abnormal_dispatch,
-        truncated_units=truncated, after_physic=tuple(after["physic"]), after_logics=tuple(after["logics"]),
-        after_index=tuple(after["index"]))
+        truncated_units=truncated, after_physic=(after["physic"][0], after["physic"][1]),
+        after_logics=(after["logics"][0], after["logics"][1]), after_index=(after["index"][0], after["index"][1]))
     _recovery_notes(plan, segs, found)
     return CrossCheck(messages, dispatched, indexed, len(listed),
                       index_files.entries if index_files is not None else 0, timer_units,
@@ -621,7 +621,7 @@ def _expected_units(batch: pa.RecordBatch, rows: np.ndarray, tidx: np.ndarray, n
     multi = pc.map_lookup(batch.column("properties"), INNER_MULTI_DISPATCH, "first")
     if multi.null_count < len(multi):
         offsets = pc.map_lookup(batch.column("properties"), INNER_MULTI_QUEUE_OFFSET, "first")
-        extra: dict[tuple[str, int], list[tuple[int, int, int]]] = {}
+        extra: dict[tuple[str, int], list[tuple[int, int, int, int]]] = {}
         for i in np.flatnonzero(rows & ~multi.is_null().to_numpy(zero_copy_only=False)).tolist():
             if not _multi_dispatch(names[tidx[i]]):
                 continue
@@ -643,7 +643,9 @@ def _expected_units(batch: pa.RecordBatch, rows: np.ndarray, tidx: np.ndarray, n
         for k, items in extra.items():
             a = np.array(items, np.int64)
             if k in out:
-                out[k] = tuple(np.concatenate([have, a[:, j]]) for j, have in enumerate(out[k]))
+                eq, eo, es, et = out[k]
+                out[k] = (np.concatenate([eq, a[:, 0]]), np.concatenate([eo, a[:, 1]]),
+                          np.concatenate([es, a[:, 2]]), np.concatenate([et, a[:, 3]]))
             else:
                 out[k] = (a[:, 0], a[:, 1], a[:, 2], a[:, 3])
     return out
@@ -699,7 +701,7 @@ def _check_batch_units(store: Store, topic: str, q: int, eq: np.ndarray, eo: np.
                        state: _QueueState, segs: _Segments, found: _Findings) -> None:
     """Batch consume queues: a unit whose base offset is the record's queue offset and that points at it."""
     bcq = store.batch_consume_queue(topic, q)
-    units: dict[int, tuple[int, int, int]] = {}
+    units: dict[int, tuple[int, int, int, int]] = {}
     lo, hi = int(eq.min()), int(eq.max())
     try:
         first = bcq.find(lo).index if bcq.files.files else None
@@ -737,14 +739,14 @@ def _last_unit_end(store: Store, topic: str, q: int, batch: bool) -> int | None:
             bcq = store.batch_consume_queue(topic, q)
             if bcq.end_unit <= bcq.first_unit:
                 return None
-            u = bcq.unit(bcq.end_unit - 1)
-            return u.commitlog_offset + u.size
+            b = bcq.unit(bcq.end_unit - 1)
+            return b.commitlog_offset + b.size
         cq = store.consume_queue(topic, q)
         end = cq.max_offset
         if end <= cq.files.first_unit():
             return None
-        u = cq.unit(end - 1)
-        return u.commitlog_offset + u.size
+        c = cq.unit(end - 1)
+        return c.commitlog_offset + c.size
     except RmqFormatError:
         return None
 
@@ -1080,7 +1082,7 @@ def _check_timer(store: Store, data_end: int | None, segs: _Segments, found: _Fi
 
 def _recovery_notes(plan: RecoveryPlan, segs: _Segments, found: _Findings) -> None:
     end = plan.data_end
-    if plan.restart_dispatch:
+    if plan.restart_dispatch and plan.restart_first is not None:
         found.add(Finding(
             Kind.RESTART,
             f"the next start dispatches the {plan.restart_dispatch} message(s) from commit-log offset "
@@ -1105,7 +1107,7 @@ def _recovery_notes(plan: RecoveryPlan, segs: _Segments, found: _Findings) -> No
                                              plan.after_logics),
                                             ("indexMsgTimestamp (index flush)", cp.index_msg_timestamp,
                                              plan.after_index)):
-            if count:
+            if count and first is not None:
                 found.add(Finding(Kind.AFTER_CHECKPOINT,
                                   f"{count} message(s) were stored after the checkpoint's {label} {mark}, the first "
                                   f"at commit-log offset {first}",

@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import __version__
+from ..commitlog import DataEnd
 from ..errors import RmqFormatError
 from .crosscheck import CrossCheck, Kind, cross_check
 
@@ -135,7 +136,7 @@ class StoreReport:
     first_time: int | None
     last_time: int | None
     segments: list[SegmentInfo]
-    data_end: object | None
+    data_end: DataEnd | None
     #: Damaged ranges the walk skipped (segment, file offset, length, reason); see ``CrossCheck.damaged``.
     damaged: list
     times: TimeHistogram
@@ -169,7 +170,7 @@ def build_report(store: Store, *, index: bool = True, timer: bool = True, max_fi
         walk = store.commitlog.batches(columns=["commitLogOffset", "storeSize", "storeTimestamp", "topic"])
         for batch in walk:
             agg(batch)
-        data_end, blanks = walk.end, walk.blanks
+        data_end, blanks = walk.end, tuple(walk.blanks)
     by_path = {s.path: s for s in agg.segments}
     for b in blanks:
         if b.segment in by_path:
@@ -279,7 +280,7 @@ def _segments_figure(report: StoreReport):
             add("BLANK padding", s, s.blank_at, s.size - s.blank_at, f"BLANK record at 0x{s.blank_at:x}")
         if past_end:
             add("after the end of data", s, 0, s.size, "not read: after the end of the data")
-        elif s.path == end_seg:
+        elif end is not None and s.path == end_seg:
             past_end = True
             add("after the end of data", s, end.file_offset, s.size - end.file_offset,
                 f"data ends at 0x{end.file_offset:x}: {end.reason.value}")
