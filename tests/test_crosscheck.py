@@ -371,3 +371,15 @@ def test_key_hashes_match_the_index_hash(version):
     topics = sorted({t for t, _ in pairs})
     got = key_hashes(pa.array([k for _, k in pairs]), np.array([topics.index(t) for t, _ in pairs]), topics)
     assert got.tolist() == [index_key_hash(f"{t}#{k}") for t, k in pairs]
+
+
+def test_rocksdb_consume_queues_are_not_taken_for_missing_ones(store_copy):
+    """A ``consumequeue/`` that is a RocksDB database (5.2+ defaultRocksDB) is said to be unchecked, not empty."""
+    import shutil
+    shutil.rmtree(store_copy / "consumequeue")
+    (store_copy / "consumequeue").mkdir()
+    (store_copy / "consumequeue" / "CURRENT").write_text("MANIFEST-000005\n")
+    result = cross_check(_open(store_copy))
+    assert Kind.MISSING_UNIT not in result.counts and Kind.QUEUE_BEHIND not in result.counts
+    assert [f.kind for f in result.findings if f.kind is Kind.NOT_CHECKED] == [Kind.NOT_CHECKED]
+    assert result.recovery.restart_dispatch == 0
