@@ -1135,6 +1135,8 @@ def undispatched(store: Store) -> dict[tuple[str, int], int]:
     A message counts for its queue when its queue offset is at or past the
     queue's end.
     """
+    if os.path.isfile(store.path("consumequeue", "CURRENT")):
+        return {}  # consume queues in RocksDB: not read here
     ends: dict[tuple[str, int], int] = {}
     start = None
     for batch, infos in ((False, store.queues()), (True, store.batch_queues())):
