@@ -396,7 +396,15 @@ def render_html(report: StoreReport) -> str:
                ("segments", f"{len(report.segments)} ({sum(s.size for s in report.segments):,} bytes)"),
                ("data ends", str(end) if end is not None else "")]
     if check is not None:
+        plan = check.recovery
         summary.append(("check", "consistent" if check.ok else f"{check.problems} problem(s)"))
+        summary.append(("shutdown", "clean (no abort file)" if plan.clean_shutdown
+                        else "not clean (abort file): the next start runs abnormal recovery"))
+        summary.append(("next start", f"dispatches {plan.restart_dispatch} message(s) past the queues' ends"))
+        if plan.abnormal_segment is not None:
+            summary.append(("abnormal recovery", f"from segment {os.path.basename(plan.abnormal_segment)}: "
+                                                 f"{plan.abnormal_dispatch} message(s) dispatched again, "
+                                                 f"{plan.truncated_units} unit(s) truncated"))
     sections.append('<section id="summary"><h2>Summary</h2><dl>' + "".join(
         f"<dt>{_e(k)}</dt><dd class=\"mono\">{_e(v)}</dd>" for k, v in summary) + "</dl></section>")
 
