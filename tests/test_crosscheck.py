@@ -205,7 +205,7 @@ def _append_copy(root, topic: str, queue_id: int) -> tuple[int, int]:
     return end.offset, cq.max_offset
 
 
-def test_message_appended_after_queues_written(capsys, store_copy):
+def test_message_appended_after_queues_written(capsys, store_copy, version):
     offset, queue_offset = _append_copy(store_copy, "TopicTest", 0)
     store = _open(store_copy)
     msg = store.commitlog.read(offset)
@@ -239,7 +239,11 @@ def test_message_appended_after_queues_written(capsys, store_copy):
     flagged = [line for line in out.splitlines() if "behind-commitlog" in line]
     assert flagged and all(line.split()[1:3] == ["TopicTest", "0"] for line in flagged)
     assert "lag is understated by as many" in out
-    assert run(capsys, "lag", str(store_copy), "--no-behind")[0] == status.OK
+    # Without the commit log, the queue is not flagged (other flags, such as 5.3.3's offset committed
+    # past a queue's end, still are).
+    code, out = run(capsys, "lag", str(store_copy), "--no-behind")
+    assert "behind-commitlog" not in out
+    assert code == run(capsys, "lag", str(store_path(version)))[0]
 
 
 def test_several_damages_at_once(store_copy):
