@@ -9,6 +9,7 @@ import sys
 from ..consumequeue import SCHEDULE_TOPIC, tags_code
 from . import bodies, status
 from .common import UsageError, Unknown, iso, open_from_args, parse_time, short, print_table, add_store_args
+from .tables import table_width, write_wrapped
 
 def _queue_positionals(args: argparse.Namespace) -> tuple[str | None, int | None]:
     """(topic, queue id) from ``[STORE] [TOPIC [QID]]``; with ``--sample`` there is no STORE."""
@@ -253,6 +254,18 @@ def _positive(text: str) -> int:
     return value
 
 
+def _write_place(label: str, place) -> None:
+    """``label  path @ 0x…`` on one line, or, when that does not fit the width, the path on a line of its own."""
+    out = sys.stdout
+    line = f"{'':<18}{label:<11} {place}"
+    limit = table_width(out)
+    if limit is None or len(line) <= limit:
+        out.write(line + "\n")
+        return
+    where = "" if place.offset is None else f" at byte 0x{place.offset:x}"
+    out.write(f"{'':<18}{label}{where}{' (no such file)' if place.absent else ''}, in\n{place.path}\n")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     store = open_from_args(args)
     if args.topic is not None and not any(q.topic == args.topic for q in [*store.queues(), *store.batch_queues()]):
@@ -296,20 +309,22 @@ def cmd_check(args: argparse.Namespace) -> int:
         if report.deleted:
             w(f"                {report.deleted:,} unit(s) point at deleted commit-log segments (not checked)\n")
         if cross is not None:
-            w(f"commit log      {cross.messages} message(s) checked against the queues ({cross.dispatched} "
-              f"dispatched to one), the index ({cross.indexed} with keys; {cross.index_entries} entries) and "
-              f"the timer log ({cross.timer_units} units)\n")
+            write_wrapped(f"commit log      {cross.messages:,} message(s) checked against the queues "
+                          f"({cross.dispatched:,} dispatched to one), the index ({cross.indexed:,} with keys; "
+                          f"{cross.index_entries:,} entries) and the timer log ({cross.timer_units:,} units)",
+                          sys.stdout, 16)
         for t, q, e in report.unreadable:
             w(f"unreadable      {t}/{q}: {e}\n")
         for p in problems:
             w(f"mismatch        {p}\n")
         if cross is not None:
             for f in findings:
-                w(f"{'problem' if f.severity is Severity.PROBLEM else 'note':<16}{f.kind.value}: {f.text}\n")
+                write_wrapped(f"{'problem' if f.severity is Severity.PROBLEM else 'note':<16}{f.kind.value}: "
+                              f"{f.text}", sys.stdout, 16)
                 if f.commitlog is not None:
-                    w(f"{'':<18}commit log  {f.commitlog}\n")
+                    _write_place("commit log", f.commitlog)
                 if f.other is not None:
-                    w(f"{'':<18}{f._other_name():<11} {f.other}\n")
+                    _write_place(f._other_name(), f.other)
             if cross.truncated:
                 w("counts          " + ", ".join(f"{k.value} {n}" for k, n in cross.counts.items()) +
                   f" (the first {len(cross.findings)} listed)\n")
