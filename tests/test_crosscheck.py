@@ -68,6 +68,17 @@ def test_clean_store_recovery_plan(version):
     first = store.commitlog.read(plan.abnormal_start)
     assert first.store_timestamp <= plan.checkpoint.min_timestamp or plan.abnormal_start == 0
     assert plan.abnormal_dispatch == sum(1 for m in store.commitlog.scan(start=plan.abnormal_start))
+    # Messages stored after each checkpoint mark, counted and located, with the mark's byte in the file.
+    messages = list(store.commitlog)
+    cp = plan.checkpoint
+    for (count, first), mark in ((plan.after_physic, cp.physic_msg_timestamp),
+                                 (plan.after_logics, cp.logics_msg_timestamp),
+                                 (plan.after_index, cp.index_msg_timestamp)):
+        late = [m for m in messages if m.store_timestamp > mark]
+        assert count == len(late) and first == (late[0].commitlog_offset if late else None)
+    notes = [f for f in cross_check(store).findings if f.kind is Kind.AFTER_CHECKPOINT]
+    assert {f.other.offset for f in notes} <= {0, 8, 16}
+    assert all(f.other.path == str(store_path(version) / "checkpoint") for f in notes)
 
 
 # -- damaged copies -------------------------------------------------------------------------

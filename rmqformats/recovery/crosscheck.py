@@ -163,6 +163,8 @@ class Finding:
             return "index"
         if self.kind in (Kind.TIMER_PAST_END, Kind.TIMER_NOT_TIMER):
             return "timer log"
+        if self.kind in (Kind.ABNORMAL_RECOVERY, Kind.AFTER_CHECKPOINT):
+            return "checkpoint"
         return "queue"
 
     def to_json_dict(self) -> dict:
@@ -562,7 +564,7 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
         abnormal_start=abnormal_seg.start_offset if abnormal_seg else 0, abnormal_dispatch=abnormal_dispatch,
         truncated_units=truncated, after_physic=(after["physic"][0], after["physic"][1]),
         after_logics=(after["logics"][0], after["logics"][1]), after_index=(after["index"][0], after["index"][1]))
-    _recovery_notes(plan, segs, found)
+    _recovery_notes(plan, segs, found, store.path("checkpoint"))
     return CrossCheck(messages, dispatched, indexed, len(listed),
                       index_files.entries if index_files is not None else 0, timer_units,
                       tuple(found.kept), dict(found.counts), plan, behind,
@@ -1089,7 +1091,15 @@ def _check_timer(store: Store, data_end: int | None, segs: _Segments, found: _Fi
 # -- recovery ---------------------------------------------------------------------------------
 
 
-def _recovery_notes(plan: RecoveryPlan, segs: _Segments, found: _Findings) -> None:
+def _checkpoint_fields() -> dict[str, int]:
+    """Byte position of each field of the ``checkpoint`` file, from the spec's layout."""
+    import struct
+    from ..generated.layouts import rocketmq_checkpoint as cp_layout
+    names, fmt = cp_layout.ROCKETMQ_CHECKPOINT_RUNS[0]
+    return {name: struct.calcsize(fmt[0] + fmt[1:1 + i]) for i, name in enumerate(names)}
+
+
+def _recovery_notes(plan: RecoveryPlan, segs: _Segments, found: _Findings, checkpoint_path: str) -> None:
     end = plan.data_end
     if plan.restart_dispatch and plan.restart_first is not None:
         found.add(Finding(
@@ -1107,20 +1117,22 @@ def _recovery_notes(plan: RecoveryPlan, segs: _Segments, found: _Findings) -> No
             f"{plan.checkpoint.min_timestamp}), dispatch {plan.abnormal_dispatch} message(s) again up to the end "
             f"of data at {end.offset} ({end.reason.value}), cut the commit log there and remove "
             f"{plan.truncated_units} consume-queue unit(s) at or past it",
-            Place(plan.abnormal_segment, 0), commitlog_offset=plan.abnormal_start))
+            Place(plan.abnormal_segment, 0), Place(checkpoint_path, 0), commitlog_offset=plan.abnormal_start))
     if plan.checkpoint is not None:
         cp = plan.checkpoint
-        for label, mark, (count, first) in (("physicMsgTimestamp (commit-log flush)", cp.physic_msg_timestamp,
-                                             plan.after_physic),
-                                            ("logicsMsgTimestamp (consume-queue flush)", cp.logics_msg_timestamp,
-                                             plan.after_logics),
-                                            ("indexMsgTimestamp (index flush)", cp.index_msg_timestamp,
-                                             plan.after_index)):
+        at = _checkpoint_fields()
+        for label, field_name, mark, (count, first) in (
+                ("physicMsgTimestamp (commit-log flush)", "physic_msg_timestamp", cp.physic_msg_timestamp,
+                 plan.after_physic),
+                ("logicsMsgTimestamp (consume-queue flush)", "logics_msg_timestamp", cp.logics_msg_timestamp,
+                 plan.after_logics),
+                ("indexMsgTimestamp (index flush)", "index_msg_timestamp", cp.index_msg_timestamp,
+                 plan.after_index)):
             if count and first is not None:
                 found.add(Finding(Kind.AFTER_CHECKPOINT,
                                   f"{count} message(s) were stored after the checkpoint's {label} {mark}, the first "
                                   f"at commit-log offset {first}",
-                                  segs.place(first), commitlog_offset=first))
+                                  segs.place(first), Place(checkpoint_path, at[field_name]), commitlog_offset=first))
 
 
 # -- lag ----------------------------------------------------------------------------------------
