@@ -324,7 +324,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 if f.commitlog is not None:
                     _write_place("commit log", f.commitlog)
                 if f.other is not None:
-                    _write_place(f._other_name(), f.other)
+                    _write_place(f.other_label(), f.other)
             if cross.truncated:
                 w("counts          " + ", ".join(f"{k.value} {n}" for k, n in cross.counts.items()) +
                   f" (the first {len(cross.findings)} listed)\n")

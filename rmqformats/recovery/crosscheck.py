@@ -155,10 +155,11 @@ class Finding:
 
     def __str__(self) -> str:
         sides = "; ".join(f"{name} {place}" for name, place in (("commit log", self.commitlog),
-                                                                  (self._other_name(), self.other)) if place)
+                                                                  (self.other_label(), self.other)) if place)
         return f"{self.text}" + (f" [{sides}]" if sides else "")
 
-    def _other_name(self) -> str:
+    def other_label(self) -> str:
+        """What the other side is: ``queue``, ``index``, ``timer log`` or ``checkpoint``."""
         if self.kind in (Kind.MISSING_INDEX, Kind.INDEX_ORPHAN, Kind.NO_INDEX):
             return "index"
         if self.kind in (Kind.TIMER_PAST_END, Kind.TIMER_NOT_TIMER):
