@@ -43,6 +43,7 @@ from .errors import (
     UnitMismatchError,
     UnitNotFoundError,
 )
+from .errors import PropertyValueError, UnfinishedRecordError
 from .index import IndexFile, IndexFiles, IndexHit
 from .message import Message
 from .queuefiles import QueueInfo
@@ -62,3 +63,4 @@ __all__ = [
     "TruncatedTimerUnitError", "UnitMismatchError", "UnitNotFoundError", "UnitStatus", "decode_message",
     "open_store", "parse_msg_id", "sample_store_path",
 ]
+__all__ += ["PropertyValueError", "UnfinishedRecordError"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import enum
 import os
 import struct
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -32,6 +33,7 @@ from .errors import (
     InvalidMessageIdError,
     display_path,
 )
+from .errors import PropertyValueError, UnfinishedRecordError
 from .generated.layouts import rocketmq_commitlog as layout
 from .mapped import RELEASE_EVERY, FileImage, pread as _pread, pread_exact, release_pages
 from .message import Message, crc32
@@ -79,6 +81,19 @@ MAGIC_V2 = layout.MAGIC_CODE["message_v2"]
 MAGIC_BLANK = layout.MAGIC_CODE["blank"]
 _CRC32_RESERVED = props.CRC32_RESERVED
 _PROPERTY_CRC_MARK = props.CRC32
+#: PHYSICALOFFSET: its position in a record and its format.
+_POS_PHYSICAL = _HEADER + struct.calcsize(_E + _run_fixed[:4])
+_PHYSICAL = struct.Struct(_E + _run_fixed[4])
+_MAGICS = (MAGIC_V1, MAGIC_V2)
+#: The 4 bytes of each magic code, for finding record starts with ``find``.
+_MAGIC_BYTES = tuple(_HEAD.pack(0, m)[4:] for m in (MAGIC_V1, MAGIC_V2, MAGIC_BLANK))
+_ZERO_HEADER = (0, 0)
+#: ``TopicValidator.RMQ_SYS_SCHEDULE_TOPIC``: its records' ``DELAY`` property is parsed by the broker's check.
+SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
+#: Bytes read at a time when looking for data after zero-filled bytes.
+_ZERO_CHUNK = 4 << 20
+#: Zero bytes that make a zero-filled run after a record look like a tail or a hole, not part of a body.
+_ZERO_RUN = 64
 
 
 #: Bytes past a record the scan has read before decoding it: the field reads of a
@@ -100,11 +115,20 @@ class EndReason(enum.Enum):
     BAD_MAGIC = "bad magic code"
     BAD_SIZE = "record size disagrees with its fields"
     CRC_MISMATCH = "CRC mismatch"
+    #: An all-zero record header (the broker stops there too) with non-zero data after it.
+    DATA_AFTER_ZEROS = "zero-filled record header with data after it"
+    #: The last record before zero-filled bytes is not completely written (never returned as a message).
+    UNFINISHED = "last record not completely written"
+    #: A property the broker's check parses does not parse (``DELAY`` of a ``SCHEDULE_TOPIC_XXXX`` record).
+    BAD_PROPERTY = "property the broker's check cannot parse"
+    #: Live-store reading: the data ends at a record that is still being written (only zeros after it).
+    WRITING = "record being written (live store)"
 
     @property
     def is_clean(self) -> bool:
         """True where a broker leaves the data after a clean write (no corruption)."""
-        return self in (EndReason.ZERO_TAIL, EndReason.BLANK_LAST, EndReason.END_OF_FILE, EndReason.NO_SEGMENTS)
+        return self in (EndReason.ZERO_TAIL, EndReason.BLANK_LAST, EndReason.END_OF_FILE, EndReason.NO_SEGMENTS,
+                        EndReason.WRITING)
 
 
 @dataclass(frozen=True)
@@ -120,11 +144,21 @@ class DataEnd:
     file_offset: int
     #: Details of a corrupt record (empty for a clean end).
     detail: str = ""
+    #: Bytes of data after the end (``DATA_AFTER_ZEROS``): in its segment up to the last non-zero
+    #: byte, plus the later segment files that hold data.
+    bytes_after: int = 0
+    #: Message records a resync finds after the end in the same segment (``DATA_AFTER_ZEROS``).
+    records_after: int = 0
 
     def __str__(self) -> str:
         where = f"{display_path(self.segment)} @ 0x{self.file_offset:x}" if self.segment else "commitlog"
         text = f"{where}: {self.reason.value}"
-        return f"{text}: {self.detail}" if self.detail else text
+        if self.detail:
+            text = f"{text}: {self.detail}"
+        if self.bytes_after:
+            text += (f" ({self.bytes_after:,} bytes of data follow, {self.records_after:,} message record"
+                     f"{'' if self.records_after == 1 else 's'} in this segment)")
+        return text
 
 
 @dataclass(frozen=True)
@@ -242,6 +276,269 @@ class _Overrun(Exception):
     """A field length that runs past TOTALSIZE."""
 
 
+# -- the broker's verdicts beyond the record structure -------------------------------------------
+
+def java_parse_int(text: str) -> int | None:
+    """``Integer.parseInt(text)``, or ``None`` where Java throws ``NumberFormatException``.
+
+    An optional sign, then one or more decimal digits (any Unicode digit of
+    the Basic Multilingual Plane, as ``Character.digit`` takes), within the
+    32-bit range; leading zeros are allowed, spaces are not.
+    """
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not digits:
+        return None
+    value = 0
+    for c in digits:
+        if ord(c) > 0xFFFF or not c.isdecimal():  # a supplementary character is two Java chars
+            return None
+        value = value * 10 + unicodedata.decimal(c)
+        if value > 1 << 31:
+            return None
+    value = -value if text[0] == "-" else value
+    return value if -(1 << 31) <= value < 1 << 31 else None
+
+
+def check_record(msg: Message, verify_crc: bool = False) -> None:
+    """Raise where the broker's ``checkMessageAndReturnSize`` fails a record whose structure is valid.
+
+    With ``verify_crc`` the CRCs (BODYCRC only for a body longer than 0
+    bytes, as the broker does). Always: a ``SCHEDULE_TOPIC_XXXX`` record
+    whose ``DELAY`` property is not an integer, where the broker's
+    ``Integer.parseInt`` throws and its recovery ends the data.
+    """
+    if verify_crc:
+        msg.verify_crc()
+    if msg.topic == SCHEDULE_TOPIC:
+        value = msg.properties.get(props.DELAY)
+        if value is not None and java_parse_int(value) is None:
+            raise PropertyValueError(msg.segment, msg.file_offset,
+                                     f"{props.DELAY} property {value!r} of a {SCHEDULE_TOPIC} record is not an "
+                                     f"integer (the broker's check throws here)")
+
+
+def unfinished_reason(msg: Message) -> str | None:
+    """Why the last record before zero-filled bytes may not be completely written yet, or ``None``.
+
+    The broker encodes a record whole and copies it, first byte to last,
+    into a zero-filled file; a reader can see the header and the length
+    fields (which pass the structure check) while the end of the record,
+    the properties, is still zeros. Such a record has properties ending in
+    NUL, a body that does not match BODYCRC, or a ``__CRC32#`` that does not
+    match its bytes.
+    """
+    if msg.properties_raw.endswith("\0"):
+        return "its properties end in zero bytes (not written yet)"
+    if msg.body_raw and not msg.body_crc_ok:
+        return "its body does not match BODYCRC"
+    if msg.record_crc_ok is False:
+        return f"its bytes do not match its {props.CRC32} property"
+    return None
+
+
+# -- finding record starts (resync) and data after zero-filled bytes -----------------------------
+
+def record_end(buf, pos: int, limit: int) -> int:
+    """End of the message record at ``pos`` if its TOTALSIZE agrees with its field lengths within ``limit``, else -1.
+
+    The checks of :func:`decode_message`, reading length fields only (no
+    copies), so that trying a candidate costs the same for any record size.
+    """
+    if pos < 0 or pos + _HEADER > limit:
+        return -1
+    size, magic = _HEAD.unpack_from(buf, pos)
+    if magic != MAGIC_V1 and magic != MAGIC_V2:
+        return -1
+    end = pos + size
+    if size < _HEADER or end > limit:
+        return -1
+    try:
+        p = pos + _HEADER
+        sys_flag = _FIXED.unpack_from(buf, p)[5]
+        p += _FIXED.size
+        middle = _MIDDLE[sys_flag & _HOST_FLAGS]
+        len_body = middle.unpack_from(buf, p)[-1]
+        p += middle.size
+        if len_body > 0:
+            p += len_body
+            if p > end:
+                return -1
+        fmt = _LEN_TOPIC[magic == MAGIC_V2]
+        (len_topic,) = fmt.unpack_from(buf, p)
+        if len_topic < 0:
+            return -1
+        p += fmt.size + len_topic
+        if p > end:
+            return -1
+        (len_props,) = _LEN_PROPS.unpack_from(buf, p)
+        p += _LEN_PROPS.size + max(len_props, 0)
+    except struct.error:
+        return -1
+    return end if p == end else -1
+
+
+def _follows(buf, pos: int, limit: int, base: int, seg_size: int) -> bool:
+    """Whether what starts at ``pos`` can follow a record: the file's end, zero fill, a BLANK or a record start."""
+    if pos + _HEADER > limit:
+        return pos <= limit
+    size, magic = _HEAD.unpack_from(buf, pos)
+    if magic == 0 and size == 0:
+        run = bytes(buf[pos:min(pos + _ZERO_RUN, limit)])
+        return run.count(0) == len(run)
+    return is_record_start(buf, pos, limit, base, seg_size, confirm=False)
+
+
+def is_record_start(buf, pos: int, limit: int, base: int, seg_size: int, confirm: bool = True) -> bool:
+    """Whether a record starts at ``pos`` of a segment (``buf`` holds the file from position 0 to ``limit``).
+
+    A BLANK whose TOTALSIZE reaches exactly the end of the segment
+    (``seg_size`` bytes), or a message record whose PHYSICALOFFSET is its
+    own commit-log offset (``base + pos``), whose field lengths agree with
+    its TOTALSIZE and, with ``confirm``, after which comes the end of the
+    file, zero fill, a BLANK or another such record. Bytes of a body that
+    look like a record (a copied record keeps the offset it was written at)
+    fail these checks.
+    """
+    if pos < 0 or pos + _HEADER > limit:
+        return False
+    size, magic = _HEAD.unpack_from(buf, pos)
+    if magic == MAGIC_BLANK:
+        return size == seg_size - pos
+    if magic != MAGIC_V1 and magic != MAGIC_V2 or pos + _POS_PHYSICAL + _PHYSICAL.size > limit:
+        return False
+    if _PHYSICAL.unpack_from(buf, pos + _POS_PHYSICAL)[0] != base + pos:
+        return False
+    end = record_end(buf, pos, limit)
+    if end < 0:
+        return False
+    return not confirm or _follows(buf, end, limit, base, seg_size)
+
+
+def next_record_start(buf, begin: int, limit: int, base: int, seg_size: int) -> int | None:
+    """The first position at or after ``begin`` where :func:`is_record_start` holds, or ``None``.
+
+    Candidates are the places of the three magic codes, found with the
+    buffer's own ``find`` (bytes or a memory map); each is checked in
+    constant time, so the search is linear in the bytes searched.
+    """
+    hits = [[m, buf.find(m, begin + 4, limit)] for m in _MAGIC_BYTES]
+    while True:
+        live = [h for h in hits if h[1] >= 0]
+        if not live:
+            return None
+        hit = min(live, key=lambda h: h[1])
+        pos = hit[1] - 4
+        if is_record_start(buf, pos, limit, base, seg_size):
+            return pos
+        hit[1] = buf.find(hit[0], hit[1] + 1, limit)
+
+
+def count_records(buf, begin: int, limit: int, base: int, seg_size: int) -> int:
+    """Message records found from ``begin`` to ``limit``: chains of valid records, resynced after each break."""
+    n = 0
+    pos = next_record_start(buf, begin, limit, base, seg_size)
+    while pos is not None:
+        end = record_end(buf, pos, limit)
+        if end < 0:  # a BLANK (the segment's end) or a break in the chain
+            if _HEAD.unpack_from(buf, pos)[1] == MAGIC_BLANK:
+                break
+            pos = next_record_start(buf, pos + 1, limit, base, seg_size)
+            continue
+        n += 1
+        pos = end
+    return n
+
+
+def nonzero_span(path: str, begin: int, first_only: bool = False) -> tuple[int, int] | None:
+    """``(first, last + 1)``: the positions of the first and last non-zero bytes of a file at or after ``begin``.
+
+    ``None`` when every byte from ``begin`` is zero. Holes of a sparse file
+    are skipped (``SEEK_DATA``/``SEEK_HOLE``); data is read in bounded chunks.
+    """
+    first = last = -1
+    zeros = bytes(_ZERO_CHUNK)
+    with open(path, "rb", buffering=0) as f:
+        fd = f.fileno()
+        size = os.fstat(fd).st_size
+        pos = begin
+        while pos < size:
+            if hasattr(os, "SEEK_DATA"):
+                try:
+                    pos = os.lseek(fd, pos, os.SEEK_DATA)
+                    hole = os.lseek(fd, pos, os.SEEK_HOLE)
+                except OSError:  # no data after pos (ENXIO), or no support: read on
+                    if not _seek_unsupported(fd):
+                        break
+                    hole = size
+            else:
+                hole = size
+            while pos < hole:
+                chunk = _pread(fd, min(_ZERO_CHUNK, hole - pos), pos)
+                if not chunk:
+                    pos = size
+                    break
+                if chunk != zeros[:len(chunk)]:
+                    if first < 0:
+                        first = pos + len(chunk) - len(chunk.lstrip(b"\0"))
+                    last = pos + len(chunk.rstrip(b"\0"))
+                    if first_only:
+                        return first, last
+                pos += len(chunk)
+    return None if first < 0 else (first, last)
+
+
+def _seek_unsupported(fd: int) -> bool:
+    try:
+        os.lseek(fd, 0, os.SEEK_DATA)
+    except OSError as exc:
+        import errno
+        return exc.errno != errno.ENXIO  # ENXIO: an all-hole file; anything else: no support
+    return False
+
+
+def classify_end(segments, index: int, pos: int, reason: EndReason, detail: str = "", *,
+                 live: bool = False) -> DataEnd:
+    """The :class:`DataEnd` at ``pos`` of ``segments[index]`` for the stop ``reason`` the walk found there.
+
+    A zero header is ``ZERO_TAIL`` only when no data follows: not in its
+    segment, nor in a later segment file; else ``DATA_AFTER_ZEROS`` with the
+    bytes and records after. With ``live``, damage at the end of the last
+    segment that a writer could be in the middle of (every non-zero byte
+    after ``pos`` lies within the record the header there announces) is
+    ``WRITING``, a clean end.
+    """
+    seg = segments[index]
+    offset = seg.start_offset + pos
+    if reason is EndReason.ZERO_TAIL:
+        span = nonzero_span(seg.path, pos)
+        later = sum(s.size for s in segments[index + 1:] if nonzero_span(s.path, 0, first_only=True) is not None)
+        if span is None and not later:
+            return DataEnd(offset, reason, seg.path, pos, detail)
+        records = 0
+        inside = 0
+        if span is not None:
+            inside = span[1] - pos
+            mm = open_readonly(seg.path, sequential=False)
+            try:
+                records = count_records(mm, pos + 1, len(mm), seg.start_offset, len(mm))
+            finally:
+                mm.close()
+        what = "in this segment" if span is not None else "in later segment files"
+        return DataEnd(offset, EndReason.DATA_AFTER_ZEROS, seg.path, pos,
+                       detail or f"the broker's recovery stops here too; data follows {what}",
+                       inside + later, records)
+    if live and not reason.is_clean and index == len(segments) - 1:
+        span = nonzero_span(seg.path, pos)
+        with open(seg.path, "rb") as f:
+            head = _pread(f.fileno(), 4, pos)
+        size = int.from_bytes(head, "big", signed=True) if len(head) == 4 else 0
+        size = size if _HEADER <= size <= seg.size - pos else 0
+        if span is None or span[1] <= pos + max(size, _HEADER):
+            return DataEnd(offset, EndReason.WRITING, seg.path, pos,
+                           f"{reason.value}{': ' + detail if detail else ''}; only zeros follow")
+    return DataEnd(offset, reason, seg.path, pos, detail)
+
+
 def _discover(path: str) -> list[Segment]:
     if os.path.isfile(path):
         name = os.path.basename(path)
@@ -258,11 +555,13 @@ class Scan:
     corrupt end raises its :class:`RecordError` instead of ending quietly.
     """
 
-    def __init__(self, commitlog: "CommitLog", start: int | None, verify_crc: bool, strict: bool):
+    def __init__(self, commitlog: "CommitLog", start: int | None, verify_crc: bool, strict: bool,
+                 live: bool = False):
         self.end: DataEnd | None = None
         self.blanks: list[Blank] = []
         #: Bytes of commit log covered so far (for progress reports).
         self.bytes_done = 0
+        self._live = live
         self._gen = self._run(commitlog, start, verify_crc, strict)
 
     def __iter__(self) -> Iterator[Message]:
@@ -272,8 +571,10 @@ class Scan:
     def __next__(self) -> Message:
         return next(self._gen)
 
-    def _stop(self, seg: Segment, pos: int, reason: EndReason, detail: str = "") -> None:
-        self.end = DataEnd(seg.start_offset + pos, reason, seg.path, pos, detail)
+    def _stop(self, segments, i: int, pos: int, reason: EndReason, detail: str = "") -> bool:
+        """Set :attr:`end`; returns whether it is clean after the live-store and data-after checks."""
+        self.end = classify_end(segments, i, pos, reason, detail, live=self._live)
+        return self.end.reason.is_clean
 
     def _run(self, commitlog: "CommitLog", start: int | None, verify_crc: bool, strict: bool) -> Iterator[Message]:
         segments = commitlog.segments
@@ -297,15 +598,15 @@ class Scan:
                 while True:
                     if pos == limit:
                         if last:
-                            self._stop(seg, pos, EndReason.END_OF_FILE)
+                            self._stop(segments, i, pos, EndReason.END_OF_FILE)
                             return
-                        self._stop(seg, pos, EndReason.TRUNCATED, "segment file ends without a BLANK record")
-                        if strict:
+                        if not self._stop(segments, i, pos, EndReason.TRUNCATED,
+                                          "segment file ends without a BLANK record") and strict:
                             raise TruncatedRecordError(seg.path, pos, self.end.detail)
                         return
                     if pos + _HEADER > limit:
-                        self._stop(seg, pos, EndReason.TRUNCATED, f"{limit - pos} bytes left, less than a record header")
-                        if strict:
+                        if not self._stop(segments, i, pos, EndReason.TRUNCATED,
+                                          f"{limit - pos} bytes left, less than a record header") and strict:
                             raise TruncatedRecordError(seg.path, pos, self.end.detail)
                         return
                     if pos + _READ_AHEAD > filled:
@@ -314,11 +615,11 @@ class Scan:
                     if magic == MAGIC_BLANK:
                         self.blanks.append(Blank(seg.start_offset + pos, size, seg.path, pos))
                         if last:
-                            self._stop(seg, pos, EndReason.BLANK_LAST)
+                            self._stop(segments, i, pos, EndReason.BLANK_LAST)
                             return
                         break
                     if magic == 0 and size == 0:
-                        self._stop(seg, pos, EndReason.ZERO_TAIL)
+                        self._stop(segments, i, pos, EndReason.ZERO_TAIL)
                         return
                     try:
                         if magic != MAGIC_V1 and magic != MAGIC_V2:
@@ -326,16 +627,19 @@ class Scan:
                         if filled < pos + size + _READ_AHEAD and pos + size <= limit:
                             filled = mm.fill_to(pos + size + _READ_AHEAD)
                         msg = _decode(buf, pos, size, magic == MAGIC_V2, limit, seg.path, seg.start_offset)
-                        if verify_crc:
-                            msg.verify_crc()
+                        check_record(msg, verify_crc)
+                        nxt = pos + size
+                        # The last record before zero fill may still be being written: checked more strictly.
+                        if nxt + _HEADER > limit or _HEAD.unpack_from(buf, nxt) == _ZERO_HEADER:
+                            why = unfinished_reason(msg)
+                            if why is not None:
+                                raise UnfinishedRecordError(seg.path, pos, why)
                     except RecordError as exc:
-                        reason = {BadMagicError: EndReason.BAD_MAGIC, TruncatedRecordError: EndReason.TRUNCATED,
-                                  CrcMismatchError: EndReason.CRC_MISMATCH}.get(type(exc), EndReason.BAD_SIZE)
-                        self._stop(seg, pos, reason, exc.reason)
-                        if strict:
+                        reason = _REASONS.get(type(exc), EndReason.BAD_SIZE)
+                        if not self._stop(segments, i, pos, reason, exc.reason) and strict:
                             raise
                         return
-                    pos += size
+                    pos = nxt
                     self.bytes_done += size
                     yield msg
                     if pos >= release_at:
@@ -345,6 +649,12 @@ class Scan:
                 mm.close()
             self.bytes_done += seg.size - pos
             pos = 0
+
+
+#: The end reason of each record error.
+_REASONS = {BadMagicError: EndReason.BAD_MAGIC, TruncatedRecordError: EndReason.TRUNCATED,
+            CrcMismatchError: EndReason.CRC_MISMATCH, UnfinishedRecordError: EndReason.UNFINISHED,
+            PropertyValueError: EndReason.BAD_PROPERTY}
 
 
 class CommitLog:
@@ -373,14 +683,28 @@ class CommitLog:
                 break
         raise MessageNotFoundError(self.path, None, f"offset {offset} is in no segment file")
 
-    def scan(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False) -> Scan:
+    def scan(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False,
+             salvage: bool = False, live: bool = False):
         """Iterate the messages from ``start`` (default: the first segment's start).
 
         ``verify_crc`` checks each body CRC (and ``__CRC32#`` where present)
         and ends the data at the first mismatch, as recovery with
         ``checkCRCOnRecover`` does.
+
+        ``salvage`` goes on after damage: it resyncs at the next valid record
+        and returns every intact message; the iterator's ``damaged`` lists the
+        :class:`rmqformats.recovery.salvage.DamagedRange` skipped.
+
+        ``live`` is for a store whose broker is writing: a record at the end
+        of the last segment that is not completely written ends the data as
+        ``WRITING`` (clean) rather than as damage. In every mode the last
+        record before zero fill is checked more strictly and never returned
+        half-written.
         """
-        return Scan(self, start, verify_crc, strict)
+        if salvage:  # a capability above this reader, imported on first use only
+            from .recovery.salvage import SalvageScan
+            return SalvageScan(self, lambda at: Scan(self, at, verify_crc, False, live), start)
+        return Scan(self, start, verify_crc, strict, live)
 
     def __iter__(self) -> Iterator[Message]:
         return iter(self.scan())
@@ -396,6 +720,9 @@ class CommitLog:
         time, epoch ms or datetime), ``from_offset``, ``to_offset``. The
         returned iterator's ``end`` is the same :class:`DataEnd` as :meth:`scan` gives.
         """
+        if options.pop("salvage", False):  # ``salvage=True``: see :meth:`scan`
+            from .recovery.salvage import salvage_batches
+            return salvage_batches(self, columns, **options)
         from .columnar import ColumnarScan
         return ColumnarScan(self, columns=columns, **options)
 

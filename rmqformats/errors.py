@@ -71,6 +71,14 @@ class CrcMismatchError(RecordError):
     """The body CRC or the ``__CRC32#`` record CRC does not match the bytes."""
 
 
+class UnfinishedRecordError(RecordError):
+    """The last record before zero-filled bytes whose end is not written yet (a record being written, or torn)."""
+
+
+class PropertyValueError(RecordError):
+    """A property the broker's check parses (``DELAY`` of a ``SCHEDULE_TOPIC_XXXX`` record) that does not parse."""
+
+
 class DecompressionError(RecordError):
     """A compressed body is corrupt, of an unknown type, or over the size limit."""
 

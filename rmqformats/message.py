@@ -290,9 +290,13 @@ class Message(MessageFields):
         return props.decode_crc32_property(value) == self.record_crc
 
     def verify_crc(self) -> None:
-        """Raise :class:`CrcMismatchError` unless the body CRC (and ``__CRC32#``) match."""
+        """Raise :class:`CrcMismatchError` unless the body CRC (and ``__CRC32#``) match.
+
+        As the broker's check does, BODYCRC is compared only for a body
+        longer than 0 bytes: an empty body passes whatever BODYCRC holds.
+        """
         actual = crc32(self.body_raw)
-        if actual != self.body_crc:
+        if self.body_raw and actual != self.body_crc:
             raise CrcMismatchError(self.segment, self.file_offset,
                                    f"body CRC 0x{actual:08x} does not match BODYCRC 0x{self.body_crc:08x}")
         if self.record_crc_ok is False:

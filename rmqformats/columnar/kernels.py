@@ -56,6 +56,7 @@ STOP_ZERO = 5        # the zero-filled tail (TOTALSIZE and MAGICCODE both 0)
 STOP_BAD_MAGIC = 6   # a magic code that is neither a message version nor BLANK
 STOP_BAD_RECORD = 7  # a message record the broker's check rejects (size, lengths, cut by the file end)
 STOP_LIMIT = 8       # the next record starts at or after ``stop_at`` (the end of a byte range)
+STOP_FRONTIER = 9    # a valid record followed by zero fill or the file's end: checked more strictly by the caller
 
 # Rows of the ``i32`` and ``i64`` output matrices (one contiguous row per field).
 I32_SIZE, I32_BODY_CRC, I32_QUEUE_ID, I32_FLAG, I32_SYS_FLAG, I32_BORN_PORT, I32_STORE_PORT, \
@@ -179,7 +180,7 @@ def _s8(b, p):
 
 
 @njit(**_JIT)
-def walk_records(buf, start, end, at_eof, stop_at, cap, i32, i64):
+def walk_records(buf, start, end, at_eof, stop_at, cap, i32, i64, trusted=-1):
     """Walk the records of ``buf[start:end]`` and store the fields of each valid message.
 
     ``at_eof`` says that ``end`` is the end of the file (a record cut there is
@@ -187,6 +188,11 @@ def walk_records(buf, start, end, at_eof, stop_at, cap, i32, i64):
     starts at or after ``stop_at``. Returns ``(n, stop, pos)``: the number of
     messages stored in the first ``n`` columns of ``i32``/``i64``, why the walk
     stopped (``STOP_*``) and the window position of the record where it did.
+
+    A record followed by an all-zero header or the end of the file may be
+    one the broker is still copying in: the walk stops before it
+    (``STOP_FRONTIER``) unless it starts at ``trusted``, the position the
+    caller has checked.
     """
     pos = start
     n = 0
@@ -264,6 +270,15 @@ def walk_records(buf, start, end, at_eof, stop_at, cap, i32, i64):
             p += len_props
         if p != rend:
             return n, STOP_BAD_RECORD, pos
+        if pos != trusted:
+            # One load of the next header, which the next step reads anyway: free on the clean path.
+            if rend + _HEADER <= end:
+                if _le64(buf, rend) == _U0:
+                    return n, STOP_FRONTIER, pos
+            elif at_eof:
+                return n, STOP_FRONTIER, pos
+            else:
+                return n, STOP_WINDOW, pos
         i32[I32_SIZE, n] = size
         i32[I32_BODY_CRC, n] = _s32(buf, pos + _POS_BODY_CRC)
         i32[I32_QUEUE_ID, n] = _s32(buf, pos + _POS_QUEUE_ID)
@@ -336,7 +351,7 @@ def find_record(buf, start, end, at_eof, stop_at, base, i32, i64):
         magic = _u32(buf, p + 4)
         if (magic == _MAGIC_V1 or magic == _MAGIC_V2) and p + need <= end \
                 and _s64(buf, p + _POS_PHYSICAL) == base + p:
-            n, stop, _ = walk_records(buf, p, end, at_eof, p + 1, 1, i32, i64)
+            n, stop, _ = walk_records(buf, p, end, at_eof, p + 1, 1, i32, i64, p)
             if n == 1:
                 return p, 1
             if stop == STOP_WINDOW:
@@ -710,7 +725,7 @@ def warm_up() -> None:
     buf = np.zeros(64, np.uint8)
     i32 = np.empty((N_I32, 1), np.int32)
     i64 = np.empty((N_I64, 1), np.int64)
-    walk_records(buf, 0, 64, True, 65, 1, i32, i64)
+    walk_records(buf, 0, 64, True, 65, 1, i32, i64, -1)
     find_record(buf, 0, 64, True, 64, 0, i32, i64)
     pos = np.zeros(1, np.int64)
     length = np.ones(1, np.int64)

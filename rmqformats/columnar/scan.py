@@ -23,7 +23,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..commitlog import Blank, CommitLog, DataEnd, EndReason, Segment, decode_message
+from ..commitlog import (Blank, CommitLog, DataEnd, EndReason, Segment, SCHEDULE_TOPIC, check_record, classify_end,
+                         decode_message, unfinished_reason)
 from ..compression import DEFAULT_MAX_BODY_SIZE
 from ..errors import (
     BadMagicError,
@@ -33,6 +34,7 @@ from ..errors import (
     RmqFormatError,
     TruncatedRecordError,
 )
+from ..errors import PropertyValueError, UnfinishedRecordError
 from ..message import to_millis
 from . import arrow as A
 from . import kernels as K
@@ -51,7 +53,9 @@ _TAIL_READ = 64 << 10
 _ERROR_MARGIN = 256
 
 _REASONS = {BadMagicError: EndReason.BAD_MAGIC, TruncatedRecordError: EndReason.TRUNCATED,
-            CrcMismatchError: EndReason.CRC_MISMATCH}
+            CrcMismatchError: EndReason.CRC_MISMATCH, UnfinishedRecordError: EndReason.UNFINISHED,
+            PropertyValueError: EndReason.BAD_PROPERTY}
+_SCHEDULE_TOPIC = np.frombuffer(SCHEDULE_TOPIC.encode("ascii"), np.uint8).copy()
 
 
 class _Stop(Exception):
@@ -80,7 +84,7 @@ class ColumnarScan:
                  until: int | str | datetime | None = None, from_offset: int | None = None,
                  to_offset: int | None = None, stop: int | None = None,
                  max_body_size: int = DEFAULT_MAX_BODY_SIZE, window_size: int = DEFAULT_WINDOW,
-                 threads: int = 1, range_size: int = DEFAULT_RANGE):
+                 threads: int = 1, range_size: int = DEFAULT_RANGE, live: bool = False):
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
         self.columns = A.resolve_columns(columns)
@@ -90,6 +94,8 @@ class ColumnarScan:
         #: Bytes of commit log covered so far (for progress reports).
         self.bytes_done = 0
         self._log = commitlog
+        self._live = live
+        self._seg_index = {seg.path: i for i, seg in enumerate(commitlog.segments)}
         self._batch_size = batch_size
         self._decompress = decompress
         self._verify_crc = verify_crc
@@ -159,7 +165,7 @@ class ColumnarScan:
                     self._segment_done(seg, size, outcome, i == len(segments) - 1)
                 except _Stop as stop:
                     self.end = stop.end
-                    if stop.error is not None and self._strict:
+                    if stop.error is not None and self._strict and not stop.end.reason.is_clean:
                         raise stop.error
                     return
                 finally:
@@ -209,6 +215,7 @@ class ColumnarScan:
                 at_eof = pos + want == size
                 wlimit = min(want + 1, limit - pos)
                 wpos = 0
+                trusted = -1  # the window position of a record checked at the frontier
                 while True:
                     try:
                         i32, i64 = chunks.pop()
@@ -216,7 +223,8 @@ class ColumnarScan:
                         i32 = np.empty((K.N_I32, self._batch_size), np.int32)
                         i64 = np.empty((K.N_I64, self._batch_size), np.int64)
                     try:
-                        n, stop, spos = K.walk_records(buf, wpos, want, at_eof, wlimit, self._batch_size, i32, i64)
+                        n, stop, spos = K.walk_records(buf, wpos, want, at_eof, wlimit, self._batch_size, i32, i64,
+                                                       trusted)
                         if n:
                             w = A.Window(buf, i32, i64, seg.start_offset, pos, seg.path, os.path.basename(seg.path))
                             yield from self._emit(w, n, fd, size)
@@ -224,6 +232,11 @@ class ColumnarScan:
                         chunks.append((i32, i64))  # the batches hold copies, never views
                     if stop == K.STOP_FULL:
                         wpos = spos
+                        continue
+                    if stop == K.STOP_FRONTIER:
+                        # The last record before zero fill: the object API's checks, then taken as any record.
+                        self._check_frontier(buf, spos, seg, pos + spos)
+                        wpos = trusted = spos
                         continue
                     break
                 here = pos + spos
@@ -336,7 +349,20 @@ class ColumnarScan:
                     pass
 
     def _end(self, seg: Segment, pos: int, reason: EndReason, detail: str = "") -> DataEnd:
-        return DataEnd(seg.start_offset + pos, reason, seg.path, pos, detail)
+        return classify_end(self._log.segments, self._seg_index[seg.path], pos, reason, detail, live=self._live)
+
+    def _check_frontier(self, buf: np.ndarray, wpos: int, seg: Segment, here: int) -> None:
+        """Raise :class:`_Stop` unless the record at ``wpos``, followed by zero fill, is completely written."""
+        total = int.from_bytes(bytes(buf[wpos:wpos + 4]), "big", signed=True)
+        msg = decode_message(bytes(buf[wpos:wpos + total]), 0, seg.path, seg.start_offset + here)
+        try:
+            check_record(msg, self._verify_crc)
+            why = unfinished_reason(msg)
+            if why is not None:
+                raise UnfinishedRecordError(seg.path, here, why)
+        except RecordError as exc:
+            err = type(exc)(seg.path, here, exc.reason)
+            raise _Stop(self._end(seg, here, _REASONS.get(type(exc), EndReason.BAD_SIZE), err.reason), err) from None
 
     def _emit(self, w: A.Window, n: int, fd: int, size: int) -> Iterator[pa.RecordBatch]:
         """Check, filter and build the batch of the first ``n`` records the kernel found."""
@@ -344,6 +370,8 @@ class ColumnarScan:
         cut = n
         if self._verify_crc:
             cut = _first_crc_mismatch(w, all_rows)
+        if cut:
+            cut = _first_bad_delay(w, cut)
         offsets = w.i64[K.I64_POS][:cut] + w.base
         finished = False
         if self._to is not None and cut and offsets[-1] >= self._to:
@@ -377,7 +405,7 @@ class ColumnarScan:
             # A CRC mismatch: the object API's own error for that record.
             here = w.file_pos + int(w.i64[K.I64_POS][cut])
             seg = Segment(w.path, w.seg_start, size)
-            err = _record_error(fd, seg, here, size, verify_crc=True)
+            err = _record_error(fd, seg, here, size, verify_crc=self._verify_crc)
             raise _Stop(self._end(seg, here, _REASONS.get(type(err), EndReason.BAD_SIZE), err.reason), err)
 
     def _tag_key_mask(self, w: A.Window, rows: np.ndarray) -> np.ndarray:
@@ -429,6 +457,20 @@ def _first_crc_mismatch(w: A.Window, rows: np.ndarray) -> int:
     return limit
 
 
+def _first_bad_delay(w: A.Window, n: int) -> int:
+    """How many of the first ``n`` rows pass before a ``SCHEDULE_TOPIC_XXXX`` record whose DELAY the broker rejects."""
+    sched = np.flatnonzero(K.equals_each(w.buf, w.i64[K.I64_TOPIC_POS][:n], w.i64[K.I64_TOPIC_LEN][:n],
+                                         _SCHEDULE_TOPIC))
+    for j in sched.tolist():
+        p = int(w.i64[K.I64_POS][j])
+        msg = decode_message(bytes(w.buf[p:p + int(w.i32[K.I32_SIZE][j])]), 0, w.path, w.seg_start + w.file_pos + p)
+        try:
+            check_record(msg)
+        except PropertyValueError:
+            return j
+    return n
+
+
 def _read_into(fd: int, buf: np.ndarray, n: int, pos: int) -> int:
     """Read ``n`` bytes at ``pos`` into ``buf``; returns how many the file had."""
     view = memoryview(buf)[:n]
@@ -449,8 +491,7 @@ def _record_error(fd: int, seg: Segment, pos: int, size: int, verify_crc: bool =
     data = os.pread(fd, min(size - pos, max(total, 0) + _ERROR_MARGIN), pos)
     try:
         msg = decode_message(data, 0, seg.path, seg.start_offset + pos)
-        if verify_crc:
-            msg.verify_crc()
+        check_record(msg, verify_crc)
     except RecordError as exc:
         return type(exc)(seg.path, pos + (exc.offset or 0), exc.reason)
     raise AssertionError(f"{seg.path} @ 0x{pos:x}: the record walk and the object API disagree")

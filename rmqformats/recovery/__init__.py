@@ -6,6 +6,8 @@
   at nothing; what a restart or an abnormal recovery would truncate or
   dispatch again, given the checkpoint.
 * :mod:`rmqformats.recovery.report`: a self-contained HTML page about a store.
+* :mod:`rmqformats.recovery.salvage`: every intact message of a damaged commit
+  log, and the damaged ranges skipped.
 """
 
 from .crosscheck import CrossCheck, Finding, Kind, Place, RecoveryPlan, Severity, cross_check, undispatched
