@@ -107,3 +107,13 @@ def add_message_filters(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--from-offset", type=int, help="commit-log offset >=")
     sp.add_argument("--to-offset", type=int, help="commit-log offset <")
 
+
+def add_salvage(sp: argparse.ArgumentParser) -> None:
+    """``--salvage`` and ``--live``: reading past damage, and reading a store whose broker is running."""
+    sp.add_argument("--salvage", action="store_true",
+                    help="go on after damage: resync at the next valid record, read every intact message and "
+                         "list the damaged ranges skipped on stderr. Exit status 3 when the data ended at damage "
+                         "or (with --salvage) damaged ranges were skipped; 0 when it ended cleanly")
+    sp.add_argument("--live", action="store_true",
+                    help="the broker is writing this store: a record at the end of the last segment that is "
+                         "not completely written ends the data cleanly (it is never printed, live or not)")

@@ -10,13 +10,20 @@ from collections import Counter, defaultdict
 
 from ..errors import RmqFormatError
 from ..store import Store
+from . import status
 from .tables import write_wrapped
 from .common import iso, open_from_args, short, print_table, with_progress, add_store_args, add_verify_crc
+from .common import add_salvage
 
-def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = True) -> dict:
-    """Summarise a store's commit log: segments, counts per topic and queue, time range, data end."""
+def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = True, salvage: bool = False,
+                  live: bool = False) -> dict:
+    """Summarise a store's commit log: segments, counts per topic and queue, time range, data end.
+
+    With ``salvage`` the counts are those of every intact message and
+    ``damaged`` lists the ranges skipped (see :mod:`rmqformats.recovery.salvage`).
+    """
     log = store.commitlog
-    scan = log.scan(verify_crc=verify_crc)
+    scan = log.scan(verify_crc=verify_crc, salvage=salvage, live=live)
     it = with_progress(scan, log.total_size, "scan") if progress else scan
     per_queue: dict[tuple[str, int], int] = Counter()
     per_segment: dict[str, int] = Counter()
@@ -62,7 +69,9 @@ def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = Tr
             "commitLogOffset": end.offset, "reason": end.reason.name, "description": end.reason.value,
             "clean": end.reason.is_clean, "segment": end.segment, "fileOffset": end.file_offset,
             "detail": end.detail, "bytesAfterInLaterSegments": beyond,
+            "bytesAfter": end.bytes_after, "recordsAfter": end.records_after,
         },
+        "damaged": [r.to_json_dict() for r in getattr(scan, "damaged", ())],
     }
 
 
@@ -152,6 +161,14 @@ def _print_inspect(info: dict, out) -> None:
     write_wrapped(f"data ends  {where}: {end['description']}{': ' + end['detail'] if end['detail'] else ''}", out)
     if end["bytesAfterInLaterSegments"]:
         w(f"           {end['bytesAfterInLaterSegments']:,} bytes of later segments are past the end\n")
+    if end["bytesAfter"]:
+        w(f"           data follows: {end['bytesAfter']:,} bytes, {end['recordsAfter']:,} message records in "
+          f"this segment (--salvage reads them)\n")
+    if info["damaged"]:
+        w(f"damaged    {len(info['damaged'])} ranges skipped, {sum(r['length'] for r in info['damaged']):,} bytes\n")
+        print_table([[r["segment"].rsplit("/", 1)[-1], f"0x{r['fileOffset']:x}", r["commitLogOffset"],
+                      f"{r['length']:,}", r["reason"]] for r in info["damaged"]],
+                    ["segment", "at", "offset", "length", "reason"], out, "  ")
     w("topics\n")
     rows = [[short(topic), f"{t['messages']:,}", " ".join(f"{q}:{n}" for q, n in t["queues"].items())]
             for topic, t in info["topics"].items()]
@@ -160,12 +177,15 @@ def _print_inspect(info: dict, out) -> None:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     store = open_from_args(args)
-    info = inspect_store(store, verify_crc=args.verify_crc)
+    info = inspect_store(store, verify_crc=args.verify_crc, salvage=args.salvage, live=args.live)
     if args.format == "jsonl":
         sys.stdout.write(json.dumps(info, ensure_ascii=False) + "\n")
     else:
         _print_inspect(info, sys.stdout)
-    return 0
+    for r in info["damaged"]:
+        sys.stderr.write(f"rmqformats: damaged range skipped: {r['segment']} @ 0x{r['fileOffset']:x}: "
+                         f"{r['length']:,} bytes: {r['reason']}\n")
+    return status.DAMAGED if info["damaged"] or not info["dataEnd"]["clean"] else status.OK
 
 
 def add_commands(sub) -> None:
@@ -173,4 +193,5 @@ def add_commands(sub) -> None:
     sp = sub.add_parser("inspect", help="segments, counts per topic and queue, time range, where the data ends")
     add_store_args(sp)
     add_verify_crc(sp, True)
+    add_salvage(sp)
     sp.set_defaults(func=cmd_inspect)

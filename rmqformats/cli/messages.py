@@ -13,9 +13,10 @@ from tqdm import tqdm
 from ..commitlog import Scan
 from ..errors import RmqFormatError
 from ..message import Message
-from . import bodies, tables
+from . import bodies, status, tables
 from .common import (UsageError, iso, open_from_args, short, print_table, with_progress, add_message_filters, add_store_args,
                      add_verify_crc)
+from .common import add_salvage
 
 #: Rows decoded at a time for the messages table.
 _TABLE_BATCH = 8192
@@ -54,7 +55,7 @@ def _scan_filters(args: argparse.Namespace) -> dict:
     """The columnar scan's filter options for the filters given on the command line."""
     return {"topic": args.topic, "queue_id": args.queue, "tag": args.tag, "key": args.key, "since": args.since,
             "until": args.until, "from_offset": args.from_offset, "to_offset": args.to_offset,
-            "verify_crc": args.verify_crc}
+            "verify_crc": args.verify_crc, "salvage": args.salvage, "live": args.live}
 
 
 def _batches_with_progress(scan, total: int, label: str) -> Iterator:
@@ -76,9 +77,16 @@ def _binary_stdout():
     return getattr(sys.stdout, "buffer", None)
 
 
-def _report_end(end) -> None:
+def report_end(scan) -> int:
+    """Write the damaged ranges a salvage skipped and a data end at damage to stderr; returns the exit status."""
+    damaged = getattr(scan, "damaged", ())
+    for r in damaged:
+        sys.stderr.write(f"rmqformats: damaged range skipped: {r}\n")
+    end = scan.end
     if end is not None and not end.reason.is_clean:
         sys.stderr.write(f"rmqformats: data ends early: {end}\n")
+        return status.DAMAGED
+    return status.DAMAGED if damaged else status.OK
 
 
 def _object_messages(args: argparse.Namespace, log, from_offset: int | None) -> tuple[Iterator[Message], Scan]:
@@ -90,7 +98,7 @@ def _object_messages(args: argparse.Namespace, log, from_offset: int | None) -> 
             start = log.segments[log.segment_index(from_offset)].start_offset
         except RmqFormatError:
             start = None
-    scan = log.scan(start=start, verify_crc=args.verify_crc)
+    scan = log.scan(start=start, verify_crc=args.verify_crc, salvage=args.salvage, live=args.live)
     keep = message_filter(argparse.Namespace(**{**vars(args), "from_offset": from_offset}))
 
     def selected() -> Iterator[Message]:
@@ -205,8 +213,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
         if args.format == "table":
             print_table(rows, header, out)
         _note_empty(n, args)
-        _report_end(obj_scan.end)
-        return 0
+        return report_end(obj_scan)
     # The columnar decoder, a batch at a time: the output starts before the scan ends and memory stays flat.
     from ..columnar import DEFAULT_BATCH_SIZE
     from ..errors import DecompressionError
@@ -270,15 +277,15 @@ def cmd_messages(args: argparse.Namespace) -> int:
             n += 1
             d = bodies.apply_json(m.to_json_dict(), m.body, args.body, args.body_limit)
             out.write(json.dumps(d, ensure_ascii=False) + "\n")
-        _report_end(obj_scan.end)
-        return 0
+        return report_end(obj_scan)
     if table is not None:
         table.close()
     elif raw is not None:
         raw.flush()
     _note_empty(n, args)
-    _report_end(scan.end)
-    return 0
+    if limit is not None and n >= limit and scan.end is None:
+        return status.OK  # stopped by --limit before the data ended
+    return report_end(scan)
 
 
 
@@ -352,8 +359,7 @@ def cmd_export(args: argparse.Namespace) -> int:
                          f"in {where}\n")
     else:
         sys.stderr.write(f"rmqformats: exported {what} to {where}\n")
-    _report_end(scan.end)
-    return 0
+    return report_end(scan)
 
 
 
@@ -372,6 +378,7 @@ def add_commands(sub) -> None:
     one.add_argument("--msg-id", help="only the message with this offset message id")
     sp.add_argument("--limit", type=bodies.non_negative, help="stop after this many messages")
     bodies.add_body_args(sp)
+    add_salvage(sp)
     sp.set_defaults(func=cmd_messages)
     sp = sub.add_parser(
         "export", help="write the messages, filtered, to Parquet, JSON Lines or CSV",
@@ -400,4 +407,5 @@ def add_commands(sub) -> None:
     sp.add_argument("--threads", type=_positive, default=1, help="threads building record batches (default: 1)")
     sp.add_argument("--force", action="store_true",
                     help="overwrite a non-empty OUT file, or replace an earlier export in the OUT folder")
+    add_salvage(sp)
     sp.set_defaults(func=cmd_export)
