@@ -509,11 +509,15 @@ def classify_end(segments, index: int, pos: int, reason: EndReason, detail: str 
     """
     seg = segments[index]
     offset = seg.start_offset + pos
+    last = index == len(segments) - 1
     if reason is EndReason.ZERO_TAIL:
         span = nonzero_span(seg.path, pos)
         later = sum(s.size for s in segments[index + 1:] if nonzero_span(s.path, 0, first_only=True) is not None)
         if span is None and not later:
             return DataEnd(offset, reason, seg.path, pos, detail)
+        if live and last and span is not None and span[1] <= pos + _frontier_size(seg, pos):
+            # The header was zero when read; the writer has written the start of the record since.
+            return DataEnd(offset, EndReason.WRITING, seg.path, pos, "only zeros follow the record being written")
         records = 0
         inside = 0
         if span is not None:
@@ -527,16 +531,20 @@ def classify_end(segments, index: int, pos: int, reason: EndReason, detail: str 
         return DataEnd(offset, EndReason.DATA_AFTER_ZEROS, seg.path, pos,
                        detail or f"the broker's recovery stops here too; data follows {what}",
                        inside + later, records)
-    if live and not reason.is_clean and index == len(segments) - 1:
+    if live and not reason.is_clean and last:
         span = nonzero_span(seg.path, pos)
-        with open(seg.path, "rb") as f:
-            head = _pread(f.fileno(), 4, pos)
-        size = int.from_bytes(head, "big", signed=True) if len(head) == 4 else 0
-        size = size if _HEADER <= size <= seg.size - pos else 0
-        if span is None or span[1] <= pos + max(size, _HEADER):
+        if span is None or span[1] <= pos + _frontier_size(seg, pos):
             return DataEnd(offset, EndReason.WRITING, seg.path, pos,
                            f"{reason.value}{': ' + detail if detail else ''}; only zeros follow")
     return DataEnd(offset, reason, seg.path, pos, detail)
+
+
+def _frontier_size(seg: Segment, pos: int) -> int:
+    """Bytes a record being written at ``pos`` can cover: its TOTALSIZE when plausible, else a header."""
+    with open(seg.path, "rb") as f:
+        head = _pread(f.fileno(), 4, pos)
+    size = int.from_bytes(head, "big", signed=True) if len(head) == 4 else 0
+    return size if _HEADER <= size <= seg.size - pos else _HEADER
 
 
 def _discover(path: str) -> list[Segment]:
@@ -626,11 +634,13 @@ class Scan:
                             raise _bad_magic(seg.path, pos, magic)
                         if filled < pos + size + _READ_AHEAD and pos + size <= limit:
                             filled = mm.fill_to(pos + size + _READ_AHEAD)
-                        msg = _decode(buf, pos, size, magic == MAGIC_V2, limit, seg.path, seg.start_offset)
-                        check_record(msg, verify_crc)
                         nxt = pos + size
                         # The last record before zero fill may still be being written: checked more strictly.
-                        if nxt + _HEADER > limit or _HEAD.unpack_from(buf, nxt) == _ZERO_HEADER:
+                        # The next header is read first: a writer that has gone past it had written this record.
+                        frontier = nxt + _HEADER > limit or nxt < pos or _HEAD.unpack_from(buf, nxt) == _ZERO_HEADER
+                        msg = _decode(buf, pos, size, magic == MAGIC_V2, limit, seg.path, seg.start_offset)
+                        check_record(msg, verify_crc)
+                        if frontier:
                             why = unfinished_reason(msg)
                             if why is not None:
                                 raise UnfinishedRecordError(seg.path, pos, why)

@@ -47,6 +47,8 @@ DEFAULT_RANGE = 8 << 20
 #: Rows of one record batch at most.
 DEFAULT_BATCH_SIZE = 65536
 _HEADER_BYTES = 8
+#: Reads of the window where the data of the last segment ends, at most, until two agree (see ``_read_stable``).
+_STABLE_READS = 100
 #: Bytes read past the end of a byte range, for the range's last record (more is read when it is longer).
 _TAIL_READ = 64 << 10
 #: Bytes past a record's TOTALSIZE that the broker's field reads can touch (see ``_record_error``).
@@ -213,6 +215,8 @@ class ColumnarScan:
                     raise FileChangedError(seg.path, pos + got, f"the file shrank while it was read (it had {size} "
                                                                 f"bytes; {pos + got} are left)")
                 at_eof = pos + want == size
+                if last and want >= _HEADER_BYTES and (at_eof or not buf[want - _HEADER_BYTES:want].any()):
+                    _read_stable(fd, buf, want, pos, seg)
                 wlimit = min(want + 1, limit - pos)
                 wpos = 0
                 trusted = -1  # the window position of a record checked at the frontier
@@ -469,6 +473,26 @@ def _first_bad_delay(w: A.Window, n: int) -> int:
         except PropertyValueError:
             return j
     return n
+
+
+def _read_stable(fd: int, buf: np.ndarray, n: int, pos: int, seg: Segment) -> None:
+    """Read ``buf[:n]`` again until two reads agree: the window may hold the place a broker is writing at.
+
+    One ``pread`` copies the file front to back while the broker copies a
+    record in, front to back too: a record can be read half-written while a
+    later header is read already written, so that the record does not look
+    like the last one. Bytes of a store only change from zero to their
+    value, so two equal reads mean no record in the window was being written
+    under the first.
+    """
+    again = np.empty(n, np.uint8)
+    for _ in range(_STABLE_READS):
+        got = _read_into(fd, again, n, pos)
+        if got < n:
+            raise FileChangedError(seg.path, pos + got, f"the file shrank while it was read ({pos + got} bytes left)")
+        if np.array_equal(again, buf[:n]):
+            return
+        buf[:n] = again
 
 
 def _read_into(fd: int, buf: np.ndarray, n: int, pos: int) -> int:
