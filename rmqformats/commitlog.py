@@ -515,7 +515,7 @@ def classify_end(segments, index: int, pos: int, reason: EndReason, detail: str 
         later = sum(s.size for s in segments[index + 1:] if nonzero_span(s.path, 0, first_only=True) is not None)
         if span is None and not later:
             return DataEnd(offset, reason, seg.path, pos, detail)
-        if live and last and span is not None and span[1] <= pos + _frontier_size(seg, pos):
+        if live and last and span is not None and (span[1] <= pos + _frontier_size(seg, pos) or _written_since(seg, pos)):
             # The header was zero when read; the writer has written the start of the record since.
             return DataEnd(offset, EndReason.WRITING, seg.path, pos, "only zeros follow the record being written")
         records = 0
@@ -536,7 +536,21 @@ def classify_end(segments, index: int, pos: int, reason: EndReason, detail: str 
         if span is None or span[1] <= pos + _frontier_size(seg, pos):
             return DataEnd(offset, EndReason.WRITING, seg.path, pos,
                            f"{reason.value}{': ' + detail if detail else ''}; only zeros follow")
+        if _written_since(seg, pos):
+            return DataEnd(offset, EndReason.WRITING, seg.path, pos,
+                           f"{reason.value}{': ' + detail if detail else ''}; completed while it was read")
     return DataEnd(offset, reason, seg.path, pos, detail)
+
+
+def _written_since(seg: Segment, pos: int) -> bool:
+    """Whether a complete message record is at ``pos`` now (a writer finished it after the walk read it)."""
+    size = _frontier_size(seg, pos)
+    with open(seg.path, "rb") as f:
+        data = _pread(f.fileno(), size, pos)
+    try:
+        return unfinished_reason(decode_message(data, 0, seg.path)) is None
+    except RecordError:
+        return False
 
 
 def _frontier_size(seg: Segment, pos: int) -> int:

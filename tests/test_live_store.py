@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import os
+import random
 import shutil
 import threading
 import time
@@ -101,10 +102,14 @@ def test_scans_while_a_thread_writes(tmp_path):
 
     def writer():
         fd = os.open(seg, os.O_WRONLY)
+        steps = random.Random(5)
         try:
-            for i in range(len(data)):
-                os.pwrite(fd, data[i:i + 1], begin + i)
-                time.sleep(0.0005)
+            i = 0
+            while i < len(data):  # a few bytes at a time, front to back, as a broker's copy goes
+                n = steps.randint(1, 8)
+                os.pwrite(fd, data[i:i + n], begin + i)
+                i += n
+                time.sleep(0.0002)
         finally:
             os.close(fd)
             done.set()
@@ -114,10 +119,16 @@ def test_scans_while_a_thread_writes(tmp_path):
     scans = 0
     try:
         while not done.is_set():
-            scan = log.scan(live=True)
-            rows = [(m.commitlog_offset, m.body_raw, m.properties_raw) for m in scan]
+            if scans % 2:
+                scan = log.batches(["commitLogOffset", "body", "propertiesString"], decompress=False, live=True)
+                table = scan.read_all()
+                rows = list(zip(table.column("commitLogOffset").to_pylist(), table.column("body").to_pylist(),
+                                table.column("propertiesString").to_pylist()))
+            else:
+                scan = log.scan(live=True)
+                rows = [(m.commitlog_offset, m.body_raw, m.properties_raw) for m in scan]
             assert rows == truth[:len(rows)] and len(rows) >= len(truth) - _RECORDS
-            assert scan.end.reason.is_clean
+            assert scan.end.reason.is_clean, scan.end
             scans += 1
     finally:
         t.join()
