@@ -356,7 +356,7 @@ def test_export_of_a_damaged_store_says_where_the_data_ends(tmp_path, capsys, st
         f.seek(rec["fileOffset"] + 4)
         f.write(b"\0\0\0\0")
     code, _, err = run(capsys, "export", store_copy, "--to", "parquet", tmp_path / "d")
-    assert code == 0
+    assert code == 3  # status.DAMAGED: the data ended at damage
     assert "exported 10 messages to 1 Parquet file in" in err
     assert "data ends early" in err and "bad magic 0x00000000" in err
     assert pq.read_table(tmp_path / "d").num_rows == 10

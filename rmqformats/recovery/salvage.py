@@ -155,10 +155,13 @@ class SalvageScan:
         finally:
             if mm is not None:
                 mm.close()
-        if resume is not None:
+        if resume is not None and resume < limit:
             return self._range(seg, pos, resume - pos, reason), seg.start_offset + resume, None
         if not last:  # the segment's BLANK is missing: the rest of the file is skipped
             return self._range(seg, pos, seg.size - pos, reason), segments[index + 1].start_offset, None
+        if resume is not None:  # the damaged record ends the last file
+            return self._range(seg, pos, resume - pos, reason), None, DataEnd(
+                seg.start_offset + resume, EndReason.END_OF_FILE, seg.path, resume)
         span = nonzero_span(seg.path, pos)
         stop = max(span[1], pos) if span is not None else pos
         final = DataEnd(seg.start_offset + stop, EndReason.ZERO_TAIL if stop < seg.size else EndReason.END_OF_FILE,
