@@ -456,7 +456,6 @@ def nonzero_span(path: str, begin: int, first_only: bool = False) -> tuple[int, 
     are skipped (``SEEK_DATA``/``SEEK_HOLE``); data is read in bounded chunks.
     """
     first = last = -1
-    zeros = bytes(_ZERO_CHUNK)
     with open(path, "rb", buffering=0) as f:
         fd = f.fileno()
         size = os.fstat(fd).st_size
@@ -477,7 +476,7 @@ def nonzero_span(path: str, begin: int, first_only: bool = False) -> tuple[int, 
                 if not chunk:
                     pos = size
                     break
-                if chunk != zeros[:len(chunk)]:
+                if chunk != bytes(len(chunk)):  # a compare with zeros the size of what was read
                     if first < 0:
                         first = pos + len(chunk) - len(chunk.lstrip(b"\0"))
                     last = pos + len(chunk.rstrip(b"\0"))
@@ -515,7 +514,8 @@ def classify_end(segments, index: int, pos: int, reason: EndReason, detail: str 
         later = sum(s.size for s in segments[index + 1:] if nonzero_span(s.path, 0, first_only=True) is not None)
         if span is None and not later:
             return DataEnd(offset, reason, seg.path, pos, detail)
-        if live and last and span is not None and (span[1] <= pos + _frontier_size(seg, pos) or _written_since(seg, pos)):
+        if live and last and span is not None and (span[1] <= pos + _frontier_size(seg, pos)
+                                                   or _written_since(seg, pos)):
             # The header was zero when read; the writer has written the start of the record since.
             return DataEnd(offset, EndReason.WRITING, seg.path, pos, "only zeros follow the record being written")
         records = 0

@@ -49,7 +49,8 @@ def test_java_parse_int(text, value):
 @pytest.mark.parametrize("delay, accepted", [("1a", False), (" 1", False), ("-1", True), ("+9", True),
                                               ("\u0663", True), ("x", False)])
 def test_schedule_topic_delay_that_is_not_an_integer_ends_the_data(store_copy, version, delay, accepted):
-    rec = next(t for t in _messages(version) if t["topic"] == "SCHEDULE_TOPIC_XXXX" and t["properties"]["DELAY"] == "18")
+    rec = next(t for t in _messages(version)
+               if t["topic"] == "SCHEDULE_TOPIC_XXXX" and t["properties"]["DELAY"] == "18")
     seg = store_copy / "commitlog" / rec["file"]
     with open(seg, "rb") as f:
         f.seek(rec["fileOffset"])

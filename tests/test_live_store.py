@@ -17,8 +17,6 @@ import shutil
 import threading
 import time
 
-import pytest
-
 from rmqformats import EndReason
 from rmqformats.commitlog import CommitLog
 

@@ -6,11 +6,9 @@ import os
 import random
 import struct
 
-import pyarrow.compute as pc
 import pytest
 
 import rmqformats
-from rmqformats import EndReason
 from rmqformats.commitlog import CommitLog
 from rmqformats.recovery.salvage import DamagedRange
 
@@ -113,7 +111,8 @@ def _object_salvage(store, **kw):
 
 
 def _columnar_salvage(store, **kw):
-    scan = rmqformats.open_store(store).commitlog.batches(["commitLogOffset", "topic", "body"], salvage=True, decompress=False, **kw)
+    scan = rmqformats.open_store(store).commitlog.batches(["commitLogOffset", "topic", "body"], salvage=True,
+                                                          decompress=False, **kw)
     table = scan.read_all()
     return table, scan
 
@@ -250,7 +249,7 @@ def test_exit_statuses(tmp_path, store_copy, capsys, command, version):
         assert "data ends early" in err and "bad magic" in err
     code, out, err = run("--salvage")
     assert code == status.DAMAGED
-    assert f"damaged range skipped: " in err and f"0x{starts[0]:x}" in err
+    assert "damaged range skipped: " in err and f"0x{starts[0]:x}" in err
     if command == "inspect":
         assert "damaged    1 ranges skipped" in out
         code, out, _ = run("--salvage", "--format", "jsonl")

@@ -485,14 +485,23 @@ def _read_stable(fd: int, buf: np.ndarray, n: int, pos: int, seg: Segment) -> No
     value, so two equal reads mean no record in the window was being written
     under the first.
     """
-    again = np.empty(n, np.uint8)
+    # Only the bytes up to the last non-zero one can be changing: a later part that is older (still zero)
+    # looks like an earlier moment of the file, which is safe.
+    end = n
+    step = 1 << 16
+    while end > 0 and not buf[max(end - step, 0):end].any():
+        end = max(end - step, 0)
+    if end == 0:
+        return
+    end = min(n, max(end - step, 0) + int(np.flatnonzero(buf[max(end - step, 0):end])[-1]) + 1 + _HEADER_BYTES)
+    again = np.empty(end, np.uint8)
     for _ in range(_STABLE_READS):
-        got = _read_into(fd, again, n, pos)
-        if got < n:
+        got = _read_into(fd, again, end, pos)
+        if got < end:
             raise FileChangedError(seg.path, pos + got, f"the file shrank while it was read ({pos + got} bytes left)")
-        if np.array_equal(again, buf[:n]):
+        if np.array_equal(again, buf[:end]):
             return
-        buf[:n] = again
+        buf[:end] = again
 
 
 def _read_into(fd: int, buf: np.ndarray, n: int, pos: int) -> int:
