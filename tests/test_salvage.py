@@ -269,3 +269,14 @@ def test_exit_status_zeroed_header(store_copy, capsys, version):
     assert code == status.DAMAGED and "data follows" in err
     code, out, err = _cli(capsys, "inspect", store_copy)
     assert code == status.DAMAGED and "data follows" in out
+
+
+def test_columnar_salvage_in_parallel_byte_ranges(store_copy, version):
+    """Several threads decoding byte ranges find the same messages, ranges and end as the object API."""
+    for name in ("flipped_magic", "zero_hole", "overwritten", "torn_last"):
+        DAMAGES[name](store_copy, version)
+    msgs, scan = _object_salvage(store_copy, verify_crc=True)
+    log = rmqformats.open_store(store_copy).commitlog
+    cscan = log.batches(["commitLogOffset"], salvage=True, verify_crc=True, threads=2, range_size=4096)
+    assert cscan.read_all().column("commitLogOffset").to_pylist() == [m.commitlog_offset for m in msgs]
+    assert cscan.damaged == scan.damaged and cscan.end == scan.end
