@@ -87,7 +87,7 @@ _PHYSICAL = struct.Struct(_E + _run_fixed[4])
 _MAGICS = (MAGIC_V1, MAGIC_V2)
 #: The 4 bytes of each magic code, for finding record starts with ``find``.
 _MAGIC_BYTES = tuple(_HEAD.pack(0, m)[4:] for m in (MAGIC_V1, MAGIC_V2, MAGIC_BLANK))
-_ZERO_HEADER = (0, 0)
+_ZEROS8 = bytes(_HEADER)
 #: ``TopicValidator.RMQ_SYS_SCHEDULE_TOPIC``: its records' ``DELAY`` property is parsed by the broker's check.
 SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
 #: Bytes read at a time when looking for data after zero-filled bytes.
@@ -651,9 +651,10 @@ class Scan:
                         nxt = pos + size
                         # The last record before zero fill may still be being written: checked more strictly.
                         # The next header is read first: a writer that has gone past it had written this record.
-                        frontier = nxt + _HEADER > limit or nxt < pos or _HEAD.unpack_from(buf, nxt) == _ZERO_HEADER
+                        frontier = nxt + _HEADER > limit or size < _HEADER or buf[nxt:nxt + _HEADER] == _ZEROS8
                         msg = _decode(buf, pos, size, magic == MAGIC_V2, limit, seg.path, seg.start_offset)
-                        check_record(msg, verify_crc)
+                        if verify_crc or msg.topic == SCHEDULE_TOPIC:  # check_record, without a call per message
+                            check_record(msg, verify_crc)
                         if frontier:
                             why = unfinished_reason(msg)
                             if why is not None:
