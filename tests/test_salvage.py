@@ -280,3 +280,17 @@ def test_columnar_salvage_in_parallel_byte_ranges(store_copy, version):
     cscan = log.batches(["commitLogOffset"], salvage=True, verify_crc=True, threads=2, range_size=4096)
     assert cscan.read_all().column("commitLogOffset").to_pylist() == [m.commitlog_offset for m in msgs]
     assert cscan.damaged == scan.damaged and cscan.end == scan.end
+
+
+@pytest.mark.parametrize("command", ["messages", "inspect", "export"])
+def test_a_missing_segment_file_is_damage_without_salvage_too(tmp_path, store_copy, capsys, command):
+    """A plain scan crosses the gap as the broker's recovery does; the exit status still says damage."""
+    from rmqformats.cli import status
+    missing_segment(store_copy, "rocketmq-5.3.3")
+    args = [command, store_copy] + (["--to", "jsonl", tmp_path / "o.jsonl"] if command == "export" else [])
+    code, out, err = _cli(capsys, *args)
+    assert code == status.DAMAGED
+    if command != "inspect":
+        assert "00000000000000524288 @ 0x0: 262,144 bytes skipped" in err and "missing" in err
+    else:
+        assert "gap: 00000000000000262144 ends at offset 524288" in out

@@ -185,7 +185,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     for r in info["damaged"]:
         sys.stderr.write(f"rmqformats: damaged range skipped: {r['segment']} @ 0x{r['fileOffset']:x}: "
                          f"{r['length']:,} bytes: {r['reason']}\n")
-    return status.DAMAGED if info["damaged"] or not info["dataEnd"]["clean"] else status.OK
+    # A missing segment file is damage too, though a plain scan crosses it as the broker does.
+    return status.DAMAGED if info["damaged"] or info["segmentGaps"] or not info["dataEnd"]["clean"] else status.OK
 
 
 def add_commands(sub) -> None:

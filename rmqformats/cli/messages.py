@@ -77,9 +77,16 @@ def _binary_stdout():
     return getattr(sys.stdout, "buffer", None)
 
 
-def report_end(scan) -> int:
-    """Write the damaged ranges a salvage skipped and a data end at damage to stderr; returns the exit status."""
-    damaged = getattr(scan, "damaged", ())
+def report_end(scan, log=None) -> int:
+    """Write the damaged ranges a salvage skipped and a data end at damage to stderr; returns the exit status.
+
+    A plain scan crosses a missing segment file as the broker's recovery
+    does; the bytes no file holds are damage all the same.
+    """
+    damaged = list(getattr(scan, "damaged", ()))
+    if not hasattr(scan, "damaged") and log is not None and scan.end is not None:
+        from ..recovery.salvage import gaps
+        damaged = [g for g in gaps(log.segments) if g.commitlog_offset < scan.end.offset]
     for r in damaged:
         sys.stderr.write(f"rmqformats: damaged range skipped: {r}\n")
     end = scan.end
@@ -213,7 +220,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
         if args.format == "table":
             print_table(rows, header, out)
         _note_empty(n, args)
-        return report_end(obj_scan)
+        return report_end(obj_scan, log)
     # The columnar decoder, a batch at a time: the output starts before the scan ends and memory stays flat.
     from ..columnar import DEFAULT_BATCH_SIZE
     from ..errors import DecompressionError
@@ -277,7 +284,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
             n += 1
             d = bodies.apply_json(m.to_json_dict(), m.body, args.body, args.body_limit)
             out.write(json.dumps(d, ensure_ascii=False) + "\n")
-        return report_end(obj_scan)
+        return report_end(obj_scan, log)
     if table is not None:
         table.close()
     elif raw is not None:
@@ -285,7 +292,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
     _note_empty(n, args)
     if limit is not None and n >= limit and scan.end is None:
         return status.OK  # stopped by --limit before the data ended
-    return report_end(scan)
+    return report_end(scan, log)
 
 
 
@@ -359,7 +366,7 @@ def cmd_export(args: argparse.Namespace) -> int:
                          f"in {where}\n")
     else:
         sys.stderr.write(f"rmqformats: exported {what} to {where}\n")
-    return report_end(scan)
+    return report_end(scan, log)
 
 
 

@@ -127,7 +127,7 @@ class SalvageScan:
                 self.end = final
                 break
         stop = self.end.offset if self.end is not None else None
-        found.extend(g for g in _gaps(segments) if g.commitlog_offset >= begin
+        found.extend(g for g in gaps(segments) if g.commitlog_offset >= begin
                      and (stop is None or g.commitlog_offset + g.length <= stop))
         self.damaged = sorted(found, key=lambda r: r.commitlog_offset)
 
@@ -173,8 +173,8 @@ class SalvageScan:
         return DamagedRange(seg.path, pos, seg.start_offset + pos, length, reason)
 
 
-def _gaps(segments) -> list[DamagedRange]:
-    """The commit-log bytes between consecutive segment files that no file holds."""
+def gaps(segments) -> list[DamagedRange]:
+    """The commit-log bytes between consecutive segment files that no file holds (a plain scan crosses them)."""
     out = []
     for a, b in zip(segments, segments[1:]):
         end = a.start_offset + a.size
