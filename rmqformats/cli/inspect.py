@@ -182,9 +182,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(info, ensure_ascii=False) + "\n")
     else:
         _print_inspect(info, sys.stdout)
-    for r in info["damaged"]:
-        sys.stderr.write(f"rmqformats: damaged range skipped: {r['segment']} @ 0x{r['fileOffset']:x}: "
-                         f"{r['length']:,} bytes: {r['reason']}\n")
+    from ..recovery.salvage import DamagedRange
+    for r in info["damaged"]:  # the text of messages and export
+        rng = DamagedRange(r["segment"], r["fileOffset"], r["commitLogOffset"], r["length"], r["reason"])
+        sys.stderr.write(f"rmqformats: damaged range skipped: {rng}\n")
     # A missing segment file is damage too, though a plain scan crosses it as the broker does.
     return status.DAMAGED if info["damaged"] or info["segmentGaps"] or not info["dataEnd"]["clean"] else status.OK
 
