@@ -35,7 +35,7 @@ from .errors import (
 )
 from .errors import PropertyValueError, UnfinishedRecordError
 from .generated.layouts import rocketmq_commitlog as layout
-from .mapped import RELEASE_EVERY, FileImage, pread as _pread, pread_exact, release_pages
+from .mapped import RELEASE_EVERY, FileImage, open_readonly, pread as _pread, pread_exact, release_pages
 from .message import Message, crc32
 from .queuefiles import QUEUE_FILE_NAME, queue_files
 
@@ -633,6 +633,8 @@ class Scan:
                         return
                     if pos + _READ_AHEAD > filled:
                         filled = mm.fill_to(pos + _READ_AHEAD)
+                        if last:
+                            _settle(mm, pos, filled)
                     size, magic = _HEAD.unpack_from(buf, pos)
                     if magic == MAGIC_BLANK:
                         self.blanks.append(Blank(seg.start_offset + pos, size, seg.path, pos))
@@ -648,6 +650,8 @@ class Scan:
                             raise _bad_magic(seg.path, pos, magic)
                         if filled < pos + size + _READ_AHEAD and pos + size <= limit:
                             filled = mm.fill_to(pos + size + _READ_AHEAD)
+                            if last:
+                                _settle(mm, pos, filled)
                         nxt = pos + size
                         # The last record before zero fill may still be being written: checked more strictly.
                         # The next header is read first: a writer that has gone past it had written this record.
@@ -674,6 +678,31 @@ class Scan:
                 mm.close()
             self.bytes_done += seg.size - pos
             pos = 0
+
+
+def _settle(image: FileImage, start: int, stop: int) -> None:
+    """Read ``[start, stop)`` of the last segment again until two reads agree, where the data may end in it.
+
+    One ``pread`` copies the file front to back while a broker copies a
+    record in, front to back too: a record can be read half-written while a
+    later header is read already written. Bytes of a store only change from
+    zero to their value, so two equal reads mean no record there was being
+    written under the first. Only a read that ends in zero bytes (or at the
+    end of the file) can hold the place the broker writes at.
+    """
+    buf = image.buf
+    if stop - start < _HEADER or (stop < len(buf) and buf[stop - _HEADER:stop] != _ZEROS8):
+        return
+    end = start + len(bytes(buf[start:stop]).rstrip(b"\0"))
+    end = min(stop, end + _HEADER)
+    if end <= start:
+        return
+    with open(image.path, "rb") as f:
+        for _ in range(100):
+            fresh = _pread(f.fileno(), end - start, start)
+            if len(fresh) < end - start or fresh == buf[start:end]:
+                return
+            buf[start:end] = fresh
 
 
 #: The end reason of each record error.
