@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .commitlog import SEGMENT_NAME, CommitLog
+from .commitlog import SEGMENT_NAME, CommitLog, split_folders
 from .errors import StoreNotFoundError
 
 if TYPE_CHECKING:  # the readers import the store's parts lazily
@@ -171,22 +171,50 @@ class Store:
         return consumer_lag(self, **options)
 
 
-def open_store(path: str | os.PathLike[str]) -> Store:
+def open_store(path: str | os.PathLike[str], *, commitlog: str | None = None) -> Store:
     """Open a store root, a ``commitlog/`` folder, or a single commit-log segment.
 
-    Nothing is opened for writing. Raises :class:`StoreNotFoundError` when
-    the path is none of these.
+    Several commit-log folders (``storePathCommitLog`` listing more than
+    one, separated by ``;``) are read as one commit log in offset order:
+    give them as ``path``, or give the store root as ``path`` and the
+    folders as ``commitlog``. A DLedger store (``dledger-*/data`` under the
+    root, or a folder of DLedger data files) opens with a DLedger commit
+    log (:mod:`rmqformats.dledger`). Nothing is opened for writing. Raises
+    :class:`StoreNotFoundError` when the path is none of these.
     """
     path = os.fspath(path)
+    if commitlog is not None:
+        if not os.path.isdir(path):
+            raise StoreNotFoundError(path, None, "not a store root folder")
+        return Store(path, _commit_log(commitlog))
+    if len(split_folders(path)) > 1:
+        return Store(None, _commit_log(path))
     if not os.path.exists(path):
         raise StoreNotFoundError(path, None, "no such file or folder")
     if os.path.isdir(path):
+        from .dledger.detect import dledger_data_folder
+        dledger = dledger_data_folder(path)
+        if dledger is not None and not _has_segments(os.path.join(path, "commitlog")):
+            return Store(path, _commit_log(dledger))
         if os.path.isdir(os.path.join(path, "commitlog")):
-            return Store(path, CommitLog(os.path.join(path, "commitlog")))
+            return Store(path, _commit_log(os.path.join(path, "commitlog")))
         if any(SEGMENT_NAME.match(n) for n in os.listdir(path)):
-            return Store(None, CommitLog(path))
+            return Store(None, _commit_log(path))
         raise StoreNotFoundError(path, None, "neither a store root (no commitlog/ folder) "
                                              "nor a folder of commit-log segments")
     if os.path.isfile(path):
-        return Store(None, CommitLog(path))
+        return Store(None, _commit_log(path))
     raise StoreNotFoundError(path, None, "not a regular file or folder")
+
+
+def _has_segments(folder: str) -> bool:
+    return os.path.isdir(folder) and any(SEGMENT_NAME.match(n) for n in os.listdir(folder))
+
+
+def _commit_log(path: str) -> CommitLog:
+    """A plain commit log, or a DLedger one when the first segment holds DLedger entries."""
+    from .dledger.detect import is_dledger
+    if is_dledger(path):
+        from .dledger import DLedgerCommitLog
+        return DLedgerCommitLog(path)
+    return CommitLog(path)
