@@ -42,7 +42,7 @@ doc-ref:
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/main/java/org/apache/rocketmq/store/dledger/DLedgerCommitLog.java
 seq:
   - id: records
-    type: entry
+    type: record
     repeat: until
     repeat-until: not _.is_entry or _io.eof
     doc: |
@@ -50,7 +50,7 @@ seq:
       element is the BLANK filler or the zero-filled tail, unless the file
       ends right after an entry.
 types:
-  entry:
+  record:
     doc: |
       One DLedger entry (`DLedgerEntry`), the BLANK filler at the end of a
       file, or the start of the zero-filled tail.

@@ -16,7 +16,7 @@ from rmqformats import construct_adapters as ka
 __all__ = [
     "EntryMagic",
     "entry_body",
-    "entry",
+    "record",
     "rocketmq_dledger_data",
 ]
 
@@ -66,7 +66,7 @@ entry_body = ka.Struct(
 # One DLedger entry (`DLedgerEntry`), the BLANK filler at the end of a
 # file, or the start of the zero-filled tail.
 # See: https://github.com/openmessaging/dledger/blob/dledger-all-0.3.1.2/dledger/src/main/java/io/openmessaging/storage/dledger/entry/DLedgerEntry.java
-entry = ka.Struct(
+record = ka.Struct(
     # Kind of the entry.
     "magic" / ka.Valid(
         c.Enum(c.Int32ub, EntryMagic),
@@ -119,5 +119,5 @@ rocketmq_dledger_data = ka.Struct(
     # Entries up to the end of the valid data of this file. The last
     # element is the BLANK filler or the zero-filled tail, unless the file
     # ends right after an entry.
-    "records" / ka.RepeatUntil(lambda item, this: not item["is_entry"] or ka.io_eof(this), entry),
+    "records" / ka.RepeatUntil(lambda item, this: not item["is_entry"] or ka.io_eof(this), record),
 )

@@ -64,7 +64,7 @@ class RocketmqDledgerData(KaitaiStruct):
         self.records = []
         i = 0
         while True:
-            _ = RocketmqDledgerData.Entry(self._io, self, self._root)
+            _ = RocketmqDledgerData.Record(self._io, self, self._root)
             self.records.append(_)
             if  (((not (_.is_entry))) or (self._io.is_eof())) :
                 break
@@ -76,49 +76,6 @@ class RocketmqDledgerData(KaitaiStruct):
         for i in range(len(self.records)):
             pass
             self.records[i]._fetch_instances()
-
-
-    class Entry(KaitaiStruct):
-        """One DLedger entry (`DLedgerEntry`), the BLANK filler at the end of a
-        file, or the start of the zero-filled tail.
-        
-        .. seealso::
-           Source - https://github.com/openmessaging/dledger/blob/dledger-all-0.3.1.2/dledger/src/main/java/io/openmessaging/storage/dledger/entry/DLedgerEntry.java
-        """
-        def __init__(self, _io, _parent=None, _root=None):
-            super(RocketmqDledgerData.Entry, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self._read()
-
-        def _read(self):
-            self.magic = KaitaiStream.resolve_enum(RocketmqDledgerData.EntryMagic, self._io.read_u4be())
-            if not isinstance(self.magic, RocketmqDledgerData.EntryMagic):
-                raise kaitaistruct.ValidationNotInEnumError(self.magic, self._io, u"/types/entry/seq/0")
-            self.len_entry = self._io.read_s4be()
-            if self.is_entry:
-                pass
-                self._raw_body = self._io.read_bytes(self.len_entry - 8)
-                _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
-                self.body = RocketmqDledgerData.EntryBody(_io__raw_body, self, self._root)
-
-
-
-        def _fetch_instances(self):
-            pass
-            if self.is_entry:
-                pass
-                self.body._fetch_instances()
-
-
-        @property
-        def is_entry(self):
-            """True for an entry, false for the BLANK filler and the zero-filled tail."""
-            if hasattr(self, '_m_is_entry'):
-                return self._m_is_entry
-
-            self._m_is_entry = self.magic == RocketmqDledgerData.EntryMagic.normal
-            return getattr(self, '_m_is_entry', None)
 
 
     class EntryBody(KaitaiStruct):
@@ -149,6 +106,49 @@ class RocketmqDledgerData(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
+
+
+    class Record(KaitaiStruct):
+        """One DLedger entry (`DLedgerEntry`), the BLANK filler at the end of a
+        file, or the start of the zero-filled tail.
+        
+        .. seealso::
+           Source - https://github.com/openmessaging/dledger/blob/dledger-all-0.3.1.2/dledger/src/main/java/io/openmessaging/storage/dledger/entry/DLedgerEntry.java
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(RocketmqDledgerData.Record, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.magic = KaitaiStream.resolve_enum(RocketmqDledgerData.EntryMagic, self._io.read_u4be())
+            if not isinstance(self.magic, RocketmqDledgerData.EntryMagic):
+                raise kaitaistruct.ValidationNotInEnumError(self.magic, self._io, u"/types/record/seq/0")
+            self.len_entry = self._io.read_s4be()
+            if self.is_entry:
+                pass
+                self._raw_body = self._io.read_bytes(self.len_entry - 8)
+                _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
+                self.body = RocketmqDledgerData.EntryBody(_io__raw_body, self, self._root)
+
+
+
+        def _fetch_instances(self):
+            pass
+            if self.is_entry:
+                pass
+                self.body._fetch_instances()
+
+
+        @property
+        def is_entry(self):
+            """True for an entry, false for the BLANK filler and the zero-filled tail."""
+            if hasattr(self, '_m_is_entry'):
+                return self._m_is_entry
+
+            self._m_is_entry = self.magic == RocketmqDledgerData.EntryMagic.normal
+            return getattr(self, '_m_is_entry', None)
 
 
 

@@ -15,12 +15,12 @@ ROCKETMQ_DLEDGER_DATA_SEQ = (
 ROCKETMQ_DLEDGER_DATA_RUNS = (
 )
 
-ENTRY_SEQ = (
+RECORD_SEQ = (
     "magic",
     "len_entry",
     "body",
 )
-ENTRY_RUNS = (
+RECORD_RUNS = (
     (("magic", "len_entry"), ">Ii"),
 )
 

@@ -51,10 +51,10 @@ from ..generated.layouts import rocketmq_dledger_data as layout
 from ..mapped import RELEASE_EVERY, open_readonly, pread as _pread, release_pages
 from ..message import Message
 
-assert layout.ENTRY_RUNS[0][0] == ("magic", "len_entry")
+assert layout.RECORD_RUNS[0][0] == ("magic", "len_entry")
 assert layout.ENTRY_BODY_RUNS[0][0] == ("index", "term", "ofs_entry", "channel", "chain_crc", "body_crc", "len_body")
 
-_MAGIC_SIZE = struct.Struct(layout.ENTRY_RUNS[0][1])
+_MAGIC_SIZE = struct.Struct(layout.RECORD_RUNS[0][1])
 _BODY_HEAD = struct.Struct(layout.ENDIAN + layout.ENTRY_BODY_RUNS[0][1][1:])
 #: ``DLedgerEntry.BODY_OFFSET``: bytes of the entry before the message record.
 BODY_OFFSET = _MAGIC_SIZE.size + _BODY_HEAD.size

@@ -65,14 +65,14 @@ def relocate_record(record: bytes, physical_offset: int) -> bytes:
 def encode_entry(body: bytes, index: int, term: int, position: int, *, magic: str = "normal",
                  channel: int = 0, chain_crc: int = 0, body_crc: int = 0) -> bytes:
     """The bytes of one DLedger entry holding ``body``."""
-    return cs.entry.build({"magic": magic, "len_entry": len(body) + BODY_OFFSET, "body": {
+    return cs.record.build({"magic": magic, "len_entry": len(body) + BODY_OFFSET, "body": {
         "index": index, "term": term, "ofs_entry": position, "channel": channel, "chain_crc": chain_crc,
         "body_crc": body_crc, "len_body": len(body), "body": body}})
 
 
 def encode_filler(length: int) -> bytes:
     """The 8 bytes of a BLANK filler covering ``length`` bytes."""
-    return cs.entry.build({"magic": "blank", "len_entry": length, "body": None})
+    return cs.record.build({"magic": "blank", "len_entry": length, "body": None})
 
 
 def encode_index_unit(position: int, size: int, index: int, term: int) -> bytes:

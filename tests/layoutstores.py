@@ -1,0 +1,71 @@
+"""Copies of the vector stores in the other layouts a broker can write, built through the construct schemas.
+
+No DLedger build is available here, so the DLedger copies are made by
+:func:`rmqformats.synth.dledger.write_dledger` from the vector commit logs'
+own record bytes (the files in ``tests/fixtures/<version>/store/commitlog``,
+written by RocketMQ's store code), placed as ``DLedgerMmapFileStore`` and
+RocketMQ's append hook place them. The multi-folder copies are the vector
+segment files themselves, spread over several folders.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+import rmqformats
+from rmqformats.generated.layouts import rocketmq_consumequeue as cq_layout
+from rmqformats.synth.dledger import PlacedEntry, write_dledger
+from rmqformats.units import unit_dtype
+
+from conftest import store_path
+
+SEGMENT_SIZE = 262144
+_CQ = unit_dtype(cq_layout.UNIT_RUNS, cq_layout.UNIT_SEQ)
+
+
+def vector_records(version: str) -> list[tuple[int, bytes]]:
+    """``(commit-log offset, record bytes)`` of every message of a vector commit log."""
+    out = []
+    for m in rmqformats.open_store(store_path(version)).commitlog.scan():
+        with open(m.segment, "rb") as f:
+            f.seek(m.file_offset)
+            out.append((m.commitlog_offset, f.read(m.store_size)))
+    return out
+
+
+def dledger_store(version: str, dst: Path, **options) -> tuple[Path, list[PlacedEntry], dict[int, int]]:
+    """A store root whose commit log is a DLedger copy of the vector's; returns it, the entries and the offset map.
+
+    The consume queues are the vector's with each unit's commit-log offset
+    moved to the message's DLedger offset; the batch consume queues, index
+    and timer files (which hold offsets too) are left out.
+    """
+    shutil.copytree(store_path(version), dst,
+                    ignore=shutil.ignore_patterns("commitlog", "batchconsumequeue", "index", "timerlog", "timerwheel"))
+    records = vector_records(version)
+    placed = write_dledger(dst, [r for _, r in records], SEGMENT_SIZE, **options)
+    moved = {old: e.message_offset for (old, _), e in zip(records, placed)}
+    for folder, _, files in os.walk(dst / "consumequeue"):
+        for name in files:
+            path = os.path.join(folder, name)
+            units = np.fromfile(path, _CQ)
+            for u in units:
+                if u["len_message"] > 0 and int(u["ofs_commitlog"]) in moved and u["len_message"] != 0x7FFFFFFF:
+                    u["ofs_commitlog"] = moved[int(u["ofs_commitlog"])]
+            units.tofile(path)
+    return dst, placed, moved
+
+
+def multi_folder_copy(version: str, dst: Path, folders: int = 3) -> list[Path]:
+    """The vector's segment files spread round-robin over ``folders`` folders under ``dst``."""
+    paths = [dst / f"disk{i}" / "commitlog" for i in range(folders)]
+    for p in paths:
+        p.mkdir(parents=True)
+    segs = sorted(os.listdir(store_path(version) / "commitlog"))
+    for i, name in enumerate(segs):
+        shutil.copy2(store_path(version) / "commitlog" / name, paths[i % folders] / name)
+    return paths
