@@ -38,13 +38,15 @@ doc-ref:
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexItem.java
 seq:
   - id: header
+    -orig-id: flushNewMetadata
     type: header
-    doc: The 28-byte header (`INDEX_HEADER_SIZE`).
-  - id: body
+    doc: The 28-byte header (`INDEX_HEADER_SIZE`), as `flushNewMetadata` writes it.
+  - id: slots
     size-eos: true
     doc: |
-      The slot table and the items; their sizes depend on the hash slot
-      count configured when the file was made, which is not in the file.
+      The slot table (`slot`) and then the items (`item` or
+      `compact_item`); where one ends depends on the hash slot count
+      configured when the file was made, which is not in the file.
 types:
   header:
     doc: The header, rewritten by `flushNewMetadata` after each put.

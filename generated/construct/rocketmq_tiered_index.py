@@ -128,9 +128,10 @@ compact_item = ka.Struct(
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexStoreFile.java
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexItem.java
 rocketmq_tiered_index = ka.Struct(
-    # The 28-byte header (`INDEX_HEADER_SIZE`).
+    # The 28-byte header (`INDEX_HEADER_SIZE`), as `flushNewMetadata` writes it.
     "header" / header,
-    # The slot table and the items; their sizes depend on the hash slot
-    # count configured when the file was made, which is not in the file.
-    "body" / c.GreedyBytes,
+    # The slot table (`slot`) and then the items (`item` or
+    # `compact_item`); where one ends depends on the hash slot count
+    # configured when the file was made, which is not in the file.
+    "slots" / c.GreedyBytes,
 )

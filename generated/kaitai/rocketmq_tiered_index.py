@@ -52,7 +52,7 @@ class RocketmqTieredIndex(KaitaiStruct):
 
     def _read(self):
         self.header = RocketmqTieredIndex.Header(self._io, self, self._root)
-        self.body = self._io.read_bytes_full()
+        self.slots = self._io.read_bytes_full()
 
 
     def _fetch_instances(self):

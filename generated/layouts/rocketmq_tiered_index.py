@@ -10,7 +10,7 @@ FILE_MAGIC = {
 
 ROCKETMQ_TIERED_INDEX_SEQ = (
     "header",
-    "body",
+    "slots",
 )
 ROCKETMQ_TIERED_INDEX_RUNS = (
 )

@@ -60,7 +60,7 @@ def _column(name: str, msgs: list[Message], decompress: bool, max_body: int) -> 
     if name == "tags":
         return [m.tags for m in msgs]
     if name == "keys":
-        return [m.keys if m.properties.get("KEYS") is not None else None for m in msgs]
+        return [m.keys for m in msgs]
     if name == "uniqKey":
         return [m.uniq_key for m in msgs]
     if name == "segment":
