@@ -22,11 +22,13 @@ if TYPE_CHECKING:  # the readers import the store's parts lazily
     from .batch_consumequeue import BatchConsumeQueue
     from .checkpoint import Checkpoint, StoreState
     from .columnar.queues import Batches
+    from .compaction import Compaction
     from .config import StoreConfig
     from .consumequeue import ConsistencyReport, ConsumeQueue, QueueInfo
     from .consumequeue_ext import ConsumeQueueExt
     from .index import IndexFiles, IndexHit
     from .lag import LagRow
+    from .tiered import TieredStore
     from .timer import TimerStore
 
 
@@ -157,6 +159,18 @@ class Store:
         """The timer log, timer wheel and ``config/timercheck`` of a 5.x store."""
         from .timer import TimerStore
         return TimerStore(self.path())
+
+    # -- other layouts ----------------------------------------------------------------
+
+    def compaction(self) -> "Compaction":
+        """The compaction logs and queues under ``compaction/`` (5.1.0+ compaction topics)."""
+        from .compaction import Compaction
+        return Compaction(self.path("compaction"))
+
+    def tiered(self, path: str | None = None) -> "TieredStore":
+        """The tiered-store plugin's files: ``path`` (``tieredStoreFilePath``), its index and metadata here."""
+        from .tiered import TieredStore
+        return TieredStore(path, root=self.root)
 
     # -- config/ ----------------------------------------------------------------------
 

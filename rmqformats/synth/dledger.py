@@ -48,14 +48,19 @@ class PlacedEntry:
         return self.position + BODY_OFFSET
 
 
-def relocate_record(record: bytes, physical_offset: int) -> bytes:
-    """``record`` (a commit-log message record) with PHYSICALOFFSET set, and its ``__CRC32#`` recomputed if present."""
+def relocate_record(record: bytes, physical_offset: int, *, recompute_crc: bool = True) -> bytes:
+    """``record`` (a commit-log message record) with PHYSICALOFFSET set.
+
+    With ``recompute_crc`` a ``__CRC32#`` property gets the CRC of the new
+    bytes; the compaction log and the tiered store copy records without
+    recomputing it, so their ``__CRC32#`` no longer matches.
+    """
     parsed = cs_log.record.parse(record)
     parsed.body.ofs_physical = physical_offset
     data = cs_log.record.build(parsed)
     text = parsed.body.properties
-    if props.CRC32 + props.NAME_VALUE_SEPARATOR in text and len(data) >= _CRC_TAIL:
-        crc = crc32(data[: len(data) - _CRC_TAIL + 0])
+    if recompute_crc and props.CRC32 + props.NAME_VALUE_SEPARATOR in text and len(data) >= _CRC_TAIL:
+        crc = crc32(data[: len(data) - _CRC_TAIL])
         digits = "".join(str(crc // 10 ** i % 10) for i in range(10))
         parsed.body.properties = text[:-11] + digits + props.PROPERTY_SEPARATOR
         data = cs_log.record.build(parsed)
