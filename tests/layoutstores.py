@@ -69,3 +69,49 @@ def multi_folder_copy(version: str, dst: Path, folders: int = 3) -> list[Path]:
     for i, name in enumerate(segs):
         shutil.copy2(store_path(version) / "commitlog" / name, paths[i % folders] / name)
     return paths
+
+
+def tiered_store(version: str, dst: Path, *, file_size: int = 8192, slots: int = 256, items: int = 1024):
+    """A tiered store (POSIX backend) holding every consume queue of a vector store, and its index files.
+
+    Each queue's messages are the records its vector consume queue points
+    at, uploaded in queue order by :func:`rmqformats.synth.tiered.write_tiered_queue`;
+    every KEYS and UNIQ_KEY is indexed by a :class:`TieredIndexBuilder`
+    (written in its writing form under ``root/tiered_index_file/`` and,
+    compacted, under ``compacting/``). Returns ``(root, base, moved)`` where
+    ``moved`` maps ``(topic, queue, tiered offset)`` to the vector's commit-log offset.
+    """
+    from rmqformats.synth.tiered import TieredIndexBuilder, write_metadata, write_tiered_queue
+
+    store = rmqformats.open_store(store_path(version))
+    root, base = dst / "root", dst / "tiered"
+    (root / "tiered_index_file" / "compacting").mkdir(parents=True)
+    topics: dict[str, int] = {}
+    moved: dict[tuple[str, int, int], int] = {}
+    messages = []
+    for q in store.queues():
+        cq = store.consume_queue(q.topic, q.queue_id)
+        units = [u for u in cq.units() if not u.is_placeholder]
+        if not units:
+            continue
+        records = []
+        for u in units:
+            m = store.commitlog.read(u.commitlog_offset)
+            with open(m.segment, "rb") as f:
+                f.seek(m.file_offset)
+                records.append(f.read(m.store_size))
+        placed = write_tiered_queue(base, "DefaultCluster", "broker-a", q.topic, q.queue_id, records,
+                                    file_size=file_size, first_queue_offset=units[0].cq_offset)
+        topic_id = topics.setdefault(q.topic, len(topics) + 1)
+        for u, p in zip(units, placed):
+            moved[(q.topic, q.queue_id, p.commitlog_offset)] = u.commitlog_offset
+            messages.append((q.topic, topic_id, q.queue_id, p, rmqformats.decode_message(p.record, 0)))
+    write_metadata(root, topics)
+    begin = min(m.store_timestamp for *_, m in messages)
+    index = TieredIndexBuilder(begin, slots, items)
+    for topic, topic_id, qid, p, m in sorted(messages, key=lambda x: x[4].store_timestamp):
+        keys = [*m.keys, *([m.uniq_key] if m.uniq_key else [])]
+        assert index.put_key(topic, topic_id, qid, keys, p.commitlog_offset, p.size, m.store_timestamp)
+    (root / "tiered_index_file" / str(begin)).write_bytes(index.build())
+    (root / "tiered_index_file" / "compacting" / str(begin)).write_bytes(index.build_compacted())
+    return root, base, moved

@@ -112,8 +112,14 @@ class TieredStore:
                 return q
         raise StoreNotFoundError(self.base, None, f"no tiered files for {topic}/{queue_id}")
 
-    def index_files(self) -> list[TieredIndexFile]:
-        """The index files being written or compacted (``<root>/tiered_index_file``) and the uploaded INDEX segments."""
+    def index_files(self, *, num_hash_slots: int | None = None, num_items: int | None = None) -> list[TieredIndexFile]:
+        """The index files being written or compacted (``<root>/tiered_index_file``) and the uploaded INDEX segments.
+
+        ``num_hash_slots`` and ``num_items`` are the plugin's
+        ``tieredStoreIndexFileMaxHashSlotNum`` and ``...MaxIndexNum`` when
+        not the defaults (the writing form's size does not tell them apart
+        otherwise).
+        """
         out = []
         if self.root is not None:
             folder = os.path.join(self.root, INDEX_FOLDER)
@@ -122,7 +128,9 @@ class TieredStore:
                     for name in sorted(os.listdir(sub)):
                         path = os.path.join(sub, name)
                         if name.isdigit() and os.path.isfile(path):
-                            out.append(TieredIndexFile(path, compacted=True if sub != folder else None))
+                            out.append(TieredIndexFile(path, compacted=True if sub != folder else None,
+                                                   num_hash_slots=num_hash_slots,
+                                                   num_items=None if sub != folder else num_items))
         if self.base is not None:
             for cdir in sorted(os.listdir(self.base)):
                 cpath = os.path.join(self.base, cdir)
