@@ -115,3 +115,33 @@ def tiered_store(version: str, dst: Path, *, file_size: int = 8192, slots: int =
     (root / "tiered_index_file" / str(begin)).write_bytes(index.build())
     (root / "tiered_index_file" / "compacting" / str(begin)).write_bytes(index.build_compacted())
     return root, base, moved
+
+
+def compaction_store(version: str, dst: Path, topic: str = "TopicTest", queue_id: int = 0, *,
+                     log_file_size: int = 2048, cq_units_per_file: int = 64) -> tuple[Path, list, list]:
+    """A copy of a vector store root with a compaction log and queue for ``topic``/``queue_id``.
+
+    As ``CompactionLog`` does, the newest record of each key (the KEYS
+    property; records without keys are kept) is kept, in queue order, and
+    copied through :func:`rmqformats.synth.compaction.write_compaction`.
+    Returns the root, the kept messages of the vector and where they went.
+    """
+    from rmqformats.synth.compaction import write_compaction, write_position_checkpoint
+
+    shutil.copytree(store_path(version), dst, ignore=shutil.ignore_patterns("compaction"))
+    store = rmqformats.open_store(dst)
+    cq = store.consume_queue(topic, queue_id)
+    msgs = [r.message for r in cq.messages() if r.message is not None]
+    newest: dict[str, int] = {}
+    for i, m in enumerate(msgs):
+        newest[" ".join(m.keys) or f"#{i}"] = i
+    kept = [msgs[i] for i in sorted(newest.values())]
+    records = []
+    for m in kept:
+        with open(m.segment, "rb") as f:
+            f.seek(m.file_offset)
+            records.append(f.read(m.store_size))
+    placed = write_compaction(dst, topic, queue_id, records, log_file_size=log_file_size,
+                              cq_units_per_file=cq_units_per_file)
+    write_position_checkpoint(dst, {(topic, queue_id): cq.max_offset})
+    return dst, kept, placed

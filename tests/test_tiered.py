@@ -174,3 +174,22 @@ def test_store_facade_and_inspect(tiered, capsys):
     info = json.loads(capsys.readouterr().out)
     assert info["layouts"]["tiered"]["queues"] == len(TieredStore(base).queues())
     assert _snapshot(tiered[1].parent) == before
+
+
+def test_tiered_command(tiered, capsys):
+    version, root, base, moved = tiered
+    before = _snapshot(base.parent)
+    assert main(["tiered", str(base), "--store", str(root), "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert sum(r["messages"] for r in rows) == len(moved)
+    assert main(["tiered", str(base), "--topic", "TopicTest", "--queue", "1", "--format", "jsonl"]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(out) == TieredStore(base).queue("TopicTest", 1).consume_queue().max_offset - \
+        TieredStore(base).queue("TopicTest", 1).consume_queue().min_offset
+    assert main(["tiered", str(base), "--store", str(root), "--topic", "TopicTest", "--key", "key-1",
+                 "--format", "jsonl"]) == 0
+    hits = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert hits and all("key-1" in h["properties"]["KEYS"].split(" ") for h in hits)
+    assert main(["tiered", str(base)]) == 0
+    capsys.readouterr()
+    assert _snapshot(base.parent) == before

@@ -161,7 +161,8 @@ class TieredStore:
 
     # -- lookups --------------------------------------------------------------------------
 
-    def lookup(self, topic: str, key: str, *, begin: int = 0, end: int = 1 << 62) -> list[TieredHit]:
+    def lookup(self, topic: str, key: str, *, begin: int = 0, end: int = 1 << 62,
+               num_hash_slots: int | None = None, num_items: int | None = None) -> list[TieredHit]:
         """Messages of ``topic`` whose KEYS or UNIQ_KEY is ``key``, through every index file.
 
         Items whose hash matches but whose message has not the key (hash
@@ -171,7 +172,7 @@ class TieredStore:
         topic_id = ids.get(topic)
         logs: dict[int, TieredCommitLog] = {}
         hits = []
-        for f in self.index_files():
+        for f in self.index_files(num_hash_slots=num_hash_slots, num_items=num_items):
             for item in f.lookup(topic, key, topic_id=topic_id, begin=begin, end=end):
                 log = logs.get(item.queue_id)
                 if log is None:
