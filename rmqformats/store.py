@@ -208,8 +208,11 @@ def open_store(path: str | os.PathLike[str], *, commitlog: str | None = None) ->
     if os.path.isdir(path):
         from .dledger.detect import dledger_data_folder
         dledger = dledger_data_folder(path)
-        if dledger is not None and not _has_segments(os.path.join(path, "commitlog")):
-            return Store(path, _commit_log(dledger))
+        if dledger is not None:
+            if not _has_segments(os.path.join(path, "commitlog")):
+                return Store(path, _commit_log(dledger))
+            from .dledger.commitlog import MixedCommitLog  # a store switched to DLedger: old log, then DLedger
+            return Store(path, MixedCommitLog(os.path.join(path, "commitlog"), dledger))
         if os.path.isdir(os.path.join(path, "commitlog")):
             return Store(path, _commit_log(os.path.join(path, "commitlog")))
         if any(SEGMENT_NAME.match(n) for n in os.listdir(path)):

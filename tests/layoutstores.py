@@ -145,3 +145,22 @@ def compaction_store(version: str, dst: Path, topic: str = "TopicTest", queue_id
                               cq_units_per_file=cq_units_per_file)
     write_position_checkpoint(dst, {(topic, queue_id): cq.max_offset})
     return dst, kept, placed
+
+
+def mixed_dledger_store(version: str, dst: Path, old_segments: int = 3):
+    """A store switched to DLedger: the vector's first ``old_segments`` commit-log files, then DLedger entries.
+
+    The old files end in a BLANK record (as ``setRecoverPosition`` leaves
+    the last one); the later records go into DLedger files starting at the
+    old log's end (``dividedCommitlogOffset``), with the next entry indices.
+    """
+    shutil.copytree(store_path(version), dst,
+                    ignore=shutil.ignore_patterns("batchconsumequeue", "index", "timerlog", "timerwheel"))
+    names = sorted(os.listdir(dst / "commitlog"))
+    divided = (int(names[old_segments - 1]) + SEGMENT_SIZE)
+    for name in names[old_segments:]:
+        os.remove(dst / "commitlog" / name)
+    records = [(o, r) for o, r in vector_records(version) if o >= divided]
+    placed = write_dledger(dst, [r for _, r in records], SEGMENT_SIZE, start_position=divided)
+    moved = {old: e.message_offset for (old, _), e in zip(records, placed)}
+    return dst, placed, moved, divided

@@ -27,13 +27,15 @@ from test_store_readonly import _snapshot
 from truthcmp import count_mismatches
 
 
-def _truth_in_dledger(version, placed):
+def _truth_in_dledger(version, placed, truth=None):
     """The ground truth's messages, with the offsets DLedger gives them (entry position + 48).
 
     Moving a record changes its PHYSICALOFFSET, hence its offset message id
     and, where the record carries one, the ``__CRC32#`` digits over its bytes.
     """
-    truth = [dict(t) for t in truth_records(version) if t["kind"] == "MESSAGE"]
+    if truth is None:
+        truth = [t for t in truth_records(version) if t["kind"] == "MESSAGE"]
+    truth = [dict(t) for t in truth]
     for t, e in zip(truth, placed):
         m = rmqformats.decode_message(e.record, 0)
         t["commitlogOffset"] = t["physicalOffset"] = e.message_offset
@@ -227,3 +229,28 @@ def test_commands_change_nothing(dl, capsys, tmp_path):
     assert _snapshot(root) == before
     import pyarrow.parquet as pq
     assert pq.read_table(out).num_rows == len(placed)
+
+
+def test_store_switched_to_dledger(tmp_path, version, capsys):
+    """Old commit log up to dividedCommitlogOffset, DLedger after it: one log, in offset order."""
+    from layoutstores import mixed_dledger_store
+    from rmqformats.dledger.commitlog import MixedCommitLog
+    root, placed, moved, divided = mixed_dledger_store(version, tmp_path / "store")
+    store = rmqformats.open_store(root)
+    assert isinstance(store.commitlog, MixedCommitLog) and store.commitlog.divided_offset == divided
+    truth = [t for t in truth_records(version) if t["kind"] == "MESSAGE"]
+    old = [t for t in truth if t["commitlogOffset"] < divided]
+    scan = store.commitlog.scan(verify_crc=True)
+    rows = [api_row(m) for m in scan]
+    n, details = count_mismatches(rows[:len(old)], old)
+    assert n == 0, details
+    n, details = count_mismatches(rows[len(old):], _truth_in_dledger(version, placed, truth[len(old):]))
+    assert n == 0, details
+    assert scan.end.reason is EndReason.ZERO_TAIL and scan.end.offset == placed[-1].position + placed[-1].size
+    for off in (old[-1]["commitlogOffset"], placed[0].message_offset, placed[-1].message_offset):
+        assert store.commitlog.read(off).commitlog_offset == off
+    assert main(["inspect", str(root), "--format", "jsonl"]) == 0
+    import json
+    info = json.loads(capsys.readouterr().out)
+    assert info["layouts"]["commitLog"] == "file, then dledger" and info["layouts"]["dledgerFrom"] == divided
+    assert info["messages"] == len(truth)

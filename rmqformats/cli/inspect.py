@@ -164,7 +164,9 @@ def _print_inspect(info: dict, out) -> None:
 
 def _print_layouts(lay: dict, out) -> None:
     w = out.write
-    kind = {"file": "file segments", "dledger": "DLedger entries"}[lay["commitLog"]]
+    kind = {"file": "file segments", "dledger": "DLedger entries",
+            "file, then dledger": f"file segments, then DLedger entries from offset {lay.get('dledgerFrom')}"
+            }[lay["commitLog"]]
     folders = lay["commitLogFolders"]
     w(f"layouts    commit log: {kind}" + (f" in {len(folders)} folders" if lay["multiFolder"] else "") + "\n")
     if lay["multiFolder"]:

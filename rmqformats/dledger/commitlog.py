@@ -332,3 +332,89 @@ class DLedgerCommitLog(CommitLog):
         from .index import DLedgerIndex
         folder = self.index_folder
         return None if folder is None else DLedgerIndex(folder)
+
+
+class MixedScan:
+    """The messages of the old commit log, then those of the DLedger log; ``end`` is where the data ends."""
+
+    def __init__(self, log: "MixedCommitLog", start: int | None, verify_crc: bool, strict: bool):
+        self.end: DataEnd | None = None
+        self.blanks: list[Blank] = []
+        self.last_index = self.last_term = -1
+        self._scans: list = []
+        self._gen = self._run(log, start, verify_crc, strict)
+
+    @property
+    def bytes_done(self) -> int:
+        return sum(s.bytes_done for s in self._scans)
+
+    def __iter__(self):
+        return self._gen
+
+    def __next__(self):
+        return next(self._gen)
+
+    def _run(self, log, start, verify_crc, strict):
+        divided = log.divided_offset
+        if start is None or start < divided:
+            old = log.old.scan(start=start, verify_crc=verify_crc, strict=strict)
+            self._scans.append(old)
+            yield from old
+            self.blanks.extend(old.blanks)
+            self.end = old.end
+            if not old.end.reason.is_clean:
+                return
+            start = None
+        new = log.new.scan(start=start, verify_crc=verify_crc, strict=strict)
+        self._scans.append(new)
+        yield from new
+        self.blanks.extend(new.blanks)
+        self.end = new.end
+        self.last_index, self.last_term = new.last_index, new.last_term
+
+
+class MixedCommitLog(DLedgerCommitLog):
+    """A store switched to DLedger: the old ``commitlog/`` up to ``dividedCommitlogOffset``, then the DLedger data.
+
+    RocketMQ's ``DLedgerCommitLog`` reads offsets below the first DLedger
+    file's start from the old commit log (which it closed with a BLANK
+    record) and the others from DLedger.
+    """
+
+    layout = "dledger"
+
+    def __init__(self, old: str, new: str):
+        self.old = CommitLog(old)
+        self.new = DLedgerCommitLog(new)
+        self.path = new
+        self._fds = {}
+        self.segments = (*self.old.segments, *self.new.segments)
+
+    def __repr__(self) -> str:
+        return f"MixedCommitLog({self.old.path!r}, {self.new.path!r})"
+
+    @property
+    def divided_offset(self) -> int:
+        """``dividedCommitlogOffset``: where the DLedger data starts."""
+        return self.new.segments[0].start_offset if self.new.segments else \
+            max((s.start_offset + s.size for s in self.old.segments), default=0)
+
+    def scan(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False) -> MixedScan:
+        return MixedScan(self, start, verify_crc, strict)
+
+    def entries(self, *, verify_crc: bool = False, strict: bool = False) -> DLedgerScan:
+        return self.new.entries(verify_crc=verify_crc, strict=strict)
+
+    def read(self, offset: int) -> Message:
+        return self.new.read(offset) if offset >= self.divided_offset else self.old.read(offset)
+
+    def read_entry(self, position: int) -> DLedgerEntry:
+        return self.new.read_entry(position)
+
+    @property
+    def index_folder(self) -> str | None:
+        return self.new.index_folder
+
+    def close(self) -> None:
+        self.old.close()
+        self.new.close()

@@ -50,6 +50,12 @@ def describe_layouts(store: Store, *, scan=None, tiered: str | None = None) -> d
         "multiFolder": len(folders) > 1,
     }
     if isinstance(log, DLedgerCommitLog):
+        from ..dledger.commitlog import MixedCommitLog
+        if isinstance(log, MixedCommitLog):
+            out["commitLog"] = "file, then dledger"
+            out["dledgerFrom"] = log.divided_offset
+            out["commitLogFolders"] = [os.path.abspath(log.old.path), os.path.abspath(log.new.path)]
+            log = log.new
         out["dledger"] = _dledger(log, scan)
     if store.root is not None:
         from ..dledger import dledger_data_folder
