@@ -89,14 +89,17 @@ def encode_index_unit(position: int, size: int, index: int, term: int) -> bytes:
 def write_dledger(base: str | os.PathLike[str], records: Iterable[bytes], file_size: int, *,
                   self_id: str = "n0", terms: Iterable[int] | None = None, first_index: int = 0,
                   start_position: int = 0, index_file_units: int = 64,
-                  data_folders: list[str] | None = None) -> list[PlacedEntry]:
+                  data_folders: list[str] | None = None, recompute_crc: bool = True,
+                  keep_records: bool = True) -> list[PlacedEntry]:
     """Write ``records`` as ``<base>/dledger-<self_id>/data`` and ``index`` files; returns the entries.
 
     ``terms`` gives each entry's term (default 0). Data files are named by
     their start position and zero-filled to ``file_size``; with
     ``data_folders`` they go round-robin into those folders instead (as a
     multi-path DLedger store spreads them). Index files hold
-    ``index_file_units`` units of 32 bytes.
+    ``index_file_units`` units of 32 bytes. Files are written as they fill,
+    so memory holds one data file; ``keep_records=False`` leaves the record
+    bytes out of the returned entries (for large logs).
     """
     root = os.path.join(os.fspath(base), f"dledger-{self_id}")
     data_dirs = data_folders or [os.path.join(root, "data")]
@@ -106,42 +109,62 @@ def write_dledger(base: str | os.PathLike[str], records: Iterable[bytes], file_s
     term_iter = iter(terms) if terms is not None else None
     placed: list[PlacedEntry] = []
     position = start_position
-    files: dict[int, bytearray] = {}
     index = first_index
+    written = [0]  # data files written so far (for the round-robin over folders)
+    current: list = [None, None]  # start, buffer of the data file being filled
+
+    def flush() -> None:
+        if current[0] is not None:
+            folder = data_dirs[written[0] % len(data_dirs)]
+            with open(os.path.join(folder, f"{current[0]:020d}"), "wb") as f:
+                f.write(current[1])
+            written[0] += 1
+
+    def file_at(pos: int) -> bytearray:
+        start = pos - pos % file_size
+        if current[0] != start:
+            flush()
+            current[0], current[1] = start, bytearray(file_size)
+        return current[1]
+
+    unit_size = 32
+    per_file = index_file_units * unit_size
+    index_file: list = [None, None]
+
+    def put_unit(e: PlacedEntry) -> None:
+        at = e.index * unit_size
+        start = at - at % per_file
+        if index_file[0] != start:
+            if index_file[0] is not None:
+                with open(os.path.join(index_dir, f"{index_file[0]:020d}"), "wb") as f:
+                    f.write(index_file[1])
+            index_file[0], index_file[1] = start, bytearray(per_file)
+        index_file[1][at - start:at - start + unit_size] = encode_index_unit(e.position, e.size, e.index, e.term)
+
     for record in records:
         size = len(record) + BODY_OFFSET
         if size + MIN_BLANK > file_size:
             raise ValueError(f"a {size}-byte entry does not fit a {file_size}-byte file")
         left = file_size - position % file_size
         if size + MIN_BLANK > left:
-            start = position - position % file_size
-            files.setdefault(start, bytearray(file_size))[file_size - left:file_size - left + 8] = encode_filler(left)
+            file_at(position)[file_size - left:file_size - left + 8] = encode_filler(left)
             position += left
         term = next(term_iter) if term_iter is not None else 0
-        body = relocate_record(record, position + BODY_OFFSET)
+        body = relocate_record(record, position + BODY_OFFSET, recompute_crc=recompute_crc)
         data = encode_entry(body, index, term, position)
-        start = position - position % file_size
-        buf = files.setdefault(start, bytearray(file_size))
-        buf[position - start:position - start + len(data)] = data
-        placed.append(PlacedEntry(index, term, position, len(data), body))
+        buf = file_at(position)
+        at = position % file_size
+        buf[at:at + len(data)] = data
+        e = PlacedEntry(index, term, position, len(data), body if keep_records else b"")
+        placed.append(e)
+        put_unit(e)
         position += len(data)
         index += 1
-    if not files:
-        files[start_position - start_position % file_size] = bytearray(file_size)
-    for n, (start, buf) in enumerate(sorted(files.items())):
-        with open(os.path.join(data_dirs[n % len(data_dirs)], f"{start:020d}"), "wb") as f:
-            f.write(buf)
-    unit_size = 32
-    per_file = index_file_units * unit_size
-    units: dict[int, bytearray] = {}
-    for e in placed:
-        at = e.index * unit_size
-        start = at - at % per_file
-        units.setdefault(start, bytearray(per_file))[at - start:at - start + unit_size] = \
-            encode_index_unit(e.position, e.size, e.index, e.term)
-    for start, buf in units.items():
-        with open(os.path.join(index_dir, f"{start:020d}"), "wb") as f:
-            f.write(buf)
+    file_at(position if placed else start_position)
+    flush()
+    if index_file[0] is not None:
+        with open(os.path.join(index_dir, f"{index_file[0]:020d}"), "wb") as f:
+            f.write(index_file[1])
     return placed
 
 
