@@ -254,3 +254,19 @@ def test_store_switched_to_dledger(tmp_path, version, capsys):
     info = json.loads(capsys.readouterr().out)
     assert info["layouts"]["commitLog"] == "file, then dledger" and info["layouts"]["dledgerFrom"] == divided
     assert info["messages"] == len(truth)
+
+
+def test_a_file_that_shrinks_while_read_is_a_typed_error(dl, monkeypatch):
+    """Read with pread, never mapped: a shrinking file gives FileChangedError, not SIGBUS."""
+    from rmqformats.dledger import commitlog as dlc
+    from rmqformats.errors import FileChangedError
+    version, root, placed, _ = dl
+    monkeypatch.setattr(dlc, "WINDOW", 4096)
+    log = rmqformats.open_store(root).commitlog
+    scan = log.scan()
+    next(scan)
+    first = log.segments[0]
+    os.truncate(first.path, first.size // 2)
+    with pytest.raises(FileChangedError) as err:
+        list(scan)
+    assert err.value.path == first.path and err.value.offset <= first.size // 2

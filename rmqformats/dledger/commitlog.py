@@ -43,12 +43,14 @@ from ..errors import (
     BadMagicError,
     CrcMismatchError,
     DLedgerEntryError,
+    FileChangedError,
     MessageNotFoundError,
     RecordError,
+    RecordSizeError,
     TruncatedRecordError,
 )
 from ..generated.layouts import rocketmq_dledger_data as layout
-from ..mapped import RELEASE_EVERY, open_readonly, pread as _pread, release_pages
+from ..mapped import pread as _pread
 from ..message import Message
 
 assert layout.RECORD_RUNS[0][0] == ("magic", "len_entry")
@@ -61,6 +63,8 @@ BODY_OFFSET = _MAGIC_SIZE.size + _BODY_HEAD.size
 #: ``DLedgerEntry.HEADER_SIZE`` (the header without the body length).
 HEADER_SIZE = BODY_OFFSET - 4
 ENTRY_MAGIC = layout.ENTRY_MAGIC["normal"]
+#: Bytes read from a data file at a time (more for a longer entry).
+WINDOW = 4 << 20
 BLANK_MAGIC = layout.ENTRY_MAGIC["blank"]
 assert BODY_OFFSET == 48
 
@@ -143,12 +147,25 @@ class DLedgerScan:
         for i in range(first, len(segments)):
             seg = segments[i]
             last = i == len(segments) - 1
-            mm = open_readonly(seg.path)
-            buf = mm if mm is not None else b""
-            limit = len(buf)
+            # Read in windows with pread, never mapped: a file that shrinks gives a short read (a typed
+            # error) where a mapping would end the process with SIGBUS.
+            fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            win, wstart = b"", 0
             pos = 0
-            release_at = RELEASE_EVERY
             try:
+                limit = os.fstat(fd).st_size
+
+                def need(at: int, n: int) -> None:
+                    nonlocal win, wstart
+                    if at >= wstart and at + n <= wstart + len(win):
+                        return
+                    want = min(max(WINDOW, n), limit - at)
+                    data = _pread(fd, want, at)
+                    if len(data) < want:
+                        raise FileChangedError(seg.path, at + len(data), f"the file shrank while it was read "
+                                                                         f"(it had {limit} bytes)")
+                    win, wstart = data, at
+
                 while True:
                     left = limit - pos
                     if left == 0:
@@ -162,7 +179,9 @@ class DLedgerScan:
                         self._stop(seg, pos, EndReason.TRUNCATED, f"{left} bytes left, less than an entry header",
                                    strict, TruncatedRecordError)
                         return
-                    magic, size = _MAGIC_SIZE.unpack_from(buf, pos)
+                    need(pos, min(BODY_OFFSET, left))
+                    w = pos - wstart
+                    magic, size = _MAGIC_SIZE.unpack_from(win, w)
                     if magic == BLANK_MAGIC:
                         self.blanks.append(Blank(seg.start_offset + pos, size, seg.path, pos))
                         if last:
@@ -183,7 +202,7 @@ class DLedgerScan:
                                    strict, TruncatedRecordError)
                         return
                     index, term, position, channel, chain_crc, body_crc, len_body = \
-                        _BODY_HEAD.unpack_from(buf, pos + 8)
+                        _BODY_HEAD.unpack_from(win, w + 8)
                     where = seg.start_offset + pos
                     if position != where:
                         self._stop(seg, pos, DLedgerEndReason.BAD_POSITION,
@@ -210,28 +229,32 @@ class DLedgerScan:
                         self._stop(seg, pos, DLedgerEndReason.TERM_DECREASE,
                                    f"entry term {term} after {last_term}", strict)
                         return
-                    p = pos + BODY_OFFSET
+                    need(pos, size)
+                    w = pos - wstart
+                    p = w + BODY_OFFSET
                     try:
                         if len_body < _HEAD.size:
                             raise TruncatedRecordError(seg.path, p, f"entry body of {len_body} bytes, "
                                                                     "less than a record header")
-                        rsize, rmagic = _HEAD.unpack_from(buf, p)
+                        rsize, rmagic = _HEAD.unpack_from(win, p)
                         if rmagic != MAGIC_V1 and rmagic != MAGIC_V2:
                             raise _bad_magic(seg.path, p, rmagic)
                         if rsize != len_body:
-                            from ..errors import RecordSizeError
                             raise RecordSizeError(seg.path, p, f"TOTALSIZE {rsize} is not the entry's "
                                                                f"body length {len_body}")
-                        msg = _decode(buf, p, rsize, rmagic == MAGIC_V2, pos + size, seg.path, seg.start_offset)
+                        msg = _decode(win, p, rsize, rmagic == MAGIC_V2, w + size, seg.path,
+                                      seg.start_offset + wstart)
+                        msg = msg._replace(file_offset=pos + BODY_OFFSET)
                         if verify_crc:
                             msg.verify_crc()
                     except RecordError as exc:
+                        exc = type(exc)(exc.path, pos + BODY_OFFSET + ((exc.offset or p) - p), exc.reason)
                         reason = {BadMagicError: EndReason.BAD_MAGIC, TruncatedRecordError: EndReason.TRUNCATED,
                                   CrcMismatchError: EndReason.CRC_MISMATCH}.get(type(exc), EndReason.BAD_SIZE)
                         self.end = DataEnd(where, reason, seg.path, pos,
-                                           f"message of entry {index} @ 0x{p:x}: {exc.reason}")
+                                           f"message of entry {index} @ 0x{pos + BODY_OFFSET:x}: {exc.reason}")
                         if strict:
-                            raise
+                            raise exc from None
                         return
                     last_index, last_term = index, term
                     self.last_index, self.last_term = index, term
@@ -239,12 +262,8 @@ class DLedgerScan:
                     self.bytes_done += size
                     yield DLedgerEntry(index, term, position, size, channel, chain_crc, body_crc,
                                        seg.path, pos - size, msg)
-                    if pos >= release_at:
-                        release_at = release_pages(mm, pos)
             finally:
-                del buf
-                if mm is not None:
-                    mm.close()
+                os.close(fd)
             self.bytes_done += seg.size - pos
 
 
