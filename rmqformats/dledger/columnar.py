@@ -19,6 +19,9 @@ from ..columnar.scan import DEFAULT_BATCH_SIZE
 from ..compression import DEFAULT_MAX_BODY_SIZE
 from ..message import Message, to_millis
 
+#: Messages decoded before a batch is built from them, at most.
+_MAX_OBJECTS = 8192
+
 
 def _column(name: str, msgs: list[Message], decompress: bool, max_body: int) -> list:
     if name == "commitLogOffset":
@@ -71,7 +74,8 @@ def _column(name: str, msgs: list[Message], decompress: bool, max_body: int) -> 
 class DLedgerColumnarScan:
     """The options and attributes of :class:`rmqformats.columnar.ColumnarScan`, over a DLedger commit log.
 
-    ``window_size``, ``threads`` and ``range_size`` are accepted and have no effect.
+    ``window_size``, ``threads`` and ``range_size`` are accepted and have no effect;
+    batches hold at most 8192 rows, whatever ``batch_size`` asks.
     """
 
     def __init__(self, log, *, columns=None, batch_size: int = DEFAULT_BATCH_SIZE, decompress: bool = True,
@@ -88,7 +92,8 @@ class DLedgerColumnarScan:
         self._scan = log.scan(start=start, verify_crc=verify_crc, strict=strict)
         self.end = None
         self.blanks = self._scan.blanks
-        self._batch_size = batch_size
+        # Message objects are held until their batch is built: keep that bounded.
+        self._batch_size = min(batch_size, _MAX_OBJECTS)
         self._decompress = decompress
         self._max_body = max_body_size
         since = None if since is None else to_millis(since)

@@ -40,6 +40,8 @@ INDEX_TOPIC = "rmq_sys_INDEX"
 CQ_UNIT = unit_dtype(cq_layout.UNIT_RUNS, cq_layout.UNIT_SEQ)
 CQ_UNIT_SIZE = CQ_UNIT.itemsize
 _CLEAN_SEGMENT_ENDS = (EndReason.END_OF_FILE, EndReason.BLANK_LAST)
+#: Consume-queue units read at a time.
+_CHUNK = 1 << 16
 
 
 def segment_files(folder: str) -> list[Segment]:
@@ -156,17 +158,18 @@ class TieredConsumeQueue:
             if f.size % CQ_UNIT_SIZE:
                 raise TieredFileError(f.path, f.size - f.size % CQ_UNIT_SIZE,
                                       f"size {f.size} is not a whole number of {CQ_UNIT_SIZE}-byte units")
-            n = f.size // CQ_UNIT_SIZE
-            buf = np.empty(n, CQ_UNIT)
-            with open(f.path, "rb") as fh:
-                got = pread_into(fh.fileno(), buf, 0)
-            if got < f.size:
-                raise FileChangedError(f.path, got, "the file shrank while it was read")
             base = f.start_offset // CQ_UNIT_SIZE
-            for k, (ofs, size, tags) in enumerate(buf.tolist()):
-                if ofs < 0 or size <= 0:
-                    return
-                yield TieredUnit(base + k, ofs, size, tags)
+            with open(f.path, "rb") as fh:
+                for first in range(0, f.size // CQ_UNIT_SIZE, _CHUNK):
+                    n = min(_CHUNK, f.size // CQ_UNIT_SIZE - first)
+                    buf = np.empty(n, CQ_UNIT)
+                    got = pread_into(fh.fileno(), buf, first * CQ_UNIT_SIZE)
+                    if got < n * CQ_UNIT_SIZE:
+                        raise FileChangedError(f.path, first * CQ_UNIT_SIZE + got, "the file shrank while it was read")
+                    for k, (ofs, size, tags) in enumerate(buf.tolist()):
+                        if ofs < 0 or size <= 0:
+                            return
+                        yield TieredUnit(base + first + k, ofs, size, tags)
 
     @property
     def max_offset(self) -> int:
