@@ -218,10 +218,20 @@ def open_store(path: str | os.PathLike[str], *, commitlog: str | None = None) ->
         if any(SEGMENT_NAME.match(n) for n in os.listdir(path)):
             return Store(None, _commit_log(path))
         raise StoreNotFoundError(path, None, "neither a store root (no commitlog/ folder) "
-                                             "nor a folder of commit-log segments")
+                                             "nor a folder of commit-log segments" + _other_layout_hint(path))
     if os.path.isfile(path):
         return Store(None, _commit_log(path))
     raise StoreNotFoundError(path, None, "not a regular file or folder")
+
+
+def _other_layout_hint(path: str) -> str:
+    """A pointer to the command that reads ``path`` when it is a tiered store or a compaction folder."""
+    import glob
+    if glob.glob(os.path.join(glob.escape(path), "*_*", "*", "*", "*", "COMMIT_LOG")):
+        return "; it is a tiered store (tieredStoreFilePath): read it with `rmqformats tiered`"
+    if os.path.isdir(os.path.join(path, "compactionLog")) or os.path.isdir(os.path.join(path, "compactionCq")):
+        return "; it is a compaction folder: give its store root to `rmqformats compaction`"
+    return ""
 
 
 def _has_segments(folder: str) -> bool:

@@ -41,9 +41,14 @@ def dledger_store(version: str, dst: Path, **options) -> tuple[Path, list[Placed
     """A store root whose commit log is a DLedger copy of the vector's; returns it, the entries and the offset map.
 
     The consume queues are the vector's with each unit's commit-log offset
-    moved to the message's DLedger offset; the batch consume queues, index
-    and timer files (which hold offsets too) are left out.
+    moved to the message's DLedger offset, and the index files are rebuilt
+    by ``IndexService.buildIndex`` (:class:`rmqformats.synth.index.IndexServiceBuilder`)
+    over the moved offsets, under the vector's file names; the batch
+    consume queues and timer files (which hold offsets too) are left out.
     """
+    from rmqformats.synth.index import IndexServiceBuilder
+    from conftest import truth_records
+
     shutil.copytree(store_path(version), dst,
                     ignore=shutil.ignore_patterns("commitlog", "batchconsumequeue", "index", "timerlog", "timerwheel"))
     records = vector_records(version)
@@ -57,6 +62,16 @@ def dledger_store(version: str, dst: Path, **options) -> tuple[Path, list[Placed
                 if u["len_message"] > 0 and int(u["ofs_commitlog"]) in moved and u["len_message"] != 0x7FFFFFFF:
                     u["ofs_commitlog"] = moved[int(u["ofs_commitlog"])]
             units.tofile(path)
+    service = IndexServiceBuilder(64, 256)
+    for r in truth_records(version):
+        if r["kind"] == "MESSAGE":
+            d = r["dispatch"]
+            service.put_message(d["topic"], moved[r["commitlogOffset"]], r["storeTimestamp"],
+                                keys=(d.get("keys") or "").split(" "), uniq_key=d.get("uniqKey"),
+                                is_rollback=(d["sysFlag"] >> 2) & 3 == 3)
+    (dst / "index").mkdir()
+    for built, name in zip(service.files, sorted(os.listdir(store_path(version) / "index"))):
+        built.write(dst / "index" / name)
     return dst, placed, moved
 
 

@@ -193,3 +193,9 @@ def test_tiered_command(tiered, capsys):
     assert main(["tiered", str(base)]) == 0
     capsys.readouterr()
     assert _snapshot(base.parent) == before
+
+
+def test_store_commands_on_the_tiered_folder_say_what_reads_it(tiered, capsys):
+    version, root, base, moved = tiered
+    assert main(["messages", str(base)]) == 2
+    assert "rmqformats tiered" in capsys.readouterr().err
