@@ -71,3 +71,19 @@ def test_inspect_shows_compaction_and_changes_nothing(tmp_path, capsys):
     assert main(["compaction", str(root), "--topic", "TopicTest", "--queue", "0", "--format", "jsonl"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == len(kept)
     assert _snapshot(root) == before
+
+
+def test_a_compaction_under_way(tmp_path):
+    """compacting/ sub-folders are listed apart from the current log and queue."""
+    from rmqformats.synth.compaction import write_compaction
+    root, kept, placed = compaction_store("rocketmq-4.9.7", tmp_path / "store")
+    records = []
+    for m in kept[:3]:
+        with open(m.segment, "rb") as f:
+            f.seek(m.file_offset)
+            records.append(f.read(m.store_size))
+    write_compaction(root, "TopicTest", 0, records, log_file_size=2048, cq_units_per_file=64, sub_folder="compacting")
+    queues = rmqformats.open_store(root).compaction().queues()
+    assert [(q.topic, q.sub_folder) for q in queues] == [("TopicTest", ""), ("TopicTest", "compacting")]
+    assert [u.message.body_raw for u in queues[1].messages()] == [m.body_raw for m in kept[:3]]
+    assert [u.message.body_raw for u in queues[0].messages()] == [m.body_raw for m in kept]

@@ -289,3 +289,20 @@ def test_key_lookup_through_the_index(dl, capsys):
     assert checked > 0
     assert main(["lookup", str(root), "--topic", "TopicTest", "--key", "key-1"]) == 0
     capsys.readouterr()
+
+
+def test_dledger_data_in_several_folders(tmp_path):
+    """A multi-path DLedger store (dataStorePath listing several folders) reads as one log."""
+    from layoutstores import SEGMENT_SIZE, vector_records
+    from rmqformats.synth.dledger import write_dledger
+    version = "rocketmq-5.1.4"
+    folders = [str(tmp_path / f"disk{i}" / "data") for i in range(2)]
+    placed = write_dledger(tmp_path / "base", [r for _, r in vector_records(version)], SEGMENT_SIZE,
+                           data_folders=folders)
+    store = rmqformats.open_store(";".join(folders))
+    assert isinstance(store.commitlog, DLedgerCommitLog)
+    assert {os.path.dirname(s.path) for s in store.commitlog.segments} == set(folders)
+    scan = store.commitlog.scan(verify_crc=True)
+    n, details = count_mismatches([api_row(m) for m in scan], _truth_in_dledger(version, placed))
+    assert n == 0, details
+    assert scan.end.reason is EndReason.ZERO_TAIL
