@@ -46,6 +46,7 @@ def dledger_store(version: str, dst: Path, **options) -> tuple[Path, list[Placed
     over the moved offsets, under the vector's file names; the batch
     consume queues and timer files (which hold offsets too) are left out.
     """
+    from rmqformats.synth.dledger import write_checkpoint
     from rmqformats.synth.index import IndexServiceBuilder
     from conftest import truth_records
 
@@ -53,6 +54,7 @@ def dledger_store(version: str, dst: Path, **options) -> tuple[Path, list[Placed
                     ignore=shutil.ignore_patterns("commitlog", "batchconsumequeue", "index", "timerlog", "timerwheel"))
     records = vector_records(version)
     placed = write_dledger(dst, [r for _, r in records], SEGMENT_SIZE, **options)
+    write_checkpoint(dst, placed[-1].index, placed[-1].index)
     moved = {old: e.message_offset for (old, _), e in zip(records, placed)}
     for folder, _, files in os.walk(dst / "consumequeue"):
         for name in files:

@@ -306,3 +306,14 @@ def test_dledger_data_in_several_folders(tmp_path):
     n, details = count_mismatches([api_row(m) for m in scan], _truth_in_dledger(version, placed))
     assert n == 0, details
     assert scan.end.reason is EndReason.ZERO_TAIL
+
+
+def test_inspect_describes_the_dledger_layout(dl, capsys):
+    import json
+    version, root, placed, _ = dl
+    assert main(["inspect", str(root), "--format", "jsonl"]) == 0
+    lay = json.loads(capsys.readouterr().out)["layouts"]
+    assert lay["commitLog"] == "dledger" and not lay["multiFolder"]
+    dli = lay["dledger"]
+    assert dli["lastIndex"] == placed[-1].index and dli["indexUnits"] == len(placed) and dli["indexMatchesData"]
+    assert dli["checkpoint"] == {"endIndex": placed[-1].index, "committedIndex": placed[-1].index}

@@ -176,8 +176,11 @@ def _print_layouts(lay: dict, out) -> None:
     if dl:
         w(f"           DLedger data {dl['dataFolder']}, last entry index {dl['lastIndex']} term {dl['lastTerm']}"
           + (f", checkpoint {dl['checkpoint']}" if dl.get("checkpoint") else "") + "\n")
-        for text in dl.get("indexMismatches", []):
-            w(f"           index: {text}\n")
+        if "indexUnits" in dl:
+            w(f"           DLedger index {dl['indexUnits']} units, last index {dl['indexLastIndex']}"
+              + ("" if dl["indexMatchesData"] else " (differs from the data; the recovery rebuilds it)") + "\n")
+        elif dl.get("indexError"):
+            w(f"           DLedger index: {dl['indexError']}\n")
     if lay.get("dledgerBesideCommitLog"):
         w(f"           also DLedger data in {lay['dledgerBesideCommitLog']} (not read: the commit log is)\n")
     comp = lay.get("compaction")
