@@ -9,7 +9,6 @@ written by the broker) are read as they are.
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 

@@ -7,7 +7,6 @@ schemas from the vector stores' own record bytes (see its docstring).
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 
