@@ -24,15 +24,12 @@ from dataclasses import dataclass
 
 from ..batch_consumequeue import BatchConsumeQueue, QueueMessage
 from ..commitlog import CommitLog
-from ..config.fastjson import FastjsonSyntaxError, parse
-from ..errors import ConfigSchemaError, ConfigSyntaxError
+from ..config import read_config_file
 from ..queuefiles import list_queue_dirs, queue_files
 from ..store import Store
 
 #: Sub-folders of a queue's folders while a compaction or a replication is under way.
 SUB_FOLDERS = ("compacting", "replicating")
-#: Largest ``position-checkpoint`` read (the broker's holds one number per compacted queue).
-MAX_CHECKPOINT_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -93,20 +90,13 @@ class Compaction:
 
 
 def read_position_checkpoint(path: str) -> dict[str, int]:
-    """The ``queueOffsetMap`` of a ``position-checkpoint`` file; raises :class:`ConfigError` subclasses."""
-    with open(path, "rb") as f:
-        data = f.read(MAX_CHECKPOINT_BYTES + 1)
-    if len(data) > MAX_CHECKPOINT_BYTES:
-        raise ConfigSyntaxError(path, MAX_CHECKPOINT_BYTES, f"larger than {MAX_CHECKPOINT_BYTES} bytes")
-    text = data.decode("utf-8", "replace")
-    if not text.strip():
-        return {}
-    try:
-        value = parse(text).value
-    except FastjsonSyntaxError as exc:
-        raise ConfigSyntaxError(path, len(text[:exc.pos].encode("utf-8")), exc.reason) from None
-    table = value.get("queueOffsetMap", {}) if isinstance(value, dict) else None
-    if not isinstance(table, dict) or not all(isinstance(v, int) and not isinstance(v, bool) for v in table.values()):
-        raise ConfigSchemaError(path, None, "queueOffsetMap is not a map of queue offsets",
-                                json_path="$.queueOffsetMap")
-    return {str(k): v for k, v in table.items()}
+    """The ``queueOffsetMap`` of a ``position-checkpoint`` file, read as ``ConfigManager.load`` reads it.
+
+    Through :func:`rmqformats.config.read_config_file` and the schema
+    ``formats/config/position-checkpoint.schema.json`` (with the broker's
+    fallback to ``position-checkpoint.bak``); raises :class:`ConfigError` subclasses.
+    """
+    cf = read_config_file(path, schema="position-checkpoint")
+    data = cf.data if isinstance(cf.data, dict) else {}
+    table = data.get("queueOffsetMap") or {}
+    return {str(k): int(v) for k, v in table.items()}
