@@ -75,3 +75,18 @@ def test_commands_work_and_change_nothing(tmp_path, capsys):
     assert main(["messages", spec, "--format", "jsonl"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 322
     assert _snapshot(tmp_path) == before
+
+
+def test_cli_store_root_with_commitlog_folders(tmp_path, capsys):
+    """``--commitlog``: a root whose commit log is kept in other folders; queue, check and lag resolve through it."""
+    version = "rocketmq-5.1.4"
+    root = tmp_path / "root"
+    shutil.copytree(store_path(version), root, ignore=shutil.ignore_patterns("commitlog"))
+    spec = ";".join(map(str, multi_folder_copy(version, tmp_path, 2)))
+    before = _snapshot(tmp_path)
+    for argv in (["check"], ["queue", "TopicTest", "1", "--resolve"], ["lag"], ["inspect"],
+                 ["lookup", "--topic", "TopicTest", "--key", "key-1"]):
+        assert main([argv[0], str(root), *argv[1:], "--commitlog", spec]) == 0, argv
+    out = capsys.readouterr().out
+    assert "consistent" in out
+    assert _snapshot(tmp_path) == before
