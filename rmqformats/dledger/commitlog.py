@@ -120,8 +120,7 @@ class DLedgerScan:
         #: Index and term of the last entry read.
         self.last_index = -1
         self.last_term = -1
-        gen = self._run(log, start, verify_crc, strict)
-        self._gen = gen if with_entries else (e.message for e in gen)
+        self._gen = self._run(log, start, verify_crc, strict, with_entries)
 
     def __iter__(self):
         return self._gen
@@ -135,7 +134,8 @@ class DLedgerScan:
         if strict and not reason.is_clean:
             raise error(seg.path, pos, detail or reason.value)
 
-    def _run(self, log: "DLedgerCommitLog", start: int | None, verify_crc: bool, strict: bool) -> Iterator[DLedgerEntry]:
+    def _run(self, log: "DLedgerCommitLog", start: int | None, verify_crc: bool, strict: bool,
+             with_entries: bool) -> Iterator:
         segments = log.segments
         if not segments:
             self.end = DataEnd(0, EndReason.NO_SEGMENTS, None, 0)
@@ -179,7 +179,8 @@ class DLedgerScan:
                         self._stop(seg, pos, EndReason.TRUNCATED, f"{left} bytes left, less than an entry header",
                                    strict, TruncatedRecordError)
                         return
-                    need(pos, min(BODY_OFFSET, left))
+                    if pos < wstart or pos + BODY_OFFSET > wstart + len(win):
+                        need(pos, min(BODY_OFFSET, left))
                     w = pos - wstart
                     magic, size = _MAGIC_SIZE.unpack_from(win, w)
                     if magic == BLANK_MAGIC:
@@ -229,8 +230,9 @@ class DLedgerScan:
                         self._stop(seg, pos, DLedgerEndReason.TERM_DECREASE,
                                    f"entry term {term} after {last_term}", strict)
                         return
-                    need(pos, size)
-                    w = pos - wstart
+                    if pos + size > wstart + len(win):
+                        need(pos, size)
+                        w = pos - wstart
                     p = w + BODY_OFFSET
                     try:
                         if len_body < _HEAD.size:
@@ -260,8 +262,11 @@ class DLedgerScan:
                     self.last_index, self.last_term = index, term
                     pos += size
                     self.bytes_done += size
-                    yield DLedgerEntry(index, term, position, size, channel, chain_crc, body_crc,
-                                       seg.path, pos - size, msg)
+                    if with_entries:
+                        yield DLedgerEntry(index, term, position, size, channel, chain_crc, body_crc,
+                                           seg.path, pos - size, msg)
+                    else:
+                        yield msg
             finally:
                 os.close(fd)
             self.bytes_done += seg.size - pos
