@@ -316,3 +316,12 @@ def test_inspect_describes_the_dledger_layout(dl, capsys):
     dli = lay["dledger"]
     assert dli["lastIndex"] == placed[-1].index and dli["indexUnits"] == len(placed) and dli["indexMatchesData"]
     assert dli["checkpoint"] == {"endIndex": placed[-1].index, "committedIndex": placed[-1].index}
+
+
+def test_options_the_layout_does_not_support_are_typed_errors(dl):
+    version, root, placed, _ = dl
+    log = rmqformats.open_store(root).commitlog
+    with pytest.raises(rmqformats.RmqFormatError) as err:
+        log.scan(salvage=True)
+    assert "does not apply to a DLedger commit log" in str(err.value)
+    assert log.to_arrow(threads=2, window_size=1 << 20).num_rows == len(placed)

@@ -19,6 +19,8 @@ from ..columnar.scan import DEFAULT_BATCH_SIZE
 from ..compression import DEFAULT_MAX_BODY_SIZE
 from ..message import Message, to_millis
 
+#: Options of the compiled scan that only tune its speed.
+_PERFORMANCE = ("window_size", "threads", "range_size")
 #: Messages decoded before a batch is built from them, at most.
 _MAX_OBJECTS = 8192
 
@@ -87,6 +89,8 @@ class DLedgerColumnarScan:
                  max_body_size: int = DEFAULT_MAX_BODY_SIZE, **_performance):
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+        from .commitlog import refuse_options
+        refuse_options(log.path, {k: v for k, v in _performance.items() if k not in _PERFORMANCE}, "this layout")
         self.columns = resolve_columns(columns)
         self.schema = pa.schema([SCHEMA.field(c) for c in self.columns])
         self._scan = log.scan(start=start, verify_crc=verify_crc, strict=strict)

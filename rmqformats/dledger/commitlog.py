@@ -47,6 +47,7 @@ from ..errors import (
     MessageNotFoundError,
     RecordError,
     RecordSizeError,
+    RmqFormatError,
     TruncatedRecordError,
 )
 from ..generated.layouts import rocketmq_dledger_data as layout
@@ -67,6 +68,13 @@ ENTRY_MAGIC = layout.ENTRY_MAGIC["normal"]
 WINDOW = 4 << 20
 BLANK_MAGIC = layout.ENTRY_MAGIC["blank"]
 assert BODY_OFFSET == 48
+
+
+def refuse_options(path: str, options: dict, what: str) -> None:
+    """Raise a typed error naming the scan options (``salvage`` …) that ``what`` does not support."""
+    given = sorted(k for k, v in options.items() if v)
+    if given:
+        raise RmqFormatError(path, None, f"{', '.join(given)} does not apply to {what}")
 
 
 class DLedgerEndReason(enum.Enum):
@@ -296,8 +304,10 @@ class DLedgerCommitLog(CommitLog):
         index = os.path.join(os.path.dirname(folder), "index")
         return index if os.path.isdir(index) else None
 
-    def scan(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False) -> DLedgerScan:
+    def scan(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False,
+             **options) -> DLedgerScan:
         """Iterate the messages (from the file holding ``start``); see the module docstring."""
+        refuse_options(self.path, options, "a DLedger commit log")
         return DLedgerScan(self, start, verify_crc, strict)
 
     def entries(self, *, verify_crc: bool = False, strict: bool = False) -> DLedgerScan:
@@ -423,7 +433,9 @@ class MixedCommitLog(DLedgerCommitLog):
         return self.new.segments[0].start_offset if self.new.segments else \
             max((s.start_offset + s.size for s in self.old.segments), default=0)
 
-    def scan(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False) -> MixedScan:
+    def scan(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False,
+             **options) -> MixedScan:
+        refuse_options(self.path, options, "a DLedger commit log")
         return MixedScan(self, start, verify_crc, strict)
 
     def entries(self, *, verify_crc: bool = False, strict: bool = False) -> DLedgerScan:

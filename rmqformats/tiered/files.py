@@ -118,7 +118,10 @@ class TieredCommitLog(CommitLog):
     def __repr__(self) -> str:
         return f"TieredCommitLog({self.path!r}, {len(self.segments)} files)"
 
-    def scan(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False) -> TieredScan:
+    def scan(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False,
+             **options) -> TieredScan:
+        from ..dledger.commitlog import refuse_options
+        refuse_options(self.path, options, "a tiered commit log")
         return TieredScan(self, start, verify_crc, strict)
 
     def batches(self, columns=None, **options):
