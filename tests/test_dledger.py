@@ -325,3 +325,18 @@ def test_options_the_layout_does_not_support_are_typed_errors(dl):
         log.scan(salvage=True)
     assert "does not apply to a DLedger commit log" in str(err.value)
     assert log.to_arrow(threads=2, window_size=1 << 20).num_rows == len(placed)
+
+
+def test_dledger_command(dl, capsys):
+    import json
+    version, root, placed, _ = dl
+    assert main(["dledger", str(root), "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["index"], r["term"], r["pos"], r["size"], r["commitLogOffset"]) for r in rows] == \
+        [(e.index, e.term, e.position, e.size, e.message_offset) for e in placed]
+    assert main(["dledger", str(root), "--from-index", "5", "--limit", "3"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 4
+    assert main(["dledger", str(root), "--check-index"]) == 0
+    assert "agrees" in capsys.readouterr().out
+    assert main(["dledger", str(store_path(version))]) == 2
+    assert "not a DLedger commit log" in capsys.readouterr().err

@@ -85,6 +85,49 @@ def cmd_tiered(args: argparse.Namespace) -> int:
     return code
 
 
+def cmd_dledger(args: argparse.Namespace) -> int:
+    from ..dledger import DLedgerCommitLog
+    store = open_store(args.store)
+    log = store.commitlog
+    if not isinstance(log, DLedgerCommitLog):
+        raise StoreNotFoundError(log.path, None, "not a DLedger commit log (its files hold plain records)")
+    out = sys.stdout
+    if args.check_index:
+        from ..dledger.index import check_index
+        idx = log.index()
+        if idx is None:
+            raise StoreNotFoundError(log.path, None, "no DLedger index/ folder beside the data")
+        found = check_index(log, idx)
+        for text in found:
+            out.write(text + "\n")
+        out.write(f"index {'agrees with the data' if not found else 'differs from the data'}\n")
+        return status.FINDINGS if found else status.OK
+    entries = log.entries(verify_crc=args.verify_crc)
+    rows = []
+    n = 0
+    for e in entries:
+        if e.index < args.from_index:
+            continue
+        if args.limit is not None and n >= args.limit:
+            break
+        n += 1
+        m = e.message
+        if args.format == "jsonl":
+            out.write(json.dumps({"index": e.index, "term": e.term, "pos": e.position, "size": e.size,
+                                  "channel": e.channel, "chainCrc": e.chain_crc, "bodyCrc": e.body_crc,
+                                  "file": e.segment, "fileOffset": e.file_offset,
+                                  "commitLogOffset": m.commitlog_offset, "topic": m.topic, "queueId": m.queue_id,
+                                  "queueOffset": m.queue_offset, "msgId": m.msg_id}, ensure_ascii=False) + "\n")
+        else:
+            rows.append([e.index, e.term, e.position, e.size, m.commitlog_offset, short(m.topic), m.queue_id,
+                         m.queue_offset, iso(m.store_timestamp)])
+    if args.format == "table":
+        print_table(rows, ["index", "term", "pos", "size", "offset", "topic", "queue", "queueOffset", "storeTime"], out)
+    if args.limit is None or n < args.limit:
+        return _end_status(entries.end)
+    return status.OK
+
+
 def cmd_compaction(args: argparse.Namespace) -> int:
     store = open_store(args.store)
     comp = store.compaction()
@@ -136,6 +179,17 @@ def add_commands(sub) -> None:
                     help="check body CRCs (the upload leaves __CRC32# unmatched, so only body CRCs count)")
     sp.add_argument("--format", choices=["table", "jsonl"], default="table")
     sp.set_defaults(func=cmd_tiered)
+
+    sp = sub.add_parser("dledger", help="the entries of a DLedger commit log (index, term, position, CRCs), "
+                                        "or a check of its entry index")
+    sp.add_argument("store", help="store root or DLedger data folder")
+    sp.add_argument("--from-index", type=int, default=0, help="first entry index shown")
+    sp.add_argument("--limit", type=int, help="stop after this many entries")
+    sp.add_argument("--check-index", action="store_true", help="compare index/ with the data, as the recovery does")
+    sp.add_argument("--verify-crc", action=argparse.BooleanOptionalAction, default=False,
+                    help="check each message's body CRC (and __CRC32#); the data ends at the first mismatch")
+    sp.add_argument("--format", choices=["table", "jsonl"], default="table")
+    sp.set_defaults(func=cmd_dledger)
 
     sp = sub.add_parser("compaction", help="compaction topics: compaction logs, queues, position-checkpoint")
     sp.add_argument("store", help="store root")
