@@ -108,9 +108,11 @@ record = ka.Struct(
 # entry's position, a body length other than the size minus 48, an entry
 # running past the end of the file, a magic other than 1, an index that
 # does not follow the previous one, a term smaller than the previous one.
-# The data ends at the start of that entry. RocketMQ 4.5.0 to 5.3.x use
-# DLedger 0.2.x and 0.3.x, which write this same layout; `channel`,
-# `chain_crc` and `body_crc` are reserved and written as 0.
+# The data ends at the start of that entry (DLedger 0.1 and 0.2 have no
+# zero-size test, but the `pos` test ends the data at the same place).
+# RocketMQ 4.5.x uses DLedger 0.1, 4.9.x and 5.x use 0.3.1.2; all write
+# this same layout. `channel`, `chain_crc` and `body_crc` are reserved and
+# written as 0.
 # See: https://github.com/openmessaging/dledger/blob/dledger-all-0.3.1.2/dledger/src/main/java/io/openmessaging/storage/dledger/entry/DLedgerEntryCoder.java
 # See: https://github.com/openmessaging/dledger/blob/dledger-all-0.3.1.2/dledger/src/main/java/io/openmessaging/storage/dledger/store/file/DLedgerMmapFileStore.java
 # See: https://github.com/openmessaging/dledger/blob/dledger-all-0.3.1.2/dledger/src/main/java/io/openmessaging/storage/dledger/store/file/MmapFileList.java
