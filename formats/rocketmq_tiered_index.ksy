@@ -1,7 +1,7 @@
 meta:
   id: rocketmq_tiered_index
   title: Apache RocketMQ tiered-store index file
-  application: Apache RocketMQ broker with the tiered-store plugin (5.2.0 to 5.3.x)
+  application: Apache RocketMQ broker with the tiered-store plugin (5.1.0 to 5.3.x)
   xref:
     wikidata: Q28975570
   tags:
@@ -9,7 +9,7 @@ meta:
   license: Apache-2.0
   ks-version: '0.11'
   endian: be
--rmq-since: '5.2.0'
+-rmq-since: '5.1.0'
 doc: |
   An index file of the tiered-store plugin (`IndexStoreFile`): message keys
   and UNIQ_KEYs hashed into slots, each slot leading to the items of its
@@ -31,11 +31,21 @@ doc: |
   the run's byte position and length. Its size is `28 + maxHashSlots * 8
   + itemCount * 28`. All integers are big-endian.
 
-  The 5.1.x plugin wrote another layout (`TieredIndexFile`: files `0000`,
-  `1111`, `2222`), which 5.2.0 converts on start; it is not described here.
+  The 5.1.x plugin (`TieredIndexFile`) used the same header, slot and item
+  layouts with other conventions; 5.2.0 converts its files on start. Its
+  writing form, `tiered_index_file/0000` (and `1111` while the previous one
+  is compacted), is `40 + maxHashSlots * 8 + maxItems * 32` bytes: slots
+  start at -1 (none), items are numbered from 0, a chain ends at -1,
+  `time_diff` is in milliseconds, and the last 4 bytes are -1 until the
+  file is full, then the END magic. Its compacted form (`2222`, uploaded as
+  the INDEX segment) has the END magic, the slot count in
+  `num_used_slots`, runs of 28-byte items and the BEGIN magic in the 4
+  bytes after them. Its key hash is `Math.abs(hashCode)`, 0 for
+  `Integer.MIN_VALUE`.
 doc-ref:
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexStoreFile.java
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexItem.java
+  - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/file/TieredIndexFile.java
 seq:
   - id: header
     -orig-id: flushNewMetadata
@@ -71,7 +81,9 @@ types:
       - id: num_used_slots
         -orig-id: INDEX_SLOT_COUNT
         type: s4
-        doc: Slots that hold at least one item.
+        doc: |
+          Slots that hold at least one item; in the 5.1.x compacted form,
+          the slot count (`maxHashSlotNum`), and 0 in its writing form.
       - id: num_items
         -orig-id: INDEX_ITEM_INDEX
         type: s4

@@ -88,7 +88,8 @@ def multi_folder_copy(version: str, dst: Path, folders: int = 3) -> list[Path]:
     return paths
 
 
-def tiered_store(version: str, dst: Path, *, file_size: int = 8192, slots: int = 256, items: int = 1024):
+def tiered_store(version: str, dst: Path, *, file_size: int = 8192, slots: int = 256, items: int = 1024,
+                 legacy: bool = False):
     """A tiered store (POSIX backend) holding every consume queue of a vector store, and its index files.
 
     Each queue's messages are the records its vector consume queue points
@@ -97,8 +98,12 @@ def tiered_store(version: str, dst: Path, *, file_size: int = 8192, slots: int =
     (written in its writing form under ``root/tiered_index_file/`` and,
     compacted, under ``compacting/``). Returns ``(root, base, moved)`` where
     ``moved`` maps ``(topic, queue, tiered offset)`` to the vector's commit-log offset.
+    With ``legacy`` the index follows the 5.1.x ``TieredIndexFile``: ``0000``
+    (writing form) and ``2222`` (compacted) under ``tiered_index_file/``, and
+    the compacted file uploaded as the INDEX segment of the POSIX backend.
     """
-    from rmqformats.synth.tiered import TieredIndexBuilder, write_metadata, write_tiered_queue
+    from rmqformats.synth.tiered import (TieredIndexBuilder, cluster_folder, offset_file_name, write_metadata,
+                                         write_tiered_queue)
 
     store = rmqformats.open_store(store_path(version))
     root, base = dst / "root", dst / "tiered"
@@ -125,12 +130,19 @@ def tiered_store(version: str, dst: Path, *, file_size: int = 8192, slots: int =
             messages.append((q.topic, topic_id, q.queue_id, p, rmqformats.decode_message(p.record, 0)))
     write_metadata(root, topics)
     begin = min(m.store_timestamp for *_, m in messages)
-    index = TieredIndexBuilder(begin, slots, items)
+    index = TieredIndexBuilder(begin, slots, items, legacy=legacy)
     for topic, topic_id, qid, p, m in sorted(messages, key=lambda x: x[4].store_timestamp):
         keys = [*m.keys, *([m.uniq_key] if m.uniq_key else [])]
         assert index.put_key(topic, topic_id, qid, keys, p.commitlog_offset, p.size, m.store_timestamp)
-    (root / "tiered_index_file" / str(begin)).write_bytes(index.build())
-    (root / "tiered_index_file" / "compacting" / str(begin)).write_bytes(index.build_compacted())
+    if legacy:
+        (root / "tiered_index_file" / "0000").write_bytes(index.build())
+        (root / "tiered_index_file" / "2222").write_bytes(index.build_compacted())
+        segment = base / cluster_folder("DefaultCluster") / "broker-a" / "rmq_sys_INDEX" / "0" / "INDEX"
+        segment.mkdir(parents=True)
+        (segment / offset_file_name(0)).write_bytes(index.build_compacted())
+    else:
+        (root / "tiered_index_file" / str(begin)).write_bytes(index.build())
+        (root / "tiered_index_file" / "compacting" / str(begin)).write_bytes(index.build_compacted())
     return root, base, moved
 
 

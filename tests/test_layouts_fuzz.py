@@ -51,9 +51,13 @@ def test_damaged_dledger_files(tmp_path):
             pass
 
 
-def test_damaged_tiered_index_files(tmp_path):
+import pytest
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["5.2+", "5.1.x"])
+def test_damaged_tiered_index_files(tmp_path, legacy):
     rng = random.Random(7)
-    root, base, _ = tiered_store("rocketmq-4.9.7", tmp_path)
+    root, base, _ = tiered_store("rocketmq-4.9.7", tmp_path, legacy=legacy)
     files = [p for p in (root / "tiered_index_file").rglob("*") if p.is_file()]
     pristine = {p: p.read_bytes() for p in files}
     keys = [("TopicTest", f"key-{i}") for i in range(10)] + [("TopicTest", "order-0")]
@@ -65,9 +69,9 @@ def test_damaged_tiered_index_files(tmp_path):
         if rng.random() < 0.1:
             os.truncate(target, rng.randrange(os.path.getsize(target)))
         try:
-            f = TieredIndexFile(target, num_hash_slots=256,
-                                num_items=None if "compacting" in str(target) else 1024,
-                                compacted="compacting" in str(target))
+            compacted = "compacting" in str(target) or target.name == "2222"
+            f = TieredIndexFile(target, num_hash_slots=None if compacted else 256,
+                                num_items=None if compacted else 1024, compacted=compacted)
             for topic, key in keys:
                 f.lookup(topic, key)
             for _ in f.items():

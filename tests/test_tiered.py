@@ -64,12 +64,14 @@ def test_segments_give_back_the_queues_messages(tiered):
     assert total == sum(1 for _ in moved)
 
 
-def test_key_lookups_match_the_brokers_query(tiered):
+@pytest.mark.parametrize("legacy", [False, True], ids=["5.2+", "5.1.x"])
+def test_key_lookups_match_the_brokers_query(tmp_path, version, legacy):
     """Both forms of the index file find, for every topic#key the broker's queryMessage answered, the same messages."""
-    version, root, base, moved = tiered
+    root, base, moved = tiered_store(version, tmp_path, legacy=legacy)
     ts = TieredStore(base, root=root)
     files = ts.index_files()
-    assert sorted(f.compacted for f in files) == [False, True]
+    assert sorted(f.compacted for f in files) == ([False, True, True] if legacy else [False, True])
+    assert all(f.legacy == legacy for f in files)
     tiered_topics = {q.topic for q in ts.queues()}
     query = json.load(open(FIXTURES / version / "truth" / "api_view.json"))["queryMessage_phyOffsets"]
     checked = 0

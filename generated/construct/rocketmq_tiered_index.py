@@ -45,7 +45,8 @@ header = ka.Struct(
     "begin_timestamp" / c.Int64sb,
     # Newest store time (ms) of an item put.
     "end_timestamp" / c.Int64sb,
-    # Slots that hold at least one item.
+    # Slots that hold at least one item; in the 5.1.x compacted form,
+    # the slot count (`maxHashSlotNum`), and 0 in its writing form.
     "num_used_slots" / c.Int32sb,
     # Items put; the newest item's number in the writing form.
     "num_items" / c.Int32sb,
@@ -123,10 +124,20 @@ compact_item = ka.Struct(
 # the run's byte position and length. Its size is `28 + maxHashSlots * 8
 # + itemCount * 28`. All integers are big-endian.
 #
-# The 5.1.x plugin wrote another layout (`TieredIndexFile`: files `0000`,
-# `1111`, `2222`), which 5.2.0 converts on start; it is not described here.
+# The 5.1.x plugin (`TieredIndexFile`) used the same header, slot and item
+# layouts with other conventions; 5.2.0 converts its files on start. Its
+# writing form, `tiered_index_file/0000` (and `1111` while the previous one
+# is compacted), is `40 + maxHashSlots * 8 + maxItems * 32` bytes: slots
+# start at -1 (none), items are numbered from 0, a chain ends at -1,
+# `time_diff` is in milliseconds, and the last 4 bytes are -1 until the
+# file is full, then the END magic. Its compacted form (`2222`, uploaded as
+# the INDEX segment) has the END magic, the slot count in
+# `num_used_slots`, runs of 28-byte items and the BEGIN magic in the 4
+# bytes after them. Its key hash is `Math.abs(hashCode)`, 0 for
+# `Integer.MIN_VALUE`.
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexStoreFile.java
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexItem.java
+# See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/file/TieredIndexFile.java
 rocketmq_tiered_index = ka.Struct(
     # The 28-byte header (`INDEX_HEADER_SIZE`), as `flushNewMetadata` writes it.
     "header" / header,

@@ -92,77 +92,99 @@ def write_tiered_queue(base: str | os.PathLike[str], cluster: str, broker: str, 
 
 
 class TieredIndexBuilder:
-    """An ``IndexStoreFile`` in the writing form, filled by :meth:`put_key` as ``putKey`` does."""
+    """An index file in the writing form, filled by :meth:`put_key` as ``IndexStoreFile.putKey`` does.
 
-    def __init__(self, begin_timestamp: int, num_hash_slots: int, num_items: int):
+    ``legacy`` follows the 5.1.x ``TieredIndexFile.putKey`` instead: slots
+    start at -1, items are numbered from 0, time differences are in
+    milliseconds, ``Math.abs`` hashes, and the file is 12 bytes longer with
+    an end marker in its last 4 bytes.
+    """
+
+    def __init__(self, begin_timestamp: int, num_hash_slots: int, num_items: int, *, legacy: bool = False):
+        self.legacy = legacy
         self.begin_timestamp = begin_timestamp
         self.end_timestamp = begin_timestamp
         self.num_hash_slots = num_hash_slots
         self.num_items = num_items
-        self.slots = [0] * num_hash_slots
-        self.items: list[dict] = [None]  # item numbers start at 1
+        self.slots = [-1 if legacy else 0] * num_hash_slots
+        self.items: list[dict] = []  # item n is self.items[n - first]
+        self.first = 0 if legacy else 1
         self.used_slots = 0
 
     @property
     def full(self) -> bool:
-        return len(self.items) >= self.num_items
+        return len(self.items) + self.first >= self.num_items
 
     def put_key(self, topic: str, topic_id: int, queue_id: int, keys: Iterable[str], offset: int, size: int,
                 timestamp: int) -> bool:
         """Index ``offset`` under each key; ``False`` (nothing put) when the file cannot take them all."""
         keys = list(dict.fromkeys(keys))
-        if len(self.items) - 1 + len(keys) >= self.num_items:
+        if len(self.items) + self.first - 1 + len(keys) >= self.num_items:
             return False
         for key in keys:
-            h = key_hash(topic, key)
+            h = key_hash(topic, key, legacy=self.legacy)
             slot = h % self.num_hash_slots
             old = self.slots[slot]
+            diff = timestamp - self.begin_timestamp
             self.items.append({"key_hash": h, "topic_id": topic_id, "queue_id": queue_id, "ofs_commitlog": offset,
-                               "len_message": size, "time_diff": (timestamp - self.begin_timestamp) // 1000,
+                               "len_message": size, "time_diff": diff if self.legacy else diff // 1000,
                                "prev_item": old})
-            self.slots[slot] = len(self.items) - 1
-            if old <= 0:
+            self.slots[slot] = len(self.items) - 1 + self.first
+            if old <= 0 and not self.legacy or self.legacy and old < 0:
                 self.used_slots += 1
             self.end_timestamp = max(self.end_timestamp, timestamp)
         return True
 
-    def _header(self, sealed: bool) -> bytes:
+    def _item(self, n: int) -> dict:
+        return self.items[n - self.first]
+
+    def _header(self, sealed: bool, used_slots: int) -> bytes:
         return cs_index.header.build({"magic": "end" if sealed else "begin", "begin_timestamp": self.begin_timestamp,
-                                      "end_timestamp": self.end_timestamp, "num_used_slots": self.used_slots,
-                                      "num_items": len(self.items) - 1})
+                                      "end_timestamp": self.end_timestamp, "num_used_slots": used_slots,
+                                      "num_items": len(self.items)})
 
     def build(self) -> bytes:
         """The writing form: header, slots (first 4 bytes used), items at their numbers, zero-filled to full size."""
-        out = bytearray(HEADER_SIZE + self.num_hash_slots * SLOT_SIZE + self.num_items * ITEM_SIZE)
-        out[:HEADER_SIZE] = self._header(self.full)
+        items_at = HEADER_SIZE + self.num_hash_slots * SLOT_SIZE
+        extra = 12 if self.legacy else 0
+        out = bytearray(items_at + self.num_items * ITEM_SIZE + extra)
+        sealed = self.full
+        out[:HEADER_SIZE] = self._header(sealed and not self.legacy, 0 if self.legacy else self.used_slots)
         for i, v in enumerate(self.slots):
             if v:
                 p = HEADER_SIZE + i * SLOT_SIZE
                 out[p:p + SLOT_SIZE] = cs_index.slot.build({"value": v, "len_run": 0})
-        items_at = HEADER_SIZE + self.num_hash_slots * SLOT_SIZE
-        for n, item in enumerate(self.items[1:], 1):
-            p = items_at + n * ITEM_SIZE
+        for k, item in enumerate(self.items):
+            p = items_at + (k + self.first) * ITEM_SIZE
             out[p:p + ITEM_SIZE] = cs_index.item.build(item)
+        if self.legacy:  # the last 4 bytes: -1, or the END magic once full
+            out[-4:] = cs_index.slot.build({"value": -1, "len_run": 0})[:4] if not sealed else \
+                cs_index.header.build({"magic": "end", "begin_timestamp": 0, "end_timestamp": 0,
+                                       "num_used_slots": 0, "num_items": 0})[:4]
         return bytes(out)
 
     def build_compacted(self) -> bytes:
-        """``compactToNewFile``: each slot's chain, newest first, as one run of 28-byte items."""
+        """The compacted form (``compactToNewFile``; 5.1.x ``buildCompactFile``): each slot's chain as one run of 28-byte items."""
         items_at = HEADER_SIZE + self.num_hash_slots * SLOT_SIZE
         out = bytearray(items_at)
         runs = bytearray()
         for i, v in enumerate(self.slots):
+            if self.legacy and v < 0:
+                continue  # 5.1.x leaves the slots without items unwritten
             begin = items_at + len(runs)
             n = v
-            while n > 0:
-                item = self.items[n]
+            while n >= self.first and n - self.first < len(self.items):
+                item = self._item(n)
                 runs.extend(cs_index.compact_item.build({k: item[k] for k in (
                     "key_hash", "topic_id", "queue_id", "ofs_commitlog", "len_message", "time_diff")}))
                 n = item["prev_item"]
             p = HEADER_SIZE + i * SLOT_SIZE
             out[p:p + SLOT_SIZE] = cs_index.slot.build({"value": begin, "len_run": items_at + len(runs) - begin})
-        out[:HEADER_SIZE] = self._header(True)
-        assert len(runs) == COMPACT_ITEM_SIZE * (len(self.items) - 1)
-        return bytes(out + runs)
+        out[:HEADER_SIZE] = self._header(True, self.num_hash_slots if self.legacy else self.used_slots)
+        assert len(runs) == COMPACT_ITEM_SIZE * len(self.items)
+        tail = cs_index.header.build({"magic": "begin", "begin_timestamp": 0, "end_timestamp": 0,
+                                      "num_used_slots": 0, "num_items": 0})[:4] if self.legacy else b""
+        return bytes(out + runs + tail)
 
 
 def write_metadata(root: str | os.PathLike[str], topics: dict[str, int]) -> str:

@@ -41,10 +41,20 @@ DEFAULT_ITEMS = 20_000_000
 MAX_RUN = COMPACT_ITEM_SIZE * 1024
 
 
-def key_hash(topic: str, key: str) -> int:
-    """``IndexStoreFile.hashCode(topic#key)``: ``String.hashCode``, negated when negative (MIN_VALUE stays)."""
+def key_hash(topic: str, key: str, *, legacy: bool = False) -> int:
+    """``IndexStoreFile.hashCode(topic#key)``: ``String.hashCode``, negated when negative (MIN_VALUE stays).
+
+    ``legacy``: the 5.1.x ``TieredIndexFile.indexKeyHashMethod``, ``Math.abs`` with 0 for MIN_VALUE.
+    """
     h = java_string_hash(f"{topic}#{key}")
-    return -h if h < 0 and h != -(1 << 31) else h
+    if h == -(1 << 31):
+        return 0 if legacy else h
+    return -h if h < 0 else h
+
+
+#: The 5.1.x file names (current, previous, compacted) and the size its writing form adds (``IndexHeader`` is 40 bytes).
+LEGACY_NAMES = ("0000", "1111", "2222")
+LEGACY_EXTRA = 12
 
 
 @dataclass(frozen=True)
@@ -77,9 +87,9 @@ class TieredIndexItem:
     number: int
     file: str
 
-    def store_timestamp(self, header: TieredIndexHeader) -> int:
-        """Store time in ms: ``begin_timestamp + time_diff * 1000``."""
-        return header.begin_timestamp + self.time_diff * 1000
+    def store_timestamp(self, header: TieredIndexHeader, scale: int = 1000) -> int:
+        """Store time in ms: ``begin_timestamp + time_diff * scale`` (1000: seconds; 1 in 5.1.x files)."""
+        return header.begin_timestamp + self.time_diff * scale
 
 
 class TieredIndexFile:
@@ -91,8 +101,9 @@ class TieredIndexFile:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, num_hash_slots: int | None = None,
-                 num_items: int | None = None, compacted: bool | None = None):
+                 num_items: int | None = None, compacted: bool | None = None, legacy: bool | None = None):
         self.path = os.fspath(path)
+
         self.size = os.path.getsize(self.path)
         with open(self.path, "rb") as f:
             head = f.read(HEADER_SIZE)
@@ -105,6 +116,15 @@ class TieredIndexFile:
         if h.num_items < 0 or h.num_used_slots < 0:
             raise TieredIndexError(self.path, 20, f"negative counts: {h.num_used_slots} slots used, "
                                                   f"{h.num_items} items")
+        if legacy is None:
+            legacy = os.path.basename(self.path) in LEGACY_NAMES or (
+                compacted is not False and self._looks_legacy_compacted())
+        #: A 5.1.x ``TieredIndexFile`` (see the spec): other empty-slot, numbering and time conventions.
+        self.legacy = legacy
+        self.time_scale = 1 if legacy else 1000
+        if legacy:
+            self._init_legacy(compacted, num_hash_slots, num_items)
+            return
         body = self.size - HEADER_SIZE
         if compacted is None:
             # Compacted: header + slots * 8 + items * 28 exactly, with the items counted in the header.
@@ -128,6 +148,37 @@ class TieredIndexFile:
                                                       f"({items - 1} items after item 0)")
         if self.num_hash_slots <= 0:
             raise TieredIndexError(self.path, None, "no slot table")
+        self._items_at = HEADER_SIZE + self.num_hash_slots * SLOT_SIZE
+
+    def _looks_legacy_compacted(self) -> bool:
+        """END magic, the slot count in the header, and the BEGIN magic after the items (an uploaded 5.1.x file)."""
+        h = self.header
+        end = HEADER_SIZE + h.num_used_slots * SLOT_SIZE + h.num_items * COMPACT_ITEM_SIZE
+        if h.magic != END or h.num_used_slots <= 0 or self.size != end + 4:
+            return False
+        with open(self.path, "rb") as f:
+            f.seek(end)
+            return f.read(4) == BEGIN.to_bytes(4, "big")
+
+    def _init_legacy(self, compacted: bool | None, slots: int | None, items: int | None) -> None:
+        h = self.header
+        if compacted is None:
+            compacted = os.path.basename(self.path) == "2222" or (
+                h.magic == END and h.num_used_slots > 0
+                and self.size == HEADER_SIZE + h.num_used_slots * SLOT_SIZE + h.num_items * COMPACT_ITEM_SIZE + 4)
+        self.compacted = compacted
+        if compacted:
+            s = h.num_used_slots
+            if s <= 0 or self.size != HEADER_SIZE + s * SLOT_SIZE + h.num_items * COMPACT_ITEM_SIZE + 4:
+                raise TieredIndexError(self.path, 20, f"slot count {s} and item count {h.num_items} do not give "
+                                                      f"the file's {self.size} bytes")
+            self.num_hash_slots, self.num_items = s, h.num_items
+        else:
+            body = self.size - HEADER_SIZE - LEGACY_EXTRA
+            self.num_hash_slots, self.num_items = self._writing_counts(body, slots, items)
+            if h.num_items > self.num_items:
+                raise TieredIndexError(self.path, 24, f"item count {h.num_items} is more than the file holds "
+                                                      f"({self.num_items})")
         self._items_at = HEADER_SIZE + self.num_hash_slots * SLOT_SIZE
 
     @staticmethod
@@ -167,7 +218,7 @@ class TieredIndexFile:
         return _SLOT.unpack(self._read(fd, SLOT_SIZE, pos, f"slot {number}"))
 
     def _item(self, fd: int, number: int) -> TieredIndexItem:
-        if number > self.header.num_items:
+        if number > self.header.num_items or (self.legacy and number >= self.header.num_items):
             raise TieredIndexError(self.path, HEADER_SIZE + (number % self.num_hash_slots) * SLOT_SIZE,
                                    f"item {number} is past the item count {self.header.num_items}")
         pos = self._items_at + number * ITEM_SIZE
@@ -182,7 +233,7 @@ class TieredIndexFile:
             slot_no = h % self.num_hash_slots if h >= 0 else -((-h) % self.num_hash_slots)
             value, length = self.slot(fd, slot_no)
             if self.compacted:
-                if value <= 0 or length <= 0:
+                if value <= 0 or length <= 0:  # (0, 0) never written, (-1, …) none in 5.1.x
                     return
                 length = min(length, MAX_RUN)
                 if value < self._items_at or length % COMPACT_ITEM_SIZE:
@@ -196,7 +247,9 @@ class TieredIndexFile:
             seen = set()
             left = MAX_QUERY_COUNT
             number = value
-            while left > 0 and 0 < number <= self.header.num_items:
+            # Items are numbered 1..count (5.1.x: 0..count-1, and -1 ends a chain).
+            lo, hi = (0, self.header.num_items - 1) if self.legacy else (1, self.header.num_items)
+            while left > 0 and lo <= number <= hi:
                 if number in seen:
                     raise TieredIndexError(self.path, self._items_at + number * ITEM_SIZE,
                                            f"the chain of slot {slot_no} comes back to item {number}")
@@ -211,10 +264,10 @@ class TieredIndexFile:
     def lookup(self, topic: str, key: str, *, topic_id: int | None = None,
                begin: int = 0, end: int = 1 << 62) -> list[TieredIndexItem]:
         """Items of ``key`` in ``topic`` (and ``topic_id`` when given) stored in ``[begin, end]`` ms."""
-        h = key_hash(topic, key)
+        h = key_hash(topic, key, legacy=self.legacy)
         return [i for i in self.items_for_hash(h)
                 if i.key_hash == h and (topic_id is None or i.topic_id == topic_id)
-                and begin <= i.store_timestamp(self.header) <= end]
+                and begin <= i.store_timestamp(self.header, self.time_scale) <= end]
 
     def items(self) -> Iterator[TieredIndexItem]:
         """Every item, in file order (item 1 on in the writing form)."""
@@ -226,7 +279,8 @@ class TieredIndexFile:
                     v = _COMPACT.unpack(self._read(fd, COMPACT_ITEM_SIZE, pos, f"item {k}"))
                     yield TieredIndexItem(*v, None, pos, self.path)
             else:
-                for n in range(1, self.header.num_items + 1):
+                first = 0 if self.legacy else 1
+                for n in range(first, self.header.num_items + first):
                     yield self._item(fd, n)
         finally:
             os.close(fd)
