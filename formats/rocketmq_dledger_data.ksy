@@ -81,7 +81,9 @@ types:
     instances:
       is_entry:
         value: magic == entry_magic::normal
-        doc: True for an entry, false for the BLANK filler and the zero-filled tail.
+        doc: |
+          True for an entry, false for the BLANK filler and the
+          zero-filled tail.
   entry_body:
     doc: |
       The fields of an entry after its magic and size, in the order
@@ -115,7 +117,9 @@ types:
       - id: chain_crc
         -orig-id: chainCrc
         type: s4
-        doc: Reserved for a CRC chained over the previous entries; 0 (never computed).
+        doc: |
+          Reserved for a CRC chained over the previous entries; 0 (never
+          computed).
       - id: body_crc
         -orig-id: bodyCrc
         type: s4

@@ -29,9 +29,11 @@ seq:
     doc: The units of this file, zero-filled after the last one written.
 types:
   unit:
-    doc: One index unit (`INDEX_UNIT_SIZE` = 32 bytes), written by `DLedgerEntryCoder.encodeIndex`.
+    doc: |
+      One index unit (`INDEX_UNIT_SIZE` = 32 bytes), written by
+      `DLedgerEntryCoder.encodeIndex`.
     doc-ref: https://github.com/openmessaging/dledger/blob/dledger-all-0.3.1.2/dledger/src/main/java/io/openmessaging/storage/dledger/entry/DLedgerEntryCoder.java
-    -webide-representation: 'index {index:dec} @{ofs_entry:dec} +{len_entry:dec}'
+    -webide-representation: '#{index:dec} @{ofs_entry:dec} +{len_entry:dec}'
     seq:
       - id: magic
         -orig-id: magic

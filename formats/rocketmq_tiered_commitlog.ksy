@@ -1,14 +1,14 @@
 meta:
   id: rocketmq_tiered_commitlog
   title: Apache RocketMQ tiered-store commit-log segment
-  application: Apache RocketMQ broker with the tiered-store plugin (5.1.0 to 5.3.x)
+  application: Apache RocketMQ broker, tiered-store plugin (5.1.0 to 5.3.x)
   xref:
     wikidata: Q28975570
   tags:
     - database
     - log
   license: Apache-2.0
-  ks-version: '0.11'
+  ks-version: '0.9'
   endian: be
 -rmq-since: '5.1.0'
 doc: |
@@ -39,7 +39,7 @@ types:
       The end of a sealed segment (`COMMIT_LOG_CODA_SIZE` = 16 bytes): a
       BLANK record header followed by the newest store time.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/util/MessageFormatUtil.java
-    -webide-representation: 'coda {len_coda:dec} bytes, max store time {max_store_timestamp:dec}'
+    -webide-representation: 'coda, newest {max_store_timestamp:dec}'
     seq:
       - id: len_coda
         -orig-id: COMMIT_LOG_CODA_SIZE

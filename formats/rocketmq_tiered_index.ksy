@@ -1,7 +1,7 @@
 meta:
   id: rocketmq_tiered_index
   title: Apache RocketMQ tiered-store index file
-  application: Apache RocketMQ broker with the tiered-store plugin (5.1.0 to 5.3.x)
+  application: Apache RocketMQ broker, tiered-store plugin (5.1.0 to 5.3.x)
   xref:
     wikidata: Q28975570
   tags:
@@ -50,7 +50,9 @@ seq:
   - id: header
     -orig-id: flushNewMetadata
     type: header
-    doc: The 28-byte header (`INDEX_HEADER_SIZE`), as `flushNewMetadata` writes it.
+    doc: |
+      The 28-byte header (`INDEX_HEADER_SIZE`), as `flushNewMetadata`
+      writes it.
   - id: slots
     size-eos: true
     doc: |
@@ -104,11 +106,15 @@ types:
       - id: len_run
         -orig-id: length
         type: s4
-        doc: Writing form, 0 (unused). Compacted form, bytes of the slot's run of items.
+        doc: |
+          Writing form, 0 (unused). Compacted form, bytes of the slot's
+          run of items.
   item:
-    doc: An item of the writing form (`INDEX_ITEM_SIZE` = 32 bytes), item `n` at `28 + slots * 8 + n * 32`.
+    doc: |
+      An item of the writing form (`INDEX_ITEM_SIZE` = 32 bytes), item
+      `n` at `28 + slots * 8 + n * 32`.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexItem.java
-    -webide-representation: 'hash {key_hash:dec} q{queue_id:dec} @{ofs_commitlog:dec} prev {prev_item:dec}'
+    -webide-representation: '@{ofs_commitlog:dec} prev {prev_item:dec}'
     seq:
       - id: key_hash
         -orig-id: hashCode
@@ -141,9 +147,11 @@ types:
         type: s4
         doc: Number of the slot's previous item (0 or less ends the chain).
   compact_item:
-    doc: An item of the compacted form (`COMPACT_INDEX_ITEM_SIZE` = 28 bytes), without the chain link.
+    doc: |
+      An item of the compacted form (`COMPACT_INDEX_ITEM_SIZE` = 28
+      bytes), without the chain link.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexItem.java
-    -webide-representation: 'hash {key_hash:dec} q{queue_id:dec} @{ofs_commitlog:dec}'
+    -webide-representation: 'q{queue_id:dec} @{ofs_commitlog:dec}'
     seq:
       - id: key_hash
         -orig-id: hashCode

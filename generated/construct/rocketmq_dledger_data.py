@@ -51,7 +51,8 @@ entry_body = ka.Struct(
     "ofs_entry" / c.Int64sb,
     # Reserved; 0.
     "channel" / c.Int32sb,
-    # Reserved for a CRC chained over the previous entries; 0 (never computed).
+    # Reserved for a CRC chained over the previous entries; 0 (never
+    # computed).
     "chain_crc" / c.Int32sb,
     # Reserved for a CRC of the body; 0 (never computed).
     "body_crc" / c.Int32sb,
@@ -72,7 +73,8 @@ record = ka.Struct(
         c.Enum(c.Int32ub, EntryMagic),
         ("in-enum entry_magic", lambda value, this: ka.in_enum(value, EntryMagic)),
     ),
-    # True for an entry, false for the BLANK filler and the zero-filled tail.
+    # True for an entry, false for the BLANK filler and the
+    # zero-filled tail.
     "is_entry" / c.Computed(
         lambda this: ka.enum_value(this["magic"], EntryMagic) == EntryMagic.normal,
     ),

@@ -30,7 +30,8 @@ class UnitMagic(enum.IntEnum):
     normal = 1
 
 
-# One index unit (`INDEX_UNIT_SIZE` = 32 bytes), written by `DLedgerEntryCoder.encodeIndex`.
+# One index unit (`INDEX_UNIT_SIZE` = 32 bytes), written by
+# `DLedgerEntryCoder.encodeIndex`.
 # See: https://github.com/openmessaging/dledger/blob/dledger-all-0.3.1.2/dledger/src/main/java/io/openmessaging/storage/dledger/entry/DLedgerEntryCoder.java
 unit = ka.Struct(
     # The entry's magic; 0 in the zero-filled tail.

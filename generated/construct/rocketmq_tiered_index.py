@@ -60,12 +60,14 @@ slot = ka.Struct(
     # Writing form: number of the newest item of this slot (0 or less:
     # none). Compacted form: byte position of the slot's run of items.
     "value" / c.Int32sb,
-    # Writing form, 0 (unused). Compacted form, bytes of the slot's run of items.
+    # Writing form, 0 (unused). Compacted form, bytes of the slot's
+    # run of items.
     "len_run" / c.Int32sb,
 )
 
 
-# An item of the writing form (`INDEX_ITEM_SIZE` = 32 bytes), item `n` at `28 + slots * 8 + n * 32`.
+# An item of the writing form (`INDEX_ITEM_SIZE` = 32 bytes), item
+# `n` at `28 + slots * 8 + n * 32`.
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexItem.java
 item = ka.Struct(
     # `String.hashCode` of `topic#key`, negated when negative
@@ -86,7 +88,8 @@ item = ka.Struct(
 )
 
 
-# An item of the compacted form (`COMPACT_INDEX_ITEM_SIZE` = 28 bytes), without the chain link.
+# An item of the compacted form (`COMPACT_INDEX_ITEM_SIZE` = 28
+# bytes), without the chain link.
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexItem.java
 compact_item = ka.Struct(
     # As in `item`.
@@ -139,7 +142,8 @@ compact_item = ka.Struct(
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexItem.java
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/file/TieredIndexFile.java
 rocketmq_tiered_index = ka.Struct(
-    # The 28-byte header (`INDEX_HEADER_SIZE`), as `flushNewMetadata` writes it.
+    # The 28-byte header (`INDEX_HEADER_SIZE`), as `flushNewMetadata`
+    # writes it.
     "header" / header,
     # The slot table (`slot`) and then the items (`item` or
     # `compact_item`); where one ends depends on the hash slot count

@@ -145,7 +145,9 @@ class RocketmqDledgerData(KaitaiStruct):
 
         @property
         def is_entry(self):
-            """True for an entry, false for the BLANK filler and the zero-filled tail."""
+            """True for an entry, false for the BLANK filler and the
+            zero-filled tail.
+            """
             if hasattr(self, '_m_is_entry'):
                 return self._m_is_entry
 

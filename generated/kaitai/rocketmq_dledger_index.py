@@ -53,7 +53,8 @@ class RocketmqDledgerIndex(KaitaiStruct):
 
 
     class Unit(KaitaiStruct):
-        """One index unit (`INDEX_UNIT_SIZE` = 32 bytes), written by `DLedgerEntryCoder.encodeIndex`.
+        """One index unit (`INDEX_UNIT_SIZE` = 32 bytes), written by
+        `DLedgerEntryCoder.encodeIndex`.
         
         .. seealso::
            Source - https://github.com/openmessaging/dledger/blob/dledger-all-0.3.1.2/dledger/src/main/java/io/openmessaging/storage/dledger/entry/DLedgerEntryCoder.java

@@ -73,7 +73,8 @@ class RocketmqTieredIndex(KaitaiStruct):
         self.header._fetch_instances()
 
     class CompactItem(KaitaiStruct):
-        """An item of the compacted form (`COMPACT_INDEX_ITEM_SIZE` = 28 bytes), without the chain link.
+        """An item of the compacted form (`COMPACT_INDEX_ITEM_SIZE` = 28
+        bytes), without the chain link.
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexItem.java
@@ -124,7 +125,8 @@ class RocketmqTieredIndex(KaitaiStruct):
 
 
     class Item(KaitaiStruct):
-        """An item of the writing form (`INDEX_ITEM_SIZE` = 32 bytes), item `n` at `28 + slots * 8 + n * 32`.
+        """An item of the writing form (`INDEX_ITEM_SIZE` = 32 bytes), item
+        `n` at `28 + slots * 8 + n * 32`.
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexItem.java
