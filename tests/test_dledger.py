@@ -101,10 +101,12 @@ def test_queue_check_and_lag_resolve_through_dledger(dl, capsys):
     version, root, placed, _ = dl
     store = rmqformats.open_store(root)
     assert store.check_consistency().ok
-    for argv in (["queue"], ["check"], ["lag"], ["inspect"], ["messages", "--format", "jsonl"]):
-        assert main([argv[0], str(root), *argv[1:]]) == 0, argv
-    out = capsys.readouterr().out
-    assert out.count('"commitLogOffset"') == len(placed)
+    for argv in (["queue"], ["check"], ["lag"], ["inspect"]):
+        # The same status as on the plain vector (5.3.3's consumerOffset.json makes lag report a finding).
+        assert main([argv[0], str(root), *argv[1:]]) == main([argv[0], str(store_path(version)), *argv[1:]]), argv
+    capsys.readouterr()
+    assert main(["messages", str(root), "--format", "jsonl"]) == 0
+    assert capsys.readouterr().out.count('"commitLogOffset"') == len(placed)
 
 
 def test_columnar_batches_equal_the_object_scan(dl):
@@ -223,7 +225,7 @@ def test_commands_change_nothing(dl, capsys, tmp_path):
     out = tmp_path / "out.parquet"
     for argv in (["inspect"], ["messages"], ["queue"], ["check"], ["lag"], ["config"],
                  ["lookup", "--topic", "TopicTest", "--key", "key-1"], ["export", "--to", "parquet", str(out)]):
-        assert main([argv[0], str(root), *argv[1:]]) == 0, argv
+        assert main([argv[0], str(root), *argv[1:]]) in (0, 1), argv  # 1: lag's finding on 5.3.3
     capsys.readouterr()
     assert _snapshot(root) == before
     import pyarrow.parquet as pq
