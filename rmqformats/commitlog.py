@@ -29,6 +29,7 @@ from .errors import (
     MessageNotFoundError,
     RecordError,
     RecordSizeError,
+    StoreNotFoundError,
     TruncatedRecordError,
     InvalidMessageIdError,
     display_path,
@@ -560,8 +561,41 @@ def _frontier_size(seg: Segment, pos: int) -> int:
     size = int.from_bytes(head, "big", signed=True) if len(head) == 4 else 0
     return size if _HEADER <= size <= seg.size - pos else _HEADER
 
+#: Separates the folders of ``storePathCommitLog`` when segments are spread over several.
+FOLDER_SEPARATOR = ";"
+
+
+def split_folders(path: str) -> list[str]:
+    """The folders of a ``storePathCommitLog`` value: one, or several separated by ``;``.
+
+    A broker splits the value on ``rocketmq.broker.multiPathSplitter``
+    (``,`` unless set); ``,`` is taken as the separator too when no ``;``
+    is given and the whole text names no file or folder.
+    """
+    if FOLDER_SEPARATOR in path:
+        parts = path.split(FOLDER_SEPARATOR)
+    elif "," in path and not os.path.exists(path):
+        parts = path.split(",")
+    else:
+        return [path]
+    return [p for p in (p.strip() for p in parts) if p]
+
 
 def _discover(path: str) -> list[Segment]:
+    folders = split_folders(path)
+    if len(folders) > 1:
+        # MultiPathMappedFileQueue: the files of every folder, in the order of their names.
+        found: dict[int, Segment] = {}
+        for folder in folders:
+            if not os.path.isdir(folder):
+                raise StoreNotFoundError(folder, None, "commit-log folder not found (one of several)")
+            for f in queue_files(folder):
+                other = found.get(f.start)
+                if other is not None:
+                    raise StoreNotFoundError(f.path, None, f"segment {f.name} is in two folders "
+                                                           f"(also {other.path})")
+                found[f.start] = Segment(f.path, f.start, f.size)
+        return [found[k] for k in sorted(found)]
     if os.path.isfile(path):
         name = os.path.basename(path)
         start = int(name) if SEGMENT_NAME.match(name) else 0

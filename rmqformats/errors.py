@@ -170,3 +170,15 @@ class IndexChainLoopError(IndexFileError):
 
 class FileChangedError(RmqFormatError):
     """A file that shrank or vanished while it was being read (a broker or an operator changed it)."""
+
+
+class DLedgerEntryError(RecordError):
+    """A DLedger entry whose header the DLedger recovery would reject (position, size, index or term)."""
+
+
+class TieredFileError(RmqFormatError):
+    """A tiered-store file (commit-log, consume-queue or index segment) that cannot be read as the plugin wrote it."""
+
+
+class TieredIndexError(TieredFileError):
+    """A tiered index file whose header counts, slots or items point outside the file, or that loops."""

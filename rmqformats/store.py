@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .commitlog import SEGMENT_NAME, CommitLog
+from .commitlog import SEGMENT_NAME, CommitLog, split_folders
 from .errors import StoreNotFoundError
 
 if TYPE_CHECKING:  # the readers import the store's parts lazily
@@ -22,11 +22,13 @@ if TYPE_CHECKING:  # the readers import the store's parts lazily
     from .batch_consumequeue import BatchConsumeQueue
     from .checkpoint import Checkpoint, StoreState
     from .columnar.queues import Batches
+    from .compaction import Compaction
     from .config import StoreConfig
     from .consumequeue import ConsistencyReport, ConsumeQueue, QueueInfo
     from .consumequeue_ext import ConsumeQueueExt
     from .index import IndexFiles, IndexHit
     from .lag import LagRow
+    from .tiered import TieredStore
     from .timer import TimerStore
 
 
@@ -158,6 +160,18 @@ class Store:
         from .timer import TimerStore
         return TimerStore(self.path())
 
+    # -- other layouts ----------------------------------------------------------------
+
+    def compaction(self) -> "Compaction":
+        """The compaction logs and queues under ``compaction/`` (5.1.0+ compaction topics)."""
+        from .compaction import Compaction
+        return Compaction(self.path("compaction"))
+
+    def tiered(self, path: str | None = None) -> "TieredStore":
+        """The tiered-store plugin's files: ``path`` (``tieredStoreFilePath``), its index and metadata here."""
+        from .tiered import TieredStore
+        return TieredStore(path, root=self.root)
+
     # -- config/ ----------------------------------------------------------------------
 
     def config(self) -> StoreConfig:
@@ -171,22 +185,63 @@ class Store:
         return consumer_lag(self, **options)
 
 
-def open_store(path: str | os.PathLike[str]) -> Store:
+def open_store(path: str | os.PathLike[str], *, commitlog: str | None = None) -> Store:
     """Open a store root, a ``commitlog/`` folder, or a single commit-log segment.
 
-    Nothing is opened for writing. Raises :class:`StoreNotFoundError` when
-    the path is none of these.
+    Several commit-log folders (``storePathCommitLog`` listing more than
+    one, separated by ``;``) are read as one commit log in offset order:
+    give them as ``path``, or give the store root as ``path`` and the
+    folders as ``commitlog``. A DLedger store (``dledger-*/data`` under the
+    root, or a folder of DLedger data files) opens with a DLedger commit
+    log (:mod:`rmqformats.dledger`). Nothing is opened for writing. Raises
+    :class:`StoreNotFoundError` when the path is none of these.
     """
     path = os.fspath(path)
+    if commitlog is not None:
+        if not os.path.isdir(path):
+            raise StoreNotFoundError(path, None, "not a store root folder")
+        return Store(path, _commit_log(commitlog))
+    if len(split_folders(path)) > 1:
+        return Store(None, _commit_log(path))
     if not os.path.exists(path):
         raise StoreNotFoundError(path, None, "no such file or folder")
     if os.path.isdir(path):
+        from .dledger.detect import dledger_data_folder
+        dledger = dledger_data_folder(path)
+        if dledger is not None:
+            if not _has_segments(os.path.join(path, "commitlog")):
+                return Store(path, _commit_log(dledger))
+            from .dledger.commitlog import MixedCommitLog  # a store switched to DLedger: old log, then DLedger
+            return Store(path, MixedCommitLog(os.path.join(path, "commitlog"), dledger))
         if os.path.isdir(os.path.join(path, "commitlog")):
-            return Store(path, CommitLog(os.path.join(path, "commitlog")))
+            return Store(path, _commit_log(os.path.join(path, "commitlog")))
         if any(SEGMENT_NAME.match(n) for n in os.listdir(path)):
-            return Store(None, CommitLog(path))
+            return Store(None, _commit_log(path))
         raise StoreNotFoundError(path, None, "neither a store root (no commitlog/ folder) "
-                                             "nor a folder of commit-log segments")
+                                             "nor a folder of commit-log segments" + _other_layout_hint(path))
     if os.path.isfile(path):
-        return Store(None, CommitLog(path))
+        return Store(None, _commit_log(path))
     raise StoreNotFoundError(path, None, "not a regular file or folder")
+
+
+def _other_layout_hint(path: str) -> str:
+    """A pointer to the command that reads ``path`` when it is a tiered store or a compaction folder."""
+    import glob
+    if glob.glob(os.path.join(glob.escape(path), "*_*", "*", "*", "*", "COMMIT_LOG")):
+        return "; it is a tiered store (tieredStoreFilePath): read it with `rmqformats tiered`"
+    if os.path.isdir(os.path.join(path, "compactionLog")) or os.path.isdir(os.path.join(path, "compactionCq")):
+        return "; it is a compaction folder: give its store root to `rmqformats compaction`"
+    return ""
+
+
+def _has_segments(folder: str) -> bool:
+    return os.path.isdir(folder) and any(SEGMENT_NAME.match(n) for n in os.listdir(folder))
+
+
+def _commit_log(path: str) -> CommitLog:
+    """A plain commit log, or a DLedger one when the first segment holds DLedger entries."""
+    from .dledger.detect import is_dledger
+    if is_dledger(path):
+        from .dledger import DLedgerCommitLog
+        return DLedgerCommitLog(path)
+    return CommitLog(path)

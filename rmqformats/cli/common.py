@@ -50,7 +50,15 @@ def open_from_args(args: argparse.Namespace) -> Store:
         return open_store(sample_store_path())
     if not args.store:
         raise UsageError("give a STORE path or --sample")
-    return open_store(os.path.abspath(args.store))
+    commitlog = getattr(args, "commitlog", None)
+    return open_store(_absolute(args.store), commitlog=None if commitlog is None else _absolute(commitlog))
+
+
+def _absolute(path: str) -> str:
+    """``path`` made absolute; each folder of a ``;``-separated list (several commit-log folders) on its own."""
+    from ..commitlog import FOLDER_SEPARATOR, split_folders
+    parts = split_folders(path)
+    return FOLDER_SEPARATOR.join(os.path.abspath(p) for p in parts) if len(parts) > 1 else os.path.abspath(path)
 
 
 def with_progress(scan: Scan, total: int, label: str) -> Iterator[Message]:
@@ -85,7 +93,15 @@ def add_store_args(sp: argparse.ArgumentParser) -> None:
     """STORE, ``--sample`` and ``--format``: the options of most commands."""
     sp.add_argument("store", nargs="?", help="store root, commitlog/ folder or one segment file")
     sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
+    add_commitlog_arg(sp)
     sp.add_argument("--format", choices=["table", "jsonl"], default="table", help="output format")
+
+
+def add_commitlog_arg(sp: argparse.ArgumentParser) -> None:
+    """``--commitlog``: the commit-log folder(s) of a store root kept elsewhere (``storePathCommitLog``)."""
+    sp.add_argument("--commitlog", metavar="FOLDERS", help="the store root's commit-log folder(s) when not "
+                                                           "STORE/commitlog (storePathCommitLog; several "
+                                                           "separated by ';')")
 
 
 def add_verify_crc(sp: argparse.ArgumentParser, default: bool) -> None:

@@ -16,7 +16,7 @@ from .common import iso, open_from_args, short, print_table, with_progress, add_
 from .common import add_salvage
 
 def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = True, salvage: bool = False,
-                  live: bool = False) -> dict:
+                  live: bool = False, tiered: str | None = None) -> dict:
     """Summarise a store's commit log: segments, counts per topic and queue, time range, data end.
 
     With ``salvage`` the counts are those of every intact message and
@@ -47,9 +47,11 @@ def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = Tr
     beyond = sum(s.size for s in log.segments if end and end.segment and s.start_offset > end.offset)
     gaps = [{"after": a.name, "expectedOffset": a.start_offset + a.size, "next": b.name}
             for a, b in zip(log.segments, log.segments[1:]) if b.start_offset != a.start_offset + a.size]
+    from ..layouts import describe_layouts
     return {
         "store": store.root or log.path,
         "storeRoot": store.root is not None,
+        "layouts": describe_layouts(store, scan=scan, tiered=tiered),
         "abortFile": store.has_abort_file if store.root else None,
         **(_store_parts(store) if store.root else {}),
         "segments": [
@@ -114,6 +116,7 @@ def _store_parts(store: Store) -> dict:
 def _print_inspect(info: dict, out) -> None:
     w = out.write
     w(f"store      {info['store']}\n")
+    _print_layouts(info["layouts"], out)
     if "shutdown" in info:
         w(f"shutdown   {info['shutdown']['summary']}\n")
     elif info["abortFile"] is not None:
@@ -175,9 +178,50 @@ def _print_inspect(info: dict, out) -> None:
     print_table(rows, ["topic", "messages", "queue:messages"], out, "  ")
 
 
+def _print_layouts(lay: dict, out) -> None:
+    w = out.write
+    kind = {"file": "file segments", "dledger": "DLedger entries",
+            "file, then dledger": f"file segments, then DLedger entries from offset {lay.get('dledgerFrom')}"
+            }[lay["commitLog"]]
+    folders = lay["commitLogFolders"]
+    w(f"layouts    commit log: {kind}" + (f" in {len(folders)} folders" if lay["multiFolder"] else "") + "\n")
+    if lay["multiFolder"]:
+        for f in folders:
+            w(f"             {f}\n")
+    dl = lay.get("dledger")
+    if dl:
+        w(f"           DLedger data {dl['dataFolder']}, last entry index {dl['lastIndex']} term {dl['lastTerm']}"
+          + (f", checkpoint {dl['checkpoint']}" if dl.get("checkpoint") else "") + "\n")
+        if "indexUnits" in dl:
+            w(f"           DLedger index {dl['indexUnits']} units, last index {dl['indexLastIndex']}"
+              + ("" if dl["indexMatchesData"] else " (differs from the data; the recovery rebuilds it)") + "\n")
+        elif dl.get("indexError"):
+            w(f"           DLedger index: {dl['indexError']}\n")
+    if lay.get("dledgerBesideCommitLog"):
+        w(f"           also DLedger data in {lay['dledgerBesideCommitLog']} (not read: the commit log is)\n")
+    comp = lay.get("compaction")
+    if comp:
+        w(f"           compaction: {len(comp['queues'])} queue(s)"
+          + (f", position-checkpoint {comp['positionCheckpoint']}" if comp["positionCheckpoint"] is not None else "")
+          + "\n")
+        for q in comp["queues"]:
+            where = f"{q['topic']}/{q['queueId']}" + (f" ({q['subFolder']})" if q["subFolder"] else "")
+            w(f"             {where}: " + (q["error"] if "error" in q else
+                                           f"{q['messages']} messages, queue offsets {q['minOffset']}..{q['maxOffset']}")
+              + "\n")
+    tiered = lay.get("tiered")
+    if tiered:
+        if "error" in tiered:
+            w(f"           tiered store: {tiered['error']}\n")
+        else:
+            w(f"           tiered store: {tiered['queues']} queue(s), {tiered['messages']} messages, "
+              f"{len(tiered['indexFiles'])} index file(s)\n")
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
     store = open_from_args(args)
-    info = inspect_store(store, verify_crc=args.verify_crc, salvage=args.salvage, live=args.live)
+    info = inspect_store(store, verify_crc=args.verify_crc, salvage=args.salvage, live=args.live,
+                         tiered=args.tiered)
     if args.format == "jsonl":
         sys.stdout.write(json.dumps(info, ensure_ascii=False) + "\n")
     else:
@@ -196,4 +240,5 @@ def add_commands(sub) -> None:
     add_store_args(sp)
     add_verify_crc(sp, True)
     add_salvage(sp)
+    sp.add_argument("--tiered", metavar="PATH", help="also describe the tiered store at PATH (tieredStoreFilePath)")
     sp.set_defaults(func=cmd_inspect)

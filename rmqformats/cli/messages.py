@@ -15,7 +15,7 @@ from ..errors import RmqFormatError
 from ..message import Message
 from . import bodies, status, tables
 from .common import (UsageError, iso, open_from_args, short, print_table, with_progress, add_message_filters, add_store_args,
-                     add_verify_crc)
+                     add_verify_crc, add_commitlog_arg)
 from .common import add_salvage
 
 #: Rows decoded at a time for the messages table.
@@ -403,6 +403,7 @@ def add_commands(sub) -> None:
                     "keys and uniqKey. --columns picks any of:\n{columns}")
     sp.add_argument("store", nargs="?", help="store root, commitlog/ folder or one segment file")
     sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
+    add_commitlog_arg(sp)
     sp.add_argument("--to", required=True, nargs=2, metavar=("{parquet,jsonl,csv}", "OUT"),
                     help="output format and where to write it (- for stdout with jsonl and csv)")
     add_verify_crc(sp, False)

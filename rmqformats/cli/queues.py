@@ -10,6 +10,7 @@ from ..consumequeue import SCHEDULE_TOPIC, tags_code
 from . import bodies, status
 from .common import UsageError, Unknown, iso, open_from_args, parse_time, short, print_table, add_store_args
 from .tables import table_width, write_wrapped
+from .common import add_commitlog_arg
 
 def _queue_positionals(args: argparse.Namespace) -> tuple[str | None, int | None]:
     """(topic, queue id) from ``[STORE] [TOPIC [QID]]``; with ``--sample`` there is no STORE."""
@@ -341,6 +342,7 @@ def add_commands(sub) -> None:
                     help="store root, then optionally a topic and a queue id (no STORE with --sample)")
     sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
     sp.add_argument("--format", choices=["table", "jsonl"], default="table", help="output format")
+    add_commitlog_arg(sp)
     sp.add_argument("--resolve", action="store_true", help="read the message each unit points at")
     sp.add_argument("--tag", help="only units of this tag (tags-code match, checked on the message with --resolve)")
     sp.add_argument("--from", dest="from_offset", type=bodies.non_negative,

@@ -1,0 +1,201 @@
+"""``tiered`` and ``compaction``: the stores that live beside the commit log, read on their own.
+
+A DLedger commit log and a commit log in several folders need no command
+of their own: every command reads them through ``STORE`` (a store root, a
+DLedger ``data`` folder, or folders separated by ``;``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..errors import StoreNotFoundError
+from ..store import open_store
+from . import status
+from .common import iso, print_table, short
+
+_HEADER = ["offset", "topic", "queue", "queueOffset", "storeTime", "tags", "keys", "bodyBytes"]
+
+
+def _row(m) -> list:
+    return [m.commitlog_offset, short(m.topic), m.queue_id, m.queue_offset, iso(m.store_timestamp), m.tags or "",
+            " ".join(m.keys), len(m.body_raw)]
+
+
+def _write_messages(msgs, fmt: str, out) -> None:
+    if fmt == "jsonl":
+        for m in msgs:
+            out.write(json.dumps(m.to_json_dict(), ensure_ascii=False) + "\n")
+    else:
+        print_table([_row(m) for m in msgs], _HEADER, out)
+
+
+def _end_status(end) -> int:
+    if end is not None and not end.reason.is_clean:
+        sys.stderr.write(f"rmqformats: data ends early: {end}\n")
+        return status.DAMAGED
+    return status.OK
+
+
+def cmd_tiered(args: argparse.Namespace) -> int:
+    from ..tiered import TieredStore
+    ts = TieredStore(args.path, root=args.store)
+    out = sys.stdout
+    if args.key is not None:
+        if args.topic is None:
+            raise SystemExit("rmqformats tiered: error: --key needs --topic")
+        hits = ts.lookup(args.topic, args.key, num_hash_slots=args.hash_slots, num_items=args.index_num)
+        _write_messages([h.message for h in hits], args.format, out)
+        return status.OK
+    if args.topic is not None:
+        queues = [q for q in ts.queues() if q.topic == args.topic and (args.queue is None or q.queue_id == args.queue)]
+        if not queues:
+            raise StoreNotFoundError(args.path, None, f"no tiered files for {args.topic}"
+                                                      + ("" if args.queue is None else f"/{args.queue}"))
+        code = status.OK
+        for q in queues:
+            scan = q.commitlog().scan(verify_crc=args.verify_crc)
+            if args.format == "jsonl":
+                _write_messages(scan, "jsonl", out)
+            else:
+                _write_messages(list(scan), "table", out)
+            code = max(code, _end_status(scan.end))
+        return code
+    rows, code = [], status.OK
+    for q in ts.queues():
+        log = q.commitlog()
+        scan = log.scan(verify_crc=args.verify_crc)
+        n = sum(1 for _ in scan)
+        cq = q.consume_queue()
+        row = {"cluster": q.cluster, "broker": q.broker, "topic": q.topic, "queueId": q.queue_id,
+               "commitLogFiles": len(log.segments), "messages": n, "minOffset": cq.min_offset,
+               "maxOffset": cq.max_offset, "dataEnd": str(scan.end)}
+        code = max(code, _end_status(scan.end))
+        if args.format == "jsonl":
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        else:
+            rows.append([q.broker, short(q.topic), q.queue_id, len(log.segments), n, cq.min_offset, cq.max_offset])
+    if args.format == "table":
+        print_table(rows, ["broker", "topic", "queue", "files", "messages", "minOffset", "maxOffset"], out)
+        for f in ts.index_files(num_hash_slots=args.hash_slots, num_items=args.index_num):
+            out.write(f"index {f.path}: {'compacted' if f.compacted else 'writing form'}, {f.header.num_items} items, "
+                      f"{f.num_hash_slots} slots\n")
+    return code
+
+
+def cmd_dledger(args: argparse.Namespace) -> int:
+    from ..dledger import DLedgerCommitLog
+    store = open_store(args.store)
+    log = store.commitlog
+    if not isinstance(log, DLedgerCommitLog):
+        raise StoreNotFoundError(log.path, None, "not a DLedger commit log (its files hold plain records)")
+    out = sys.stdout
+    if args.check_index:
+        from ..dledger.index import check_index
+        idx = log.index()
+        if idx is None:
+            raise StoreNotFoundError(log.path, None, "no DLedger index/ folder beside the data")
+        found = check_index(log, idx)
+        for text in found:
+            out.write(text + "\n")
+        out.write(f"index {'agrees with the data' if not found else 'differs from the data'}\n")
+        return status.FINDINGS if found else status.OK
+    entries = log.entries(verify_crc=args.verify_crc)
+    rows = []
+    n = 0
+    for e in entries:
+        if e.index < args.from_index:
+            continue
+        if args.limit is not None and n >= args.limit:
+            break
+        n += 1
+        m = e.message
+        if args.format == "jsonl":
+            out.write(json.dumps({"index": e.index, "term": e.term, "pos": e.position, "size": e.size,
+                                  "channel": e.channel, "chainCrc": e.chain_crc, "bodyCrc": e.body_crc,
+                                  "file": e.segment, "fileOffset": e.file_offset,
+                                  "commitLogOffset": m.commitlog_offset, "topic": m.topic, "queueId": m.queue_id,
+                                  "queueOffset": m.queue_offset, "msgId": m.msg_id}, ensure_ascii=False) + "\n")
+        else:
+            rows.append([e.index, e.term, e.position, e.size, m.commitlog_offset, short(m.topic), m.queue_id,
+                         m.queue_offset, iso(m.store_timestamp)])
+    if args.format == "table":
+        print_table(rows, ["index", "term", "pos", "size", "offset", "topic", "queue", "queueOffset", "storeTime"], out)
+    if args.limit is None or n < args.limit:
+        return _end_status(entries.end)
+    return status.OK
+
+
+def cmd_compaction(args: argparse.Namespace) -> int:
+    store = open_store(args.store)
+    comp = store.compaction()
+    out = sys.stdout
+    if not comp.exists:
+        out.write("no compaction/ folder: the store has no compaction topics\n")
+        return status.OK
+    queues = [q for q in comp.queues() if (args.topic is None or q.topic == args.topic)
+              and (args.queue is None or q.queue_id == args.queue)]
+    if args.topic is not None:
+        code = status.OK
+        for q in queues:
+            if q.sub_folder and not args.in_progress:
+                continue
+            msgs = [u.message for u in q.messages()]
+            _write_messages(msgs, args.format, out)
+        return code
+    cp = comp.position_checkpoint()
+    rows, code = [], status.OK
+    for q in queues:
+        scan = q.commitlog().scan()
+        n = sum(1 for _ in scan)
+        info = q.consume_queue().info()
+        code = max(code, _end_status(scan.end))
+        key = f"{q.topic}_{q.queue_id}"
+        if args.format == "jsonl":
+            out.write(json.dumps({"topic": q.topic, "queueId": q.queue_id, "subFolder": q.sub_folder, "messages": n,
+                                  "minOffset": info.min_offset, "maxOffset": info.max_offset,
+                                  "compactedTo": (cp or {}).get(key)}) + "\n")
+        else:
+            rows.append([short(q.topic), q.queue_id, q.sub_folder, n, info.min_offset, info.max_offset,
+                         (cp or {}).get(key, "")])
+    if args.format == "table":
+        print_table(rows, ["topic", "queue", "in progress", "messages", "minOffset", "maxOffset", "compactedTo"], out)
+    return code
+
+
+def add_commands(sub) -> None:
+    """Add this module's commands to the ``rmqformats`` subcommands."""
+    sp = sub.add_parser("tiered", help="the tiered store (posix backend): queues, messages, key lookups")
+    sp.add_argument("path", help="tieredStoreFilePath (the folder holding <hash>_<cluster>/)")
+    sp.add_argument("--store", help="the broker's store root (tiered_index_file/ and tieredStoreMetadata.json)")
+    sp.add_argument("--topic")
+    sp.add_argument("--queue", type=int, help="queue id")
+    sp.add_argument("--key", help="look up a KEYS value or UNIQ_KEY of --topic through the tiered index files")
+    sp.add_argument("--hash-slots", type=int, help="tieredStoreIndexFileMaxHashSlotNum when not the default")
+    sp.add_argument("--index-num", type=int, help="tieredStoreIndexFileMaxIndexNum when not the default")
+    sp.add_argument("--verify-crc", action=argparse.BooleanOptionalAction, default=False,
+                    help="check body CRCs (the upload leaves __CRC32# unmatched, so only body CRCs count)")
+    sp.add_argument("--format", choices=["table", "jsonl"], default="table")
+    sp.set_defaults(func=cmd_tiered)
+
+    sp = sub.add_parser("dledger", help="the entries of a DLedger commit log (index, term, position, CRCs), "
+                                        "or a check of its entry index")
+    sp.add_argument("store", help="store root or DLedger data folder")
+    sp.add_argument("--from-index", type=int, default=0, help="first entry index shown")
+    sp.add_argument("--limit", type=int, help="stop after this many entries")
+    sp.add_argument("--check-index", action="store_true", help="compare index/ with the data, as the recovery does")
+    sp.add_argument("--verify-crc", action=argparse.BooleanOptionalAction, default=False,
+                    help="check each message's body CRC (and __CRC32#); the data ends at the first mismatch")
+    sp.add_argument("--format", choices=["table", "jsonl"], default="table")
+    sp.set_defaults(func=cmd_dledger)
+
+    sp = sub.add_parser("compaction", help="compaction topics: compaction logs, queues, position-checkpoint")
+    sp.add_argument("store", help="store root")
+    sp.add_argument("--topic")
+    sp.add_argument("--queue", type=int, help="queue id")
+    sp.add_argument("--in-progress", action="store_true", help="with --topic, also the compacting/ and "
+                                                               "replicating/ sub-folders")
+    sp.add_argument("--format", choices=["table", "jsonl"], default="table")
+    sp.set_defaults(func=cmd_compaction)
