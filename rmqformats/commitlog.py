@@ -318,7 +318,7 @@ def check_record(msg: Message, verify_crc: bool = False) -> None:
                                      f"integer (the broker's check throws here)")
 
 
-def unfinished_reason(msg: Message) -> str | None:
+def unfinished_reason(msg: Message, record_crc: bool = True) -> str | None:
     """Why the last record before zero-filled bytes may not be completely written yet, or ``None``.
 
     The broker encodes a record whole and copies it, first byte to last,
@@ -332,7 +332,7 @@ def unfinished_reason(msg: Message) -> str | None:
         return "its properties end in zero bytes (not written yet)"
     if msg.body_raw and not msg.body_crc_ok:
         return "its body does not match BODYCRC"
-    if msg.record_crc_ok is False:
+    if record_crc and msg.record_crc_ok is False:
         return f"its bytes do not match its {props.CRC32} property"
     return None
 
@@ -618,6 +618,7 @@ class Scan:
         #: Bytes of commit log covered so far (for progress reports).
         self.bytes_done = 0
         self._live = live
+        self._record_crc = commitlog.record_crc
         self._gen = self._run(commitlog, start, verify_crc, strict)
 
     def __iter__(self) -> Iterator[Message]:
@@ -694,7 +695,7 @@ class Scan:
                         if verify_crc or msg.topic == SCHEDULE_TOPIC:  # check_record, without a call per message
                             check_record(msg, verify_crc)
                         if frontier:
-                            why = unfinished_reason(msg)
+                            why = unfinished_reason(msg, self._record_crc)
                             if why is not None:
                                 raise UnfinishedRecordError(seg.path, pos, why)
                     except RecordError as exc:
@@ -747,6 +748,10 @@ _REASONS = {BadMagicError: EndReason.BAD_MAGIC, TruncatedRecordError: EndReason.
 
 class CommitLog:
     """The commit log of a store: its segment files, in offset order."""
+
+    #: Whether a record's ``__CRC32#`` covers its bytes as stored. Files whose PHYSICALOFFSET was
+    #: rewritten without recomputing it (tiered uploads, compaction logs) set this to False.
+    record_crc = True
 
     def __init__(self, path: str | os.PathLike[str]):
         self.path = os.fspath(path)

@@ -44,7 +44,9 @@ class CompactionQueue:
 
     def commitlog(self) -> CommitLog:
         """The compaction log's segments, read as a commit log (offsets are compaction-log offsets)."""
-        return CommitLog(self.log_folder)
+        log = CommitLog(self.log_folder)
+        log.record_crc = False  # compaction rewrites PHYSICALOFFSET, not __CRC32#
+        return log
 
     def consume_queue(self) -> BatchConsumeQueue:
         """The compaction consume queue, resolving its units in the compaction log."""

@@ -88,6 +88,7 @@ class TieredScan:
             seg = segments[i]
             one = CommitLog(seg.path)
             one.segments = (seg,)  # one file, its base offset from the tiered name
+            one.record_crc = False  # the upload rewrote PHYSICALOFFSET, not __CRC32#
             scan = self._current = one.scan(start=start if i == first else None, verify_crc=verify_crc,
                                             strict=strict)
             yield from scan
