@@ -14,7 +14,9 @@ whose offsets count messages inside batches. LMQ offsets
 
 from __future__ import annotations
 
+import array
 import os
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import RmqFormatError
@@ -97,20 +99,59 @@ def _model(store: Store, name: str):
     return read_config_file(path).model
 
 
+class LagRows:
+    """The rows of :func:`consumer_lag`, made as they are iterated (each iteration makes them again).
+
+    Memory is the committed offsets in arrays, not one object per row: a
+    store with millions of committed offsets is listed without holding them
+    as rows. Compares equal to a list of the same rows.
+    """
+
+    def __init__(self, make: Callable[[], Iterator[LagRow]]):
+        self._make = make
+
+    def __iter__(self) -> Iterator[LagRow]:
+        return self._make()
+
+    def __bool__(self) -> bool:
+        return next(iter(self), None) is not None
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple, LagRows)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LagRows({list(self)!r})"
+
+
 def consumer_lag(store: Store, *, group: str | None = None, topic: str | None = None,
-                 with_store_time: bool = True) -> list[LagRow]:
+                 with_store_time: bool = True) -> LagRows:
     """Lag per group, topic and queue, sorted by group, topic and queue id.
 
     ``group`` / ``topic`` keep only those rows. ``with_store_time`` reads the
     next unconsumed message of each lagging queue for its store time.
     Raises :class:`~rmqformats.errors.ConfigError` when ``consumerOffset.json``
     (or ``lmqConsumerOffset.json``) cannot be read, nor its ``.bak``.
+
+    The result is an iterable of :class:`LagRow` made as it is read
+    (:class:`LagRows`); the committed offsets are held in arrays
+    (:mod:`rmqformats.config.compact`) and ordered by sorting group and
+    topic numbers, so memory stays a small multiple of the offsets files.
     """
-    from .config.stream import read_committed_offsets
-    committed: dict[tuple[str, str, int], int] = {}
+    import numpy as np
+
+    from .config.compact import read_offset_tables
+    from .config.models import split_topic_group
+
+    # Every table that holds committed offsets, in the order their values override each other.
+    sources: list = []
     for name in ("consumerOffset.json", "lmqConsumerOffset.json"):
-        # Streamed: a consumerOffset.json of hundreds of MB costs its text, not a parsed document.
-        committed.update(read_committed_offsets(store.path("config", name)))
+        found = read_offset_tables(store.path("config", name))
+        if found is not None:
+            sources.extend(t for t in (found.offset_table, found.lmq_offset_table) if t is not None)
     # topics.json only tells which topics use batch consume queues; the folders say so as well,
     # so a damaged topics.json does not stop the lag from being computed.
     try:
@@ -121,48 +162,99 @@ def consumer_lag(store: Store, *, group: str | None = None, topic: str | None = 
     if topics is not None:
         batch_topics = {name for name, t in topics.topic_config_table.items() if t.queue_type == "BatchCQ"}
     simple, batch = _queue_infos(store)
-
-    # Queues of a (topic, group) without a committed offset: the broker counts them from 0.
-    wanted: dict[tuple[str, str, int], int | None] = dict(committed)
-    pairs = {(t, g) for t, g, _ in committed}
     simple_ids: dict[str, list[int]] = {}
     batch_ids: dict[str, list[int]] = {}
     for ids, source in ((simple_ids, simple), (batch_ids, batch)):
         for qt, qid in source:
             ids.setdefault(qt, []).append(qid)
-    for t, g in pairs:
-        ids = batch_ids if (t in batch_topics or t in batch_ids) else simple_ids
-        for qid in ids.get(t, ()):
-            if (t, g, qid) not in wanted:
-                wanted[(t, g, qid)] = None
 
-    rows = []
-    for (t, g, qid), offset in wanted.items():
-        if (group is not None and g != group) or (topic is not None and t != topic):
-            continue
-        is_batch = t in batch_topics or (t, qid) in batch
-        info = (batch if is_batch else simple).get((t, qid))
-        notes = []
-        if info is None:
-            lo = hi = 0
-            notes.append(f"no {'batchconsumequeue' if is_batch else 'consumequeue'} folder: max offset taken as 0")
-        else:
-            lo, hi = info.min_offset, info.max_offset
-            if info.error:
-                notes.append(f"queue unreadable: {info.error}")
-        base = 0 if offset is None else offset
-        if offset is None:
-            notes.append("no committed offset: counted from 0 as the broker does")
-        lag = max(0, hi - base)
-        start = max(base, lo)
-        available = max(0, hi - start)
-        store_time = None
-        if with_store_time and info is not None and available > 0:
-            store_time, why = _next_store_time(store, is_batch, t, qid, start)
-            if why:
-                notes.append(why)
-        rows.append(LagRow(g, t, qid, offset, lo, hi, lag, available, store_time,
-                           offset is not None and offset < lo, offset is not None and offset > hi,
-                           "BatchCQ" if is_batch else "SimpleCQ", info is not None, "; ".join(notes)))
-    rows.sort(key=lambda r: (r.group, r.topic, r.queue_id))
-    return rows
+    # (topic, group) pairs as numbers: each key of each table is one contribution to its pair.
+    pair_ids: dict[str, int] = {}
+    pair_group: list[int] = []
+    pair_topic: list[int] = []
+    group_ids: dict[str, int] = {}
+    topic_ids: dict[str, int] = {}
+    contrib_pair = array.array("q")
+    contrib_source = array.array("q")
+    contrib_slot = array.array("q")
+    for si, table in enumerate(sources):
+        for slot, key in enumerate(table.keys_list):
+            t, g = split_topic_group(key)
+            if (group is not None and g != group) or (topic is not None and t != topic):
+                continue
+            canonical = key if "@" in key else key + "@"
+            p = pair_ids.get(canonical)
+            if p is None:
+                p = pair_ids[canonical] = len(pair_group)
+                pair_group.append(group_ids.setdefault(g, len(group_ids)))
+                pair_topic.append(topic_ids.setdefault(t, len(topic_ids)))
+            contrib_pair.append(p)
+            contrib_source.append(si)
+            contrib_slot.append(slot)
+    del pair_ids
+    groups = sorted(group_ids, key=group_ids.__getitem__)
+    topic_names = sorted(topic_ids, key=topic_ids.__getitem__)
+    # Ranks of the names in sort order, so pairs sort as (group, topic) by numbers.
+    group_rank = np.empty(len(groups), np.int64)
+    group_rank[np.array(sorted(range(len(groups)), key=groups.__getitem__), np.int64)] = np.arange(len(groups))
+    topic_rank = np.empty(len(topic_names), np.int64)
+    topic_rank[np.array(sorted(range(len(topic_names)), key=topic_names.__getitem__), np.int64)] = \
+        np.arange(len(topic_names))
+    del group_ids, topic_ids
+    pg = np.array(pair_group, np.int64)
+    pt = np.array(pair_topic, np.int64)
+    del pair_group, pair_topic
+    pair_order = np.lexsort((topic_rank[pt], group_rank[pg])) if len(pg) else np.zeros(0, np.int64)
+    cp = np.frombuffer(contrib_pair, np.int64) if len(contrib_pair) else np.zeros(0, np.int64)
+    by_pair = np.argsort(cp, kind="stable")  # within a pair: the order values override each other
+    bounds = np.searchsorted(cp[by_pair], np.arange(len(pg) + 1))
+    csource = np.frombuffer(contrib_source, np.int64) if len(contrib_source) else np.zeros(0, np.int64)
+    cslot = np.frombuffer(contrib_slot, np.int64) if len(contrib_slot) else np.zeros(0, np.int64)
+
+    def rows() -> Iterator[LagRow]:
+        for p in pair_order.tolist():
+            g, t = groups[int(pg[p])], topic_names[int(pt[p])]
+            committed: dict[int, int | None] = {}
+            for c in by_pair[bounds[p]:bounds[p + 1]].tolist():
+                table = sources[int(csource[c])]
+                slot = int(cslot[c])
+                if hasattr(table, "slice_of"):
+                    committed.update(zip(*table.slice_of(slot)))
+                else:  # lmqOffsetTable: queue 0
+                    committed[0] = int(table.offsets[slot])
+            # Queues of a (topic, group) without a committed offset: the broker counts them from 0.
+            ids = batch_ids if (t in batch_topics or t in batch_ids) else simple_ids
+            for qid in ids.get(t, ()):
+                committed.setdefault(qid, None)
+            for qid in sorted(committed):
+                yield _row(store, g, t, qid, committed[qid], batch_topics, simple, batch, with_store_time)
+
+    return LagRows(rows)
+
+
+def _row(store: Store, g: str, t: str, qid: int, offset: int | None, batch_topics: set,
+         simple: dict, batch: dict, with_store_time: bool) -> LagRow:
+    is_batch = t in batch_topics or (t, qid) in batch
+    info = (batch if is_batch else simple).get((t, qid))
+    notes = []
+    if info is None:
+        lo = hi = 0
+        notes.append(f"no {'batchconsumequeue' if is_batch else 'consumequeue'} folder: max offset taken as 0")
+    else:
+        lo, hi = info.min_offset, info.max_offset
+        if info.error:
+            notes.append(f"queue unreadable: {info.error}")
+    base = 0 if offset is None else offset
+    if offset is None:
+        notes.append("no committed offset: counted from 0 as the broker does")
+    lag = max(0, hi - base)
+    start = max(base, lo)
+    available = max(0, hi - start)
+    store_time = None
+    if with_store_time and info is not None and available > 0:
+        store_time, why = _next_store_time(store, is_batch, t, qid, start)
+        if why:
+            notes.append(why)
+    return LagRow(g, t, qid, offset, lo, hi, lag, available, store_time,
+                  offset is not None and offset < lo, offset is not None and offset > hi,
+                  "BatchCQ" if is_batch else "SimpleCQ", info is not None, "; ".join(notes))

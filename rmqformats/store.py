@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the readers import the store's parts lazily
     from .consumequeue import ConsistencyReport, ConsumeQueue, QueueInfo
     from .consumequeue_ext import ConsumeQueueExt
     from .index import IndexFiles, IndexHit
-    from .lag import LagRow
+    from .lag import LagRow, LagRows
     from .tiered import TieredStore
     from .timer import TimerStore
 
@@ -179,7 +179,7 @@ class Store:
         from .config import load_config
         return load_config(self.path("config"))
 
-    def consumer_lag(self, **options) -> list[LagRow]:
+    def consumer_lag(self, **options) -> LagRows:
         """Consumer lag per group, topic and queue, from ``consumerOffset.json`` and the consume queues."""
         from .lag import consumer_lag
         return consumer_lag(self, **options)

@@ -62,7 +62,7 @@ def test_filters():
     store = open_store(store_path("rocketmq-4.9.7"))
     assert [r.queue_id for r in consumer_lag(store, topic="TopicTest")] == [0, 1, 2, 3]
     assert consumer_lag(store, group="NoSuchGroup") == []
-    rows = consumer_lag(store, group="GroupA", with_store_time=False)
+    rows = list(consumer_lag(store, group="GroupA", with_store_time=False))
     assert len(rows) == 5 and all(r.next_message_store_time is None for r in rows)
 
 

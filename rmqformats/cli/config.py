@@ -176,52 +176,92 @@ def cmd_config(args: argparse.Namespace) -> int:
 
 # -- lag ---------------------------------------------------------------------------
 
+#: Lag tables of at most this many rows are held once; longer ones are made again for each pass.
+LAG_ROWS_HELD = 100_000
+_LAG_HEADER = ["group", "topic", "queue", "committed", "min", "max", "lag", "nextStoreTime", "flags"]
+
+
+def _lag_cells(r) -> list:
+    return [short(r.group, 32), short(r.topic, 32), r.queue_id,
+            "" if r.committed_offset is None else r.committed_offset, r.min_offset, r.max_offset, r.lag,
+            "" if r.next_message_store_time is None else iso(r.next_message_store_time),
+            ",".join(f for f, on in (("behind-min", r.behind_min), ("beyond-max", r.beyond_max),
+                                      ("no-queue", not r.queue_found), ("batch", r.queue_type == "BatchCQ"),
+                                      ("behind-commitlog", r.behind_commitlog > 0)) if on)]
+
+
+def _flagged(r) -> bool:
+    return r.behind_min or r.beyond_max or not r.queue_found or r.behind_commitlog
+
+
 def cmd_lag(args: argparse.Namespace) -> int:
+    from itertools import islice
+
+    from .tables import ColumnWidths, print_table_streamed
     store = open_from_args(args)
     rows = store.consumer_lag(group=args.group, topic=args.topic, with_store_time=args.store_time)
-    if not rows and (args.group is not None or args.topic is not None):
+    filtered = args.group is not None or args.topic is not None
+    if filtered and not rows:  # (makes the first row only)
         _unknown_lag(store, args)
     if args.behind and store.root is not None:
         # Messages the commit log holds past a queue's end: the queue is behind and the lag understated.
+        from ..lag import LagRows
         from ..recovery import undispatched
         gaps = undispatched(store)
-        rows = [r._replace(behind_commitlog=gaps[(r.topic, r.queue_id)],
-                           note="; ".join(filter(None, [r.note, (
-                               f"the queue is behind the commit log: {gaps[(r.topic, r.queue_id)]} message(s) past "
-                               f"its end are not in it yet, so the lag is understated by as many")])))
-                if (r.topic, r.queue_id) in gaps else r for r in rows]
+
+        def behind(r):
+            if (r.topic, r.queue_id) not in gaps:
+                return r
+            return r._replace(behind_commitlog=gaps[(r.topic, r.queue_id)],
+                              note="; ".join(filter(None, [r.note, (
+                                  f"the queue is behind the commit log: {gaps[(r.topic, r.queue_id)]} message(s) past "
+                                  f"its end are not in it yet, so the lag is understated by as many")])))
+        rows = LagRows(lambda base=rows: (behind(r) for r in base))
     out = sys.stdout
-    flagged = any(r.behind_min or r.beyond_max or not r.queue_found or r.behind_commitlog for r in rows)
-    if args.format == "jsonl":
+    flagged = False
+    count = 0
+    if args.format == "jsonl":  # one pass: each row written as it is made
         for r in rows:
+            count += 1
+            flagged = flagged or _flagged(r)
             out.write(json.dumps(r.to_json_dict(), ensure_ascii=False) + "\n")
         return status.FINDINGS if flagged else status.OK
-    table = [[short(r.group, 32), short(r.topic, 32), r.queue_id,
-              "" if r.committed_offset is None else r.committed_offset, r.min_offset, r.max_offset, r.lag,
-              "" if r.next_message_store_time is None else iso(r.next_message_store_time),
-              ",".join(f for f, on in (("behind-min", r.behind_min), ("beyond-max", r.beyond_max),
-                                        ("no-queue", not r.queue_found), ("batch", r.queue_type == "BatchCQ"),
-                                        ("behind-commitlog", r.behind_commitlog > 0)) if on)]
-             for r in rows]
-    print_table(table, ["group", "topic", "queue", "committed", "min", "max", "lag", "nextStoreTime", "flags"], out)
+    # A table needs its widths before its first line: a short table is held, a long one read twice
+    # (three times when it has notes), never held whole.
+    head = list(islice(iter(rows), LAG_ROWS_HELD + 1))
+    source = head if len(head) <= LAG_ROWS_HELD else rows
+    if source is rows:
+        del head
+    columns = ColumnWidths(_LAG_HEADER)
     by_group: dict[str, int] = defaultdict(int)
-    for r in rows:
+    noted = False
+    for r in source:
+        count += 1
+        columns.add(_lag_cells(r))
         by_group[r.group] += r.lag
+        flagged = flagged or _flagged(r)
+        noted = noted or bool(r.note)
+    print_table_streamed(columns, (_lag_cells(r) for r in source), out)
     for g, total in sorted(by_group.items()):
         out.write(f"total lag {g}: {total}\n")
-    for r in rows:
-        if r.note:
-            out.write(f"note {r.group} {r.topic}/{r.queue_id}: {r.note}\n")
-    if not rows:
+    if noted:
+        for r in source:
+            if r.note:
+                out.write(f"note {r.group} {r.topic}/{r.queue_id}: {r.note}\n")
+    if not count:
         sys.stderr.write("rmqformats: no committed consumer offsets\n")
     return status.FINDINGS if flagged else status.OK
 
 
 def _unknown_lag(store: Store, args: argparse.Namespace) -> None:
     """Raise :class:`Unknown` for a ``--group`` or ``--topic`` with no committed offsets."""
-    every = store.consumer_lag(with_store_time=False)
-    groups = sorted({r.group for r in every})
-    topics = sorted({r.topic for r in every if args.group is None or r.group == args.group})
+    groups_seen: set[str] = set()
+    topics_seen: set[str] = set()
+    for r in store.consumer_lag(with_store_time=False):  # names only, not rows
+        groups_seen.add(r.group)
+        if args.group is None or r.group == args.group:
+            topics_seen.add(r.topic)
+    groups, topics = sorted(groups_seen), sorted(topics_seen)
     where = store.path("config", "consumerOffset.json")
     if args.group is not None and args.group not in groups:
         raise Unknown(f"unknown group {args.group!r}: no committed offsets in {where} "

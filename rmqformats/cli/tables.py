@@ -150,3 +150,37 @@ def write_wrapped(text: str, out, indent: int = 11) -> None:
     lines = textwrap.wrap(text, limit, subsequent_indent=" " * indent, break_long_words=False,
                           break_on_hyphens=False)
     out.write("\n".join(lines) + "\n")
+
+
+class ColumnWidths:
+    """Widths and cuttable columns of a table gathered row by row, for :func:`print_table_streamed`."""
+
+    def __init__(self, header: Sequence[str]):
+        self.header = list(header)
+        self.widths = [len(h) for h in header]
+        self.cuttable = [False] * len(header)
+
+    def add(self, row: Sequence) -> None:
+        for i, c in enumerate(row):
+            s = str(c)
+            if len(s) > self.widths[i]:
+                self.widths[i] = len(s)
+            if not self.cuttable[i] and s and not _UNCUT.match(s):
+                self.cuttable[i] = True
+
+
+def print_table_streamed(columns: ColumnWidths, rows, out, indent: str = "", *,
+                         width: int | None | Callable[[object], int | None] = table_width) -> None:
+    """Write ``rows`` (an iterable, read once) as :func:`print_table` would, with widths gathered beforehand.
+
+    For tables too long to hold: a first pass over the rows fills ``columns``
+    (:meth:`ColumnWidths.add`), this second pass writes them line by line.
+    """
+    header = columns.header
+    limit = width(out) if callable(width) else width
+    layout = fit_layout(header, columns.widths, columns.cuttable, limit, len(indent))
+    note_left_out(header, layout, limit)
+    out.write(indent + GAP.join(cut_middle(header[i], w).ljust(w) for i, w in layout).rstrip() + "\n")
+    for r in rows:
+        cells = [str(c) for c in r]
+        out.write(indent + GAP.join(cut_middle(cells[i], w).ljust(w) for i, w in layout).rstrip() + "\n")

@@ -41,6 +41,7 @@ from .schema import check, child, known_files, load_schema, schema_for_file
 
 __all__ = [
     "DEFAULT_ENCODINGS",
+    "COMPACT_BYTES",
     "MAX_CONFIG_BYTES",
     "ConfigFile",
     "ConsumerOffset",
@@ -225,15 +226,38 @@ def read_config_file(path: str | os.PathLike[str], *, schema: str | None = None,
     (:class:`ConfigError`). A missing or empty file without a usable
     ``.bak`` gives a result with ``model=None`` (the broker starts with empty
     tables then).
+
+    A ``consumerOffset.json`` (or ``lmqConsumerOffset.json``) larger than
+    :data:`COMPACT_BYTES` is read in one pass into arrays
+    (:mod:`rmqformats.config.compact`): its model is a
+    :class:`~rmqformats.config.compact.CompactConsumerOffsetsFile` (the same
+    API; ``entries()`` a sequence made as it is read), ``data`` holds the
+    tables as read-only mappings, ``raw`` is empty (the bytes are not kept),
+    and an error in the tables is the first one met, without the count of
+    the others. Memory stays within a few times the file's size.
     """
     path = os.fspath(path)
     name = os.path.basename(path)
     schema = schema or schema_for_file(name)
     if schema is None:
         raise ConfigError(path, None, "not a config file this package knows (no schema lists it)")
-    raw = _read_bytes(path)
     main_error: ConfigError | None = None
-    why = "missing" if raw is None else ("empty" if not raw else None)
+    compact = _compact(schema, path)
+    raw = None if compact else _read_bytes(path)
+    if compact:
+        from .compact import read_compact
+        try:
+            got = read_compact(path, schema, encodings)
+        except ConfigError as exc:
+            got, main_error, why = None, exc, f"unreadable ({exc})"
+        else:
+            why = None if got else ("missing" if not os.path.exists(path) else "empty")
+            raw = b"" if os.path.exists(path) else None
+        if got:
+            data, model, enc, unknown, warnings = got
+            return ConfigFile(name, path, "file", schema, enc, data, model, b"", tuple(unknown), tuple(warnings))
+    else:
+        why = "missing" if raw is None else ("empty" if not raw else None)
     if why is None:
         try:
             data, model, enc, unknown, warnings = decode_config(raw, schema, path=path, encodings=encodings)
@@ -242,10 +266,17 @@ def read_config_file(path: str | os.PathLike[str], *, schema: str | None = None,
             main_error = exc
             why = f"unreadable ({exc})"
     bak_path = path + ".bak"
-    bak = _read_bytes(bak_path)
-    if bak:
+    compact_bak = _compact(schema, bak_path)
+    bak = None if compact_bak else _read_bytes(bak_path)
+    if compact_bak or bak:
         try:
-            data, model, enc, unknown, warnings = decode_config(bak, schema, path=bak_path, encodings=encodings)
+            if compact_bak:
+                from .compact import read_compact
+                data, model, enc, unknown, warnings = read_compact(bak_path, schema, encodings)
+                bak = b""
+            else:
+                data, model, enc, unknown, warnings = decode_config(bak, schema, path=bak_path,
+                                                                    encodings=encodings)
         except ConfigError as exc:
             if main_error is not None:
                 raise ConfigError(main_error.path, main_error.offset, f"{main_error.reason}; "
@@ -259,6 +290,21 @@ def read_config_file(path: str | os.PathLike[str], *, schema: str | None = None,
         raise ConfigError(path, None, "no such file (and no .bak)")
     return ConfigFile(name, path, "file", schema, None, None, None, raw or b"", (),
                       (f"{name} is {why} and there is no usable .bak: the broker starts with empty tables",))
+
+
+#: Consumer offsets files larger than this are read into arrays (:mod:`rmqformats.config.compact`)
+#: instead of a parsed document: memory a small multiple of the file's size, not 30 to 50 times it.
+COMPACT_BYTES = 16 << 20
+
+
+def _compact(schema: str, path: str) -> bool:
+    """Whether ``path`` is a consumer offsets file large enough to be read into arrays."""
+    if schema != "consumerOffset":
+        return False
+    try:
+        return os.path.getsize(path) > COMPACT_BYTES
+    except OSError:
+        return False
 
 
 def write_config(model: Any, schema: str) -> str:

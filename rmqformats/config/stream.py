@@ -132,6 +132,25 @@ def iter_consumer_offsets(path: str | os.PathLike[str], *,
 
 
 def _walk(w: _Walker, where: str, encoding: str) -> Iterator[ConsumerOffset]:
+    for kind, key, payload in _walk_tables(w, where, encoding):
+        if kind == "lmq":
+            yield ConsumerOffset(*split_topic_group(key), 0, payload)
+        elif kind == "queues":
+            topic, group = split_topic_group(key)
+            for q, o in payload:
+                yield ConsumerOffset(topic, group, q, o)
+
+
+def _walk_tables(w: _Walker, where: str, encoding: str, *,
+                 keep_others: bool = False) -> Iterator[tuple[str, object, object]]:
+    """The document's table entries as they are read, checked as the schema says.
+
+    Yields ``("queues", "topic@group", [(queue id, offset), ...])`` for each
+    ``offsetTable`` entry, ``("lmq", "topic@group", offset)`` for each
+    ``lmqOffsetTable`` entry, ``("table", name, position)`` when a table
+    starts and, with ``keep_others``, ``("other", name, (value, start, end))``
+    for every other top-level member (text positions of its value).
+    """
     text = w.text
     i = 1 if text.startswith("\ufeff") else 0
     i = w.expect(i, "{", (), "'{' (a consumer offsets file is an object)")
@@ -140,17 +159,21 @@ def _walk(w: _Walker, where: str, encoding: str) -> Iterator[ConsumerOffset]:
         if name not in OFFSET_TABLES or at >= w.n or text[at] != "{":
             if name in OFFSET_TABLES:
                 _schema_error(where, text, at, encoding, (name,), "not an object")
-            _, w.pos = w.value(at, (name,), 1)
+            value, w.pos = w.value(at, (name,), 1)
+            if keep_others:
+                yield "other", name, (value, at, w.pos)
             continue
         table = (name,)
+        yield "table", name, at
         for key, vat in w.members(at + 1, table):
-            topic, group = split_topic_group(key)
+            if not isinstance(key, str):  # an unquoted integer key: fastjson reads a String key's text
+                key = str(key)
             vat = w.skip_ws(vat)
             path = table + (key,)
             if name == "lmqOffsetTable":
                 value, w.pos = w.value(vat, path, 2)
                 _check_int(where, text, vat, encoding, path, value, _LONG_MIN, _LONG_MAX, "int64")
-                yield ConsumerOffset(topic, group, 0, value)
+                yield "lmq", key, value
                 continue
             m = _QUEUE_MAP.match(text, vat)
             if m is not None:
@@ -168,8 +191,9 @@ def _walk(w: _Walker, where: str, encoding: str) -> Iterator[ConsumerOffset]:
                         _schema_error(where, text, vat, encoding, path, f"queue id {q!r} is not an integer")
                     pairs.append((q, o))
             for q, o in pairs:
-                _check_int(where, text, vat, encoding, path + (q,), o, _LONG_MIN, _LONG_MAX, "int64")
-                yield ConsumerOffset(topic, group, q, o)
+                if isinstance(o, bool) or not isinstance(o, int) or not _LONG_MIN <= o <= _LONG_MAX:
+                    _check_int(where, text, vat, encoding, path + (q,), o, _LONG_MIN, _LONG_MAX, "int64")
+            yield "queues", key, pairs
     j = w.skip_ws(w.pos)
     if j < w.n:
         raise w.fail(j, (), f"unexpected {w.what(j)} after the end of the document")

@@ -1,0 +1,406 @@
+"""Consumer offsets held in arrays: large ``consumerOffset.json`` files read in memory bounded by their size.
+
+A parsed document holds a Python dict and two ints per committed offset
+(30 to 50 times the file's size). Here the offsets of ``offsetTable`` are
+two numpy arrays (queue ids as ``int32``, offsets as ``int64``: 12 bytes
+per offset, where the file spends 12 to 20 characters on it) and each
+``topic@group`` key is one string pointing at its slice of them. The file is
+read in one pass by :func:`rmqformats.config.stream._walk_tables`, which
+checks every entry as the schema says while it goes; the other top-level
+members (``dataVersion``, ``groupTopicMap``, unknown keys) are small and
+are validated with the schema as in the whole-document reader.
+
+:class:`OffsetTable` and :class:`LmqOffsetTable` are read-only mappings
+with the same keys and values as the dicts of the whole-document model, and
+:class:`CompactConsumerOffsetsFile` is a :class:`ConsumerOffsetsFile` whose
+``entries()`` and ``offsets`` are views over the arrays, not copies.
+"""
+
+from __future__ import annotations
+
+import array
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigSchemaError, ConfigSyntaxError
+from .fastjson import FastjsonSyntaxError, format_path, parse
+from .models import ConsumerOffset, ConsumerOffsetsFile, DataVersion, split_topic_group
+from .schema import check
+from .stream import OFFSET_TABLES, _byte_offset, _walk_tables, _Walker
+
+_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
+
+
+def _key_of(topic: str, group: str) -> list[str]:
+    """The ``topic@group`` keys :func:`split_topic_group` maps to (topic, group), most likely first."""
+    keys = [f"{topic}@{group}"]
+    if group == "" and "@" not in topic:
+        keys.append(topic)
+    return keys
+
+
+class OffsetTable(Mapping):
+    """``offsetTable`` as arrays: ``"topic@group"`` → {queue id → offset}, in file order.
+
+    Each key's queue ids and offsets are one slice of :attr:`queue_ids` and
+    :attr:`offsets` (``starts[i]:ends[i]`` for the ``i``-th key). A key
+    written twice keeps its first place and its last value, as a dict does.
+    """
+
+    def __init__(self, keys: list[str], slots: dict[str, int], starts: np.ndarray, ends: np.ndarray,
+                 queue_ids: np.ndarray, offsets: np.ndarray):
+        self.keys_list, self.slots = keys, slots
+        self.starts, self.ends, self.queue_ids, self.offsets = starts, ends, queue_ids, offsets
+
+    def __getitem__(self, key: str) -> dict[int, int]:
+        i = self.slots[key]
+        a, b = int(self.starts[i]), int(self.ends[i])
+        return dict(zip(self.queue_ids[a:b].tolist(), self.offsets[a:b].tolist()))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys_list)
+
+    def __len__(self) -> int:
+        return len(self.keys_list)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.slots
+
+    def slice_of(self, i: int) -> tuple[list[int], list[int]]:
+        """Queue ids and offsets of the ``i``-th key, as lists."""
+        a, b = int(self.starts[i]), int(self.ends[i])
+        return self.queue_ids[a:b].tolist(), self.offsets[a:b].tolist()
+
+    def count(self) -> int:
+        """Number of committed offsets (queues) in the table."""
+        return int((self.ends - self.starts).sum()) if len(self.keys_list) else 0
+
+    @property
+    def nbytes(self) -> int:
+        return self.starts.nbytes + self.ends.nbytes + self.queue_ids.nbytes + self.offsets.nbytes
+
+
+class LmqOffsetTable(Mapping):
+    """``lmqOffsetTable`` as an array: ``"topic@group"`` → offset of queue 0, in file order."""
+
+    def __init__(self, keys: list[str], slots: dict[str, int], offsets: np.ndarray):
+        self.keys_list, self.slots, self.offsets = keys, slots, offsets
+
+    def __getitem__(self, key: str) -> int:
+        return int(self.offsets[self.slots[key]])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys_list)
+
+    def __len__(self) -> int:
+        return len(self.keys_list)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.slots
+
+
+class _TableBuilder:
+    """Collects ``offsetTable`` entries into growing typed arrays (no Python object per offset)."""
+
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+        self.slots: dict[str, int] = {}
+        self.starts = array.array("q")
+        self.ends = array.array("q")
+        self.queue_ids = array.array("i")
+        self.offsets = array.array("q")
+
+    def add(self, key: str, pairs: list[tuple[int, int]], error) -> None:
+        start = len(self.offsets)
+        try:
+            self.queue_ids.extend([q for q, _ in pairs])
+        except OverflowError:
+            bad = next(q for q, _ in pairs if not _INT32_MIN <= q <= _INT32_MAX)
+            error(f"queue id {bad} is out of range for int32 (a Java Integer)")
+        self.offsets.extend([o for _, o in pairs])  # checked as int64 by the walk
+        i = self.slots.get(key)
+        if i is None:
+            self.slots[key] = len(self.keys)
+            self.keys.append(key)
+            self.starts.append(start)
+            self.ends.append(len(self.offsets))
+        else:  # a key written twice: the last value, in the first place (as a dict keeps it)
+            self.starts[i], self.ends[i] = start, len(self.offsets)
+
+    def build(self) -> OffsetTable:
+        def arr(a: array.array, dtype) -> np.ndarray:
+            return np.frombuffer(a, dtype=dtype) if len(a) else np.zeros(0, dtype)
+        return OffsetTable(self.keys, self.slots, arr(self.starts, np.int64), arr(self.ends, np.int64),
+                           arr(self.queue_ids, np.int32), arr(self.offsets, np.int64))
+
+
+class _LmqBuilder:
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+        self.slots: dict[str, int] = {}
+        self.offsets = array.array("q")
+
+    def add(self, key: str, offset: int) -> None:
+        i = self.slots.get(key)
+        if i is None:
+            self.slots[key] = len(self.keys)
+            self.keys.append(key)
+            self.offsets.append(offset)
+        else:
+            self.offsets[i] = offset
+
+    def build(self) -> LmqOffsetTable:
+        offsets = np.frombuffer(self.offsets, dtype=np.int64) if len(self.offsets) else np.zeros(0, np.int64)
+        return LmqOffsetTable(self.keys, self.slots, offsets)
+
+
+class OffsetEntries(Sequence):
+    """``entries()`` of a :class:`CompactConsumerOffsetsFile`: each :class:`ConsumerOffset`, made when asked."""
+
+    def __init__(self, table: OffsetTable, lmq: LmqOffsetTable | None):
+        self.table, self.lmq = table, lmq
+        self._n = table.count()
+
+    def __len__(self) -> int:
+        return self._n + (len(self.lmq) if self.lmq is not None else 0)
+
+    def __iter__(self) -> Iterator[ConsumerOffset]:
+        t = self.table
+        for i, key in enumerate(t.keys_list):
+            topic, group = split_topic_group(key)
+            qs, offs = t.slice_of(i)
+            for q, o in zip(qs, offs):
+                yield ConsumerOffset(topic, group, q, o)
+        if self.lmq is not None:
+            for key, o in zip(self.lmq.keys_list, self.lmq.offsets.tolist()):
+                yield ConsumerOffset(*split_topic_group(key), 0, o)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("entry index out of range")
+        t = self.table
+        if index >= self._n:
+            key = self.lmq.keys_list[index - self._n]
+            return ConsumerOffset(*split_topic_group(key), 0, int(self.lmq.offsets[index - self._n]))
+        # The keys' slices, in key order, as cumulative counts.
+        cum = getattr(self, "_cum", None)
+        if cum is None:
+            cum = self._cum = np.cumsum(t.ends - t.starts)
+        i = int(np.searchsorted(cum, index, side="right"))
+        j = int(t.starts[i]) + index - (int(cum[i - 1]) if i else 0)
+        return ConsumerOffset(*split_topic_group(t.keys_list[i]), int(t.queue_ids[j]), int(t.offsets[j]))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple, OffsetEntries)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class OffsetLookup(Mapping):
+    """``offsets`` of a :class:`CompactConsumerOffsetsFile`: (topic, group, queue id) → committed offset."""
+
+    def __init__(self, table: OffsetTable, lmq: LmqOffsetTable | None):
+        self.table, self.lmq = table, lmq
+
+    def __getitem__(self, k: tuple[str, str, int]) -> int:
+        topic, group, queue_id = k
+        if self.lmq is not None and queue_id == 0:  # LMQ entries come last, so they win
+            for key in _key_of(topic, group):
+                if key in self.lmq.slots:
+                    return self.lmq[key]
+        t = self.table
+        for key in _key_of(topic, group):
+            i = t.slots.get(key)
+            if i is None:
+                continue
+            a, b = int(t.starts[i]), int(t.ends[i])
+            hits = np.flatnonzero(t.queue_ids[a:b] == queue_id) if _INT32_MIN <= queue_id <= _INT32_MAX else []
+            if len(hits):
+                return int(t.offsets[a + int(hits[-1])])
+        raise KeyError(k)
+
+    def __iter__(self) -> Iterator[tuple[str, str, int]]:
+        lmq = [(*split_topic_group(k), 0) for k in (self.lmq.keys_list if self.lmq is not None else ())]
+        in_lmq = set(lmq)
+        for e in OffsetEntries(self.table, None):
+            if (e.topic, e.group, e.queue_id) not in in_lmq:
+                yield e.topic, e.group, e.queue_id
+        yield from lmq
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+@dataclass(frozen=True)
+class CompactConsumerOffsetsFile(ConsumerOffsetsFile):
+    """A :class:`ConsumerOffsetsFile` whose tables are :class:`OffsetTable` / :class:`LmqOffsetTable` arrays.
+
+    ``entries()`` is a sequence made as it is read (not a list) and
+    ``offsets`` a mapping looked up in the arrays; ``to_json()`` gives the
+    tables as those read-only mappings.
+    """
+
+    def entries(self) -> OffsetEntries:  # type: ignore[override]
+        return OffsetEntries(self.offset_table, self.lmq_offset_table)  # type: ignore[arg-type]
+
+    @property
+    def offsets(self) -> OffsetLookup:  # type: ignore[override]
+        return OffsetLookup(self.offset_table, self.lmq_offset_table)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class OffsetTables:
+    """What a consumer offsets file's walk collected: its tables and the other top-level members."""
+
+    offset_table: OffsetTable | None
+    lmq_offset_table: LmqOffsetTable | None
+    #: Other top-level members: name → (value, start, end) in the text.
+    others: dict[str, tuple[Any, int, int]]
+    #: Top-level member names in file order.
+    order: list[str]
+
+
+def walk_text(text: str, where: str, encoding: str, *, keep_others: bool = True) -> OffsetTables:
+    """Read a consumer offsets document's text into :class:`OffsetTables`; typed errors name file, offset, path."""
+    w = _Walker(text)
+    tables: dict[str, Any] = {}
+    others: dict[str, tuple[Any, int, int]] = {}
+    order: list[str] = []
+    current = None
+    try:
+        for kind, key, payload in _walk_tables(w, where, encoding, keep_others=keep_others):
+            if kind == "queues":
+                def error(reason: str, key=key) -> None:
+                    raise ConfigSchemaError(where, None, reason, format_path(("offsetTable", key)))
+                current.add(key, payload, error)
+            elif kind == "lmq":
+                current.add(key, payload)
+            elif kind == "table":
+                # A table written twice: the last one, as a dict keeps it.
+                current = tables[key] = _TableBuilder() if key == "offsetTable" else _LmqBuilder()
+                order.append(key)
+            else:
+                others[key] = payload
+                order.append(key)
+    except FastjsonSyntaxError as exc:
+        raise ConfigSyntaxError(where, _byte_offset(text, exc.pos, encoding), exc.reason,
+                                format_path(exc.path)) from None
+    finally:
+        w.text = ""
+    ot = tables.get("offsetTable")
+    lt = tables.get("lmqOffsetTable")
+    return OffsetTables(ot.build() if ot is not None else None, lt.build() if lt is not None else None,
+                        others, list(dict.fromkeys(order)))
+
+
+def _model_from_text(text: str, schema: str, path: str, encoding: str, encodings: Sequence[str],
+                     warnings: list[str]) -> tuple[Any, Any, str, list[str], list[str]]:
+    if encoding != encodings[0]:
+        warnings.append(f"not {encodings[0].upper()}; decoded as {encoding.upper()} "
+                        "(a 4.x broker writes with the JVM default charset)")
+    found = walk_text(text, path, encoding)
+    # The small members are validated as the whole-document reader does, with empty tables in
+    # place of the ones already checked entry by entry.
+    small = {name: (found.others[name][0] if name in found.others else {}) for name in found.order}
+    problems, unknown_paths = check(schema, small)
+    if problems:
+        first = problems[0]
+        offset = None
+        if first.path and first.path[0] in found.others:
+            _, start, end = found.others[first.path[0]]
+            try:
+                pos = parse(text[start:end]).positions.get(first.path[1:])
+            except FastjsonSyntaxError:
+                pos = None
+            offset = _byte_offset(text, start + (pos or 0), encoding)
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ConfigSchemaError(path, offset, first.reason + more, format_path(first.path))
+    unknown = [format_path(p) for p in unknown_paths]
+    if unknown:
+        warnings.append(f"{len(unknown)} key(s) unknown to the {schema} schema kept: {', '.join(unknown[:5])}"
+                        + (" …" if len(unknown) > 5 else ""))
+    data: dict[str, Any] = {}
+    for name in found.order:
+        if name == "offsetTable":
+            data[name] = found.offset_table
+        elif name == "lmqOffsetTable":
+            data[name] = found.lmq_offset_table
+        else:
+            data[name] = found.others[name][0]
+    extra = {k: v for k, v in data.items()
+             if k not in ("offsetTable", "lmqOffsetTable", "dataVersion", "groupTopicMap")}
+    dv = data.get("dataVersion")
+    model = CompactConsumerOffsetsFile(
+        offset_table=found.offset_table,  # type: ignore[arg-type]
+        data_version=DataVersion.from_json(dv) if dv is not None else None,
+        group_topic_map=data.get("groupTopicMap"),
+        lmq_offset_table=found.lmq_offset_table,
+        extra=extra)
+    return data, model, encoding, unknown, warnings
+
+
+def read_compact(path: str, schema: str, encodings: Sequence[str]) -> tuple[Any, Any, str, list[str], list[str]] | None:
+    """Read and decode ``path`` into arrays, its bytes dropped once decoded; ``None`` when missing or empty."""
+    from . import _decode_text, _read_bytes
+    raw = _read_bytes(path)
+    if not raw:
+        return None
+    try:
+        text, encoding = _decode_text(raw, encodings)
+    except UnicodeDecodeError as exc:
+        raise ConfigSyntaxError(path, exc.start, f"cannot decode: {exc.reason}") from None
+    del raw  # the text alone from here: the bytes are not kept (ConfigFile.raw is empty)
+    return _model_from_text(text, schema, path, encoding, encodings, [])
+
+
+def read_offset_tables(path: str | os.PathLike[str], *, encodings: Sequence[str] = ()) -> OffsetTables | None:
+    """The tables of a consumer offsets file (its ``.bak`` when missing, empty or damaged), as arrays.
+
+    ``None`` when neither the file nor its ``.bak`` has content. When the
+    ``.bak`` cannot help, the file's error is raised (as
+    :func:`rmqformats.config.stream.read_committed_offsets` does).
+    """
+    from . import DEFAULT_ENCODINGS, _decode_text, _read_bytes
+    from ..errors import ConfigError
+    encodings = encodings or DEFAULT_ENCODINGS
+    path = os.fspath(path)
+
+    def one(candidate: str) -> OffsetTables | None:
+        raw = _read_bytes(candidate)
+        if not raw:
+            return None
+        try:
+            text, encoding = _decode_text(raw, encodings)
+        except UnicodeDecodeError as exc:
+            raise ConfigSyntaxError(candidate, exc.start, f"cannot decode: {exc.reason}") from None
+        del raw
+        return walk_text(text, candidate, encoding, keep_others=False)
+
+    try:
+        found = one(path)
+    except ConfigError as exc:
+        if not os.path.exists(path + ".bak"):
+            raise
+        try:
+            return one(path + ".bak")
+        except ConfigError as bak_exc:
+            raise ConfigError(exc.path, exc.offset, f"{exc.reason}; the .bak copy fails too: {bak_exc}",
+                              exc.json_path) from None
+    if found is None:
+        return one(path + ".bak")
+    return found
+
+
+__all__ = ["CompactConsumerOffsetsFile", "LmqOffsetTable", "OffsetEntries", "OffsetLookup", "OffsetTable",
+           "OffsetTables", "OFFSET_TABLES", "read_compact", "read_offset_tables", "walk_text"]
