@@ -51,10 +51,17 @@ class OffsetTable(Mapping):
     written twice keeps its first place and its last value, as a dict does.
     """
 
-    def __init__(self, keys: list[str], slots: dict[str, int], starts: np.ndarray, ends: np.ndarray,
+    def __init__(self, keys: list[str], slots: dict[str, int] | None, starts: np.ndarray, ends: np.ndarray,
                  queue_ids: np.ndarray, offsets: np.ndarray):
-        self.keys_list, self.slots = keys, slots
+        self.keys_list, self._slots = keys, slots
         self.starts, self.ends, self.queue_ids, self.offsets = starts, ends, queue_ids, offsets
+
+    @property
+    def slots(self) -> dict[str, int]:
+        """Key → its index, made on the first lookup (iteration does not need it)."""
+        if self._slots is None:
+            self._slots = {k: i for i, k in enumerate(self.keys_list)}
+        return self._slots
 
     def __getitem__(self, key: str) -> dict[int, int]:
         i = self.slots[key]
@@ -87,8 +94,15 @@ class OffsetTable(Mapping):
 class LmqOffsetTable(Mapping):
     """``lmqOffsetTable`` as an array: ``"topic@group"`` → offset of queue 0, in file order."""
 
-    def __init__(self, keys: list[str], slots: dict[str, int], offsets: np.ndarray):
-        self.keys_list, self.slots, self.offsets = keys, slots, offsets
+    def __init__(self, keys: list[str], slots: dict[str, int] | None, offsets: np.ndarray):
+        self.keys_list, self._slots, self.offsets = keys, slots, offsets
+
+    @property
+    def slots(self) -> dict[str, int]:
+        """Key → its index, made on the first lookup."""
+        if self._slots is None:
+            self._slots = {k: i for i, k in enumerate(self.keys_list)}
+        return self._slots
 
     def __getitem__(self, key: str) -> int:
         return int(self.offsets[self.slots[key]])
@@ -103,12 +117,28 @@ class LmqOffsetTable(Mapping):
         return key in self.slots
 
 
+def _duplicates(keys: list[str]) -> bool:
+    """Whether a key occurs twice (found by sorting pointers, not by a dict of every key)."""
+    ordered = sorted(keys)
+    return any(a == b for a, b in zip(ordered, ordered[1:]))
+
+
+def _first_places(keys: list[str]) -> tuple[list[int], list[int]]:
+    """For keys written more than once: the index each is kept at (its first) and the index of its value (its last)."""
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for i, k in enumerate(keys):
+        first.setdefault(k, i)
+        last[k] = i
+    kept = sorted(first.values())
+    return kept, [last[keys[i]] for i in kept]
+
+
 class _TableBuilder:
     """Collects ``offsetTable`` entries into growing typed arrays (no Python object per offset)."""
 
     def __init__(self) -> None:
         self.keys: list[str] = []
-        self.slots: dict[str, int] = {}
         self.starts = array.array("q")
         self.ends = array.array("q")
         self.queue_ids = array.array("i")
@@ -122,40 +152,39 @@ class _TableBuilder:
             bad = next(q for q, _ in pairs if not _INT32_MIN <= q <= _INT32_MAX)
             error(f"queue id {bad} is out of range for int32 (a Java Integer)")
         self.offsets.extend([o for _, o in pairs])  # checked as int64 by the walk
-        i = self.slots.get(key)
-        if i is None:
-            self.slots[key] = len(self.keys)
-            self.keys.append(key)
-            self.starts.append(start)
-            self.ends.append(len(self.offsets))
-        else:  # a key written twice: the last value, in the first place (as a dict keeps it)
-            self.starts[i], self.ends[i] = start, len(self.offsets)
+        self.keys.append(key)
+        self.starts.append(start)
+        self.ends.append(len(self.offsets))
 
     def build(self) -> OffsetTable:
         def arr(a: array.array, dtype) -> np.ndarray:
             return np.frombuffer(a, dtype=dtype) if len(a) else np.zeros(0, dtype)
-        return OffsetTable(self.keys, self.slots, arr(self.starts, np.int64), arr(self.ends, np.int64),
-                           arr(self.queue_ids, np.int32), arr(self.offsets, np.int64))
+        keys = self.keys
+        starts, ends = arr(self.starts, np.int64), arr(self.ends, np.int64)
+        if _duplicates(keys):  # a key written twice: its last value, in its first place (as a dict keeps it)
+            kept, values = _first_places(keys)
+            keys = [keys[i] for i in kept]
+            starts, ends = starts[values], ends[values]
+        return OffsetTable(keys, None, starts, ends, arr(self.queue_ids, np.int32), arr(self.offsets, np.int64))
 
 
 class _LmqBuilder:
     def __init__(self) -> None:
         self.keys: list[str] = []
-        self.slots: dict[str, int] = {}
         self.offsets = array.array("q")
 
     def add(self, key: str, offset: int) -> None:
-        i = self.slots.get(key)
-        if i is None:
-            self.slots[key] = len(self.keys)
-            self.keys.append(key)
-            self.offsets.append(offset)
-        else:
-            self.offsets[i] = offset
+        self.keys.append(key)
+        self.offsets.append(offset)
 
     def build(self) -> LmqOffsetTable:
+        keys = self.keys
         offsets = np.frombuffer(self.offsets, dtype=np.int64) if len(self.offsets) else np.zeros(0, np.int64)
-        return LmqOffsetTable(self.keys, self.slots, offsets)
+        if _duplicates(keys):
+            kept, values = _first_places(keys)
+            keys = [keys[i] for i in kept]
+            offsets = offsets[values]
+        return LmqOffsetTable(keys, None, offsets)
 
 
 class OffsetEntries(Sequence):

@@ -152,13 +152,21 @@ def _walk_tables(w: _Walker, where: str, encoding: str, *,
     for every other top-level member (text positions of its value).
     """
     text = w.text
-    i = 1 if text.startswith("\ufeff") else 0
+    i = w.skip_ws(1 if text.startswith("\ufeff") else 0)
+    if i < w.n and text[i] != "{" and text[i] in '["-0123456789tfn':
+        # Another JSON value: well-formed, it fails the schema (as the whole-document reader says).
+        value, w.pos = w.value(i, (), 0)
+        j = w.skip_ws(w.pos)
+        if j < w.n:
+            raise w.fail(j, (), f"unexpected {w.what(j)} after the end of the document")
+        _schema_error(where, text, i, encoding, (), f"{_short_repr(value)} is not of type 'object'")
     i = w.expect(i, "{", (), "'{' (a consumer offsets file is an object)")
     for name, at in w.members(i, ()):
         at = w.skip_ws(at)
         if name not in OFFSET_TABLES or at >= w.n or text[at] != "{":
-            if name in OFFSET_TABLES:
-                _schema_error(where, text, at, encoding, (name,), "not an object")
+            if name in OFFSET_TABLES and at < w.n and text[at] in '["-0123456789tfn':
+                value, w.pos = w.value(at, (name,), 1)
+                _schema_error(where, text, at, encoding, (name,), f"{_short_repr(value)} is not of type 'object'")
             value, w.pos = w.value(at, (name,), 1)
             if keep_others:
                 yield "other", name, (value, at, w.pos)
@@ -197,6 +205,11 @@ def _walk_tables(w: _Walker, where: str, encoding: str, *,
     j = w.skip_ws(w.pos)
     if j < w.n:
         raise w.fail(j, (), f"unexpected {w.what(j)} after the end of the document")
+
+
+def _short_repr(value) -> str:
+    r = repr(value)
+    return r if len(r) <= 80 else r[:77] + "..."
 
 
 def _schema_error(where: str, text: str, pos: int, encoding: str, path: tuple, reason: str):
