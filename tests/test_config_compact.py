@@ -192,3 +192,42 @@ def test_lag_table_streamed_equals_held(capsys, monkeypatch, version):
     streamed = main(args), capsys.readouterr()
     assert streamed == held
     assert "total lag" in held[1].out
+
+
+def test_mutations_agree_with_whole_document(tmp_path, monkeypatch):
+    """Seeded byte mutations of a small file: the array reader fails when the whole-document one does
+    (with a typed error), and otherwise gives the same model (but for queue ids past Java's int)."""
+    base = _synthetic(40, seed=11, lmq=True).encode()
+    rng = random.Random(20261123)
+    path = tmp_path / "consumerOffset.json"
+    for n in range(150):
+        data = bytearray(base)
+        for _ in range(rng.randrange(1, 4)):
+            at = rng.randrange(len(data))
+            op = rng.randrange(3)
+            if op == 0:
+                data[at] = rng.choice(b'{}[]:,"0123456789-@ x\\')
+            elif op == 1:
+                del data[at:at + rng.randrange(1, 6)]
+            else:
+                data[at:at] = bytes(rng.choice(b'{}:,"09-') for _ in range(rng.randrange(1, 4)))
+        path.write_bytes(bytes(data))
+        try:
+            whole = config.read_config_file(path)
+        except ConfigError as exc:
+            whole = exc
+        monkeypatch.setattr(config, "COMPACT_BYTES", 0)
+        try:
+            compact = config.read_config_file(path)
+        except ConfigError as exc:
+            compact = exc
+        monkeypatch.undo()
+        if isinstance(whole, ConfigError):
+            assert isinstance(compact, ConfigError), (n, bytes(data))
+            assert compact.path == whole.path
+        elif isinstance(compact, ConfigError):
+            assert "int32" in compact.reason, (n, bytes(data), compact)
+        elif whole.model is None:
+            assert compact.model is None
+        else:
+            _assert_same(whole, compact)
