@@ -71,7 +71,8 @@ def _queue_infos(store: Store) -> tuple[dict[tuple[str, int], QueueInfo], dict[t
     simple: dict[tuple[str, int], QueueInfo] = {}
     batch: dict[tuple[str, int], QueueInfo] = {}
     if os.path.isdir(store.path("consumequeue")):
-        simple = {(q.topic, q.queue_id): q for q in store.queues()}
+        for q in store.queues():  # files first: a broker keeping both kinds reads the files by default
+            simple.setdefault((q.topic, q.queue_id), q)
     if os.path.isdir(store.path("batchconsumequeue")):
         batch = {(q.topic, q.queue_id): q for q in store.batch_queues()}
     return simple, batch
@@ -110,7 +111,12 @@ def consumer_lag(store: Store, *, group: str | None = None, topic: str | None = 
     committed: dict[tuple[str, str, int], int] = {}
     for name in ("consumerOffset.json", "lmqConsumerOffset.json"):
         # Streamed: a consumerOffset.json of hundreds of MB costs its text, not a parsed document.
-        committed.update(read_committed_offsets(store.path("config", name)))
+        offsets = read_committed_offsets(store.path("config", name))
+        if name == "consumerOffset.json":
+            # A 5.x broker may keep them in RocksDB (config/consumerOffsets, config/rdb) instead.
+            from .rocksdb.config import effective_committed
+            offsets, _ = effective_committed(store.path("config"), offsets)
+        committed.update(offsets)
     # topics.json only tells which topics use batch consume queues; the folders say so as well,
     # so a damaged topics.json does not stop the lag from being computed.
     try:

@@ -91,6 +91,11 @@ def _store_parts(store: Store) -> dict:
         "batchQueues": len(batch), "batchMessages": sum(q.count for q in batch),
         "errors": [{"topic": q.topic, "queueId": q.queue_id, "error": q.error}
                    for q in [*queues, *batch] if q.error]}
+    rocks = store.rocksdb_queues()
+    if rocks is not None:  # 5.2.0+ storeType=defaultRocksDB (both kinds in a combined store)
+        from ..rocksdb.consumequeue import summary
+        parts["consumeQueues"]["fileQueues"] = sum(1 for q in queues if q.kind == "file")
+        parts["rocksdbConsumeQueue"] = summary(rocks, queues)
     try:
         index = store.index()
         files = index.files
@@ -128,6 +133,13 @@ def _print_inspect(info: dict, out) -> None:
         w(f"queues     {text}\n")
         for e in cq["errors"]:
             w(f"           {e['topic']}/{e['queueId']}: {e['error']}\n")
+    rq = info.get("rocksdbConsumeQueue")
+    if rq:
+        w(f"rocksdb    consume queue database {rq['path']}: {rq['queues']} queues, {rq['units']} units"
+          + (f", dispatched to commit-log offset {rq['dispatchedTo']}" if rq.get("dispatchedTo") is not None else "")
+          + (f"; {cq['fileQueues']} queues in files too" if cq and cq.get("fileQueues") else "") + "\n")
+        if rq.get("error"):
+            w(f"           {rq['error']}\n")
     idx = info.get("indexFiles")
     if idx and "error" in idx:
         w(f"index      {idx['error']}\n")
