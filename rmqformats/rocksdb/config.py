@@ -129,8 +129,7 @@ def read_v1(path: str | os.PathLike[str]) -> ConfigFile:
                 name = _name(db, CF_FORBIDDEN, key)
                 forbidden[name] = _json(db, CF_FORBIDDEN, key, value)
                 keys.setdefault(name, (CF_FORBIDDEN, key))
-            if forbidden:
-                doc["forbiddenTable"] = forbidden
+            doc["forbiddenTable"] = forbidden  # the manager's (possibly empty) map, as its JSON shows it
         return _modelled(db, f"{folder} (RocksDB v1)", schema, dict(sorted(doc.items())), keys, "rocksdb-v1", [])
 
 

@@ -89,9 +89,14 @@ class ReadOnlyDB:
                 self.column_families = tuple(names)
                 return
             except Exception as exc:  # the binding raises plain Exception for every RocksDB status
-                last = exc
+                last = self._real(exc)
                 self._remove_shadow()
         raise RocksDBError(self.path, f"cannot open read-only: {last}")
+
+    def _real(self, exc: Exception) -> str:
+        """The binding's message with the temporary folder of links replaced by the database folder."""
+        text = str(exc)
+        return text.replace(self._shadow, self.path) if self._shadow else text
 
     def _remove_shadow(self) -> None:
         if self._shadow is not None:
@@ -147,7 +152,8 @@ class ReadOnlyDB:
         except RocksDBError:
             raise
         except Exception as exc:
-            raise RocksDBError(self.path, f"read failed: {exc}", column_family=column_family, key=key) from None
+            raise RocksDBError(self.path, f"read failed: {self._real(exc)}", column_family=column_family,
+                               key=key) from None
 
     def iterate(self, column_family: str, start: bytes = b"") -> Iterator[tuple[bytes, bytes]]:
         """Keys and values from the first key at or after ``start``, in key order."""
@@ -161,4 +167,5 @@ class ReadOnlyDB:
         except RocksDBError:
             raise
         except Exception as exc:
-            raise RocksDBError(self.path, f"iteration failed: {exc}", column_family=column_family) from None
+            raise RocksDBError(self.path, f"iteration failed: {self._real(exc)}",
+                               column_family=column_family) from None
