@@ -454,3 +454,22 @@ def test_reads_a_database_a_running_broker_holds(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_damaged_data_block_stops_with_a_typed_error(tmp_path):
+    """A flipped byte inside a table file's data block: the read that reaches it fails naming the database."""
+    path = tmp_path / "consumequeue"
+    units = [(cq, cq * 100, 100, cq % 7, 1_700_000_000_000 + cq) for cq in range(30000)]
+    write_rocksdb_queues(str(path), {("Big", 0): units})
+    ssts = sorted((p for p in path.iterdir() if p.suffix == ".sst"), key=lambda p: p.stat().st_size)
+    assert ssts[-1].stat().st_size > 100_000
+    data = bytearray(ssts[-1].read_bytes())
+    data[len(data) // 3] ^= 0xFF
+    ssts[-1].write_bytes(bytes(data))
+    with rmqformats.rocksdb.RocksDBQueues(str(path)) as rocks:
+        cq = rocks.consume_queue("Big", 0)
+        assert cq.max_offset == 30000
+        with pytest.raises(RocksDBError) as info:
+            sum(1 for _ in cq.units())
+    assert info.value.path == str(path) and info.value.column_family == "default"
+    assert "Corruption" in str(info.value)

@@ -39,6 +39,9 @@ def _open_writable(path: str, column_families: Iterable[str] = ()):
 
 
 def _close(db, path: str) -> None:
+    from rocksdict import Rdict
+    for name in Rdict.list_cf(path):  # every column family into table files, as a clean shutdown leaves them
+        (db if name == "default" else db.get_column_family(name)).flush()
     db.close()
     # The binding's own file; a broker's database has none.
     try:
@@ -70,21 +73,27 @@ def write_rocksdb_queues(path: str, queues: Mapping[tuple[str, int], list[tuple[
     once it has corrected the minimum (its first unit); the dispatch
     checkpoint is the end of the furthest message.
     """
+    from rocksdict import WriteBatch
     db = _open_writable(path, [CF_OFFSETS])
-    offsets = db.get_column_family(CF_OFFSETS)
+    offsets = db.get_column_family_handle(CF_OFFSETS)
     checkpoint = 0
     for (topic, qid), units in queues.items():
         if not units:
             continue
+        # One batch per queue, as the broker writes units and their max value together.
+        batch = WriteBatch(raw_mode=True)
         for cq, phy, size, tags, ts in units:
-            db[unit_key(topic, qid, cq)] = unit_value(phy, size, tags, ts)
+            batch.put(unit_key(topic, qid, cq), unit_value(phy, size, tags, ts))
             checkpoint = max(checkpoint, phy + size)
         last, first = units[-1], units[0]
-        offsets[offset_key(topic, qid, "max")] = offset_value(last[1], last[0])
+        batch.put(offset_key(topic, qid, "max"), offset_value(last[1], last[0]), offsets)
         if write_min:
-            offsets[offset_key(topic, qid, "min")] = offset_value(first[1], first[0])
-    offsets[offset_key(CHECKPOINT_TOPIC, 0, "max")] = _checkpoint_spec.rocketmq_rocksdb_cq_checkpoint.build(
-        {"checkpoint": {"ofs_max_phy": checkpoint}})
+            batch.put(offset_key(topic, qid, "min"), offset_value(first[1], first[0]), offsets)
+        db.write(batch)
+    batch = WriteBatch(raw_mode=True)
+    batch.put(offset_key(CHECKPOINT_TOPIC, 0, "max"), _checkpoint_spec.rocketmq_rocksdb_cq_checkpoint.build(
+        {"checkpoint": {"ofs_max_phy": checkpoint}}), offsets)
+    db.write(batch)
     _close(db, path)
 
 
