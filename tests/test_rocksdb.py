@@ -473,3 +473,11 @@ def test_damaged_data_block_stops_with_a_typed_error(tmp_path):
             sum(1 for _ in cq.units())
     assert info.value.path == str(path) and info.value.column_family == "default"
     assert "Corruption" in str(info.value)
+
+
+def test_twin_columnar_queue_units_equal_file_store(twins, version):
+    files, twin = twins[version]
+    for options in ({}, {"batch_queues": True}, {"topic": "TopicTest", "queue_id": 1}):
+        expected = rmqformats.open_store(files).queues_to_arrow(**options)
+        got = rmqformats.open_store(twin).queues_to_arrow(**options)
+        assert got.num_rows > 0 and got.equals(expected), options
