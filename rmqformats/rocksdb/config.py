@@ -120,9 +120,9 @@ def read_v1(path: str | os.PathLike[str]) -> ConfigFile:
             table[name] = body
         doc[table_key] = table
         if db.has_column_family(CF_DATA_VERSION):
-            value = db.get(CF_DATA_VERSION, DATA_VERSION_KEY)
-            if value:
-                doc["dataVersion"] = _json(db, CF_DATA_VERSION, DATA_VERSION_KEY, value)
+            stamp = db.get(CF_DATA_VERSION, DATA_VERSION_KEY)
+            if stamp:
+                doc["dataVersion"] = _json(db, CF_DATA_VERSION, DATA_VERSION_KEY, stamp)
         if db.has_column_family(CF_FORBIDDEN) and schema == "subscriptionGroup":
             forbidden = {}
             for key, value in db.iterate(CF_FORBIDDEN):

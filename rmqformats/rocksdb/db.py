@@ -67,7 +67,7 @@ class ReadOnlyDB:
         self._shadow: str | None = None
         self._db = None
         self._cfs: dict[str, object] = {}
-        last: Exception | None = None
+        last: str | None = None
         for _ in range(OPEN_ATTEMPTS):
             self._shadow = tempfile.mkdtemp(prefix="rmqformats-rocksdb-")
             _SHADOWS.add(self._shadow)
