@@ -162,9 +162,11 @@ def write_config_v1(config_dir: str, *, topics: Mapping[str, Any] | None = None,
 def v2_key(table: str, *, name: str | None = None, group: str | None = None, topic: str | None = None,
            queue_id: int | None = None, data_version: bool = False) -> bytes:
     """A ``config/rdb`` key: a table's data version, a named record, or an offset record."""
-    enc = lambda s: len(s.encode("utf-8"))  # noqa: E731
-    spec = {"table_prefix": "table", "table_id": table, "record_prefix": "data_version" if data_version else "data",
-            "data_version_name": None, "named": None, "offset": None}
+    def enc(text: str | None) -> int:
+        return len((text or "").encode("utf-8"))
+    spec: dict[str, Any] = {"table_prefix": "table", "table_id": table,
+                            "record_prefix": "data_version" if data_version else "data",
+                            "data_version_name": None, "named": None, "offset": None}
     if data_version:
         spec["data_version_name"] = "data_version"
     elif name is not None:
