@@ -481,3 +481,19 @@ def test_twin_columnar_queue_units_equal_file_store(twins, version):
         expected = rmqformats.open_store(files).queues_to_arrow(**options)
         got = rmqformats.open_store(twin).queues_to_arrow(**options)
         assert got.num_rows > 0 and got.equals(expected), options
+
+
+def test_check_names_the_unit_key_of_a_mismatch(twin_copy, capsys):
+    db = str(twin_copy / "consumequeue")
+    key = unit_key("TopicTest", 1, 4)
+    with ReadOnlyDB(db) as r:
+        value = bytearray(r.get(CF_UNITS, key))
+    value[12:20] = (12345).to_bytes(8, "big")  # tagsCode
+    _rewrite(db, CF_UNITS, key, bytes(value))
+    code, out, _ = run(capsys, "check", twin_copy, "--format", "jsonl")
+    report = json.loads(out)
+    assert code == 1 and [(p["field"], p["unitValue"], p["cqOffset"]) for p in report["problems"]] == [
+        ("tagsCode", 12345, 4)]
+    assert report["problems"][0]["where"] == f"{db} [default] TopicTest/1/4"
+    _, text, _ = run(capsys, "inspect", twin_copy)
+    assert "dispatched" in text

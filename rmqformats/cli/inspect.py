@@ -140,6 +140,11 @@ def _print_inspect(info: dict, out) -> None:
           + (f"; {cq['fileQueues']} queues in files too" if cq and cq.get("fileQueues") else "") + "\n")
         if rq.get("error"):
             w(f"           {rq['error']}\n")
+        behind = info["dataEnd"]["commitLogOffset"] - (rq.get("dispatchedTo") or 0)
+        if rq.get("dispatchedTo") is not None and behind:
+            # Records that no consume queue takes (transaction prepare/rollback) also count here.
+            w(f"           {abs(behind):,} bytes of commit-log data "
+              + ("after the dispatched ones\n" if behind > 0 else "dispatched past the end of the data\n"))
     idx = info.get("indexFiles")
     if idx and "error" in idx:
         w(f"index      {idx['error']}\n")
