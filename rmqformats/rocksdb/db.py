@@ -157,6 +157,7 @@ class ReadOnlyDB:
 
     def iterate(self, column_family: str, start: bytes = b"") -> Iterator[tuple[bytes, bytes]]:
         """Keys and values from the first key at or after ``start``, in key order."""
+        # Not the binding's items(): it ends silently at a damaged block, the iterator's status says so.
         it = self._cf(column_family).iter()
         try:
             it.seek(start) if start else it.seek_to_first()
