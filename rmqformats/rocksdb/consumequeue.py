@@ -311,33 +311,48 @@ class RocksDBConsumeQueue(ConsumeQueue):
         return QueueInfo(self.topic, self.queue_id, self.min_offset, self.max_offset, 0, self.folder, None, KIND)
 
     def _rows(self, start: int, stop: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """(logical offsets, unit rows) of the units from ``start`` to ``stop - 1``, in batches."""
+        """(logical offsets, unit rows) of the units from ``start`` to ``stop - 1``, in batches.
+
+        Keys of one queue differ only in their last 8 bytes, the big-endian
+        offset, so key order is offset order and ``key < stop key`` is the
+        offset test; lengths are checked per batch with numpy.
+        """
         db = self.queues.db
-        keys: list[int] = []
+        prefix = self._prefix
+        expected = len(prefix) + _CQ_OFFSET_BYTES
+        stop_key = unit_key(self.topic, self.queue_id, stop) if stop > 0 else b""
+        if not stop_key or start >= stop:
+            return
+        keys: list[bytes] = []
         values: list[bytes] = []
-        first_key = b""
-        expected = len(self._prefix) + _CQ_OFFSET_BYTES
         for key, value in db.iterate(CF_UNITS, unit_key(self.topic, self.queue_id, max(start, 0))):
-            if not key.startswith(self._prefix):
+            if not key.startswith(prefix) or (len(key) == expected and key >= stop_key):
                 break
-            if len(key) != expected:
-                raise RocksDBError(self.folder, f"key is {len(key)} bytes, expected {expected}",
-                                   column_family=CF_UNITS, key=key, key_text=f"{self.topic}/{self.queue_id}")
-            offset = int.from_bytes(key[-_CQ_OFFSET_BYTES:], "big", signed=True)
-            if offset >= stop:
-                break
-            if len(value) != UNIT_DTYPE.itemsize:
-                raise RocksDBError(self.folder, f"value is {len(value)} bytes, expected {UNIT_DTYPE.itemsize}",
-                                   column_family=CF_UNITS, key=key, key_text=f"{self.topic}/{self.queue_id}/{offset}")
-            if not keys:
-                first_key = key
-            keys.append(offset)
+            keys.append(key)
             values.append(value)
             if len(keys) >= BATCH_UNITS:
-                yield np.array(keys, np.int64), self._decode(first_key, values)
+                yield self._batch(keys, values)
                 keys, values = [], []
         if keys:
-            yield np.array(keys, np.int64), self._decode(first_key, values)
+            yield self._batch(keys, values)
+
+    def _batch(self, keys: list[bytes], values: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+        expected = len(self._prefix) + _CQ_OFFSET_BYTES
+        joined_keys = b"".join(keys)
+        joined = b"".join(values)
+        size = UNIT_DTYPE.itemsize
+        if len(joined_keys) != expected * len(keys) or len(joined) != size * len(values):
+            for key, value in zip(keys, values):
+                if len(key) != expected:
+                    raise RocksDBError(self.folder, f"key is {len(key)} bytes, expected {expected}",
+                                       column_family=CF_UNITS, key=key, key_text=f"{self.topic}/{self.queue_id}")
+                if len(value) != size:
+                    offset = int.from_bytes(key[-_CQ_OFFSET_BYTES:], "big", signed=True)
+                    raise RocksDBError(self.folder, f"value is {len(value)} bytes, expected {size}",
+                                       column_family=CF_UNITS, key=key,
+                                       key_text=f"{self.topic}/{self.queue_id}/{offset}")
+        offsets = np.frombuffer(joined_keys, np.uint8).reshape(len(keys), expected)[:, -_CQ_OFFSET_BYTES:]
+        return offsets.copy().view(">i8").reshape(-1).astype(np.int64), np.frombuffer(joined, UNIT_DTYPE)
 
     def entries(self, start: int | None = None, stop: int | None = None) -> Iterator[RocksDBCqEntry]:
         """Every unit from ``start`` to ``stop - 1`` with its store time."""
