@@ -317,23 +317,13 @@ class RocksDBConsumeQueue(ConsumeQueue):
         offset, so key order is offset order and ``key < stop key`` is the
         offset test; lengths are checked per batch with numpy.
         """
-        db = self.queues.db
         prefix = self._prefix
-        expected = len(prefix) + _CQ_OFFSET_BYTES
-        stop_key = unit_key(self.topic, self.queue_id, stop) if stop > 0 else b""
-        if not stop_key or start >= stop:
+        if start >= stop or stop <= 0:
             return
-        keys: list[bytes] = []
-        values: list[bytes] = []
-        for key, value in db.iterate(CF_UNITS, unit_key(self.topic, self.queue_id, max(start, 0))):
-            if not key.startswith(prefix) or (len(key) == expected and key >= stop_key):
-                break
-            keys.append(key)
-            values.append(value)
-            if len(keys) >= BATCH_UNITS:
-                yield self._batch(keys, values)
-                keys, values = [], []
-        if keys:
+        # Keys whose length is not the unit key's still stop at the stop key or fail in _batch.
+        stop_key = unit_key(self.topic, self.queue_id, stop)
+        for keys, values in self.queues.db.batches(CF_UNITS, unit_key(self.topic, self.queue_id, max(start, 0)),
+                                                   prefix, stop_key, BATCH_UNITS):
             yield self._batch(keys, values)
 
     def _batch(self, keys: list[bytes], values: list[bytes]) -> tuple[np.ndarray, np.ndarray]:

@@ -170,3 +170,35 @@ class ReadOnlyDB:
         except Exception as exc:
             raise RocksDBError(self.path, f"iteration failed: {self._real(exc)}",
                                column_family=column_family) from None
+
+    def batches(self, column_family: str, start: bytes, prefix: bytes, stop: bytes | None,
+                size: int) -> Iterator[tuple[list[bytes], list[bytes]]]:
+        """Keys and values from ``start`` while keys begin with ``prefix`` and sort before ``stop``.
+
+        In lists of at most ``size``: the walk of :meth:`iterate` without a
+        Python generator step per key (most of a key's cost).
+        """
+        it = self._cf(column_family).iter()
+        keys: list[bytes] = []
+        values: list[bytes] = []
+        try:
+            it.seek(start)
+            valid, key_of, value_of, advance = it.valid, it.key, it.value, it.next
+            while valid():
+                key = key_of()
+                if not key.startswith(prefix) or (stop is not None and key >= stop):
+                    break
+                keys.append(key)
+                values.append(value_of())
+                if len(keys) >= size:
+                    yield keys, values
+                    keys, values = [], []
+                advance()
+            it.status()
+        except RocksDBError:
+            raise
+        except Exception as exc:
+            raise RocksDBError(self.path, f"iteration failed: {self._real(exc)}",
+                               column_family=column_family) from None
+        if keys:
+            yield keys, values
