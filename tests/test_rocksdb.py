@@ -288,11 +288,16 @@ def test_lag_reads_rocksdb_offsets_v2_and_v1_merge_rule(tmp_path, capsys):
 # -- bad input -------------------------------------------------------------------------------------
 
 
-def _rewrite(path: str, cf: str, key: bytes, value: bytes) -> None:
+def _rewrite(path: str, cf: str, key: bytes, value: bytes | None) -> None:
+    """Put (or with ``None`` delete) one record, as a damaged or foreign writer would."""
     from rocksdict import Options, Rdict
     db = Rdict(path, options=Options(raw_mode=True),
                column_families={n: Options(raw_mode=True) for n in Rdict.list_cf(path) if n != "default"})
-    (db if cf == "default" else db.get_column_family(cf))[key] = value
+    target = db if cf == "default" else db.get_column_family(cf)
+    if value is None:
+        del target[key]
+    else:
+        target[key] = value
     db.close()
     os.remove(os.path.join(path, "rocksdict-config.json"))
 
@@ -334,6 +339,11 @@ def test_corrupt_offset_value_and_key(twin_copy, capsys):
     _rewrite(db, CF_OFFSETS, b"\x00\x00\x00\x09\x01TopicTest\x01mid\x01\x00\x00\x00\x02", b"\x00" * 16)
     code, _, err = run(capsys, "lag", twin_copy)
     assert code == 2 and "not an offset key" in err and "column family 'offset'" in err
+    _rewrite(db, CF_OFFSETS, b"\x00\x00\x00\x09\x01TopicTest\x01mid\x01\x00\x00\x00\x02", None)
+    hostile = b"\x7f\xff\xff\xff\x01TopicTest\x01max\x01\x00\x00\x00\x02"  # a 2 GiB topic length
+    _rewrite(db, CF_OFFSETS, hostile, b"\x00" * 16)
+    code, _, err = run(capsys, "queue", twin_copy)
+    assert code == 2 and "not an offset key" in err and hostile.hex() in err
 
 
 def test_corrupt_table_file_and_missing_database(twin_copy, capsys, tmp_path):
@@ -403,8 +413,11 @@ def test_every_command_leaves_the_databases_unchanged(tmp_path, capsys):
             list(store.consume_queue(q.topic, q.queue_id).messages())
         assert store.check_consistency().ok
         store.rocksdb_configs(), store.consumer_lag()
+        info = json.loads(run(capsys, "inspect", root, "--format", "jsonl")[1])
+        assert [(d["folder"], d["layout"]) for d in info["rocksdbConfig"]] == [
+            ("topics", "v1"), ("subscriptionGroups", "v1"), ("consumerOffsets", "v1"), ("rdb", "v2")]
         for argv in (["inspect"], ["queue"], ["queue", "TopicTest", "1", "--resolve"], ["check"], ["config"],
-                     ["lag"]):
+                     ["lag"], ["messages", "--limit", "5"], ["lookup", "--topic", "TopicTest", "--key", "key-1"]):
             assert main([argv[0], str(root), *argv[1:]]) == 0, argv
         capsys.readouterr()
         assert _snapshot(root) == before

@@ -91,6 +91,10 @@ def _store_parts(store: Store) -> dict:
         "batchQueues": len(batch), "batchMessages": sum(q.count for q in batch),
         "errors": [{"topic": q.topic, "queueId": q.queue_id, "error": q.error}
                    for q in [*queues, *batch] if q.error]}
+    from ..rocksdb.config import config_databases
+    dbs = config_databases(store.path("config"))
+    if dbs:  # RocksDB configs: v1 (5.1.4+) and v2 config/rdb (5.3.2+)
+        parts["rocksdbConfig"] = dbs
     rocks = store.rocksdb_queues()
     if rocks is not None:  # 5.2.0+ storeType=defaultRocksDB (both kinds in a combined store)
         from ..rocksdb.consumequeue import summary
@@ -145,6 +149,8 @@ def _print_inspect(info: dict, out) -> None:
             # Records that no consume queue takes (transaction prepare/rollback) also count here.
             w(f"           {abs(behind):,} bytes of commit-log data "
               + ("after the dispatched ones\n" if behind > 0 else "dispatched past the end of the data\n"))
+    if info.get("rocksdbConfig"):
+        w("config     RocksDB " + ", ".join(f"{d['folder']} ({d['layout']})" for d in info["rocksdbConfig"]) + "\n")
     idx = info.get("indexFiles")
     if idx and "error" in idx:
         w(f"index      {idx['error']}\n")

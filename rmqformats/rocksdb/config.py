@@ -238,3 +238,14 @@ def effective_offsets(json_model: Any, rocks: list[ConfigFile]) -> tuple[Any, st
                 return json_model, "consumerOffset.json"
         return kv, found[0].name
     return json_model, "consumerOffset.json"
+
+
+def config_databases(config_dir: str | os.PathLike[str]) -> list[dict]:
+    """The RocksDB config databases under ``config_dir`` (not opened): folder, path and layout."""
+    config_dir = os.fspath(config_dir)
+    out = []
+    for folder, layout in [*((f, "v1") for f in V1_TABLES), (V2_FOLDER, "v2")]:
+        path = os.path.join(config_dir, folder)
+        if is_rocksdb(path):
+            out.append({"folder": folder, "path": path, "layout": layout})
+    return out
