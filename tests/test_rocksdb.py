@@ -362,6 +362,9 @@ def test_corrupt_table_file_and_missing_database(twin_copy, capsys, tmp_path):
     assert "Traceback" not in err
     if code == 2:
         assert str(db) in err and "rmqformats-rocksdb-" not in err  # the database's path, not the links
+        code, out, _ = run(capsys, "inspect", twin_copy, "--format", "jsonl")
+        info = json.loads(out)  # the commit log and the rest are still shown, with the database's error
+        assert code == 0 and info["messages"] > 200 and str(db) in info["rocksdbConsumeQueue"]["error"]
     with pytest.raises(RocksDBError, match="not a RocksDB database"):
         ReadOnlyDB(tmp_path)
     with pytest.raises(RocksDBError, match="no such folder"):

@@ -8,7 +8,7 @@ import os
 import sys
 from collections import Counter, defaultdict
 
-from ..errors import RmqFormatError
+from ..errors import RmqFormatError, RocksDBError
 from ..store import Store
 from .tables import write_wrapped
 from .common import iso, open_from_args, short, print_table, with_progress, add_store_args, add_verify_crc
@@ -84,7 +84,12 @@ def _store_parts(store: Store) -> dict:
             "confirmPhyOffset": cp.confirm_phy_offset}
     except RmqFormatError as exc:
         parts["checkpoint"] = {"error": exc.whole()}
-    queues = store.queues()
+    try:
+        queues = store.queues()
+        rocks_error = None
+    except RocksDBError as exc:  # the RocksDB consume queue cannot be read: show the rest of the store
+        from ..consumequeue import list_queues
+        queues, rocks_error = list_queues(store.path("consumequeue"), store), exc
     batch = store.batch_queues()
     parts["consumeQueues"] = {
         "queues": len(queues), "units": sum(q.count for q in queues),
@@ -99,7 +104,8 @@ def _store_parts(store: Store) -> dict:
     if rocks is not None:  # 5.2.0+ storeType=defaultRocksDB (both kinds in a combined store)
         from ..rocksdb.consumequeue import summary
         parts["consumeQueues"]["fileQueues"] = sum(1 for q in queues if q.kind == "file")
-        parts["rocksdbConsumeQueue"] = summary(rocks, queues)
+        parts["rocksdbConsumeQueue"] = summary(rocks, queues) if rocks_error is None else {
+            "path": rocks.path, "queues": 0, "units": 0, "error": rocks_error.whole()}
     try:
         index = store.index()
         files = index.files
