@@ -392,6 +392,8 @@ def check_queue(cq: ConsumeQueue, *, delay_levels_ms: tuple[int, ...] = DEFAULT_
         if len(problems) >= max_problems:
             del problems[max_problems:]  # one unit can disagree in several fields
             break
+    if cq.kind == "rocksdb" and len(problems) < max_problems:  # keys missing between the min and max offsets
+        problems += cq.missing_units(max_problems - len(problems))  # type: ignore[attr-defined]
     return checked, problems, deleted
 
 

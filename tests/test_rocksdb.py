@@ -513,3 +513,17 @@ def test_check_names_the_unit_key_of_a_mismatch(twin_copy, capsys):
     assert report["problems"][0]["where"] == f"{db} [default] TopicTest/1/4"
     _, text, _ = run(capsys, "inspect", twin_copy)
     assert "dispatched" in text
+
+
+def test_check_reports_units_missing_from_the_database(twin_copy, capsys):
+    """A key missing inside a queue (the broker's range reads stop there) and at its end are problems."""
+    db = str(twin_copy / "consumequeue")
+    max_offset = rmqformats.open_store(twin_copy).consume_queue("TopicTest", 2).max_offset
+    for off in (5, 6, max_offset - 1):
+        _rewrite(db, CF_UNITS, unit_key("TopicTest", 2, off), None)
+    code, out, _ = run(capsys, "check", twin_copy, "--format", "jsonl")
+    report = json.loads(out)
+    assert code == 1
+    assert [(p["topic"], p["queueId"], p["cqOffset"], p["field"], p["unitValue"]) for p in report["problems"]] == [
+        ("TopicTest", 2, 5, "unit", "units 5..6"),
+        ("TopicTest", 2, max_offset - 1, "unit", f"units {max_offset - 1}..{max_offset - 1}")]

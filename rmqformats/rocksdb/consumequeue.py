@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import construct
 import numpy as np
 
-from ..consumequeue import BATCH_UNITS, ConsumeQueue, CqUnit
+from ..consumequeue import BATCH_UNITS, ConsumeQueue, CqUnit, Inconsistency
 from ..errors import RocksDBError, UnitNotFoundError
 from ..generated.construct import rocketmq_rocksdb_cq_key as _key_spec
 from ..generated.construct import rocketmq_rocksdb_cq_offset_key as _offset_key_spec
@@ -365,6 +365,32 @@ class RocksDBConsumeQueue(ConsumeQueue):
             keep = np.ones(len(rows), bool) if code is None else rows[_TAGS] == code
             for o, p, s, t in zip(offsets[keep].tolist(), *(rows[n][keep].tolist() for n in (_OFS, _LEN, _TAGS))):
                 yield CqUnit(o, p, s, t)
+
+    def missing_units(self, max_problems: int = 1000) -> list[Inconsistency]:
+        """Offsets from ``min_offset`` to ``max_offset - 1`` without a key, one problem per run.
+
+        The broker's range reads (``RocksDBConsumeQueueTable.rangeQuery``) stop
+        at the first missing unit, so a consumer gets nothing past one. The
+        problem's unit is the first missing offset (commit-log offset -1).
+        """
+        out: list[Inconsistency] = []
+        expected, stop = self.min_offset, self.max_offset
+
+        def report(first: int, end: int) -> None:
+            out.append(Inconsistency(self.topic, self.queue_id, first, self.files.where(first),
+                                     CqUnit(first, -1, 0, 0), "unit", f"units {first}..{end - 1}",
+                                     "no key (the broker's range reads stop here)"))
+
+        for offsets, _ in self._rows(expected, stop):
+            for o in offsets.tolist():
+                if o != expected:
+                    report(expected, o)
+                    if len(out) >= max_problems:
+                        return out
+                expected = o + 1
+        if expected < stop:
+            report(expected, stop)
+        return out
 
     def unit(self, cq_offset: int) -> CqUnit:
         row = self._value(cq_offset) if 0 <= cq_offset < self.max_offset else None
