@@ -322,6 +322,9 @@ def test_truncated_unit_value_is_a_typed_error(twin_copy, capsys):
     e = info.value
     assert (e.path, e.column_family, e.key) == (db, "default", key)
     assert "value is 27 bytes, expected 28" in str(e) and "TopicTest/1/4" in str(e) and key.hex() in str(e)
+    with pytest.raises(RocksDBError, match="TopicTest/1/4.*27 bytes") as info:
+        store.consume_queue("TopicTest", 1).unit(4)
+    assert info.value.key == key
     code, out, err = run(capsys, "queue", twin_copy, "TopicTest", "1")
     assert code == 2 and "column family 'default'" in err and key.hex() in err
     code, out, _ = run(capsys, "check", twin_copy, "--format", "jsonl")

@@ -249,18 +249,15 @@ class RocksDBConsumeQueue(ConsumeQueue):
         return segments[0].start_offset if segments else 0
 
     def _value(self, cq_offset: int) -> np.void | None:
+        """The unit at ``cq_offset`` as one row, or ``None`` when it has no key."""
         key = unit_key(self.topic, self.queue_id, cq_offset)
         value = self.queues.db.get(CF_UNITS, key)
-        return None if value is None else self._decode(key, [value])[0]
-
-    def _decode(self, first_key: bytes, values: list[bytes]) -> np.ndarray:
-        size = UNIT_DTYPE.itemsize
-        for i, v in enumerate(values):
-            if len(v) != size:
-                raise RocksDBError(self.folder, f"value is {len(v)} bytes, expected {size}", column_family=CF_UNITS,
-                                   key=first_key if i == 0 else None,
-                                   key_text=f"{self.topic}/{self.queue_id}, unit {i} of a read")
-        return np.frombuffer(b"".join(values), UNIT_DTYPE)
+        if value is None:
+            return None
+        if len(value) != UNIT_DTYPE.itemsize:
+            raise RocksDBError(self.folder, f"value is {len(value)} bytes, expected {UNIT_DTYPE.itemsize}",
+                               column_family=CF_UNITS, key=key, key_text=f"{self.topic}/{self.queue_id}/{cq_offset}")
+        return np.frombuffer(value, UNIT_DTYPE)[0]
 
     @property
     def min_offset(self) -> int:
