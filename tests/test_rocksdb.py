@@ -530,3 +530,39 @@ def test_check_reports_units_missing_from_the_database(twin_copy, capsys):
     assert [(p["topic"], p["queueId"], p["cqOffset"], p["field"], p["unitValue"]) for p in report["problems"]] == [
         ("TopicTest", 2, 5, "unit", "units 5..6"),
         ("TopicTest", 2, max_offset - 1, "unit", f"units {max_offset - 1}..{max_offset - 1}")]
+
+
+def test_kaitai_parsers_read_every_record_of_a_twin(twins):
+    """The Kaitai parsers generated from the same specs read every key and value the reader reads."""
+    from rmqformats.generated.kaitai.rocketmq_rocksdb_config_key import RocketmqRocksdbConfigKey
+    from rmqformats.generated.kaitai.rocketmq_rocksdb_cq_checkpoint import RocketmqRocksdbCqCheckpoint
+    from rmqformats.generated.kaitai.rocketmq_rocksdb_cq_key import RocketmqRocksdbCqKey
+    from rmqformats.generated.kaitai.rocketmq_rocksdb_cq_offset import RocketmqRocksdbCqOffset
+    from rmqformats.generated.kaitai.rocketmq_rocksdb_cq_offset_key import RocketmqRocksdbCqOffsetKey
+    from rmqformats.generated.kaitai.rocketmq_rocksdb_cq_unit import RocketmqRocksdbCqUnit
+    _, twin = twins["rocketmq-5.3.3"]
+    store = rmqformats.open_store(twin)
+    units = {(q.topic, q.queue_id): {u.cq_offset: u for u in store.consume_queue(q.topic, q.queue_id).units()}
+             for q in store.queues()}
+    seen = 0
+    with ReadOnlyDB(twin / "consumequeue") as db:
+        for key, value in db.iterate(CF_UNITS):
+            k, v = RocketmqRocksdbCqKey.from_bytes(key), RocketmqRocksdbCqUnit.from_bytes(value).unit
+            u = units[(k.topic, k.queue_id)][k.cq_offset]
+            assert (v.ofs_commitlog, v.len_message, v.tags_code) == (u.commitlog_offset, u.size, u.tags_code)
+            seen += 1
+        for key, value in db.iterate(CF_OFFSETS):
+            k = RocketmqRocksdbCqOffsetKey.from_bytes(key)
+            if k.is_checkpoint:
+                assert RocketmqRocksdbCqCheckpoint.from_bytes(value).checkpoint.ofs_max_phy == \
+                    store.rocksdb_queues().dispatch_checkpoint()
+            else:
+                assert k.is_max and RocketmqRocksdbCqOffset.from_bytes(value).offset.cq_offset + 1 == \
+                    store.consume_queue(k.topic, k.queue_id).max_offset
+    assert seen == sum(len(u) for u in units.values()) > 200
+    root = twin.parent / "v2"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    _write_configs(str(root), "v2")
+    with ReadOnlyDB(root / "config" / "rdb") as db:
+        tables = [RocketmqRocksdbConfigKey.from_bytes(key).table_id.name for key, _ in db.iterate("default")]
+    assert {"topic", "consumer_offset"} <= set(tables)
