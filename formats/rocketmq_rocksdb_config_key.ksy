@@ -7,7 +7,7 @@ meta:
   tags:
     - database
   license: Apache-2.0
-  ks-version: '0.11'
+  ks-version: '0.9'
   encoding: UTF-8
   endian: be
 -rmq-since: '5.3.2'
@@ -52,8 +52,8 @@ seq:
     doc: The table's data version, or one of its records.
   - id: data_version_name
     -orig-id: DATA_VERSION_KEY
-    type: str
     size-eos: true
+    type: str
     if: record_prefix == record_prefix::data_version
     doc: '`data_version`.'
   - id: named
@@ -68,11 +68,14 @@ seq:
     type: offset_record
     if: |
       record_prefix == record_prefix::data and
-      (table_id == table_id::consumer_offset or table_id == table_id::pull_offset)
+      (table_id == table_id::consumer_offset or
+      table_id == table_id::pull_offset)
     doc: The offset of a group on a topic queue.
 types:
   named_record:
-    doc: The name of a topic or of a subscription group (`ConfigHelper.keyBufOf`).
+    doc: |
+      The name of a topic or of a subscription group
+      (`ConfigHelper.keyBufOf`).
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConfigHelper.java
     -webide-representation: '{name}'
     seq:
@@ -82,11 +85,13 @@ types:
         doc: Length of the name in UTF-8 bytes.
       - id: name
         -orig-id: name
-        type: str
         size: len_name
+        type: str
         doc: The topic or group name.
   offset_record:
-    doc: A group, a topic and a queue id (`keyOfConsumerOffset`, `keyOfPullOffset`).
+    doc: |
+      A group, a topic and a queue id (`keyOfConsumerOffset`,
+      `keyOfPullOffset`).
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConsumerOffsetManagerV2.java
     -webide-representation: '{topic}@{group}/{queue_id:dec}'
     seq:
@@ -96,8 +101,8 @@ types:
         doc: Length of the group name in UTF-8 bytes.
       - id: group
         -orig-id: group
-        type: str
         size: len_group
+        type: str
         doc: The consumer group.
       - id: sep_topic
         -orig-id: CTRL_1
@@ -109,8 +114,8 @@ types:
         doc: Length of the topic name in UTF-8 bytes.
       - id: topic
         -orig-id: topic
-        type: str
         size: len_topic
+        type: str
         doc: The topic.
       - id: sep_queue_id
         -orig-id: CTRL_1

@@ -7,7 +7,7 @@ meta:
   tags:
     - database
   license: Apache-2.0
-  ks-version: '0.11'
+  ks-version: '0.9'
   endian: be
 -rmq-since: '5.2.0'
 doc: |

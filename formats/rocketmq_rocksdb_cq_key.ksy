@@ -7,7 +7,7 @@ meta:
   tags:
     - database
   license: Apache-2.0
-  ks-version: '0.11'
+  ks-version: '0.9'
   encoding: UTF-8
   endian: be
 -rmq-since: '5.2.0'
@@ -39,8 +39,8 @@ seq:
     doc: Separator before the topic.
   - id: topic
     -orig-id: topic
-    type: str
     size: len_topic
+    type: str
     doc: The topic name.
   - id: sep_queue_id
     -orig-id: CTRL_1

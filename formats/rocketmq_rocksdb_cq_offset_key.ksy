@@ -7,7 +7,7 @@ meta:
   tags:
     - database
   license: Apache-2.0
-  ks-version: '0.11'
+  ks-version: '0.9'
   encoding: UTF-8
   endian: be
 -rmq-since: '5.2.0'
@@ -37,8 +37,8 @@ seq:
     doc: Separator before the topic.
   - id: topic
     -orig-id: topic
-    type: str
     size: len_topic
+    type: str
     doc: The topic name (`CHECKPOINT_TOPIC` for the dispatch checkpoint).
   - id: sep_bound
     -orig-id: CTRL_1
@@ -46,8 +46,8 @@ seq:
     doc: Separator before the bound.
   - id: bound
     -orig-id: MAX_BYTES / MIN_BYTES
-    type: str
     size: 3
+    type: str
     valid:
       any-of: ['"max"', '"min"']
     doc: '`max` or `min`: which end of the queue the value gives.'

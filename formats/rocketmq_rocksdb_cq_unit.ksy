@@ -7,7 +7,7 @@ meta:
   tags:
     - database
   license: Apache-2.0
-  ks-version: '0.11'
+  ks-version: '0.9'
   endian: be
 -rmq-since: '5.2.0'
 doc: |
@@ -28,7 +28,7 @@ types:
       One unit as `RocksDBConsumeQueueTable.buildCQValueByteBuffer` writes
       it for a dispatched message.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/main/java/org/apache/rocketmq/store/queue/RocksDBConsumeQueueTable.java
-    -webide-representation: '@{ofs_commitlog:dec} +{len_message:dec} tags {tags_code:dec}'
+    -webide-representation: '@{ofs_commitlog:dec} +{len_message:dec}'
     seq:
       - id: ofs_commitlog
         -orig-id: phyOffset

@@ -65,7 +65,8 @@ class RecordPrefix(enum.IntEnum):
     data = 2
 
 
-# The name of a topic or of a subscription group (`ConfigHelper.keyBufOf`).
+# The name of a topic or of a subscription group
+# (`ConfigHelper.keyBufOf`).
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConfigHelper.java
 named_record = ka.Struct(
     # Length of the name in UTF-8 bytes.
@@ -75,7 +76,8 @@ named_record = ka.Struct(
 )
 
 
-# A group, a topic and a queue id (`keyOfConsumerOffset`, `keyOfPullOffset`).
+# A group, a topic and a queue id (`keyOfConsumerOffset`,
+# `keyOfPullOffset`).
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConsumerOffsetManagerV2.java
 offset_record = ka.Struct(
     # Length of the group name in UTF-8 bytes.

@@ -95,7 +95,8 @@ class RocketmqRocksdbConfigKey(KaitaiStruct):
 
 
     class NamedRecord(KaitaiStruct):
-        """The name of a topic or of a subscription group (`ConfigHelper.keyBufOf`).
+        """The name of a topic or of a subscription group
+        (`ConfigHelper.keyBufOf`).
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConfigHelper.java
@@ -116,7 +117,8 @@ class RocketmqRocksdbConfigKey(KaitaiStruct):
 
 
     class OffsetRecord(KaitaiStruct):
-        """A group, a topic and a queue id (`keyOfConsumerOffset`, `keyOfPullOffset`).
+        """A group, a topic and a queue id (`keyOfConsumerOffset`,
+        `keyOfPullOffset`).
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConsumerOffsetManagerV2.java

@@ -414,5 +414,5 @@ def summary(queues: RocksDBQueues, infos: list[QueueInfo]) -> dict:
         out["columnFamilies"] = list(queues.db.column_families)
         out["dispatchedTo"] = queues.dispatch_checkpoint()
     except RocksDBError as exc:
-        out["error"] = str(exc)
+        out["error"] = exc.whole()
     return out
