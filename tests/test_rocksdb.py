@@ -22,7 +22,7 @@ import textwrap
 import pytest
 
 import rmqformats
-from rmqformats.cli import main
+from rmqformats.cli import main, status
 from rmqformats.config import read_config_file
 from rmqformats.errors import RocksDBError
 from rmqformats.rocksdb import ReadOnlyDB, RocksDBConsumeQueue
@@ -424,7 +424,8 @@ def test_every_command_leaves_the_databases_unchanged(tmp_path, capsys):
             ("topics", "v1"), ("subscriptionGroups", "v1"), ("consumerOffsets", "v1"), ("rdb", "v2")]
         for argv in (["inspect"], ["queue"], ["queue", "TopicTest", "1", "--resolve"], ["check"], ["config"],
                      ["lag"], ["messages", "--limit", "5"], ["lookup", "--topic", "TopicTest", "--key", "key-1"]):
-            assert main([argv[0], str(root), *argv[1:]]) == 0, argv
+            # lag finds the committed offset past the queue's end in this store (status 1, findings)
+            assert main([argv[0], str(root), *argv[1:]]) in (status.OK, status.FINDINGS), argv
         capsys.readouterr()
         assert _snapshot(root) == before
     finally:
