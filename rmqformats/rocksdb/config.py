@@ -219,25 +219,31 @@ def read_rocksdb_configs(config_dir: str | os.PathLike[str], *,
     return out
 
 
-def effective_offsets(json_model: Any, rocks: list[ConfigFile]) -> tuple[Any, str]:
-    """The consumer offsets a broker would load, and where from.
+def effective_committed(config_dir: str | os.PathLike[str],
+                        json_offsets: dict[tuple[str, str, int], int]) -> tuple[dict[tuple[str, str, int], int], str]:
+    """The committed offsets a broker would load, and where from.
 
-    ``config/rdb`` (v2) when it holds offsets; else the v1 ``consumerOffsets``
-    database, unless ``consumerOffset.json`` has a larger data-version
-    counter (the v1 manager's ``merge`` then loads the JSON file); else the
-    JSON file.
+    ``json_offsets`` are those of ``consumerOffset.json`` ((topic, group,
+    queue id) → offset). ``config/rdb`` (v2) wins when it holds offsets; else
+    the v1 ``consumerOffsets`` database, unless ``consumerOffset.json`` has the
+    larger data-version counter (the v1 manager's ``merge`` then loads the
+    JSON file); else the JSON file.
     """
+    rocks = read_rocksdb_configs(config_dir, schemas=("consumerOffset",))
     for source in ("rocksdb-v2", "rocksdb-v1"):
-        found = [f for f in rocks if f.source == source and f.schema == "consumerOffset" and f.model is not None]
+        found = [f for f in rocks if f.source == source and f.model is not None]
         if not found:
             continue
         kv = found[0].model
-        if source == "rocksdb-v1" and json_model is not None:
-            counter = lambda m: m.data_version.counter if m.data_version is not None else 0  # noqa: E731
-            if counter(json_model) > counter(kv):
-                return json_model, "consumerOffset.json"
-        return kv, found[0].name
-    return json_model, "consumerOffset.json"
+        if source == "rocksdb-v1" and json_offsets:
+            from ..config import read_config_file  # only here: the data version of the JSON file
+            model = read_config_file(os.path.join(os.fspath(config_dir), "consumerOffset.json")).model
+            def counter(m: Any) -> int:
+                return m.data_version.counter if m is not None and m.data_version is not None else 0
+            if counter(model) > counter(kv):
+                return json_offsets, "consumerOffset.json"
+        return kv.offsets, found[0].name
+    return json_offsets, "consumerOffset.json"
 
 
 def config_databases(config_dir: str | os.PathLike[str]) -> list[dict]:
