@@ -202,8 +202,21 @@ class _Location:
         """The database folder when the queue has units, else nothing."""
         return (self._cq.folder,) if self._cq.bounds else ()
 
+    @property
+    def folder(self) -> str:
+        """The database folder."""
+        return self._cq.folder
+
     def first_unit(self) -> int:
         return self._cq.first_offset()
+
+    def read(self, start: int, stop: int) -> np.ndarray:
+        """The units from ``start`` to ``stop - 1`` present in the database, as numpy rows (spec field names)."""
+        return self._cq.unit_array(start, stop)
+
+    def file_of(self, unit: int) -> None:
+        """No file holds a unit of the database (callers then name the folder)."""
+        return None
 
     def where(self, unit: int) -> str:
         """The database, column family and key of a unit, for messages."""
