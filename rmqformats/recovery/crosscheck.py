@@ -415,10 +415,9 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     # The queue ends recovery would keep, and the broker's ``maxPhyOffsetOfConsumeQueue``.
     max_queue_end = segs.first
     listed: list[tuple[str, int, bool]] = []
-    for batch, infos in ((False, store.queues()), (True, store.batch_queues())):
+    from ..consumequeue import list_queues  # file consume queues only: the RocksDB one is not read here
+    for batch, infos in ((False, list_queues(store.path("consumequeue"), store)), (True, store.batch_queues())):
         for info in infos:
-            if getattr(info, "kind", "file") == "rocksdb":
-                continue  # the RocksDB consume queue: not checked from the commit log's side (the note above)
             listed.append((info.topic, info.queue_id, batch))
             if info.error:
                 found.add(Finding(Kind.UNREADABLE, f"{info.topic}/{info.queue_id}: {info.error}",
