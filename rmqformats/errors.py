@@ -182,3 +182,24 @@ class TieredFileError(RmqFormatError):
 
 class TieredIndexError(TieredFileError):
     """A tiered index file whose header counts, slots or items point outside the file, or that loops."""
+
+
+class RocksDBError(RmqFormatError):
+    """A RocksDB database of the store (consume queue or config) that cannot be opened or read as the broker wrote it.
+
+    ``path`` is the database folder; ``column_family`` and ``key`` (the raw
+    key bytes) say which record, when the problem is in one. The message reads
+    ``store/consumequeue: column family 'default', key 00000009 01 … (TopicTest/0/12): value is 20 bytes, expected 28``.
+    """
+
+    def __init__(self, path, reason: str, *, column_family: str | None = None, key: bytes | None = None,
+                 key_text: str | None = None):
+        self.column_family = column_family
+        self.key = key
+        where = []
+        if column_family is not None:
+            where.append(f"column family {column_family!r}")
+        if key is not None:
+            where.append(f"key {key.hex()}" + (f" ({key_text})" if key_text else ""))
+        super().__init__(path, None, (", ".join(where) + ": " if where else "") + reason)
+        self.reason = reason

@@ -73,7 +73,8 @@ def _queue_infos(store: Store) -> tuple[dict[tuple[str, int], QueueInfo], dict[t
     simple: dict[tuple[str, int], QueueInfo] = {}
     batch: dict[tuple[str, int], QueueInfo] = {}
     if os.path.isdir(store.path("consumequeue")):
-        simple = {(q.topic, q.queue_id): q for q in store.queues()}
+        for q in store.queues():  # files first: a broker keeping both kinds reads the files by default
+            simple.setdefault((q.topic, q.queue_id), q)
     if os.path.isdir(store.path("batchconsumequeue")):
         batch = {(q.topic, q.queue_id): q for q in store.batch_queues()}
     return simple, batch
@@ -127,6 +128,33 @@ class LagRows:
         return f"LagRows({list(self)!r})"
 
 
+def _rocksdb_offsets(store: Store, found):
+    """The committed offsets of ``config/rdb`` or ``config/consumerOffsets`` as an offset table, when the
+    broker would load them rather than ``consumerOffset.json`` (see
+    :func:`rmqformats.rocksdb.config.effective_committed`); else ``None``."""
+    from .rocksdb.config import config_databases
+    if not config_databases(store.path("config")):
+        return None
+    import numpy as np
+
+    from .config.compact import OffsetTable
+    from .rocksdb.config import effective_committed
+    # Only whether the JSON file holds offsets matters to the choice (the v1 merge rule).
+    has_json = found is not None and found.offset_table is not None and len(found.offset_table) > 0
+    offsets, where = effective_committed(store.path("config"), {("", "", 0): 0} if has_json else {})
+    if where == "consumerOffset.json":
+        return None
+    by_key: dict[str, list[tuple[int, int]]] = {}
+    for (topic, group, qid), off in offsets.items():
+        by_key.setdefault(f"{topic}@{group}", []).append((qid, off))
+    keys = list(by_key)
+    lens = np.array([len(by_key[k]) for k in keys], np.int64)
+    ends = np.cumsum(lens) if len(keys) else np.zeros(0, np.int64)
+    pairs = [qo for k in keys for qo in by_key[k]]
+    return OffsetTable(keys, None, ends - lens, ends, np.array([q for q, _ in pairs], np.int64),
+                       np.array([o for _, o in pairs], np.int64))
+
+
 def consumer_lag(store: Store, *, group: str | None = None, topic: str | None = None,
                  with_store_time: bool = True) -> LagRows:
     """Lag per group, topic and queue, sorted by group, topic and queue id.
@@ -150,6 +178,13 @@ def consumer_lag(store: Store, *, group: str | None = None, topic: str | None = 
     sources: list = []
     for name in ("consumerOffset.json", "lmqConsumerOffset.json"):
         found = read_offset_tables(store.path("config", name))
+        if name == "consumerOffset.json":
+            rocks = _rocksdb_offsets(store, found)
+            if rocks is not None:  # the broker loads these instead of the JSON file's offsetTable
+                sources.append(rocks)
+                if found is not None and found.lmq_offset_table is not None:
+                    sources.append(found.lmq_offset_table)
+                continue
         if found is not None:
             sources.extend(t for t in (found.offset_table, found.lmq_offset_table) if t is not None)
     # topics.json only tells which topics use batch consume queues; the folders say so as well,

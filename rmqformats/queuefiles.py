@@ -57,6 +57,9 @@ class QueueInfo(NamedTuple):
     folder: str
     #: Why the queue could not be read (then the offsets are 0), else ``None``.
     error: str | None = None
+    #: Where the queue is kept: ``"file"`` (``consumequeue/<topic>/<queueId>/`` files) or ``"rocksdb"``
+    #: (the RocksDB consume queue of 5.2.0+).
+    kind: str = "file"
 
     @property
     def count(self) -> int:

@@ -9,7 +9,7 @@ by its own module; the methods here only find the files.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .commitlog import SEGMENT_NAME, CommitLog, split_folders
@@ -23,11 +23,12 @@ if TYPE_CHECKING:  # the readers import the store's parts lazily
     from .checkpoint import Checkpoint, StoreState
     from .columnar.queues import Batches
     from .compaction import Compaction
-    from .config import StoreConfig
+    from .config import ConfigFile, StoreConfig
     from .consumequeue import ConsistencyReport, ConsumeQueue, QueueInfo
     from .consumequeue_ext import ConsumeQueueExt
     from .index import IndexFiles, IndexHit
     from .lag import LagRow, LagRows
+    from .rocksdb.consumequeue import RocksDBQueues
     from .tiered import TieredStore
     from .timer import TimerStore
 
@@ -42,6 +43,8 @@ class Store:
 
     root: str | None
     commitlog: CommitLog
+    #: Databases opened on first use (the RocksDB consume queue), kept for the store's life.
+    _opened: dict = field(default_factory=dict, compare=False, repr=False)
 
     def path(self, *parts: str) -> str:
         """A path under the store root; raises when the store was opened without one."""
@@ -71,15 +74,41 @@ class Store:
     # -- consume queues ---------------------------------------------------------------
 
     def queues(self) -> list[QueueInfo]:
-        """Every topic and queue id under ``consumequeue/``, with its offset range."""
-        from .consumequeue import list_queues
-        return list_queues(self.path("consumequeue"), self)
+        """Every topic and queue id under ``consumequeue/``, with its offset range.
 
-    def consume_queue(self, topic: str, queue_id: int) -> ConsumeQueue:
-        """The consume queue of ``topic`` / ``queue_id``."""
+        File consume queues first, then those of a RocksDB consume queue
+        (5.2.0+) when ``consumequeue/`` holds one; ``QueueInfo.kind`` says which.
+        """
+        from .consumequeue import list_queues
+        found = list_queues(self.path("consumequeue"), self)
+        rocks = self.rocksdb_queues()
+        return found + rocks.queues() if rocks is not None else found
+
+    def rocksdb_queues(self) -> RocksDBQueues | None:
+        """The RocksDB consume queue in ``consumequeue/`` (``storeType=defaultRocksDB``), or ``None``."""
+        if "rocksdb_queues" not in self._opened:
+            from .rocksdb.consumequeue import RocksDBQueues, rocksdb_queues_path
+            path = rocksdb_queues_path(self.path()) if self.root is not None else None
+            self._opened["rocksdb_queues"] = RocksDBQueues(path, self) if path else None
+        return self._opened["rocksdb_queues"]
+
+    def consume_queue(self, topic: str, queue_id: int, *, kind: str | None = None) -> ConsumeQueue:
+        """The consume queue of ``topic`` / ``queue_id``.
+
+        ``kind`` ``"file"`` or ``"rocksdb"`` chooses where it is read from; by
+        default the files when the queue has a folder (as a broker keeping both
+        reads by default, ``combineCQPreferCQType=default``), else the RocksDB
+        consume queue when the store has one.
+        """
         from .consumequeue import ConsumeQueue
-        return ConsumeQueue(self.path("consumequeue", topic, str(queue_id)), topic, queue_id,
-                            store=self)
+        folder = self.path("consumequeue", topic, str(queue_id))
+        if kind == "rocksdb" or (kind is None and not os.path.isdir(folder)):
+            rocks = self.rocksdb_queues()
+            if rocks is not None:
+                return rocks.consume_queue(topic, queue_id)
+            if kind == "rocksdb":
+                raise StoreNotFoundError(self.path("consumequeue"), None, "no RocksDB consume queue here")
+        return ConsumeQueue(folder, topic, queue_id, store=self)
 
     def consume_queue_ext(self, topic: str, queue_id: int) -> ConsumeQueueExt:
         """The ``consumequeue_ext`` of ``topic`` / ``queue_id`` (``enableConsumeQueueExt``)."""
@@ -178,6 +207,15 @@ class Store:
         """The JSON files under ``config/``, read as the broker reads them."""
         from .config import load_config
         return load_config(self.path("config"))
+
+    def rocksdb_configs(self, **options) -> list[ConfigFile]:
+        """The RocksDB config databases under ``config/`` (v1 tables, v2 ``rdb``), in the JSON files' models.
+
+        Options: ``schemas`` (only those tables); see
+        :func:`rmqformats.rocksdb.config.read_rocksdb_configs`.
+        """
+        from .rocksdb.config import read_rocksdb_configs
+        return read_rocksdb_configs(self.path("config"), **options)
 
     def consumer_lag(self, **options) -> LagRows:
         """Consumer lag per group, topic and queue, from ``consumerOffset.json`` and the consume queues."""

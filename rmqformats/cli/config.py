@@ -41,6 +41,10 @@ def _read_config_files(store: Store) -> tuple[list, list[str]]:
             found.append(read_config_file(path, schema=schema))
         except RmqFormatError as exc:
             errors.append(exc.whole())
+    try:  # RocksDB config databases (5.1.4+ v1 tables, 5.3.2+ config/rdb), in the same models
+        found += store.rocksdb_configs()
+    except RmqFormatError as exc:
+        errors.append(exc.whole())
     return found, errors
 
 

@@ -8,7 +8,7 @@ import os
 import sys
 from collections import Counter, defaultdict
 
-from ..errors import RmqFormatError
+from ..errors import RmqFormatError, RocksDBError
 from ..store import Store
 from . import status
 from .tables import write_wrapped
@@ -95,13 +95,28 @@ def _store_parts(store: Store) -> dict:
             "confirmPhyOffset": cp.confirm_phy_offset}
     except RmqFormatError as exc:
         parts["checkpoint"] = {"error": exc.whole()}
-    queues = store.queues()
+    try:
+        queues = store.queues()
+        rocks_error = None
+    except RocksDBError as exc:  # the RocksDB consume queue cannot be read: show the rest of the store
+        from ..consumequeue import list_queues
+        queues, rocks_error = list_queues(store.path("consumequeue"), store), exc
     batch = store.batch_queues()
     parts["consumeQueues"] = {
         "queues": len(queues), "units": sum(q.count for q in queues),
         "batchQueues": len(batch), "batchMessages": sum(q.count for q in batch),
         "errors": [{"topic": q.topic, "queueId": q.queue_id, "error": q.error}
                    for q in [*queues, *batch] if q.error]}
+    from ..rocksdb.config import config_databases
+    dbs = config_databases(store.path("config"))
+    if dbs:  # RocksDB configs: v1 (5.1.4+) and v2 config/rdb (5.3.2+)
+        parts["rocksdbConfig"] = dbs
+    rocks = store.rocksdb_queues()
+    if rocks is not None:  # 5.2.0+ storeType=defaultRocksDB (both kinds in a combined store)
+        from ..rocksdb.consumequeue import summary
+        parts["consumeQueues"]["fileQueues"] = sum(1 for q in queues if q.kind == "file")
+        parts["rocksdbConsumeQueue"] = summary(rocks, queues) if rocks_error is None else {
+            "path": rocks.path, "queues": 0, "units": 0, "error": rocks_error.whole()}
     try:
         index = store.index()
         files = index.files
@@ -140,6 +155,20 @@ def _print_inspect(info: dict, out) -> None:
         w(f"queues     {text}\n")
         for e in cq["errors"]:
             w(f"           {e['topic']}/{e['queueId']}: {e['error']}\n")
+    rq = info.get("rocksdbConsumeQueue")
+    if rq:
+        w(f"rocksdb    consume queue database {rq['path']}: {rq['queues']} queues, {rq['units']} units"
+          + (f", dispatched to commit-log offset {rq['dispatchedTo']}" if rq.get("dispatchedTo") is not None else "")
+          + (f"; {cq['fileQueues']} queues in files too" if cq and cq.get("fileQueues") else "") + "\n")
+        if rq.get("error"):
+            w(f"           {rq['error']}\n")
+        behind = info["dataEnd"]["commitLogOffset"] - (rq.get("dispatchedTo") or 0)
+        if rq.get("dispatchedTo") is not None and behind:
+            # Records that no consume queue takes (transaction prepare/rollback) also count here.
+            w(f"           {abs(behind):,} bytes of commit-log data "
+              + ("after the dispatched ones\n" if behind > 0 else "dispatched past the end of the data\n"))
+    if info.get("rocksdbConfig"):
+        w("config     RocksDB " + ", ".join(f"{d['folder']} ({d['layout']})" for d in info["rocksdbConfig"]) + "\n")
     idx = info.get("indexFiles")
     if idx and "error" in idx:
         w(f"index      {idx['error']}\n")

@@ -66,8 +66,8 @@ def cmd_queue(args: argparse.Namespace) -> int:
     store = open_from_args(args)
     out = sys.stdout
     if queue_id is None:
-        infos = [(kind, q) for kind, found in (("ConsumeQueue", store.queues()),
-                                                ("BatchConsumeQueue", store.batch_queues()))
+        infos = [("RocksDBConsumeQueue" if q.kind == "rocksdb" else kind, q)
+                 for kind, found in (("ConsumeQueue", store.queues()), ("BatchConsumeQueue", store.batch_queues()))
                  for q in found if topic is None or q.topic == topic]
         if topic is not None and not infos:
             raise _unknown_queue(store, topic, None)
@@ -77,11 +77,12 @@ def cmd_queue(args: argparse.Namespace) -> int:
                                       "minOffset": q.min_offset, "maxOffset": q.max_offset,
                                       "files": q.num_files, "error": q.error}, ensure_ascii=False) + "\n")
         else:
-            print_table([[short(q.topic), q.queue_id, "batch" if kind == "BatchConsumeQueue" else "",
+            types = {"BatchConsumeQueue": "batch", "RocksDBConsumeQueue": "rocksdb"}
+            print_table([[short(q.topic), q.queue_id, types.get(kind, ""),
                      q.min_offset, q.max_offset, q.num_files, q.error or ""] for kind, q in infos],
                    ["topic", "queue", "type", "minOffset", "maxOffset", "files", "error"], out)
         return 0
-    cq = store.consume_queue(topic, queue_id)
+    cq = store.consume_queue(topic, queue_id, kind=args.kind)
     if not cq.files.files:
         bcq = store.batch_consume_queue(topic, queue_id)
         if bcq.files.files:
@@ -118,8 +119,8 @@ def cmd_queue(args: argparse.Namespace) -> int:
         header = ["cqOffset", "commitLogOffset", "size", "tagsCode"]
         if args.resolve:
             header += ["status", "storeTime", "tags", "keys", "msgId"] + (["body"] if _body_shown(args) else [])
-        sys.stdout.write(f"# {topic}/{queue_id}: offsets {cq.min_offset}..{cq.max_offset}, "
-                         f"{len(cq.files.files)} file(s)\n")
+        where = "RocksDB consume queue" if cq.kind == "rocksdb" else f"{len(cq.files.files)} file(s)"
+        sys.stdout.write(f"# {topic}/{queue_id}: offsets {cq.min_offset}..{cq.max_offset}, {where}\n")
         print_table(rows, header, out)
     if n == 0 and args.limit != 0:
         sys.stderr.write(f"rmqformats: no unit of {topic}/{queue_id} matched\n")
@@ -350,6 +351,9 @@ def add_commands(sub) -> None:
     sp.add_argument("--to", dest="to_offset", type=bodies.non_negative, help="logical offset to stop before")
     sp.add_argument("--limit", type=bodies.non_negative, help="stop after this many rows")
     bodies.add_body_args(sp, "with --resolve, message bodies")
+    sp.add_argument("--kind", choices=["file", "rocksdb"],
+                    help="read the queue's files or the RocksDB consume queue (default: the files when the "
+                         "queue has a folder, as the broker prefers them)")
     sp.set_defaults(func=cmd_queue, store=None)
 
     sp = sub.add_parser("lookup", help="find messages by key or UNIQ_KEY through the index files",

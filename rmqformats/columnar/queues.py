@@ -386,6 +386,37 @@ def _store_parts(store: Store, parent: str, make: Callable, steps_of: Callable, 
         yield from parts_of(queue, steps)
 
 
+def _rocksdb_parts(store: Store, topic: str | None, queue_id: int | None, errors: str, with_batch_size: bool,
+                   unreadable: list[tuple[str, int, str]]) -> Iterator[_Part]:
+    """The queues of a RocksDB consume queue (5.2.0+) in ``consumequeue/``, after the file ones.
+
+    The value layout names its fields as the file unit does, so the same
+    columns come out. A value that cannot be read mid-queue raises (or, with
+    ``errors="skip"``, ends that queue and lists it as unreadable).
+    """
+    rocks = store.rocksdb_queues()
+    if rocks is None:
+        return
+    for info in rocks.queues():
+        t, q = info.topic, info.queue_id
+        if (topic is not None and t != topic) or (queue_id is not None and q != queue_id):
+            continue
+        try:
+            if info.error:
+                raise RmqFormatError(rocks.path, None, info.error)
+            label = t.encode("utf-8")
+            for offsets, rows in rocks.consume_queue(t, q)._rows(0, info.max_offset):
+                columns = {"cqOffset": offsets}
+                columns.update((col, rows[name].astype(dt)) for name, col, dt in _CQ_FIELDS)
+                if with_batch_size:
+                    columns["batchSize"] = np.ones(len(offsets), _BATCH_SIZE_TYPE)
+                yield _Part(label, q, columns)
+        except RmqFormatError as exc:
+            if errors == "raise":
+                raise
+            unreadable.append((t, q, str(exc)))
+
+
 def _check_errors(errors: str) -> str:
     if errors not in ("raise", "skip"):
         raise ValueError(f"errors must be 'raise' or 'skip', not {errors!r}")
@@ -416,6 +447,7 @@ def store_queue_batches(store: Store, *, batch_queues: bool = False, topic: str 
         yield from _store_parts(store, "consumequeue", store.consume_queue, _cq_steps,
                                 lambda cq, steps: _cq_parts(cq, steps, placeholders, None, batch_queues),
                                 topic, queue_id, errors, batch_size, result.unreadable)
+        yield from _rocksdb_parts(store, topic, queue_id, errors, batch_queues, result.unreadable)
         if batch_queues:
             yield from _store_parts(store, "batchconsumequeue", store.batch_consume_queue, _bcq_steps,
                                     lambda bcq, steps: _bcq_parts(bcq, steps, as_queue_units=True),

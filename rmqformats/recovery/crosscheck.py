@@ -415,7 +415,8 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     # The queue ends recovery would keep, and the broker's ``maxPhyOffsetOfConsumeQueue``.
     max_queue_end = segs.first
     listed: list[tuple[str, int, bool]] = []
-    for batch, infos in ((False, store.queues()), (True, store.batch_queues())):
+    from ..consumequeue import list_queues  # file consume queues only: the RocksDB one is not read here
+    for batch, infos in ((False, list_queues(store.path("consumequeue"), store)), (True, store.batch_queues())):
         for info in infos:
             listed.append((info.topic, info.queue_id, batch))
             if info.error:

@@ -1,0 +1,201 @@
+"""Write RocksDB consume queues and RocksDB configs as a 5.2+ broker lays them out, for tests.
+
+No RocketMQ RocksDB build is at hand, so the databases are written with the
+same binding the reader uses (``rocksdict``), with keys and values built by
+the construct schemas generated from ``formats/rocketmq_rocksdb_*.ksy``,
+following ``RocksDBConsumeQueueTable``, ``RocksDBConsumeQueueOffsetTable``,
+the v1 ``RocksDB*ConfigManager`` classes and the v2 ``*ManagerV2`` classes.
+
+:func:`rocksdb_twin` turns a copy of a file store into its RocksDB twin: the
+units of every file consume queue go into a RocksDB consume queue (with the
+store time of the message each points at, as dispatch writes it), and the
+topic folders are removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..generated.construct import rocketmq_rocksdb_config_data_version as _dv_spec
+from ..generated.construct import rocketmq_rocksdb_config_key as _cfg_key_spec
+from ..generated.construct import rocketmq_rocksdb_config_offset as _cfg_offset_spec
+from ..generated.construct import rocketmq_rocksdb_config_record as _cfg_record_spec
+from ..generated.construct import rocketmq_rocksdb_cq_checkpoint as _checkpoint_spec
+from ..generated.construct import rocketmq_rocksdb_cq_offset as _offset_spec
+from ..generated.construct import rocketmq_rocksdb_cq_unit as _unit_spec
+from ..rocksdb.consumequeue import CF_OFFSETS, CHECKPOINT_TOPIC, offset_key, unit_key
+
+
+def _open_writable(path: str, column_families: Iterable[str] = ()):
+    from rocksdict import Options, Rdict
+    opts = Options(raw_mode=True)
+    opts.create_if_missing(True)
+    opts.create_missing_column_families(True)
+    return Rdict(path, options=opts, column_families={n: Options(raw_mode=True) for n in column_families})
+
+
+def _close(db, path: str) -> None:
+    from rocksdict import Rdict
+    for name in Rdict.list_cf(path):  # every column family into table files, as a clean shutdown leaves them
+        (db if name == "default" else db.get_column_family(name)).flush()
+    db.close()
+    # The binding's own file; a broker's database has none.
+    try:
+        os.remove(os.path.join(path, "rocksdict-config.json"))
+    except FileNotFoundError:
+        pass
+
+
+def unit_value(commitlog_offset: int, size: int, tags_code: int, store_timestamp: int) -> bytes:
+    """A 28-byte ``default`` column family value."""
+    return _unit_spec.rocketmq_rocksdb_cq_unit.build({"unit": {
+        "ofs_commitlog": commitlog_offset, "len_message": size, "tags_code": tags_code,
+        "store_timestamp": store_timestamp}})
+
+
+def offset_value(commitlog_offset: int, cq_offset: int) -> bytes:
+    """A 16-byte ``offset`` column family value."""
+    return _offset_spec.rocketmq_rocksdb_cq_offset.build({"offset": {"ofs_commitlog": commitlog_offset,
+                                                                     "cq_offset": cq_offset}})
+
+
+def write_rocksdb_queues(path: str, queues: Mapping[tuple[str, int], list[tuple[int, int, int, int, int]]], *,
+                         write_min: bool = False) -> None:
+    """Write a RocksDB consume queue at ``path``.
+
+    ``queues`` maps (topic, queue id) to units ``(cq_offset, commitlog_offset,
+    size, tags_code, store_timestamp)`` in offset order. Each queue gets its
+    ``max`` value and, with ``write_min``, the ``min`` value the broker writes
+    once it has corrected the minimum (its first unit); the dispatch
+    checkpoint is the end of the furthest message.
+    """
+    from rocksdict import WriteBatch
+    db = _open_writable(path, [CF_OFFSETS])
+    offsets = db.get_column_family_handle(CF_OFFSETS)
+    checkpoint = 0
+    for (topic, qid), units in queues.items():
+        if not units:
+            continue
+        # One batch per queue, as the broker writes units and their max value together.
+        batch = WriteBatch(raw_mode=True)
+        for cq, phy, size, tags, ts in units:
+            batch.put(unit_key(topic, qid, cq), unit_value(phy, size, tags, ts))
+            checkpoint = max(checkpoint, phy + size)
+        last, first = units[-1], units[0]
+        batch.put(offset_key(topic, qid, "max"), offset_value(last[1], last[0]), offsets)
+        if write_min:
+            batch.put(offset_key(topic, qid, "min"), offset_value(first[1], first[0]), offsets)
+        db.write(batch)
+    batch = WriteBatch(raw_mode=True)
+    batch.put(offset_key(CHECKPOINT_TOPIC, 0, "max"), _checkpoint_spec.rocketmq_rocksdb_cq_checkpoint.build(
+        {"checkpoint": {"ofs_max_phy": checkpoint}}), offsets)
+    db.write(batch)
+    _close(db, path)
+
+
+def rocksdb_twin(store_root: str, *, write_min: bool = False) -> None:
+    """Replace the file consume queues of the store at ``store_root`` (a copy!) by a RocksDB consume queue."""
+    from ..store import open_store
+    store = open_store(store_root)
+    queues: dict[tuple[str, int], list[tuple[int, int, int, int, int]]] = {}
+    for info in store.queues():
+        cq = store.consume_queue(info.topic, info.queue_id, kind="file")
+        rows = []
+        for u in cq.units():
+            resolved = cq.resolve(u)
+            ts = resolved.message.store_timestamp if resolved.message is not None else 0
+            rows.append((u.cq_offset, u.commitlog_offset, u.size, u.tags_code, ts))
+        queues[(info.topic, info.queue_id)] = rows
+    parent = store.path("consumequeue")
+    shutil.rmtree(parent)
+    os.makedirs(parent)
+    write_rocksdb_queues(parent, queues, write_min=write_min)
+
+
+# -- configs ------------------------------------------------------------------------------------
+
+def _browser_compatible(value: Any) -> bytes:
+    """JSON as fastjson's ``BrowserCompatible`` writes it: compact, non-ASCII escaped, integer map keys bare."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+    return text.encode("ascii")
+
+
+def _offset_wrapper(offsets: Mapping[int, int]) -> bytes:
+    body = ",".join(f"{int(q)}:{int(o)}" for q, o in sorted(offsets.items()))
+    return ('{"offsetTable":{' + body + "}}").encode("ascii")
+
+
+def write_config_v1(config_dir: str, *, topics: Mapping[str, Any] | None = None,
+                    groups: Mapping[str, Any] | None = None, offsets: Mapping[str, Mapping[int, int]] | None = None,
+                    data_versions: Mapping[str, Mapping[str, Any]] | None = None,
+                    forbidden: Mapping[str, Mapping[str, int]] | None = None) -> None:
+    """Write the v1 databases ``config/topics/``, ``subscriptionGroups/``, ``consumerOffsets/``.
+
+    ``topics`` / ``groups`` map names to the JSON of their beans,
+    ``offsets`` ``topic@group`` to {queue id: offset}; ``data_versions`` maps
+    a database name to its ``DataVersion`` JSON (the 5.3.1+ ``kvDataVersion``
+    column family) and ``forbidden`` a group to its forbidden map (5.3.1+).
+    """
+    from ..rocksdb.config import CF_DATA_VERSION, CF_FORBIDDEN, DATA_VERSION_KEY
+    tables = {"topics": {k: _browser_compatible(v) for k, v in (topics or {}).items()},
+              "subscriptionGroups": {k: _browser_compatible(v) for k, v in (groups or {}).items()},
+              "consumerOffsets": {k: _offset_wrapper(v) for k, v in (offsets or {}).items()}}
+    for name, records in tables.items():
+        path = os.path.join(config_dir, name)
+        cfs = [CF_DATA_VERSION, CF_FORBIDDEN] if data_versions is not None else []
+        db = _open_writable(path, cfs)
+        for k, v in records.items():
+            db[k.encode("utf-8")] = v
+        if data_versions is not None and name in data_versions:
+            db.get_column_family(CF_DATA_VERSION)[DATA_VERSION_KEY] = _browser_compatible(data_versions[name])
+        if forbidden and name == "subscriptionGroups":
+            cf = db.get_column_family(CF_FORBIDDEN)
+            for g, m in forbidden.items():
+                cf[g.encode("utf-8")] = _browser_compatible(m)
+        _close(db, path)
+
+
+def v2_key(table: str, *, name: str | None = None, group: str | None = None, topic: str | None = None,
+           queue_id: int | None = None, data_version: bool = False) -> bytes:
+    """A ``config/rdb`` key: a table's data version, a named record, or an offset record."""
+    def enc(text: str | None) -> int:
+        return len((text or "").encode("utf-8"))
+    spec: dict[str, Any] = {"table_prefix": "table", "table_id": table,
+                            "record_prefix": "data_version" if data_version else "data",
+                            "data_version_name": None, "named": None, "offset": None}
+    if data_version:
+        spec["data_version_name"] = "data_version"
+    elif name is not None:
+        spec["named"] = {"len_name": enc(name), "name": name}
+    else:
+        spec["offset"] = {"len_group": enc(group), "group": group, "len_topic": enc(topic), "topic": topic,
+                          "queue_id": queue_id}
+    return _cfg_key_spec.rocketmq_rocksdb_config_key.build(spec)
+
+
+def write_config_v2(config_dir: str, *, topics: Mapping[str, Any] | None = None,
+                    groups: Mapping[str, Any] | None = None,
+                    offsets: Mapping[tuple[str, str, int], int] | None = None,
+                    data_versions: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    """Write ``config/rdb/``: ``offsets`` maps (topic, group, queue id) to the committed offset;
+    ``data_versions`` maps a table id name (``topic``, ``consumer_offset`` …) to its ``DataVersion`` JSON."""
+    path = os.path.join(config_dir, "rdb")
+    db = _open_writable(path)
+    record = _cfg_record_spec.rocketmq_rocksdb_config_record
+    for table, records in (("topic", topics or {}), ("subscription_group", groups or {})):
+        for name, bean in records.items():
+            db[v2_key(table, name=name)] = record.build({"serialization_type": "json",
+                                                         "payload": json.dumps(bean, separators=(",", ":"),
+                                                                               ensure_ascii=False).encode("utf-8")})
+    for (topic, group, qid), off in (offsets or {}).items():
+        db[v2_key("consumer_offset", group=group, topic=topic, queue_id=qid)] = \
+            _cfg_offset_spec.rocketmq_rocksdb_config_offset.build({"offset": {"offset": off}})
+    for table, dv in (data_versions or {}).items():
+        db[v2_key(table, data_version=True)] = _dv_spec.rocketmq_rocksdb_config_data_version.build(
+            {"data_version": {"state_version": dv.get("stateVersion", 0), "timestamp": dv.get("timestamp", 0),
+                              "counter": dv.get("counter", 0)}})
+    _close(db, path)
