@@ -36,7 +36,7 @@ from .errors import (
 )
 from .errors import PropertyValueError, UnfinishedRecordError
 from .generated.layouts import rocketmq_commitlog as layout
-from .mapped import RELEASE_EVERY, FileImage, open_readonly, pread as _pread, pread_exact, release_pages
+from .mapped import RELEASE_EVERY, FileImage, pread as _pread, pread_exact, release_pages
 from .message import Message, crc32
 from .queuefiles import QUEUE_FILE_NAME, queue_files
 
@@ -450,6 +450,157 @@ def count_records(buf, begin: int, limit: int, base: int, seg_size: int) -> int:
     return n
 
 
+# -- the same searches over a file, read with pread in bounded windows ---------------------------
+
+#: Bytes a windowed search reads at a time (a record being checked may need more: its own size).
+_SEARCH_WINDOW = 8 << 20
+#: Least bytes a windowed check reads, so that a chain of small records takes few reads.
+_CHECK_WINDOW = 1 << 20
+
+
+class SegmentWindow:
+    """Bytes of a segment file read with ``pread`` in bounded windows, for the record-start searches.
+
+    The searches of :func:`next_record_start` and :func:`count_records` run
+    on a memory map of the whole file in their plain form; a file that
+    shrinks under a map ends the process with SIGBUS. These windows read at
+    most :data:`_SEARCH_WINDOW` bytes at a time (or the size of one record
+    being checked) and raise :class:`FileChangedError` when the file has
+    become shorter than ``limit``. The checks see the same bytes as on the
+    whole file, so the answers are the same.
+    """
+
+    def __init__(self, path: str, base: int, *, limit: int | None = None):
+        self.path = path
+        #: The commit-log offset of the file's first byte.
+        self.base = base
+        self._file = open(path, "rb", buffering=0)
+        self._fd = self._file.fileno()
+        #: The file's size when it was opened.
+        self.size = os.fstat(self._fd).st_size
+        #: Searches and checks read the file up to here (its size unless told).
+        self.limit = self.size if limit is None else min(limit, self.size)
+        self._data = b""
+        self._lo = 0
+
+    def close(self) -> None:
+        self._data = b""
+        self._file.close()
+
+    def __enter__(self) -> "SegmentWindow":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def read(self, a: int, n: int) -> bytes:
+        """``n`` bytes at ``a`` (fewer at the limit)."""
+        return self._read(a, min(a + n, self.limit))
+
+    def _read(self, a: int, b: int) -> bytes:
+        return pread_exact(self._fd, b - a, a, self.path, self.size) if b > a else b""
+
+    def _cover(self, a: int, b: int) -> None:
+        """Make the window hold ``[a, b)`` (clipped to the limit); it starts at ``a`` when read again."""
+        b = min(b, self.limit)
+        if self._lo <= a and b <= self._lo + len(self._data):
+            return
+        self._data = b""  # drop the old window before reading the new one
+        self._data = self._read(a, min(self.limit, max(b, a + _CHECK_WINDOW)))
+        self._lo = a
+
+    def _local(self, pos: int) -> tuple:
+        """``(buf, pos, limit, base, seg_size)`` for the plain checks on the window."""
+        lo = self._lo
+        return self._data, pos - lo, len(self._data), self.base + lo, self.size - lo
+
+    def _cover_record(self, pos: int) -> int:
+        """Read the bytes of the record at ``pos`` that :func:`record_end` looks at; returns its end (or -1)."""
+        limit = self.limit
+        if pos + _HEADER > limit:
+            return -1
+        self._cover(pos, pos + _POS_PHYSICAL + _PHYSICAL.size)
+        buf, p = self._data, pos - self._lo
+        size, magic = _HEAD.unpack_from(buf, p)
+        if magic != MAGIC_V1 and magic != MAGIC_V2 or size < _HEADER or pos + size > limit:
+            return -1
+        if pos + _POS_PHYSICAL + _PHYSICAL.size > limit or \
+                _PHYSICAL.unpack_from(buf, p + _POS_PHYSICAL)[0] != self.base + pos:
+            return -1
+        self._cover(pos, pos + size)
+        return pos + size
+
+    def is_record_start(self, pos: int) -> bool:
+        """:func:`is_record_start` at ``pos`` of the file, reading only the bytes it looks at."""
+        limit = self.limit
+        if pos < 0 or pos + _HEADER > limit:
+            return False
+        self._cover(pos, pos + _HEADER)
+        size, magic = _HEAD.unpack_from(self._data, pos - self._lo)
+        if magic == MAGIC_BLANK:
+            return size == self.size - pos
+        end = self._cover_record(pos)
+        if end < 0:
+            return False
+        # What follows: zero fill (a run of it), a BLANK or a record (its own bytes).
+        self._cover(pos, end + _HEADER)
+        if end + _HEADER <= limit:
+            nsize, nmagic = _HEAD.unpack_from(self._data, end - self._lo)
+            if nsize == 0 and nmagic == 0:
+                self._cover(pos, end + _ZERO_RUN)
+            elif nmagic != MAGIC_BLANK:
+                self._cover(pos, end + _POS_PHYSICAL + _PHYSICAL.size)
+                if end + _POS_PHYSICAL + _PHYSICAL.size <= limit and \
+                        _PHYSICAL.unpack_from(self._data, end - self._lo + _POS_PHYSICAL)[0] == self.base + end \
+                        and nsize >= _HEADER:
+                    self._cover(pos, end + nsize)
+        return is_record_start(*self._local(pos))
+
+    def next_record_start(self, begin: int) -> int | None:
+        """:func:`next_record_start` from ``begin``: the magic codes are searched a window at a time."""
+        limit = self.limit
+        start = max(begin, 0)
+        while start + _HEADER <= limit:
+            stop = min(limit, start + _SEARCH_WINDOW)  # candidates in [start, stop)
+            # The window reaches past ``stop`` by a header, so a candidate's PHYSICALOFFSET is in it.
+            chunk = self._read(start, min(limit, stop + _POS_PHYSICAL + _PHYSICAL.size))
+            hits = [[m, chunk.find(m, 4, stop - start + 4)] for m in _MAGIC_BYTES]
+            while True:
+                live = [h for h in hits if h[1] >= 0]
+                if not live:
+                    break
+                hit = min(live, key=lambda h: h[1])
+                pos = start + hit[1] - 4
+                p = hit[1] - 4
+                cheap = True  # a message record's PHYSICALOFFSET must be its own offset
+                if hit[0] != _MAGIC_BYTES[2] and p + _POS_PHYSICAL + _PHYSICAL.size <= len(chunk):
+                    cheap = _PHYSICAL.unpack_from(chunk, p + _POS_PHYSICAL)[0] == self.base + pos
+                if pos >= begin and cheap and self.is_record_start(pos):
+                    return pos
+                hit[1] = chunk.find(hit[0], hit[1] + 1, stop - start + 4)
+            start = stop
+        return None
+
+    def count_records(self, begin: int) -> int:
+        """:func:`count_records` from ``begin`` to the limit."""
+        n = 0
+        pos = self.next_record_start(begin)
+        while pos is not None:
+            end = self._cover_record(pos)
+            if end >= 0:
+                end = record_end(*self._local(pos)[:3])
+                end = end + self._lo if end >= 0 else -1
+            if end < 0:  # a BLANK (the segment's end) or a break in the chain
+                self._cover(pos, pos + _HEADER)
+                if _HEAD.unpack_from(self._data, pos - self._lo)[1] == MAGIC_BLANK:
+                    break
+                pos = self.next_record_start(pos + 1)
+                continue
+            n += 1
+            pos = end
+        return n
+
+
 def nonzero_span(path: str, begin: int, first_only: bool = False) -> tuple[int, int] | None:
     """``(first, last + 1)``: the positions of the first and last non-zero bytes of a file at or after ``begin``.
 
@@ -523,11 +674,8 @@ def classify_end(segments, index: int, pos: int, reason: EndReason, detail: str 
         inside = 0
         if span is not None:
             inside = span[1] - pos
-            mm = open_readonly(seg.path, sequential=False)
-            try:
-                records = count_records(mm, pos + 1, len(mm), seg.start_offset, len(mm))
-            finally:
-                mm.close()
+            with SegmentWindow(seg.path, seg.start_offset) as window:
+                records = window.count_records(pos + 1)
         what = "in this segment" if span is not None else "in later segment files"
         return DataEnd(offset, EndReason.DATA_AFTER_ZEROS, seg.path, pos,
                        detail or f"the broker's recovery stops here too; data follows {what}",

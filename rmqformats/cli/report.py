@@ -12,7 +12,8 @@ from .common import open_from_args
 def cmd_report(args: argparse.Namespace) -> int:
     from ..recovery.report import write_report
     store = open_from_args(args)
-    report = write_report(store, args.output, index=args.index, timer=args.timer, max_findings=args.max_findings)
+    report = write_report(store, args.output, index=args.index, timer=args.timer, max_findings=args.max_findings,
+                          salvage=args.salvage)
     check = report.check
     sys.stderr.write(f"rmqformats: wrote {args.output}: {report.messages} message(s), {len(report.segments)} "
                      f"segment(s), {len(report.queues)} queue(s)"
@@ -36,4 +37,7 @@ def add_commands(sub) -> None:
     sp.add_argument("--timer", action=argparse.BooleanOptionalAction, default=True,
                     help="check the timer log (default: on)")
     sp.add_argument("--max-findings", type=int, default=500, help="list at most this many findings (all are counted)")
+    sp.add_argument("--salvage", action="store_true",
+                    help="when the data ends at damage, read on past it (a salvage scan) and list and draw every "
+                         "damaged range in the segment map (off by default: it reads the bytes after the end)")
     sp.set_defaults(func=cmd_report)

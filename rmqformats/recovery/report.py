@@ -147,10 +147,23 @@ class StoreReport:
     lag_error: str | None
     check: CrossCheck | None
     check_error: str | None
+    #: Whether a salvage walk looked past the end of the data (``build_report(salvage=True)``).
+    salvaged: bool = False
+    #: Messages the salvage walk read after the end of the data (past the damage).
+    salvaged_messages: int = 0
 
 
-def build_report(store: Store, *, index: bool = True, timer: bool = True, max_findings: int = MAX_LISTED) -> StoreReport:
-    """Walk the store once and gather what :func:`render_html` draws."""
+def build_report(store: Store, *, index: bool = True, timer: bool = True, max_findings: int = MAX_LISTED,
+                 salvage: bool = False) -> StoreReport:
+    """Walk the store once and gather what :func:`render_html` draws.
+
+    With ``salvage``, when the data ends at damage, a salvage walk goes on
+    from there to the end of the commit log and the report lists and draws
+    every damaged range it skipped (and the bytes between segment files no
+    file holds). The counts and plots stay those of the broker's own
+    recovery (the data up to its end); the walk past the damage reads only
+    commit-log offsets, so it costs a read of the bytes after the end.
+    """
     agg = _Aggregator(store)
     check = None
     check_error = None
@@ -171,6 +184,10 @@ def build_report(store: Store, *, index: bool = True, timer: bool = True, max_fi
         for batch in walk:
             agg(batch)
         data_end, blanks = walk.end, tuple(walk.blanks)
+    salvaged_messages = 0
+    if salvage:
+        damaged, salvaged_messages, more_blanks = _salvage_past(store, data_end, damaged)
+        blanks = tuple(blanks) + more_blanks
     by_path = {s.path: s for s in agg.segments}
     for b in blanks:
         if b.segment in by_path:
@@ -193,7 +210,26 @@ def build_report(store: Store, *, index: bool = True, timer: bool = True, max_fi
         generated=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         messages=agg.messages, first_time=agg.first_time, last_time=agg.last_time, segments=agg.segments,
         data_end=data_end, damaged=damaged, times=agg.times, queues=queues, lag=lag, lag_error=lag_error,
-        check=check, check_error=check_error)
+        check=check, check_error=check_error, salvaged=salvage, salvaged_messages=salvaged_messages)
+
+
+def _salvage_past(store: Store, data_end: DataEnd | None, damaged: list) -> tuple[list, int, tuple]:
+    """The damaged ranges from ``data_end`` on (a salvage walk from there) and the gaps between segment files."""
+    from .salvage import gaps
+    log = store.commitlog
+    found = {(_damaged_field(d, "commitlog_offset"), _damaged_field(d, "length")): d for d in damaged}
+    for g in gaps(log.segments):
+        found.setdefault((g.commitlog_offset, g.length), g)
+    messages = 0
+    blanks: tuple = ()
+    if data_end is not None and not data_end.reason.is_clean and data_end.segment is not None:
+        walk = log.batches(columns=["commitLogOffset"], salvage=True, start=data_end.offset)
+        for batch in walk:
+            messages += batch.num_rows
+        blanks = tuple(walk.blanks)
+        for d in walk.damaged:
+            found.setdefault((d.commitlog_offset, d.length), d)
+    return sorted(found.values(), key=lambda d: _damaged_field(d, "commitlog_offset") or 0), messages, blanks
 
 
 def _safe(listing):
@@ -395,6 +431,12 @@ def render_html(report: StoreReport) -> str:
                ("stored", f"{_iso(report.first_time)} to {_iso(report.last_time)}"),
                ("segments", f"{len(report.segments)} ({sum(s.size for s in report.segments):,} bytes)"),
                ("data ends", str(end) if end is not None else "")]
+    if report.salvaged:
+        at_damage = end is not None and not end.reason.is_clean
+        skipped = sum(int(_damaged_field(d, "length") or 0) for d in report.damaged)
+        summary.append(("salvage", (f"the data ended at damage; past it {report.salvaged_messages:,} message(s) "
+                                    "are readable" if at_damage else "the data did not end at damage")
+                        + f"; {len(report.damaged)} damaged range(s), {skipped:,} byte(s) skipped"))
     if check is not None:
         plan = check.recovery
         summary.append(("check", "consistent" if check.ok else f"{check.problems} problem(s)"))
@@ -414,6 +456,13 @@ def render_html(report: StoreReport) -> str:
 
     damaged_note = (f"<p>{len(report.damaged)} damaged range(s) shown in red.</p>" if report.damaged
                     else "<p>No damaged range reported.</p>")
+    if report.damaged:
+        damaged_note += _table(["segment", "file offset", "commit-log offset", "length", "reason"],
+                               [[os.path.basename(str(_damaged_field(d, "segment"))),
+                                 f"0x{int(_damaged_field(d, 'file_offset') or 0):x}",
+                                 _damaged_field(d, "commitlog_offset"), _damaged_field(d, "length"),
+                                 _damaged_field(d, "reason")] for d in report.damaged],
+                               ["problem"] * len(report.damaged))
     body = plot(_segments_figure(report), "plot-segments") if report.segments else "<p>No segment files.</p>"
     sections.append(f'<section id="segments"><h2>Commit-log segments</h2>{damaged_note}{body}'
                     + _table(["segment", "start offset", "size", "messages", "used bytes", "BLANK at", "first", "last"],

@@ -26,12 +26,10 @@ from ..commitlog import (
     CommitLog,
     DataEnd,
     EndReason,
-    is_record_start,
-    next_record_start,
+    SegmentWindow,
     nonzero_span,
 )
 from ..errors import display_path
-from ..mapped import open_readonly
 
 #: End reasons after which the damaged record's own TOTALSIZE is trusted: its fields add up to it.
 _WHOLE_RECORD = (EndReason.CRC_MISMATCH, EndReason.BAD_PROPERTY, EndReason.UNFINISHED)
@@ -139,22 +137,17 @@ class SalvageScan:
         last = index == len(segments) - 1
         pos = end.file_offset
         reason = end.reason.value + (f": {end.detail}" if end.detail else "")
-        mm = open_readonly(seg.path)
-        try:
-            buf = mm if mm is not None else b""
-            limit = len(buf)
-            size = int.from_bytes(bytes(buf[pos:pos + 4]), "big", signed=True) if pos + 4 <= limit else 0
+        # Read in bounded windows with pread: a file cut meanwhile is a FileChangedError, not a SIGBUS.
+        with SegmentWindow(seg.path, seg.start_offset) as window:
+            limit = window.limit
+            size = int.from_bytes(window.read(pos, 4), "big", signed=True) if pos + 4 <= limit else 0
             resume = None
             if end.reason in _WHOLE_RECORD and pos + size <= limit:
                 resume = pos + size
-            elif 8 <= size and pos + size < limit and is_record_start(buf, pos + size, limit, seg.start_offset,
-                                                                       limit):
+            elif 8 <= size and pos + size < limit and window.is_record_start(pos + size):
                 resume = pos + size  # a damaged header whose size still leads to the next record
             elif pos < limit:
-                resume = next_record_start(buf, pos + 1, limit, seg.start_offset, limit)
-        finally:
-            if mm is not None:
-                mm.close()
+                resume = window.next_record_start(pos + 1)
         if resume is not None and resume < limit:
             return self._range(seg, pos, resume - pos, reason), seg.start_offset + resume, None
         if not last:  # the segment's BLANK is missing: the rest of the file is skipped
