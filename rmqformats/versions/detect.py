@@ -227,7 +227,7 @@ class Detector:
                         continue
                     with open(path, "rb") as f:
                         text = f.read().decode("utf-8", errors="replace")
-                    value = fastjson.parse(text).value
+                    value = fastjson.parse(text, positions=False).value
                 except (OSError, ValueError):
                     continue
                 floor = ann._release(schema.get("x-since"), name) or rel.oldest()
