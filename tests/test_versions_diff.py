@@ -88,7 +88,8 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, bool]]] = {
         ("FILE_ADDED", f"{REL}/compaction", False),
         ("FILE_ADDED", f"{REL}/compaction_log", False),
         ("FILE_ADDED", f"{REL}/compaction_cq", False),
-        ("FILE_ADDED", f"{REL}/tiered_index_v1", False),
+        ("FILE_ADDED", "formats/rocketmq_tiered_commitlog.ksy", False),
+        ("FILE_ADDED", "formats/rocketmq_tiered_index.ksy", False),
     ],
     # 9.2 "StoreCheckpoint confirmPhyOffset @32" (5.1.1); 9.3 subscriptionDataSet (5.1.1);
     # brokerIdentity (section 1.2, 5.1.1).
@@ -105,8 +106,7 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, bool]]] = {
         ("PROPERTY_ADDED", f"{CL}:types/message/seq/properties", True),
         ("FILE_ADDED", f"{CFG}/transactionMetrics.schema.json", False),
         ("FILE_ADDED", f"{REL}/rocksdb_consumequeue", False),
-        ("FILE_REMOVED", f"{REL}/tiered_index_v1", True),
-        ("FILE_ADDED", f"{REL}/tiered_index", False),
+        ("MEANING_CHANGED", "formats/rocketmq_tiered_index.ksy", False),
     ],
     # Downgrade of the same row: a 5.2.0 reader of a 5.1.4 store lacks the 5.1 tiered index format.
     ("5.2.0", "5.1.4"): [
@@ -114,8 +114,7 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, bool]]] = {
         ("PROPERTY_ADDED", f"{CL}:types/message/seq/properties", True),
         ("FILE_REMOVED", f"{CFG}/transactionMetrics.schema.json", True),
         ("FILE_REMOVED", f"{REL}/rocksdb_consumequeue", True),
-        ("FILE_ADDED", f"{REL}/tiered_index_v1", False),
-        ("FILE_REMOVED", f"{REL}/tiered_index", True),
+        ("MEANING_CHANGED", "formats/rocketmq_tiered_index.ksy", True),
     ],
     # 9.3 "DataVersion.timestatmp (misspelled) 4.0.0 only", "DataVersion.timestamp", consumerFilter.json
     # (4.1.0); 9.2 ConsumeQueueExt (4.1.0); 9.1 batch sending (4.1.0). Downgrade: all readable.
