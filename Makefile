@@ -34,6 +34,7 @@ setup-browser:
 # Regenerate generated/ from formats/ (Kaitai Python, construct schemas, layouts).
 generate: setup
 	$(PY) -m rmqformats.codegen --out generated
+	$(PY) -m rmqformats.versions.docs --out docs/formats.md
 
 test: setup
 	$(PY) -m pytest -q

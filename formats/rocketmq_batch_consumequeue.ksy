@@ -39,6 +39,9 @@ doc-ref:
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/queue/BatchConsumeQueue.java
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/main/java/org/apache/rocketmq/store/queue/BatchConsumeQueue.java
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/queue/SparseConsumeQueue.java
+-rmq-since: '5.0.0'
+-rmq-ref: "rocketmq-all-5.0.0:store/src/main/java/org/apache/rocketmq/store/\
+  queue/BatchConsumeQueue.java"
 seq:
   - id: units
     type: unit

@@ -39,6 +39,9 @@ doc-ref:
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.0.0/store/src/main/java/org/apache/rocketmq/store/StoreCheckpoint.java
   - https://github.com/apache/rocketmq/blob/rocketmq-all-4.9.7/store/src/main/java/org/apache/rocketmq/store/StoreCheckpoint.java
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/CommitLog.java
+-rmq-since: '4.0.0'
+-rmq-ref: "rocketmq-4.0.0-incubating:store/src/main/java/org/apache/rocketmq/\
+  store/StoreCheckpoint.java"
 seq:
   - id: physic_msg_timestamp
     -orig-id: physicMsgTimestamp
@@ -67,6 +70,10 @@ seq:
       Commit-log offset up to which the master had flushed, as told to a
       slave (controller mode); 0 on a master or standalone broker. Written
       by 5.0.0 and later; zero in a file created by 4.x.
+    -rmq-since: '5.0.0'
+    -rmq-ref: "rocketmq-all-5.0.0:store/src/main/java/org/apache/rocketmq/\
+      store/StoreCheckpoint.java"
+    -rmq-compatible: true
   - id: ofs_confirm_phy
     -orig-id: confirmPhyOffset
     type: s8
@@ -76,6 +83,10 @@ seq:
       startup sets it to the offset of the last valid message it found (0
       for a store that was empty). Written by 5.1.1 and later; zero in a
       file created by an older release.
+    -rmq-since: '5.1.1'
+    -rmq-ref: "rocketmq-all-5.1.1:store/src/main/java/org/apache/rocketmq/\
+      store/StoreCheckpoint.java"
+    -rmq-compatible: true
   - id: reserved
     size-eos: true
     doc: Rest of the 4096-byte page; never written, so zero.

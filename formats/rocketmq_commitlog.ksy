@@ -36,6 +36,45 @@ doc-ref:
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/MessageExtEncoder.java
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/CommitLog.java
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageDecoder.java
+-rmq-since: '4.0.0'
+-rmq-ref: "rocketmq-4.0.0-incubating:store/src/main/java/org/apache/rocketmq/\
+  store/CommitLog.java"
+-rmq-changes:
+  - in: '5.1.3'
+    rule: MEANING_CHANGED
+    doc: |
+      Recovery: a zero-length last segment is deleted when the store loads,
+      instead of failing the load.
+    ref: "rocketmq-all-5.1.3:store/src/main/java/org/apache/rocketmq/store/\
+      MappedFileQueue.java"
+    old-reader-ok: true
+  - in: '5.3.2'
+    rule: MEANING_CHANGED
+    doc: |
+      Recovery checks record bounds before reading a record, and normal
+      recovery starts from the largest commit-log offset in the consume
+      queues.
+    ref: "rocketmq-all-5.3.2:store/src/main/java/org/apache/rocketmq/store/\
+      CommitLog.java"
+    old-reader-ok: true
+  - in: '4.9.1'
+    rule: MEANING_CHANGED
+    at: types/record/instances/len_padding
+    doc: |
+      A single-message BLANK record writes only its 8-byte header; before,
+      the broker copied `maxBlank` bytes, leaving stale data as padding.
+    ref: "rocketmq-all-4.9.1:store/src/main/java/org/apache/rocketmq/store/\
+      CommitLog.java"
+    old-reader-ok: true
+  - in: '4.9.4'
+    rule: MEANING_CHANGED
+    at: types/record/seq/len_record
+    doc: |
+      Maximum message size: the body may be up to `maxMessageSize` and the
+      whole record up to `maxMessageSize` + 64 KiB; before, the whole
+      record had to fit `maxMessageSize`.
+    ref: "rocketmq-all-4.9.4:store/src/main/java/org/apache/rocketmq/store/\
+      CommitLog.java"
 seq:
   - id: records
     type: record
@@ -74,12 +113,20 @@ types:
           cases:
             'magic_code::message_v1': message(false)
             'magic_code::message_v2': message(true)
+          -rmq-cases:
+            'magic_code::message_v2':
+              since: '5.1.0'
+              ref: "rocketmq-all-5.1.0:store/src/main/java/org/apache/\
+                rocketmq/store/CommitLog.java"
         if: is_message
         doc: The message fields that follow the size and the magic code.
     instances:
       is_message:
         value: >-
           magic == magic_code::message_v1 or magic == magic_code::message_v2
+        -rmq-before:
+          - until: '5.1.0'
+            value: magic == magic_code::message_v1
         doc: |
           True for a message record, false for BLANK and the zero-filled tail.
       len_padding:
@@ -145,6 +192,13 @@ types:
       - id: born_host
         -orig-id: BORNHOST
         type: host(sys_flag.is_born_host_v6)
+        -rmq-before:
+          - until: '4.6.0'
+            type: host(false)
+            rule: FIELD_WIDTH_CHANGED
+            doc: 8 bytes before 4.6.0; 8 or 20 bytes (IPv6) since.
+            ref: "rocketmq-all-4.6.0:store/src/main/java/org/apache/rocketmq/\
+              store/CommitLog.java"
         doc: Address of the producer connection as the broker saw it.
       - id: store_timestamp
         -orig-id: STORETIMESTAMP
@@ -155,6 +209,13 @@ types:
       - id: store_host
         -orig-id: STOREHOSTADDRESS
         type: host(sys_flag.is_store_host_v6)
+        -rmq-before:
+          - until: '4.6.0'
+            type: host(false)
+            rule: FIELD_WIDTH_CHANGED
+            doc: 8 bytes before 4.6.0; 8 or 20 bytes (IPv6) since.
+            ref: "rocketmq-all-4.6.0:store/src/main/java/org/apache/rocketmq/\
+              store/CommitLog.java"
         doc: Address and listen port of the broker that stored the record.
       - id: reconsume_times
         -orig-id: RECONSUMETIMES
@@ -184,6 +245,11 @@ types:
           cases:
             true: s2
             false: s1
+          -rmq-cases:
+            'true':
+              since: '5.1.0'
+              ref: "rocketmq-all-5.1.0:store/src/main/java/org/apache/\
+                rocketmq/store/CommitLog.java"
         valid:
           min: 0
         doc: |
@@ -197,6 +263,15 @@ types:
         doc: |
           Topic name as stored (after broker rewrites such as
           `SCHEDULE_TOPIC_XXXX`).
+        -rmq-changes:
+          - in: '5.1.0'
+            rule: MEANING_CHANGED
+            doc: |
+              Retry topics of up to 255 bytes are accepted (stored as V2
+              records when longer than 127 characters).
+            ref: "rocketmq-all-5.1.0:broker/src/main/java/org/apache/rocketmq/\
+              broker/util/HookUtils.java"
+            old-reader-ok: false
       - id: len_properties
         -orig-id: PROPERTIESLENGTH
         type: s2
@@ -209,6 +284,107 @@ types:
         doc: |
           Raw properties: `name U+0001 value` pairs separated by U+0002, with
           or without a trailing separator depending on the writer's version.
+        -rmq-changes:
+          - in: '4.6.0'
+            rule: MEANING_CHANGED
+            doc: |
+              UNIQ_KEY ids may hold an IPv6 address; their process-id field
+              holds the high 16 bits of the pid (a bug).
+            ref: "rocketmq-all-4.6.0:common/src/main/java/org/apache/rocketmq/\
+              common/message/MessageClientIDSetter.java"
+            old-reader-ok: true
+          - in: '4.7.0'
+            rule: MEANING_CHANGED
+            doc: |
+              The process-id field of UNIQ_KEY ids holds `(short) pid`.
+            ref: "rocketmq-all-4.7.0:common/src/main/java/org/apache/rocketmq/\
+              common/message/MessageClientIDSetter.java"
+            old-reader-ok: true
+          - in: '4.9.1'
+            rule: MEANING_CHANGED
+            doc: |
+              The `WAIT` property is stripped before the message is stored
+              (4.9.1 to 4.9.8 only).
+            ref: "rocketmq-all-4.9.1:broker/src/main/java/org/apache/rocketmq/\
+              broker/processor/SendMessageProcessor.java"
+            old-reader-ok: true
+          - in: '5.0.0'
+            rule: MEANING_CHANGED
+            doc: |
+              The `WAIT` property is stored again.
+            ref: "rocketmq-all-5.0.0:broker/src/main/java/org/apache/rocketmq/\
+              broker/processor/SendMessageProcessor.java"
+            old-reader-ok: true
+          - in: '4.3.0'
+            rule: PROPERTY_ADDED
+            doc: |
+              Transaction properties `TRAN_PREPARED_QUEUE_OFFSET`,
+              `TRANSACTION_CHECK_TIMES`, `CHECK_IMMUNITY_TIME_IN_SECONDS`.
+            ref: "rocketmq-all-4.3.0:common/src/main/java/org/apache/rocketmq/\
+              common/message/MessageConst.java"
+            old-reader-ok: true
+          - in: '4.6.0'
+            rule: PROPERTY_ADDED
+            doc: |
+              The broker adds `CLUSTER` to every message it stores.
+            ref: "rocketmq-all-4.6.0:broker/src/main/java/org/apache/rocketmq/\
+              broker/processor/SendMessageProcessor.java"
+            old-reader-ok: true
+          - in: '4.8.0'
+            rule: MEANING_CHANGED
+            doc: |
+              The properties of a message batch are appended to those of each
+              of its records.
+            ref: "rocketmq-all-4.8.0:store/src/main/java/org/apache/rocketmq/\
+              store/CommitLog.java"
+            old-reader-ok: true
+          - in: '4.9.3'
+            rule: PROPERTY_ADDED
+            doc: |
+              LMQ multi-dispatch properties `INNER_MULTI_DISPATCH`,
+              `INNER_MULTI_QUEUE_OFFSET`.
+            ref: "rocketmq-all-4.9.3:common/src/main/java/org/apache/rocketmq/\
+              common/message/MessageConst.java"
+            old-reader-ok: true
+          - in: '5.0.0'
+            rule: PROPERTY_ADDED
+            doc: |
+              Inner-batch `INNER_NUM` / `INNER_BASE`, timer `TIMER_*` and POP
+              properties.
+            ref: "rocketmq-all-5.0.0:common/src/main/java/org/apache/rocketmq/\
+              common/message/MessageConst.java"
+            old-reader-ok: true
+          - in: '5.1.0'
+            rule: PROPERTY_ADDED
+            doc: |
+              Dead-letter properties `DLQ_ORIGIN_TOPIC`,
+              `DLQ_ORIGIN_MESSAGE_ID`.
+            ref: "rocketmq-all-5.1.0:common/src/main/java/org/apache/rocketmq/\
+              common/message/MessageConst.java"
+            old-reader-ok: true
+          - in: '4.9.1'
+            rule: MEANING_CHANGED
+            doc: |
+              Written without the trailing U+0002 separator (4.9.1 to 5.1.x);
+              the parser skips empty names and values.
+            ref: "rocketmq-all-4.9.1:common/src/main/java/org/apache/rocketmq/\
+              common/message/MessageDecoder.java"
+            old-reader-ok: true
+          - in: '5.2.0'
+            rule: MEANING_CHANGED
+            doc: The trailing U+0002 separator is written again.
+            ref: "rocketmq-all-5.2.0:common/src/main/java/org/apache/rocketmq/\
+              common/message/MessageDecoder.java"
+            old-reader-ok: true
+          - in: '5.2.0'
+            rule: PROPERTY_ADDED
+            doc: |
+              Optional `__CRC32#` property (`enabledAppendPropCRC`), last in
+              the string: the CRC32 of the record bytes before it as ten
+              ASCII digits, least significant first, then U+0002.
+            ref: "rocketmq-all-5.2.0:store/src/main/java/org/apache/rocketmq/\
+              store/CommitLog.java"
+            old-reader-ok: true
     instances:
       len_host_fields:
         value: (born_host.len_address + store_host.len_address + 8).as<s4>
@@ -239,27 +415,51 @@ types:
         enum: compression_type
         doc: |
           Bits 8-10, the body compression algorithm when `is_compressed` is set.
+        -rmq-since: '4.9.4'
+        -rmq-ref: "rocketmq-all-4.9.4:common/src/main/java/org/apache/\
+          rocketmq/common/sysflag/MessageSysFlag.java"
       - id: is_inner_batch
         -orig-id: INNER_BATCH_FLAG
         type: b1
         doc: Bit 7, the record is an inner batch (5.0.0+).
+        -rmq-since: '4.9.4'
+        -rmq-ref: "rocketmq-all-4.9.4:common/src/main/java/org/apache/\
+          rocketmq/common/sysflag/MessageSysFlag.java"
       - id: needs_unwrap
         -orig-id: NEED_UNWRAP_FLAG
         type: b1
         doc: Bit 6, the body is a batch the consumer must unwrap (5.0.0+).
+        -rmq-since: '4.9.4'
+        -rmq-ref: "rocketmq-all-4.9.4:common/src/main/java/org/apache/\
+          rocketmq/common/sysflag/MessageSysFlag.java"
       - id: is_store_host_v6
         -orig-id: STOREHOSTADDRESS_V6_FLAG
         type: b1
         doc: Bit 5, the store host field is 20 bytes (IPv6, 4.6.0+).
+        -rmq-since: '4.6.0'
+        -rmq-ref: "rocketmq-all-4.6.0:common/src/main/java/org/apache/\
+          rocketmq/common/sysflag/MessageSysFlag.java"
       - id: is_born_host_v6
         -orig-id: BORNHOST_V6_FLAG
         type: b1
         doc: Bit 4, the born host field is 20 bytes (IPv6, 4.6.0+).
+        -rmq-since: '4.6.0'
+        -rmq-ref: "rocketmq-all-4.6.0:common/src/main/java/org/apache/\
+          rocketmq/common/sysflag/MessageSysFlag.java"
       - id: transaction_type
         -orig-id: TRANSACTION_TYPE
         type: b2
         enum: transaction_type
         doc: Bits 2-3, the transaction role of the record.
+        -rmq-changes:
+          - in: '4.3.0'
+            rule: MEANING_CHANGED
+            doc: |
+              Transaction half messages are stored as `not_type` under
+              `RMQ_SYS_TRANS_HALF_TOPIC`; before, as `prepared`.
+            ref: "rocketmq-all-4.3.0:broker/src/main/java/org/apache/rocketmq/\
+              broker/transaction/queue/TransactionalMessageBridge.java"
+            old-reader-ok: true
       - id: is_multi_tags
         -orig-id: MULTI_TAGS_FLAG
         type: b1
@@ -284,6 +484,31 @@ types:
           + (compression_type == compression_type::zstd ? " ZSTD" : "")
           + (compression_type == compression_type::zlib ? " ZLIB" : "")
           + (reserved != 0 ? " RESERVED_BITS" : "")
+        -rmq-before:
+          - until: '4.6.0'
+            value: >-
+              (is_compressed ? " COMPRESSED" : "")
+              + (is_multi_tags ? " MULTI_TAGS" : "")
+              + (transaction_type == transaction_type::prepared
+              ? " PREPARED" : "")
+              + (transaction_type == transaction_type::commit
+              ? " COMMIT" : "")
+              + (transaction_type == transaction_type::rollback
+              ? " ROLLBACK" : "")
+              + (reserved != 0 ? " RESERVED_BITS" : "")
+          - until: '4.9.4'
+            value: >-
+              (is_compressed ? " COMPRESSED" : "")
+              + (is_multi_tags ? " MULTI_TAGS" : "")
+              + (transaction_type == transaction_type::prepared
+              ? " PREPARED" : "")
+              + (transaction_type == transaction_type::commit
+              ? " COMMIT" : "")
+              + (transaction_type == transaction_type::rollback
+              ? " ROLLBACK" : "")
+              + (is_born_host_v6 ? " BORNHOST_V6" : "")
+              + (is_store_host_v6 ? " STOREHOST_V6" : "")
+              + (reserved != 0 ? " RESERVED_BITS" : "")
         doc: |
           The name of every set bit or bit group, lowest bit first, each
           after a space; empty when no bit is set.
@@ -416,6 +641,9 @@ enums:
       id: message_v2
       -orig-id: MESSAGE_MAGIC_CODE_V2
       doc: Message record, version 2 (2-byte topic length), 5.1.0+.
+      -rmq-since: '5.1.0'
+      -rmq-ref: "rocketmq-all-5.1.0:common/src/main/java/org/apache/rocketmq/\
+        common/message/MessageDecoder.java"
     0xcbd43194:
       id: blank
       -orig-id: BLANK_MAGIC_CODE
@@ -429,14 +657,23 @@ enums:
       id: lz4
       -orig-id: COMPRESSION_LZ4_TYPE
       doc: LZ4 frame format (lz4-java `LZ4FrameOutputStream`).
+      -rmq-since: '4.9.4'
+      -rmq-ref: "rocketmq-all-4.9.4:common/src/main/java/org/apache/rocketmq/\
+        common/sysflag/MessageSysFlag.java"
     2:
       id: zstd
       -orig-id: COMPRESSION_ZSTD_TYPE
       doc: Zstandard frame (zstd-jni).
+      -rmq-since: '4.9.4'
+      -rmq-ref: "rocketmq-all-4.9.4:common/src/main/java/org/apache/rocketmq/\
+        common/sysflag/MessageSysFlag.java"
     3:
       id: zlib
       -orig-id: COMPRESSION_ZLIB_TYPE
       doc: zlib stream (RFC 1950, `java.util.zip.Deflater`).
+      -rmq-since: '4.9.4'
+      -rmq-ref: "rocketmq-all-4.9.4:common/src/main/java/org/apache/rocketmq/\
+        common/sysflag/MessageSysFlag.java"
   transaction_type:
     0:
       id: not_type

@@ -32,6 +32,9 @@ doc: |
 doc-ref:
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/ConsumeQueue.java
   - https://github.com/apache/rocketmq/blob/rocketmq-all-4.9.7/store/src/main/java/org/apache/rocketmq/store/ConsumeQueue.java
+-rmq-since: '4.0.0'
+-rmq-ref: "rocketmq-4.0.0-incubating:store/src/main/java/org/apache/rocketmq/\
+  store/ConsumeQueue.java"
 seq:
   - id: units
     type: unit

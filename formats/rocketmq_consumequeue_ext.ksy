@@ -42,6 +42,9 @@ doc: |
 doc-ref:
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/ConsumeQueueExt.java
   - https://github.com/apache/rocketmq/blob/rocketmq-all-4.9.7/store/src/main/java/org/apache/rocketmq/store/ConsumeQueueExt.java
+-rmq-since: '4.1.0'
+-rmq-ref: "rocketmq-all-4.1.0-incubating:store/src/main/java/org/apache/\
+  rocketmq/store/ConsumeQueueExt.java"
 seq:
   - id: units
     type: unit

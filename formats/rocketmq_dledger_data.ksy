@@ -11,6 +11,8 @@ meta:
   ks-version: '0.11'
   endian: be
 -rmq-since: '4.5.0'
+-rmq-ref: "rocketmq-all-4.5.1:store/src/main/java/org/apache/rocketmq/store/\
+  dledger/DLedgerCommitLog.java"
 doc: |
   One data file of the commit log of a broker in DLedger mode
   (`enableDLegerCommitLog=true`): `<store>/dledger-<selfId>/data/<20-digit

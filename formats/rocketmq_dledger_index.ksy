@@ -10,6 +10,8 @@ meta:
   ks-version: '0.11'
   endian: be
 -rmq-since: '4.5.0'
+-rmq-ref: "rocketmq-all-4.5.1:store/src/main/java/org/apache/rocketmq/store/\
+  dledger/DLedgerCommitLog.java"
 doc: |
   One file of the entry index of a DLedger commit log,
   `<store>/dledger-<selfId>/index/<20-digit start position>`: a 32-byte

@@ -60,6 +60,9 @@ doc-ref:
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/index/IndexHeader.java
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/index/IndexService.java
   - https://github.com/apache/rocketmq/blob/rocketmq-all-4.9.7/store/src/main/java/org/apache/rocketmq/store/index/IndexFile.java
+-rmq-since: '4.0.0'
+-rmq-ref: "rocketmq-4.0.0-incubating:store/src/main/java/org/apache/rocketmq/\
+  store/index/IndexFile.java"
 seq:
   - id: header
     -orig-id: indexHeader
@@ -136,6 +139,14 @@ types:
           grows when an entry goes into an empty slot). Brokers 4.0.0 to
           4.7.0 grew it on every entry, so there it equals the number of
           entries. Nothing reads it back.
+        -rmq-changes:
+          - in: '4.7.1'
+            rule: MEANING_CHANGED
+            doc: |
+              Counts the hash slots used instead of the entries written.
+            ref: "rocketmq-all-4.7.1:store/src/main/java/org/apache/rocketmq/\
+              store/index/IndexFile.java"
+            old-reader-ok: true
       - id: next_index
         -orig-id: indexCount
         type: s4

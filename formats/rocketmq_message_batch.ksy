@@ -23,6 +23,9 @@ doc: |
 doc-ref:
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageDecoder.java
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/broker/src/main/java/org/apache/rocketmq/broker/processor/SendMessageProcessor.java
+-rmq-since: '4.1.0'
+-rmq-ref: "rocketmq-all-4.1.0-incubating:common/src/main/java/org/apache/\
+  rocketmq/common/message/MessageDecoder.java"
 seq:
   - id: messages
     type: item

@@ -11,6 +11,8 @@ meta:
   encoding: UTF-8
   endian: be
 -rmq-since: '5.3.2'
+-rmq-ref: "rocketmq-all-5.3.2:broker/src/main/java/org/apache/rocketmq/\
+  broker/config/v2/ConfigHelper.java"
 doc: |
   A key of the single RocksDB config database `<store>/config/rdb/` that a
   broker with `configManagerVersion=v2` keeps (`ConfigStorage`, column

@@ -10,6 +10,8 @@ meta:
   ks-version: '0.9'
   endian: be
 -rmq-since: '5.3.2'
+-rmq-ref: "rocketmq-all-5.3.2:broker/src/main/java/org/apache/rocketmq/\
+  broker/config/v2/ConsumerOffsetManagerV2.java"
 doc: |
   The value of a consumer-offset or pull-offset key in `config/rdb/` (see
   rocketmq_rocksdb_config_key): the next logical offset the group will

@@ -10,6 +10,8 @@ meta:
   ks-version: '0.9'
   encoding: UTF-8
 -rmq-since: '5.3.2'
+-rmq-ref: "rocketmq-all-5.3.2:broker/src/main/java/org/apache/rocketmq/\
+  broker/config/v2/TopicConfigManagerV2.java"
 doc: |
   The value of a topic or subscription-group key of `config/rdb/` (see
   rocketmq_rocksdb_config_key): a serialization type and the serialized

@@ -11,6 +11,8 @@ meta:
   encoding: UTF-8
   endian: be
 -rmq-since: '5.2.0'
+-rmq-ref: "rocketmq-all-5.2.0:store/src/main/java/org/apache/rocketmq/\
+  store/queue/RocksDBConsumeQueueTable.java"
 doc: |
   The key of one consume-queue unit in the `default` column family of the
   RocksDB database that a broker with `storeType=defaultRocksDB` keeps in

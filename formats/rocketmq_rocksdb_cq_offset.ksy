@@ -10,6 +10,8 @@ meta:
   ks-version: '0.9'
   endian: be
 -rmq-since: '5.2.0'
+-rmq-ref: "rocketmq-all-5.2.0:store/src/main/java/org/apache/rocketmq/\
+  store/queue/RocksDBConsumeQueueOffsetTable.java"
 doc: |
   The value under a rocketmq_rocksdb_cq_offset_key of a topic queue
   (`OFFSET_VALUE_LENGTH` = 16 bytes): the commit-log offset and the logical

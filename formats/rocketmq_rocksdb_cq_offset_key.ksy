@@ -11,6 +11,8 @@ meta:
   encoding: UTF-8
   endian: be
 -rmq-since: '5.2.0'
+-rmq-ref: "rocketmq-all-5.2.0:store/src/main/java/org/apache/rocketmq/\
+  store/queue/RocksDBConsumeQueueOffsetTable.java"
 doc: |
   A key of the `offset` column family of the RocksDB consume queue
   (`RocksDBConsumeQueueOffsetTable`): the smallest or the largest unit of a

@@ -10,6 +10,8 @@ meta:
   ks-version: '0.9'
   endian: be
 -rmq-since: '5.2.0'
+-rmq-ref: "rocketmq-all-5.2.0:store/src/main/java/org/apache/rocketmq/\
+  store/queue/RocksDBConsumeQueueTable.java"
 doc: |
   The value of one consume-queue unit in the `default` column family of the
   RocksDB consume queue (`RocksDBConsumeQueueTable.CQ_UNIT_SIZE` = 28

@@ -11,6 +11,8 @@ meta:
   ks-version: '0.9'
   endian: be
 -rmq-since: '5.1.0'
+-rmq-ref: "rocketmq-all-5.1.0:tieredstore/src/main/java/org/apache/rocketmq/\
+  tieredstore/util/MessageBufferUtil.java"
 doc: |
   A commit-log segment of one topic queue in the tiered store (POSIX
   backend: `<tieredStoreFilePath>/<md5(cluster)[:8]>_<cluster>/<broker>/

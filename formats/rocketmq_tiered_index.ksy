@@ -10,6 +10,18 @@ meta:
   ks-version: '0.11'
   endian: be
 -rmq-since: '5.1.0'
+-rmq-ref: "rocketmq-all-5.1.0:tieredstore/src/main/java/org/apache/rocketmq/\
+  tieredstore/container/TieredIndexFile.java"
+-rmq-changes:
+  - in: '5.2.0'
+    rule: MEANING_CHANGED
+    doc: |
+      Files named by their begin timestamp instead of 0000, 1111 and 2222;
+      slots start at 0 and items are numbered from 1; `time_diff` in
+      seconds instead of milliseconds; no end marker after the items.
+    ref: "rocketmq-all-5.2.0:tieredstore/src/main/java/org/apache/rocketmq/\
+      tieredstore/index/IndexStoreFile.java"
+    old-reader-ok: false
 doc: |
   An index file of the tiered-store plugin (`IndexStoreFile`): message keys
   and UNIQ_KEYs hashed into slots, each slot leading to the items of its

@@ -24,6 +24,9 @@ doc-ref:
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/timer/TimerCheckpoint.java
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/timer/TimerMessageStore.java
   - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/broker/src/main/java/org/apache/rocketmq/broker/BrokerPathConfigHelper.java
+-rmq-since: '5.0.0'
+-rmq-ref: "rocketmq-all-5.0.0:store/src/main/java/org/apache/rocketmq/store/\
+  timer/TimerCheckpoint.java"
 seq:
   - id: last_read_time_ms
     -orig-id: lastReadTimeMs

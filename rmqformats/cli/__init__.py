@@ -7,11 +7,11 @@ import sys
 
 from .. import __version__
 from ..errors import InvalidMessageIdError, RmqFormatError
-from . import config, cut, dump, inspect, layouts, messages, queues, report, status, tables
+from . import config, cut, dump, inspect, layouts, messages, queues, report, schema, status, tables
 from .common import Unknown, UsageError
 
 #: The command groups, in the order of ``--help``.
-GROUPS = (inspect, messages, queues, config, dump, cut, report, layouts)
+GROUPS = (inspect, messages, queues, config, dump, cut, report, layouts, schema)
 
 
 def build_parser() -> argparse.ArgumentParser:

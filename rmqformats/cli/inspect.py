@@ -12,6 +12,7 @@ from ..errors import RmqFormatError, RocksDBError
 from ..store import Store
 from . import status
 from .tables import write_wrapped
+from ..versions.detect import Detector
 from .common import iso, open_from_args, short, print_table, with_progress, add_store_args, add_verify_crc
 from .common import add_salvage
 
@@ -30,8 +31,10 @@ def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = Tr
     versions: Counter = Counter()
     first_ts = last_ts = None
     count = 0
+    detector = Detector()
     for msg in it:
         count += 1
+        detector.message(msg)
         per_queue[(msg.topic, msg.queue_id)] += 1
         per_segment[msg.segment] += 1
         versions[f"V{msg.version}"] += 1
@@ -44,6 +47,8 @@ def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = Tr
     for (topic, qid), n in sorted(per_queue.items()):
         topics[topic]["messages"] += n
         topics[topic]["queues"][str(qid)] = n
+    if store.root:
+        detector.store(store.root)
     beyond = sum(s.size for s in log.segments if end and end.segment and s.start_offset > end.offset)
     gaps = [{"after": a.name, "expectedOffset": a.start_offset + a.size, "next": b.name}
             for a, b in zip(log.segments, log.segments[1:]) if b.start_offset != a.start_offset + a.size]
@@ -67,6 +72,7 @@ def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = Tr
         "firstStoreTimestamp": first_ts,
         "lastStoreTimestamp": last_ts,
         "topics": dict(sorted(topics.items())),
+        "writtenBy": detector.result().to_json(),
         "dataEnd": {
             "commitLogOffset": end.offset, "reason": end.reason.name, "description": end.reason.value,
             "clean": end.reason.is_clean, "segment": end.segment, "fileOffset": end.file_offset,
@@ -186,6 +192,13 @@ def _print_inspect(info: dict, out) -> None:
     w(f"messages   {info['messages']:,} ({versions}); BLANK records {info['blankRecords']:,}\n")
     if info["firstStoreTimestamp"] is not None:
         w(f"stored     {iso(info['firstStoreTimestamp'])} .. {iso(info['lastStoreTimestamp'])}\n")
+    written = info.get("writtenBy")
+    if written:
+        lo, hi = written["min"], written["max"]
+        span = "unknown" if lo is None else f"{lo} or later" if hi is None else lo if lo == hi else f"{lo} to {hi}"
+        w(f"written by {span} (RocketMQ release, from {len(written['evidence'])} pieces of evidence)\n")
+        for e in written["evidence"]:
+            write_wrapped(f"           {e['releases']}: {e['observation']}", out, 13)
     end = info["dataEnd"]
     where = f"offset {end['commitLogOffset']}"
     if end["segment"]:

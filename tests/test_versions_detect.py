@@ -1,0 +1,119 @@
+"""Release detection on the vector stores: the range holds the true release and is as narrow as the
+evidence allows; docs/formats.md is current."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import store_path
+from rmqformats.cli import main
+from rmqformats.store import open_store
+from rmqformats.versions import releases as rel
+from rmqformats.versions.detect import Detector, detect
+from rmqformats.versions.docs import render
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: The narrowest range the evidence of each vector store allows, and why:
+#: 4.9.7: IPv6 flags (>= 4.6.0), properties without the trailing separator (4.9.1 to 5.1.x), no
+#:        DataVersion.stateVersion in the config files (< 5.0.0); nothing tells 4.9.1 from 4.9.8.
+#: 5.1.4: V2 records and compaction/ (>= 5.1.0), SubscriptionGroupConfig.attributes (>= 5.1.3),
+#:        properties without the trailing separator (< 5.2.0).
+#: 5.3.3: `__CRC32#` and the trailing separator (>= 5.2.0); no later change leaves a trace here.
+EXPECTED = {"4.9.7": ("4.9.1", "4.9.8"), "5.1.4": ("5.1.3", "5.1.4"), "5.3.3": ("5.2.0", None)}
+
+
+@pytest.mark.parametrize("release", list(EXPECTED))
+def test_detection_on_the_vector_stores(release):
+    w = detect(open_store(store_path(f"rocketmq-{release}")))
+    lo, hi = EXPECTED[release]
+    assert (w.min.version, w.max.version if w.max else None) == (lo, hi)
+    true = rel.release(release)
+    assert w.min <= true and (w.max is None or true <= w.max)
+    assert w.set_aside == ()
+    for e in w.evidence:
+        assert e.citation and e.citation.startswith("rocketmq-") and e.location.startswith("formats/")
+        assert e.allows(true)
+    observations = " | ".join(e.observation for e in w.evidence)
+    if release == "4.9.7":
+        assert "IPv6 born host" in observations and "without U+0002" in observations
+        assert "no key stateVersion" in observations
+        assert "slots used for 255 entries" in observations  # hashSlotCount counts slots (4.7.1+)
+    if release == "5.1.4":
+        assert "V2 record" in observations and "key attributes in config/subscriptionGroup.json" in observations
+    if release == "5.3.3":
+        assert "`__CRC32#` property" in observations and "end with U+0002" in observations
+        assert "timerwheel exists" in observations
+
+
+def test_each_bound_has_its_evidence():
+    w = detect(open_store(store_path("rocketmq-5.1.4")))
+    lower = [e for e in w.evidence if not e.outside and e.since == w.min]
+    upper = [e for e in w.evidence if (e.until is not None and not e.outside and e.until == rel.following(w.max))
+             or (e.outside and e.until is None and e.since == rel.following(w.max))]
+    assert lower and upper
+    doc = w.to_json()
+    assert doc["min"] == "5.1.3" and doc["max"] == "5.1.4"
+    assert {"observation", "releases", "citation", "spec"} <= set(doc["evidence"][0])
+
+
+def test_commit_log_alone_and_config_alone(tmp_path):
+    """Without its config files, the 5.1.4 store still shows 5.1.x from its records and folders."""
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.1.4"), root)
+    shutil.rmtree(root / "config")
+    w = detect(open_store(root))
+    assert (w.min.version, w.max.version) == ("5.1.0", "5.1.4")
+
+
+@dataclass
+class _Msg:
+    commitlog_offset: int
+    version: int
+    sys_flag: int
+    properties_raw: str
+
+
+def test_a_store_written_by_several_releases_keeps_its_lower_bounds():
+    """An upgraded store: 4.6.0-style records without the separator, then 5.2.0 records with __CRC32#."""
+    d = Detector()
+    d.message(_Msg(0, 1, 0x10, "TAGS\x01a"))
+    d.message(_Msg(100, 1, 0, "TAGS\x01a\x02__CRC32#\x010123456789\x02"))
+    w = d.result()
+    assert w.min.version == "5.2.0" and w.max is None
+
+
+def test_nothing_known_gives_every_release():
+    w = Detector().result()
+    assert w.min == rel.oldest() and w.max is None and w.evidence == ()
+
+
+def test_inspect_shows_the_range(capsys):
+    assert main(["inspect", str(store_path("rocketmq-5.1.4"))]) == 0
+    out = capsys.readouterr().out
+    assert "written by 5.1.3 to 5.1.4" in out
+    assert main(["inspect", "--format", "jsonl", str(store_path("rocketmq-4.9.7"))]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["writtenBy"]["min"] == "4.9.1" and doc["writtenBy"]["max"] == "4.9.8"
+    assert doc["writtenBy"]["evidence"]
+    assert main(["inspect", "--format", "jsonl", str(store_path("rocketmq-5.3.3"))]) == 0
+    assert json.loads(capsys.readouterr().out)["writtenBy"]["max"] is None
+
+
+def test_formats_doc_is_current():
+    """docs/formats.md is generated from the specs: `make generate` after changing formats/."""
+    assert (REPO / "docs" / "formats.md").read_text(encoding="utf-8") == render(), \
+        "docs/formats.md is stale: run `make generate`"
+
+
+def test_formats_doc_has_the_version_columns_and_the_readme_links_it():
+    text = (REPO / "docs" / "formats.md").read_text(encoding="utf-8")
+    assert "| `is_born_host_v6` | b1 |" in text and "| 4.6.0 |" in text
+    assert "| `ofs_confirm_phy` | s8 |" in text
+    assert "`0xdaa320ab` | `message_v2`" in text
+    assert "](docs/formats.md)" in (REPO / "README.md").read_text(encoding="utf-8")
