@@ -135,9 +135,8 @@ def _rocksdb_offsets(store: Store, found):
     from .rocksdb.config import config_databases
     if not config_databases(store.path("config")):
         return None
-    import numpy as np
-
-    from .config.compact import OffsetTable
+    from .config.compact import OffsetTableBuilder
+    from .errors import ConfigError
     from .rocksdb.config import effective_committed
     # Only whether the JSON file holds offsets matters to the choice (the v1 merge rule).
     has_json = found is not None and found.offset_table is not None and len(found.offset_table) > 0
@@ -147,12 +146,14 @@ def _rocksdb_offsets(store: Store, found):
     by_key: dict[str, list[tuple[int, int]]] = {}
     for (topic, group, qid), off in offsets.items():
         by_key.setdefault(f"{topic}@{group}", []).append((qid, off))
-    keys = list(by_key)
-    lens = np.array([len(by_key[k]) for k in keys], np.int64)
-    ends = np.cumsum(lens) if len(keys) else np.zeros(0, np.int64)
-    pairs = [qo for k in keys for qo in by_key[k]]
-    return OffsetTable(keys, None, ends - lens, ends, np.array([q for q, _ in pairs], np.int64),
-                       np.array([o for _, o in pairs], np.int64))
+
+    def error(reason: str) -> None:
+        raise ConfigError(store.path("config", where), None, reason)
+
+    builder = OffsetTableBuilder()
+    for key, pairs in by_key.items():
+        builder.add(key, pairs, error)
+    return builder.build()
 
 
 def consumer_lag(store: Store, *, group: str | None = None, topic: str | None = None,

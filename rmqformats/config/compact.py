@@ -134,7 +134,7 @@ def _first_places(keys: list[str]) -> tuple[list[int], list[int]]:
     return kept, [last[keys[i]] for i in kept]
 
 
-class _TableBuilder:
+class OffsetTableBuilder:
     """Collects ``offsetTable`` entries into growing typed arrays (no Python object per offset)."""
 
     def __init__(self) -> None:
@@ -317,7 +317,7 @@ def walk_text(text: str, where: str, encoding: str, *, keep_others: bool = True)
                 current.add(key, payload)
             elif kind == "table":
                 # A table written twice: the last one, as a dict keeps it.
-                current = tables[key] = _TableBuilder() if key == "offsetTable" else _LmqBuilder()
+                current = tables[key] = OffsetTableBuilder() if key == "offsetTable" else _LmqBuilder()
                 order.append(key)
             else:
                 others[key] = payload
