@@ -361,7 +361,7 @@ class ColumnarScan:
         msg = decode_message(bytes(buf[wpos:wpos + total]), 0, seg.path, seg.start_offset + here)
         try:
             check_record(msg, self._verify_crc)
-            why = unfinished_reason(msg)
+            why = unfinished_reason(msg, self._log.record_crc)
             if why is not None:
                 raise UnfinishedRecordError(seg.path, here, why)
         except RecordError as exc:
