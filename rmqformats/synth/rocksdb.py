@@ -14,6 +14,7 @@ topic folders are removed.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -198,4 +199,96 @@ def write_config_v2(config_dir: str, *, topics: Mapping[str, Any] | None = None,
         db[v2_key(table, data_version=True)] = _dv_spec.rocketmq_rocksdb_config_data_version.build(
             {"data_version": {"state_version": dv.get("stateVersion", 0), "timestamp": dv.get("timestamp", 0),
                               "counter": dv.get("counter", 0)}})
+    _close(db, path)
+
+
+# -- the RocksDB message store (5.4.0+, rocksdbstore/) --------------------------------------------
+
+def timer_key(delivery_time: int, uniq_key: str) -> bytes:
+    """A ``timer`` column family key (``TimerRocksDBRecord.getKeyBytes``)."""
+    from ..generated.construct import rocketmq_rocksdb_timer_key as spec
+    return spec.rocketmq_rocksdb_timer_key.build({"delivery_time": delivery_time, "uniq_key": uniq_key})
+
+
+def timer_value(commitlog_offset: int, size: int) -> bytes:
+    """A 12-byte ``timer`` column family value: size, then offset."""
+    from ..generated.construct import rocketmq_rocksdb_timer_value as spec
+    return spec.rocketmq_rocksdb_timer_value.build({"record": {"len_message": size, "ofs_commitlog": commitlog_offset}})
+
+
+def trans_key(commitlog_offset: int, topic: str, uniq_key: str) -> bytes:
+    """A ``trans`` column family key (``TransRocksDBRecord.getKeyBytes``)."""
+    from ..generated.construct import rocketmq_rocksdb_trans_key as spec
+    return spec.rocketmq_rocksdb_trans_key.build({"ofs_commitlog": commitlog_offset,
+                                                  "topic_and_uniq_key": f"{topic}@{uniq_key}"})
+
+
+def trans_value(check_times: int, size: int) -> bytes:
+    """An 8-byte ``trans`` column family value."""
+    from ..generated.construct import rocketmq_rocksdb_trans_value as spec
+    return spec.rocketmq_rocksdb_trans_value.build({"record": {"check_times": check_times, "len_message": size}})
+
+
+def index_key(store_timestamp: int, topic: str, index_type: str, key: str, uniq_key: str,
+              commitlog_offset: int) -> bytes:
+    """A ``default`` column family key of the message index (``IndexRocksDBRecord.getKeyBytes``)."""
+    from ..generated.construct import rocketmq_rocksdb_index_key as spec
+    middle = f"{topic}@U@{uniq_key}@" if index_type == "U" else f"{topic}@{index_type}@{key}@{uniq_key}@"
+    hour = store_timestamp // 3_600_000 * 3_600_000
+    # The middle's size is the key's size less the rest (``_io.size - _io.pos - 8``): build into a stream
+    # of the key's final size, so that ``_io.size`` is known while building.
+    stream = io.BytesIO(bytes(8 + 1 + len(middle.encode("utf-8")) + 8))
+    spec.rocketmq_rocksdb_index_key.build_stream({"store_hour": hour, "middle": middle,
+                                                  "ofs_commitlog": commitlog_offset}, stream)
+    return stream.getvalue()
+
+
+def index_value(store_timestamp: int) -> bytes:
+    """An 8-byte index value: the exact store time."""
+    from ..generated.construct import rocketmq_rocksdb_index_value as spec
+    return spec.rocketmq_rocksdb_index_value.build({"entry": {"store_timestamp": store_timestamp}})
+
+
+def mark_value(value: int) -> bytes:
+    """An 8-byte progress value (``lastOffsetPy``, ``timeline_checkpoint`` …)."""
+    from ..generated.construct import rocketmq_rocksdb_message_mark as spec
+    return spec.rocketmq_rocksdb_message_mark.build({"mark": {"position": value}})
+
+
+def write_rocksdb_message_store(path: str, *, timer: Iterable[tuple[int, str, int, int]] = (),
+                                trans: Iterable[tuple[int, str, str, int, int]] = (),
+                                index: Iterable[tuple[int, str, str, str, str, int]] = (),
+                                timer_scan_offset: int | None = None, timeline: int | None = None) -> None:
+    """Write a RocksDB message store at ``path`` (``<root>/rocksdbstore``) as ``MessageRocksDBStorage`` does.
+
+    ``timer``: ``(delivery_time, uniq_key, commitlog_offset, size)``;
+    ``trans``: ``(commitlog_offset, topic, uniq_key, check_times, size)``;
+    ``index``: ``(store_timestamp, topic, type, key, uniq_key, commitlog_offset)``.
+    The progress keys are written as the broker writes them: ``lastOffsetPy``
+    of ``trans`` and of the index (with ``lastStoreTimeStamp``) from their
+    records, the timer's two checkpoints when given.
+    """
+    from ..rocksdb.messagestore import (CF_TIMER, CF_TRANS, LAST_OFFSET_PY, LAST_STORE_TIMESTAMP, TIMER_SCAN_OFFSET,
+                                        TIMER_TIMELINE)
+    db = _open_writable(path, [CF_TIMER, CF_TRANS])
+    timer_cf, trans_cf = db.get_column_family(CF_TIMER), db.get_column_family(CF_TRANS)
+    for when, uniq, phy, size in timer:
+        timer_cf[timer_key(when, uniq)] = timer_value(phy, size)
+    if timer_scan_offset is not None:
+        timer_cf[TIMER_SCAN_OFFSET] = mark_value(timer_scan_offset)
+    if timeline is not None:
+        timer_cf[TIMER_TIMELINE] = mark_value(timeline)
+    last = 0
+    for phy, topic, uniq, checks, size in trans:
+        trans_cf[trans_key(phy, topic, uniq)] = trans_value(checks, size)
+        last = max(last, phy)
+    if last:
+        trans_cf[LAST_OFFSET_PY] = mark_value(last)
+    last_phy = last_time = 0
+    for stamp, topic, kind, key, uniq, phy in index:
+        db[index_key(stamp, topic, kind, key, uniq, phy)] = index_value(stamp)
+        last_phy, last_time = max(last_phy, phy), max(last_time, stamp)
+    if last_phy:
+        db[LAST_OFFSET_PY] = mark_value(last_phy)
+        db[LAST_STORE_TIMESTAMP] = mark_value(last_time)
     _close(db, path)
