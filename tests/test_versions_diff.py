@@ -30,21 +30,40 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, bool]]] = {
         ("PROPERTY_ADDED", f"{CL}:types/message/seq/properties", True),
         ("MEANING_CHANGED", f"{CL}:types/message/seq/properties", True),  # UNIQ_KEY with IPv6
     ],
-    # 9.1 "Compression-type bits 8-10 (LZ4/ZSTD/ZLIB); NEED_UNWRAP / INNER_BATCH" and
-    # "Max size semantics" (4.9.4+5.0.0).
+    # 9.1 "Compression-type bits 8-10 (LZ4/ZSTD/ZLIB)" (set by 4.9.4 producer clients) and the
+    # maximum size checked on the body only (4.9.4); NEED_UNWRAP / INNER_BATCH are only declared
+    # in 4.9.4 (no 4.9.x code sets them).
     ("4.9.3", "4.9.4"): [
         ("FLAG_BIT_ADDED", f"{CL}:types/sys_flag/seq/compression_type", False),
-        ("FLAG_BIT_ADDED", f"{CL}:types/sys_flag/seq/is_inner_batch", False),
-        ("FLAG_BIT_ADDED", f"{CL}:types/sys_flag/seq/needs_unwrap", False),
         ("ENUM_VALUE_ADDED", f"{CL}:enums/compression_type/0x1", False),
         ("ENUM_VALUE_ADDED", f"{CL}:enums/compression_type/0x2", False),
         ("ENUM_VALUE_ADDED", f"{CL}:enums/compression_type/0x3", False),
         ("MEANING_CHANGED", f"{CL}:types/record/seq/len_record", False),
     ],
+    # The record cap maxMessageSize + 64 KiB (rocketmq-all-4.9.5 MessageExtEncoder in CommitLog.java).
+    ("4.9.4", "4.9.5"): [
+        ("MEANING_CHANGED", f"{CL}:types/record/seq/len_record", False),
+    ],
+    # rocksdbCQDoubleWriteEnable: a RocksDB consume queue in consumequeue/ beside the file queues;
+    # the kvDataVersion and forbidden column families of every ConfigRocksDBStorage database.
+    ("5.3.0", "5.3.1"): [
+        ("MEANING_CHANGED", "formats/rocketmq_rocksdb_cq_key.ksy", True),
+        ("MEANING_CHANGED", f"{REL}/rocksdb_topics", False),
+        ("MEANING_CHANGED", f"{REL}/rocksdb_subscription_groups", False),
+        ("MEANING_CHANGED", f"{REL}/rocksdb_consumer_offsets", False),
+        ("MEANING_CHANGED", f"{REL}/acl_users", False),
+        ("MEANING_CHANGED", f"{REL}/acl_acls", False),
+    ],
+    # Broker DLedger mode deprecated (apache/rocketmq #10641, in the 5.5.1 release notes).
+    ("5.5.0", "5.5.1"): [
+        ("DEPRECATED", "formats/rocketmq_dledger_data.ksy", True),
+    ],
     # 9.1 inner batch, timer and POP properties (5.0.0); 9.2 BatchConsumeQueue, timer files,
     # masterFlushedOffset, abort PID (5.0.0); 9.3 stateVersion, dataVersion, groupTopicMap,
     # forbiddenTable, attributes, SubscriptionGroupConfig keys, the new files (5.0.0).
     ("4.9.8", "5.0.0"): [
+        ("FLAG_BIT_ADDED", f"{CL}:types/sys_flag/seq/is_inner_batch", False),  # SendMessageProcessor
+        ("FLAG_BIT_ADDED", f"{CL}:types/sys_flag/seq/needs_unwrap", False),
         ("PROPERTY_ADDED", f"{CL}:types/message/seq/properties", True),
         ("MEANING_CHANGED", f"{CL}:types/message/seq/properties", True),  # WAIT stored again
         ("FILE_ADDED", "formats/rocketmq_batch_consumequeue.ksy", False),

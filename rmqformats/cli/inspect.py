@@ -56,7 +56,7 @@ def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = Tr
     return {
         "store": store.root or log.path,
         "storeRoot": store.root is not None,
-        "layouts": describe_layouts(store, scan=scan, tiered=tiered),
+        "layouts": _with_deprecations(describe_layouts(store, scan=scan, tiered=tiered)),
         "abortFile": store.has_abort_file if store.root else None,
         **(_store_parts(store) if store.root else {}),
         "segments": [
@@ -81,6 +81,16 @@ def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = Tr
         },
         "damaged": [r.to_json_dict() for r in getattr(scan, "damaged", ())],
     }
+
+
+def _with_deprecations(lay: dict) -> dict:
+    """``lay`` with ``dledgerDeprecated`` when the store has DLedger data (the fact lives in the DLedger spec)."""
+    if "dledger" in lay["commitLog"] or lay.get("dledgerBesideCommitLog"):
+        from ..versions import annotations as ann
+        c = ann.load().change("rocketmq_dledger_data", "broker_dledger_deprecated")
+        lay["dledgerDeprecated"] = {"release": c.release.version, "doc": c.doc, "citation": c.ref,
+                                    "spec": c.location}
+    return lay
 
 
 def _store_parts(store: Store) -> dict:
@@ -194,11 +204,11 @@ def _print_inspect(info: dict, out) -> None:
         w(f"stored     {iso(info['firstStoreTimestamp'])} .. {iso(info['lastStoreTimestamp'])}\n")
     written = info.get("writtenBy")
     if written:
-        lo, hi = written["min"], written["max"]
-        span = "unknown" if lo is None else f"{lo} or later" if hi is None else lo if lo == hi else f"{lo} to {hi}"
-        w(f"written by {span} (RocketMQ release, from {len(written['evidence'])} pieces of evidence)\n")
+        w(f"written by {written['summary']} (RocketMQ release, from {len(written['evidence'])} pieces of evidence)\n")
         for e in written["evidence"]:
             write_wrapped(f"           {e['releases']}: {e['observation']}", out, 13)
+        for e in written.get("client", []):
+            write_wrapped(f"           client {e['releases']}: {e['observation']} (says nothing of the broker)", out, 13)
     end = info["dataEnd"]
     where = f"offset {end['commitLogOffset']}"
     if end["segment"]:
@@ -231,6 +241,10 @@ def _print_layouts(lay: dict, out) -> None:
         for f in folders:
             w(f"             {f}\n")
     dl = lay.get("dledger")
+    if lay.get("dledgerDeprecated"):
+        dep = lay["dledgerDeprecated"]
+        write_wrapped(f"           broker DLedger mode is deprecated from {dep['release']} on: {dep['doc']} "
+                      f"[{dep['spec']}]", out, 13)
     if dl:
         w(f"           DLedger data {dl['dataFolder']}, last entry index {dl['lastIndex']} term {dl['lastTerm']}"
           + (f", checkpoint {dl['checkpoint']}" if dl.get("checkpoint") else "") + "\n")

@@ -106,6 +106,8 @@ def _describe(e: ann.Element, added: bool) -> str:
     elif e.kind in ("field", "flag_bit") and e.detail:
         name = f"{e.name} ({e.detail})"
     span = (f"since {e.since}" if e.since else "") + (f", until {e.until} excluded" if e.until else "")
+    if e.writer != "broker":
+        span += f"; written by the {'producer client' if e.writer == 'client' else e.writer}, whatever the broker"
     doc = f": {_sentence(e.doc)}" if e.doc else ""
     return f"{what} {name} {'added' if added else 'removed'} ({span.lstrip(', ')}){doc}"
 
