@@ -133,6 +133,9 @@ def _store_parts(store: Store) -> dict:
         parts["consumeQueues"]["fileQueues"] = sum(1 for q in queues if q.kind == "file")
         parts["rocksdbConsumeQueue"] = summary(rocks, queues) if rocks_error is None else {
             "path": rocks.path, "queues": 0, "units": 0, "error": rocks_error.whole()}
+    messages = store.rocksdb_message_store()
+    if messages is not None:  # 5.4.0+ (RIP-82): timer, transaction and index records in rocksdbstore/
+        parts["rocksdbMessageStore"] = messages.summary()
     try:
         index = store.index()
         files = index.files
@@ -142,6 +145,36 @@ def _store_parts(store: Store) -> dict:
     except RmqFormatError as exc:
         parts["indexFiles"] = {"error": exc.whole()}
     return parts
+
+
+def _print_message_store(ms: dict, out) -> None:
+    """The 5.4+ RocksDB message store: records per column family, progress marks, and whether a copy was read."""
+    w = out.write
+    w(f"rocksdb    message store {ms['path']}\n")
+    if ms.get("error"):
+        w(f"           {ms['error']}\n")
+        return
+    for name, label, marks in (("timer", "timer records (RocksDB timer engine)",
+                                (("sys_topic_scan_offset_checkpoint", "timer queue read to offset"),
+                                 ("timeline_checkpoint", "delivered up to"))),
+                               ("trans", "open transactions (half messages)",
+                                (("lastOffsetPy", "dispatched to commit-log offset"),)),
+                               ("index", "index entries",
+                                (("lastOffsetPy", "indexed to commit-log offset"),
+                                 ("lastStoreTimeStamp", "last store time")))):
+        cf = ms.get(name)
+        if cf is None:
+            continue
+        extra = []
+        for key, text in marks:
+            if key in cf:
+                value = cf[key]
+                is_time = key in ("timeline_checkpoint", "lastStoreTimeStamp") and value > 0
+                extra.append(f"{text} {iso(value) if is_time else value}")
+        w(f"           {cf['records']:,} {label}" + (f"; {', '.join(extra)}" if extra else "") + "\n")
+    if ms.get("readFromCopy"):
+        who = f"process {ms['lockedByPid']}" if ms.get("lockedByPid") else "another process"
+        w(f"           read from a copy: {who} (a running broker) holds the database's LOCK\n")
 
 
 def _print_inspect(info: dict, out) -> None:
@@ -183,6 +216,9 @@ def _print_inspect(info: dict, out) -> None:
             # Records that no consume queue takes (transaction prepare/rollback) also count here.
             w(f"           {abs(behind):,} bytes of commit-log data "
               + ("after the dispatched ones\n" if behind > 0 else "dispatched past the end of the data\n"))
+    ms = info.get("rocksdbMessageStore")
+    if ms:
+        _print_message_store(ms, out)
     if info.get("rocksdbConfig"):
         w("config     RocksDB " + ", ".join(f"{d['folder']} ({d['layout']})" for d in info["rocksdbConfig"]) + "\n")
     idx = info.get("indexFiles")

@@ -463,7 +463,9 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
         found.add(Finding(Kind.UNREADABLE, str(exc), other=Place(store.path("checkpoint"))))
     confirm = cp.confirm_phy_offset if cp is not None else 0
     after_confirm: list = [0, None]
-    index_files = _IndexStream(store, num_hash_slots, num_index, found) if index else None
+    # A 5.4+ broker indexing in RocksDB (indexRocksDBEnable) writes no index files: its records are checked below.
+    index_files = _IndexStream(store, num_hash_slots, num_index, found) \
+        if index and not _index_in_rocksdb(store) else None
 
     walk = store.commitlog.batches(columns=_COLUMNS, batch_size=batch_size, decompress=False)
     messages = dispatched = indexed = 0
@@ -1142,6 +1144,23 @@ def _check_timer(store: Store, data_end: int | None, segs: _Segments, found: _Fi
 
 
 # -- RocksDB consume queue and message store ------------------------------------------------------
+
+
+def _index_in_rocksdb(store: Store) -> bool:
+    """No index files, and the RocksDB message store has index records or progress: the index is in RocksDB."""
+    if store.root is None:
+        return False
+    folder = store.path("index")
+    if os.path.isdir(folder) and os.listdir(folder):
+        return False
+    ms = store.rocksdb_message_store()
+    if ms is None:
+        return False
+    from ..rocksdb.messagestore import CF_INDEX
+    try:
+        return ms.has(CF_INDEX) and (bool(ms.marks(CF_INDEX)) or ms.index_count() > 0)
+    except RmqFormatError:
+        return False
 
 
 def _rocksdb_unreadable(store: Store) -> bool:

@@ -292,3 +292,68 @@ def write_rocksdb_message_store(path: str, *, timer: Iterable[tuple[int, str, in
         db[LAST_OFFSET_PY] = mark_value(last_phy)
         db[LAST_STORE_TIMESTAMP] = mark_value(last_time)
     _close(db, path)
+
+
+#: ``TimerMessageStore.TIMER_TOPIC`` and the half-message topic of the RocksDB transaction store.
+TIMER_TOPIC = "rmq_sys_wheel_timer"
+TRANS_HALF_TOPIC = "RMQ_SYS_ROCKSDB_TRANS_HALF_TOPIC"
+
+
+def write_rocksdb_store(root: str, *, queue_folder: str = "consumequeue_rocksdb", messages: int = 6,
+                        timers: int = 3, halves: int = 2, confirm_offset: int = 0,
+                        segment_size: int = 1 << 20) -> dict[str, Any]:
+    """Write a small 5.5 store at ``root`` keeping everything but the commit log in RocksDB.
+
+    The commit log holds ``messages`` messages of ``TopicTest`` queue 0 (with
+    KEYS and UNIQ_KEY), ``timers`` timer messages (``rmq_sys_wheel_timer``
+    with ``TIMER_OUT_MS``) and ``halves`` transactional half messages; every
+    message has its unit in a RocksDB consume queue in ``queue_folder``
+    (``useSeparateStorePathForRocksdbCQ``); ``rocksdbstore/`` holds a timer
+    record per timer message, a transaction record per half message and the
+    index entries of the ``TopicTest`` messages. Returns what was placed:
+    ``{"offsets": {topic: [(commit-log offset, size), ...]}, "dataEnd": …}``.
+    """
+    from .commitlog import MessageSpec, write_commitlog
+    from .timer import encode_checkpoint
+    base = 1_700_000_000_000
+    specs: list[MessageSpec] = []
+    for i in range(messages):
+        specs.append(MessageSpec("TopicTest", f"body {i}".encode(), {"KEYS": f"k{i}", "UNIQ_KEY": f"U{i:04d}",
+                                                                     "TAGS": "TagA"},
+                                 queue_offset=i, store_timestamp=base + i, trailing_separator=True))
+    for i in range(timers):
+        specs.append(MessageSpec(TIMER_TOPIC, f"timer {i}".encode(),
+                                 {"TIMER_OUT_MS": str(base + 60_000 * (i + 1)), "UNIQ_KEY": f"T{i:04d}",
+                                  "REAL_TOPIC": "TopicTest", "REAL_QID": "0"},
+                                 queue_offset=i, store_timestamp=base + 100 + i, trailing_separator=True))
+    for i in range(halves):
+        specs.append(MessageSpec(TRANS_HALF_TOPIC, f"half {i}".encode(),
+                                 {"UNIQ_KEY": f"H{i:04d}", "REAL_TOPIC": "TopicTest", "REAL_QID": "0",
+                                  "TRAN_MSG": "true"},
+                                 queue_offset=i, store_timestamp=base + 200 + i, trailing_separator=True))
+    placed = write_commitlog(os.path.join(root, "commitlog"), specs, segment_size)
+    by_topic: dict[str, list[tuple[int, int]]] = {}
+    queues: dict[tuple[str, int], list[tuple[int, int, int, int, int]]] = {}
+    from ..consumequeue import java_string_hash
+    for spec, where in zip(specs, placed):
+        by_topic.setdefault(spec.topic, []).append((where.commitlog_offset, where.size))
+        tags = spec.properties.get("TAGS") if isinstance(spec.properties, dict) else None
+        queues.setdefault((spec.topic, spec.queue_id), []).append(
+            (spec.queue_offset, where.commitlog_offset, where.size, java_string_hash(tags) if tags else 0,
+             spec.store_timestamp))
+    os.makedirs(os.path.join(root, "consumequeue"), exist_ok=True)
+    write_rocksdb_queues(os.path.join(root, queue_folder), queues)
+    timer_records = [(base + 60_000 * (i + 1), f"T{i:04d}", *by_topic[TIMER_TOPIC][i]) for i in range(timers)]
+    trans_records = [(*by_topic[TRANS_HALF_TOPIC][i][:1], "TopicTest", f"H{i:04d}", 0, by_topic[TRANS_HALF_TOPIC][i][1])
+                     for i in range(halves)]
+    index_records = []
+    for i, (phy, _) in enumerate(by_topic.get("TopicTest", [])):
+        index_records.append((base + i, "TopicTest", "K", f"k{i}", f"U{i:04d}", phy))
+    write_rocksdb_message_store(os.path.join(root, "rocksdbstore"), timer=timer_records, trans=trans_records,
+                                index=index_records, timer_scan_offset=timers, timeline=base)
+    end = placed[-1].commitlog_offset + placed[-1].size if placed else 0
+    last = max(s.store_timestamp for s in specs)
+    with open(os.path.join(root, "checkpoint"), "wb") as f:
+        f.write(encode_checkpoint(physic_msg_timestamp=last, logics_msg_timestamp=last, index_msg_timestamp=last,
+                                  confirm_phy_offset=confirm_offset))
+    return {"offsets": by_topic, "dataEnd": end, "queues": queues}
