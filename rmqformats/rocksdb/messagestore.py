@@ -207,8 +207,9 @@ class RocksDBMessageStore:
                 yield TimerEntry(k.delivery_time, k.uniq_key, offset, size)
 
     def timer_count(self) -> int:
-        """How many scheduled messages the ``timer`` column family holds."""
-        return sum(len(keys) for keys, _ in self._records(CF_TIMER))
+        """How many scheduled messages the ``timer`` column family holds (their values' sizes checked)."""
+        return sum(len(self._values(CF_TIMER, keys, values, TIMER_DTYPE, lambda k: None))
+                   for keys, values in self._records(CF_TIMER))
 
     # -- transactions ---------------------------------------------------------------------------
 
@@ -226,7 +227,8 @@ class RocksDBMessageStore:
 
     def trans_count(self) -> int:
         """How many open half messages the ``trans`` column family holds."""
-        return sum(len(keys) for keys, _ in self._records(CF_TRANS))
+        return sum(len(self._values(CF_TRANS, keys, values, TRANS_DTYPE, lambda k: None))
+                   for keys, values in self._records(CF_TRANS))
 
     # -- index ----------------------------------------------------------------------------------
 
@@ -249,7 +251,8 @@ class RocksDBMessageStore:
 
     def index_count(self) -> int:
         """How many index entries the ``default`` column family holds."""
-        return sum(len(keys) for keys, _ in self._records(CF_INDEX))
+        return sum(len(self._values(CF_INDEX, keys, values, INDEX_DTYPE, lambda k: None))
+                   for keys, values in self._records(CF_INDEX))
 
     # -- summary --------------------------------------------------------------------------------
 

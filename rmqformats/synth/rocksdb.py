@@ -356,4 +356,5 @@ def write_rocksdb_store(root: str, *, queue_folder: str = "consumequeue_rocksdb"
     with open(os.path.join(root, "checkpoint"), "wb") as f:
         f.write(encode_checkpoint(physic_msg_timestamp=last, logics_msg_timestamp=last, index_msg_timestamp=last,
                                   confirm_phy_offset=confirm_offset))
-    return {"offsets": by_topic, "dataEnd": end, "queues": queues}
+    return {"offsets": by_topic, "dataEnd": end, "queues": queues, "timer": timer_records, "trans": trans_records,
+            "index": index_records, "timerScanOffset": timers, "timeline": base}
