@@ -92,6 +92,11 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, bool]]] = {
         ("MEANING_CHANGED", f"{REL}/abort", True),
         ("FILE_ADDED", f"{REL}/abort_bak", False),
         ("FILE_ADDED", f"{REL}/epoch_checkpoint", False),
+        # consumerOrderInfo.json as 5.0.0 writes it: OrderInfo's keys under their own names.
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/commitOffsetBit", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/consumedCount", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/lastConsumeTimestamp", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/offsetList", True),
     ],
     # 9.1 "V2 magic 0xDAA320AB with s2 topic length", DLQ properties (5.1.0); 9.2 compaction log,
     # SparseConsumeQueue, position-checkpoint, tiered index TieredIndexFile (5.1.0);
@@ -109,6 +114,20 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, bool]]] = {
         ("FILE_ADDED", f"{REL}/compaction_cq", False),
         ("FILE_ADDED", "formats/rocketmq_tiered_commitlog.ksy", False),
         ("FILE_ADDED", "formats/rocketmq_tiered_index.ksy", False),
+        ("FILE_ADDED", f"{REL}/tiered_metadata", False),
+        # consumerOrderInfo.json: OrderInfo's keys get @JSONField short names, and new ones
+        # (rocketmq-all-5.1.0 ConsumerOrderInfoManager.java).
+        ("JSON_KEY_REMOVED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/commitOffsetBit", True),
+        ("JSON_KEY_REMOVED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/consumedCount", True),
+        ("JSON_KEY_REMOVED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/lastConsumeTimestamp", True),
+        ("JSON_KEY_REMOVED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/offsetList", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/cm", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/i", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/l", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/o", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/oc", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/ot", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/popTime", True),
     ],
     # 9.2 "StoreCheckpoint confirmPhyOffset @32" (5.1.1); 9.3 subscriptionDataSet (5.1.1);
     # brokerIdentity (section 1.2, 5.1.1).
@@ -117,6 +136,7 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, bool]]] = {
         ("JSON_KEY_ADDED",
          f"{CFG}/subscriptionGroup.schema.json:/$defs/subscriptionGroupConfig/properties/subscriptionDataSet", True),
         ("FILE_ADDED", f"{REL}/broker_identity", False),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/a", True),  # attemptId
     ],
     # 9.1 "Optional __CRC32# record-CRC property; trailing \\u0002 restored" (5.2.0); 9.2 RocksDB
     # consume queue, tiered index IndexStoreFile (5.2.0); 9.3 transactionMetrics (5.2.0).
