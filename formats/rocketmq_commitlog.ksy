@@ -12,7 +12,8 @@ doc: |
   One segment of an Apache RocketMQ broker commit log: the file
   `<store>/commitlog/<20-digit start offset>` that holds every message of
   every topic in arrival order. The commit log is one logical byte stream cut
-  into equally sized segments (1 GiB by default, `mappedFileSizeCommitLog`);
+  into equally sized segments (1 GiB by default, `mappedFileSizeCommitLog`,
+  spelled `mapedFileSizeCommitLog` before 4.5.2);
   a segment's file name is the decimal commit-log offset of its first byte,
   and the commit-log offset of a record is that number plus the record's
   position in the file.
@@ -332,10 +333,20 @@ types:
             ref: "rocketmq-all-4.3.0:common/src/main/java/org/apache/rocketmq/\
               common/message/MessageConst.java"
             old-reader-ok: true
+          - in: '4.5.1'
+            rule: PROPERTY_ADDED
+            doc: |
+              `INSTANCE_ID`, set by clients that use a namespace.
+            ref: "rocketmq-all-4.5.1:common/src/main/java/org/apache/rocketmq/\
+              common/message/MessageConst.java"
+            old-reader-ok: true
           - in: '4.6.0'
             rule: PROPERTY_ADDED
             doc: |
-              The broker adds `CLUSTER` to every message it stores.
+              The broker adds `CLUSTER` to every message it stores; 4.6.0
+              clients add the request-reply properties `CORRELATION_ID`,
+              `REPLY_TO_CLIENT`, `TTL`, `MSG_TYPE`, `PUSH_REPLY_TIME` and
+              `ARRIVE_TIME`.
             ref: "rocketmq-all-4.6.0:broker/src/main/java/org/apache/rocketmq/\
               broker/processor/SendMessageProcessor.java"
             old-reader-ok: true
@@ -358,8 +369,11 @@ types:
           - in: '5.0.0'
             rule: PROPERTY_ADDED
             doc: |
-              Inner-batch `INNER_NUM` / `INNER_BASE`, timer `TIMER_*` and POP
-              properties.
+              Inner-batch `INNER_NUM` / `INNER_BASE`, timer `TIMER_*`, POP
+              (`POP_CK`, `POP_CK_OFFSET`, `1ST_POP_TIME`) and 5.0 proxy and
+              client properties (`__BORNHOST`, `BORN_TIMESTAMP`,
+              `__SHARDINGKEY`, `TRACE_CONTEXT`, `__transactionId__`,
+              `EXTEND_UNIQ_INFO`, `REDIRECT`, `PROPERTY_FORWARD_QUEUE_ID`).
             ref: "rocketmq-all-5.0.0:common/src/main/java/org/apache/rocketmq/\
               common/message/MessageConst.java"
             old-reader-ok: true

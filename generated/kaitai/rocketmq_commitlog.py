@@ -13,7 +13,8 @@ class RocketmqCommitlog(KaitaiStruct):
     """One segment of an Apache RocketMQ broker commit log: the file
     `<store>/commitlog/<20-digit start offset>` that holds every message of
     every topic in arrival order. The commit log is one logical byte stream cut
-    into equally sized segments (1 GiB by default, `mappedFileSizeCommitLog`);
+    into equally sized segments (1 GiB by default, `mappedFileSizeCommitLog`,
+    spelled `mapedFileSizeCommitLog` before 4.5.2);
     a segment's file name is the decimal commit-log offset of its first byte,
     and the commit-log offset of a record is that number plus the record's
     position in the file.
