@@ -168,7 +168,12 @@ def render() -> str:
              "does (empty: still written by the newest known release). A field without a range is in every "
              "release of its format. `rmqformats schema-diff A B` lists the changes between two releases and "
              "`rmqformats schema export --version X DIR` writes the specs of one release.", "",
-             "Known releases: " + ", ".join(f"{r.version} (`{r.tag}`)" for r in rel.RELEASES) + ".", "",
+             "## Known releases", "",
+             "`date` is the day of the tagged commit; releases newer than the source mirror say how they are "
+             "known. Every release claim is checked in `formats/audit.yaml`.", "",
+             "| release | tag | date | established by |", "|---|---|---|---|",
+             *(f"| {r.version} | `{r.tag}` | {r.date} | {_cell(r.established) or 'tagged source'} |"
+               for r in rel.RELEASES), "",
              "## File kinds", "", "| kind | path in the store | since | until | cited |", "|---|---|---|---|---|"]
     for k in facts.files:
         where = f"`{k.path}`" if k.path else "(not fixed)"
