@@ -337,3 +337,15 @@ def test_schema_diff_lists_the_54_and_55_layouts(capsys):
     code, out, _ = run(capsys, "schema-diff", "5.3.3", "5.4.0", "--format", "json")
     assert "formats/releases.yaml:files/rocksdb_consumequeue_separate" not in \
         {c["location"] for c in json.loads(out)["changes"]}
+
+
+def test_report_shows_the_message_store_and_the_rocksdb_findings(store55):
+    root, info = store55
+    _rewrite_messages(root, info, timer=[*info["timer"], (T0 + 999_000, "LATE", info["dataEnd"] + 64, 200)])
+    from rmqformats.recovery.report import build_report, render_html
+    report = build_report(rmqformats.open_store(root))
+    assert report.rocksdb_messages["timer"]["records"] == 4
+    assert {k for _, _, k, *_ in report.queues} == {"RocksDBConsumeQueue"}
+    page = render_html(report)
+    assert "RocksDB message store" in page and "4 timer record(s), 2 open transaction(s), 6 index entries" in page
+    assert "timer-unit-past-end" in page and "[timer] " in page
