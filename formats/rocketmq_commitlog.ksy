@@ -410,6 +410,26 @@ types:
             ref: "rocketmq-all-5.2.0:store/src/main/java/org/apache/rocketmq/\
               store/CommitLog.java"
             old-reader-ok: true
+          - in: '5.4.0'
+            rule: PROPERTY_ADDED
+            doc: |
+              Priority messages (RIP-80): `_SYS_MSG_PRIORITY_`, a decimal
+              priority set by the producer. The broker stores such a message
+              in queue min(priority, writeQueueNums - 1) of its topic (the
+              queue id is the priority; nothing else on disk changes) and
+              drops the property from a message of another type
+              (transactional, delayed, FIFO).
+            ref: "rocketmq-all-5.4.0:common/src/main/java/org/apache/rocketmq/\
+              common/message/MessageConst.java"
+            old-reader-ok: true
+          - in: '5.5.0'
+            rule: PROPERTY_ADDED
+            doc: |
+              Lite topics (Lite mode): `__LITE_TOPIC`, the lite topic a
+              message of a parent topic belongs to, set by the producer.
+            ref: "rocketmq-all-5.5.0:common/src/main/java/org/apache/rocketmq/\
+              common/message/MessageConst.java"
+            old-reader-ok: true
     instances:
       len_host_fields:
         value: (born_host.len_address + store_host.len_address + 8).as<s4>
