@@ -349,3 +349,34 @@ def test_report_shows_the_message_store_and_the_rocksdb_findings(store55):
     page = render_html(report)
     assert "RocksDB message store" in page and "4 timer record(s), 2 open transaction(s), 6 index entries" in page
     assert "timer-unit-past-end" in page and "[timer] " in page
+
+
+# -- the broker's persisted settings ---------------------------------------------------------------
+
+def test_broker_properties_are_read_as_java_properties(tmp_path):
+    from rmqformats.brokerconfig import read_broker_properties
+    path = tmp_path / "broker.properties"
+    path.write_bytes(b"# comment\n! other comment\nbrokerName=broker-a\n  storeType : defaultRocksDB\n"
+                     b"timerRocksDBEnable true\nlong=one \\\n    two\nesc=a\\tb\\u00e9\\\\\nlatin=\xe9\n")
+    props = read_broker_properties(path)
+    assert props.values == {"brokerName": "broker-a", "storeType": "defaultRocksDB", "timerRocksDBEnable": "true",
+                            "long": "one two", "esc": "a\tb\u00e9\\", "latin": "\u00e9"}
+    assert props.timer_engine() == "rocksdb" and props.notes() == []
+
+
+def test_inspect_shows_the_timer_engine_and_the_key_written_before_the_fix(capsys, store55):
+    """switchTimerEngine persisted timerUseRocksDB before apache/rocketmq#10086: the broker reads timerRocksDBEnable."""
+    root, _ = store55
+    (root / "config").mkdir()
+    # What MixAll.properties2String writes: key=value lines, in no order.
+    (root / "config" / "broker.properties").write_text(
+        "brokerName=broker-a\ntransRocksDBEnable=true\ntimerUseRocksDB=true\nuseSeparateStorePathForRocksdbCQ=true\n")
+    code, out, _ = run(capsys, "inspect", root, "--format", "jsonl")
+    bp = json.loads(out)["brokerProperties"]
+    assert bp["timerEngine"] == "file"
+    assert bp["settings"] == {"transRocksDBEnable": "true", "useSeparateStorePathForRocksdbCQ": "true",
+                              "timerUseRocksDB": "true"}
+    assert len(bp["notes"]) == 1 and "apache/rocketmq#10086" in bp["notes"][0]
+    assert "file time wheel" in bp["notes"][0]
+    code, text, _ = run(capsys, "inspect", root)
+    assert "timer engine file time wheel" in text and "timerUseRocksDB=true" in text

@@ -136,6 +136,16 @@ def _store_parts(store: Store) -> dict:
     messages = store.rocksdb_message_store()
     if messages is not None:  # 5.4.0+ (RIP-82): timer, transaction and index records in rocksdbstore/
         parts["rocksdbMessageStore"] = messages.summary()
+    props_path = store.path("config", "broker.properties")
+    if os.path.isfile(props_path):  # the broker's persisted settings (default brokerConfigPath)
+        from ..brokerconfig import ROCKSDB_KEYS, read_broker_properties
+        try:
+            props = read_broker_properties(props_path)
+            parts["brokerProperties"] = {"path": props.path, "timerEngine": props.timer_engine(),
+                                         "settings": {k: props.values[k] for k in ROCKSDB_KEYS if k in props.values},
+                                         "notes": props.notes()}
+        except RmqFormatError as exc:
+            parts["brokerProperties"] = {"path": props_path, "error": exc.whole()}
     try:
         index = store.index()
         files = index.files
@@ -219,6 +229,17 @@ def _print_inspect(info: dict, out) -> None:
     ms = info.get("rocksdbMessageStore")
     if ms:
         _print_message_store(ms, out)
+    bp = info.get("brokerProperties")
+    if bp:
+        if bp.get("error"):
+            w(f"broker     {bp['error']}\n")
+        else:
+            engine = "RocksDB timeline" if bp["timerEngine"] == "rocksdb" else "file time wheel"
+            settings = ", ".join(f"{k}={v}" for k, v in bp["settings"].items())
+            write_wrapped(f"broker     {bp['path']}: timer engine {engine}" + (f"; {settings}" if settings else ""),
+                          out)
+            for note in bp["notes"]:
+                write_wrapped(f"           {note}", out)
     if info.get("rocksdbConfig"):
         w("config     RocksDB " + ", ".join(f"{d['folder']} ({d['layout']})" for d in info["rocksdbConfig"]) + "\n")
     idx = info.get("indexFiles")
