@@ -62,7 +62,7 @@ def _join(path: str, part: str) -> str:
 def _walk(source: str, node: Any, path: str, out: list[Claim]) -> None:
     if isinstance(node, list):
         for i, item in enumerate(node):
-            name = item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str) else str(i)
+            name = str(item["id"]) if isinstance(item, dict) and isinstance(item.get("id"), str) else str(i)
             _walk(source, item, _join(path, name), out)
         return
     if not isinstance(node, dict):
