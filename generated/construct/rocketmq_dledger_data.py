@@ -92,9 +92,10 @@ record = ka.Struct(
 
 # One data file of the commit log of a broker in DLedger mode
 # (`enableDLegerCommitLog=true`): `<store>/dledger-<selfId>/data/<20-digit
-# start position>` unless `storePathDLedgerCommitLog` names other folders.
-# The file store of the DLedger library (`DLedgerMmapFileStore`) keeps the
-# log as one byte stream cut into files of `mappedFileSizeCommitLog` bytes,
+# start position>` unless `storePathDLedgerCommitLog` (4.9.4+) names other
+# folders. The file store of the DLedger library (`DLedgerMmapFileStore`)
+# keeps the log as one byte stream cut into files of
+# `mappedFileSizeCommitLog` bytes (`mapedFileSizeCommitLog` before 4.5.2),
 # named like commit-log segments by the position of their first byte.
 #
 # Every entry wraps one commit-log message record (the same bytes as in a
