@@ -163,3 +163,22 @@ def test_inner_batch_bit_dates_the_broker_from_5_0_0():
     assert w.min.version == "5.2.0"  # with the trailing separator
     e = next(e for e in w.evidence if "inner-batch" in e.observation)
     assert e.since.version == "5.0.0" and "SendMessageProcessor.java" in e.citation
+
+
+def test_the_5_3_1_config_column_families_are_evidence(tmp_path):
+    """A v1 RocksDB config database whose OPTIONS file lists kvDataVersion and forbidden: 5.3.1 or later."""
+    db = tmp_path / "config" / "topics"
+    db.mkdir(parents=True)
+    (db / "OPTIONS-000005").write_text('[CFOptions "default"]\n')
+    (db / "OPTIONS-000012").write_text('[CFOptions "default"]\n[CFOptions "kvDataVersion"]\n'
+                                       '[CFOptions "forbidden"]\n')
+    d = Detector()
+    d.store(str(tmp_path))
+    w = d.result()
+    assert w.min.version == "5.3.1" and w.summary() == "5.3.1 or later"
+    e = next(e for e in w.evidence if "column families" in e.observation)
+    assert "OPTIONS-000012" in e.observation and "ConfigRocksDBStorage.java" in e.citation
+    (db / "OPTIONS-000012").unlink()  # only the 5.1.4-era file: the database proves 5.1.4 or later
+    d = Detector()
+    d.store(str(tmp_path))
+    assert d.result().min.version == "5.1.4"

@@ -3,7 +3,8 @@
 Each piece of evidence narrows the set of known releases: a V2 magic code, an
 IPv6 or inner-batch SYSFLAG bit, the ``__CRC32#`` property, the trailing
 separator of the properties string, non-zero checkpoint fields, the files and
-folders present, and the keys of the config JSON files (present keys, and keys
+folders present, the column families of the v1 RocksDB config databases (from
+their OPTIONS files), and the keys of the config JSON files (present keys, and keys
 every release in their range writes but that are missing). The ranges come from
 the annotations in ``formats/`` (:mod:`.annotations`), never from this module.
 
@@ -205,9 +206,33 @@ class Detector:
                                      "the abort file holds a process id")
         except OSError:
             pass
+        self._config_column_families(root)
         self._checkpoint(os.path.join(root, "checkpoint"))
         self._index(os.path.join(root, "index"))
         self._config(root)
+
+    #: Column families a 5.3.1+ broker adds to every v1 RocksDB config database.
+    _CF_5_3_1 = ('[CFOptions "kvDataVersion"]', '[CFOptions "forbidden"]')
+
+    def _config_column_families(self, root: str) -> None:
+        """A v1 RocksDB config database with the 5.3.1 column families (read from its OPTIONS file, no lock)."""
+        for kind in self._facts.files:
+            changes = self._facts.changes_at(kind.id, f"files/{kind.id}")
+            if not any(c.id == "config_rocksdb_column_families" for c in changes):
+                continue
+            folder = os.path.join(root, (kind.path or "").rstrip("/"))
+            try:
+                options = sorted((n for n in os.listdir(folder) if n.startswith("OPTIONS-")),
+                                 key=lambda n: int(n[8:]) if n[8:].isdigit() else -1)
+                if not options:
+                    continue
+                with open(os.path.join(folder, options[-1]), "rb") as f:
+                    text = f.read(1 << 20).decode("utf-8", errors="replace")
+            except OSError:
+                continue
+            if all(cf in text for cf in self._CF_5_3_1):
+                self._change(kind.id, f"files/{kind.id}", "MEANING_CHANGED", "5.3.1",
+                             f"{kind.path} has the kvDataVersion and forbidden column families ({options[-1]})")
 
     def _index(self, folder: str) -> None:
         """4.7.1+ count used slots in ``hashSlotCount``, older brokers every entry: fewer slots is evidence."""
