@@ -5,7 +5,8 @@
 For every row established from the tagged source (``how: source``) whose release the clone has:
 the annotation's citation and the row's evidence name a file that exists at their tag, and when
 ``before`` names ``<tag>:<path>``, that file exists there too (the row then says what it lacks);
-when ``before`` is ``<tag>: no <path>``, the file does not exist there. Prints one line per problem and exits 1 when there is one.
+when ``before`` is ``<tag>: no <path>``, the file does not exist there. Prints one line per
+problem and exits 1 when there is one.
 """
 
 from __future__ import annotations
