@@ -245,3 +245,28 @@ def test_help_documents_the_exit_statuses(capsys):
         main(["schema-diff", "--help"])
     out = capsys.readouterr().out
     assert "1  incompatible changes" in out and "0  no incompatible change" in out
+
+
+@pytest.mark.parametrize("pair, rule, location, cited", [
+    (("4.9.8", "5.0.0"), "FLAG_BIT_ADDED", f"{CL}:types/sys_flag/seq/needs_unwrap",
+     "rocketmq-all-5.0.0:broker/src/main/java/org/apache/rocketmq/broker/processor/SendMessageProcessor.java"),
+    (("4.9.4", "4.9.5"), "MEANING_CHANGED", f"{CL}:types/record/seq/len_record",
+     "rocketmq-all-4.9.5:store/src/main/java/org/apache/rocketmq/store/CommitLog.java"),
+    (("5.3.0", "5.3.1"), "MEANING_CHANGED", f"{REL}/rocksdb_topics",
+     "rocketmq-all-5.3.1:common/src/main/java/org/apache/rocketmq/common/config/ConfigRocksDBStorage.java"),
+    (("5.3.0", "5.3.1"), "MEANING_CHANGED", "formats/rocketmq_rocksdb_cq_key.ksy",
+     "rocketmq-all-5.3.1:store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java"),
+])
+def test_cli_shows_each_change_with_rule_place_and_citation(capsys, pair, rule, location, cited):
+    main(["schema-diff", *pair])
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    i = next(i for i, line in enumerate(lines) if rule in line and line.rstrip().endswith(location))
+    assert lines[i + 2].strip() == f"cited: {cited}"
+
+
+def test_cli_4_9_3_to_4_9_4_no_longer_lists_the_inner_batch_bits(capsys):
+    main(["schema-diff", "4.9.3", "4.9.4"])
+    out = capsys.readouterr().out
+    assert "needs_unwrap" not in out and "is_inner_batch" not in out
+    assert "compression_type" in out and "written by the producer client" in out
