@@ -184,7 +184,24 @@ def render() -> str:
         lines += _spec_section(name, facts)
     for name, _ in ann._schema_files():
         lines += _schema_section(name, facts)
+    lines += _audit_section()
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _audit_section() -> list[str]:
+    """The rows of ``formats/audit.yaml``, by release: where each claim was established."""
+    from . import audit
+
+    rows = sorted(audit.table(), key=lambda r: (rel.at_or_after(str(r["release"])), r["at"], r["key"]))
+    lines = ["## Release audit", "",
+             f"Every release claim above ({len(rows)}), from `formats/audit.yaml`: where it is, how it was "
+             "established, what shows it at the release and what the release before lacks.", "",
+             "| release | where | claim | how | at the release | before |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        claim = r["key"] + (f" {r['rule']}" if r.get("rule") else "")
+        lines.append(f"| {r['release']} | `{r['at']}` | {claim} | {r['how']} | {_cell(r['evidence'])} | "
+                     f"{_cell(r['before'])} |")
+    return lines + [""]
 
 
 def main(argv: list[str] | None = None) -> int:
