@@ -270,3 +270,13 @@ def test_cli_4_9_3_to_4_9_4_no_longer_lists_the_inner_batch_bits(capsys):
     out = capsys.readouterr().out
     assert "needs_unwrap" not in out and "is_inner_batch" not in out
     assert "compression_type" in out and "written by the producer client" in out
+
+
+def test_releases_newer_than_the_tagged_source_are_flagged(capsys):
+    """5.3.4 is known from its release threads only: its diff says changes may be missing."""
+    assert [r.version for r in diff("5.3.3", "5.3.4").unverified] == ["5.3.4"]
+    assert diff("5.3.0", "5.3.1").unverified == ()
+    main(["schema-diff", "5.3.3", "5.3.4"])
+    assert "note: 5.3.4 not in the tagged source" in capsys.readouterr().out
+    main(["schema-diff", "5.5.0", "5.3.3", "--format", "json"])
+    assert json.loads(capsys.readouterr().out)["unverifiedReleases"] == ["5.3.4", "5.4.0", "5.5.0"]
