@@ -380,3 +380,28 @@ def test_inspect_shows_the_timer_engine_and_the_key_written_before_the_fix(capsy
     assert "file time wheel" in bp["notes"][0]
     code, text, _ = run(capsys, "inspect", root)
     assert "timer engine file time wheel" in text and "timerUseRocksDB=true" in text
+
+
+@pytest.mark.parametrize("column_family, key, value, reason", [
+    ("timer", struct.pack(">q", 0) + b"UK", timer_value(1, 2), "not a record key"),
+    ("timer", struct.pack(">q", T0) + b"\xff\xfe", timer_value(1, 2), "not a record key"),
+    ("trans", struct.pack(">q", 9) + b"#T#U", trans_value(0, 2), "not a record key"),
+    ("trans", struct.pack(">q", 9) + b"@TopicOnly", trans_value(0, 2), "not topic@uniqKey"),
+    ("default", struct.pack(">q", T0) + b"@T@X@k@U@" + struct.pack(">q", 5), index_value(T0), "neither"),
+    ("default", struct.pack(">q", T0) + b"@T@", index_value(T0), "not a record key"),
+])
+def test_keys_the_broker_does_not_write_are_typed_errors(tmp_path, column_family, key, value, reason):
+    """A key the spec rejects (a time of 0, bad UTF-8, no separator, a wrong index type) names database, family, key."""
+    path = str(tmp_path / "rocksdbstore")
+    write_rocksdb_message_store(path)
+    from rocksdict import Options, Rdict
+    db = Rdict(path, options=Options(raw_mode=True), column_families={n: Options(raw_mode=True)
+                                                                       for n in ("timer", "trans")})
+    (db if column_family == "default" else db.get_column_family(column_family))[key] = value
+    db.close()
+    os.remove(os.path.join(path, "rocksdict-config.json"))
+    read = {"timer": "timer_entries", "trans": "trans_entries", "default": "index_entries"}[column_family]
+    with RocksDBMessageStore(path) as ms, pytest.raises(RocksDBError) as exc:
+        list(getattr(ms, read)())
+    assert exc.value.path == path and exc.value.column_family == column_family and exc.value.key == key
+    assert reason in str(exc.value)
