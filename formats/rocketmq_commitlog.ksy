@@ -12,7 +12,8 @@ doc: |
   One segment of an Apache RocketMQ broker commit log: the file
   `<store>/commitlog/<20-digit start offset>` that holds every message of
   every topic in arrival order. The commit log is one logical byte stream cut
-  into equally sized segments (1 GiB by default, `mappedFileSizeCommitLog`);
+  into equally sized segments (1 GiB by default, `mappedFileSizeCommitLog`,
+  spelled `mapedFileSizeCommitLog` before 4.5.2);
   a segment's file name is the decimal commit-log offset of its first byte,
   and the commit-log offset of a record is that number plus the record's
   position in the file.
@@ -70,10 +71,19 @@ doc-ref:
     rule: MEANING_CHANGED
     at: types/record/seq/len_record
     doc: |
-      Maximum message size: the body may be up to `maxMessageSize` and the
-      whole record up to `maxMessageSize` + 64 KiB; before, the whole
-      record had to fit `maxMessageSize`.
+      Maximum message size: the encoder checks only the body against
+      `maxMessageSize`, so a record may be longer than `maxMessageSize`;
+      before, the whole record had to fit `maxMessageSize`.
     ref: "rocketmq-all-4.9.4:store/src/main/java/org/apache/rocketmq/store/\
+      CommitLog.java"
+  - in: '4.9.5'
+    rule: MEANING_CHANGED
+    at: types/record/seq/len_record
+    doc: |
+      Maximum record size: besides the body (up to `maxMessageSize`), the
+      whole record must fit `maxMessageSize` + 64 KiB; 4.9.4 bounded only
+      the body.
+    ref: "rocketmq-all-4.9.5:store/src/main/java/org/apache/rocketmq/store/\
       CommitLog.java"
 seq:
   - id: records
@@ -323,10 +333,20 @@ types:
             ref: "rocketmq-all-4.3.0:common/src/main/java/org/apache/rocketmq/\
               common/message/MessageConst.java"
             old-reader-ok: true
+          - in: '4.5.1'
+            rule: PROPERTY_ADDED
+            doc: |
+              `INSTANCE_ID`, set by clients that use a namespace.
+            ref: "rocketmq-all-4.5.1:common/src/main/java/org/apache/rocketmq/\
+              common/message/MessageConst.java"
+            old-reader-ok: true
           - in: '4.6.0'
             rule: PROPERTY_ADDED
             doc: |
-              The broker adds `CLUSTER` to every message it stores.
+              The broker adds `CLUSTER` to every message it stores; 4.6.0
+              clients add the request-reply properties `CORRELATION_ID`,
+              `REPLY_TO_CLIENT`, `TTL`, `MSG_TYPE`, `PUSH_REPLY_TIME` and
+              `ARRIVE_TIME`.
             ref: "rocketmq-all-4.6.0:broker/src/main/java/org/apache/rocketmq/\
               broker/processor/SendMessageProcessor.java"
             old-reader-ok: true
@@ -349,8 +369,11 @@ types:
           - in: '5.0.0'
             rule: PROPERTY_ADDED
             doc: |
-              Inner-batch `INNER_NUM` / `INNER_BASE`, timer `TIMER_*` and POP
-              properties.
+              Inner-batch `INNER_NUM` / `INNER_BASE`, timer `TIMER_*`, POP
+              (`POP_CK`, `POP_CK_OFFSET`, `1ST_POP_TIME`) and 5.0 proxy and
+              client properties (`__BORNHOST`, `BORN_TIMESTAMP`,
+              `__SHARDINGKEY`, `TRACE_CONTEXT`, `__transactionId__`,
+              `EXTEND_UNIQ_INFO`, `REDIRECT`, `PROPERTY_FORWARD_QUEUE_ID`).
             ref: "rocketmq-all-5.0.0:common/src/main/java/org/apache/rocketmq/\
               common/message/MessageConst.java"
             old-reader-ok: true
@@ -363,6 +386,7 @@ types:
               common/message/MessageConst.java"
             old-reader-ok: true
           - in: '4.9.1'
+            id: trailing_separator_dropped
             rule: MEANING_CHANGED
             doc: |
               Written without the trailing U+0002 separator (4.9.1 to 5.1.x);
@@ -371,6 +395,7 @@ types:
               common/message/MessageDecoder.java"
             old-reader-ok: true
           - in: '5.2.0'
+            id: trailing_separator_restored
             rule: MEANING_CHANGED
             doc: The trailing U+0002 separator is written again.
             ref: "rocketmq-all-5.2.0:common/src/main/java/org/apache/rocketmq/\
@@ -384,6 +409,26 @@ types:
               ASCII digits, least significant first, then U+0002.
             ref: "rocketmq-all-5.2.0:store/src/main/java/org/apache/rocketmq/\
               store/CommitLog.java"
+            old-reader-ok: true
+          - in: '5.4.0'
+            rule: PROPERTY_ADDED
+            doc: |
+              Priority messages (RIP-80): `_SYS_MSG_PRIORITY_`, a decimal
+              priority set by the producer. The broker stores such a message
+              in queue min(priority, writeQueueNums - 1) of its topic (the
+              queue id is the priority; nothing else on disk changes) and
+              drops the property from a message of another type
+              (transactional, delayed, FIFO).
+            ref: "rocketmq-all-5.4.0:common/src/main/java/org/apache/rocketmq/\
+              common/message/MessageConst.java"
+            old-reader-ok: true
+          - in: '5.5.0'
+            rule: PROPERTY_ADDED
+            doc: |
+              Lite topics (Lite mode): `__LITE_TOPIC`, the lite topic a
+              message of a parent topic belongs to, set by the producer.
+            ref: "rocketmq-all-5.5.0:common/src/main/java/org/apache/rocketmq/\
+              common/message/MessageConst.java"
             old-reader-ok: true
     instances:
       len_host_fields:
@@ -401,8 +446,8 @@ types:
     doc: |
       The 32-bit SYSFLAG field, most significant bit first. Bit 0 marks a
       compressed body, bits 2-3 the transaction type, bits 4 and 5 IPv6
-      hosts, bits 6 and 7 an inner batch, and bits 8-10 the compression
-      type (4.9.4+).
+      hosts (4.6.0+), bits 6 and 7 an inner batch (5.0.0+), and bits 8-10
+      the compression type (set by 4.9.4+ producer clients).
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/sysflag/MessageSysFlag.java
     -webide-representation: '{flag_names}'
     seq:
@@ -414,24 +459,32 @@ types:
         type: b3
         enum: compression_type
         doc: |
-          Bits 8-10, the body compression algorithm when `is_compressed` is set.
+          Bits 8-10, the body compression algorithm when `is_compressed` is
+          set. The producer client sets them (4.9.4+ clients) and the broker
+          stores them as sent, so a broker of any release stores them when a
+          newer client sends them: they date the client, not the broker.
         -rmq-since: '4.9.4'
-        -rmq-ref: "rocketmq-all-4.9.4:common/src/main/java/org/apache/\
-          rocketmq/common/sysflag/MessageSysFlag.java"
+        -rmq-writer: client
+        -rmq-ref: "rocketmq-all-4.9.4:client/src/main/java/org/apache/\
+          rocketmq/client/impl/producer/DefaultMQProducerImpl.java"
       - id: is_inner_batch
         -orig-id: INNER_BATCH_FLAG
         type: b1
-        doc: Bit 7, the record is an inner batch (5.0.0+).
-        -rmq-since: '4.9.4'
-        -rmq-ref: "rocketmq-all-4.9.4:common/src/main/java/org/apache/\
-          rocketmq/common/sysflag/MessageSysFlag.java"
+        doc: |
+          Bit 7, the record is an inner batch (5.0.0+; 4.9.4 to 4.9.8 declare
+          the constant but never set it).
+        -rmq-since: '5.0.0'
+        -rmq-ref: "rocketmq-all-5.0.0:broker/src/main/java/org/apache/\
+          rocketmq/broker/processor/SendMessageProcessor.java"
       - id: needs_unwrap
         -orig-id: NEED_UNWRAP_FLAG
         type: b1
-        doc: Bit 6, the body is a batch the consumer must unwrap (5.0.0+).
-        -rmq-since: '4.9.4'
-        -rmq-ref: "rocketmq-all-4.9.4:common/src/main/java/org/apache/\
-          rocketmq/common/sysflag/MessageSysFlag.java"
+        doc: |
+          Bit 6, the body is a batch the consumer must unwrap (5.0.0+; 4.9.4
+          to 4.9.8 declare the constant but never set it).
+        -rmq-since: '5.0.0'
+        -rmq-ref: "rocketmq-all-5.0.0:broker/src/main/java/org/apache/\
+          rocketmq/broker/processor/SendMessageProcessor.java"
       - id: is_store_host_v6
         -orig-id: STOREHOSTADDRESS_V6_FLAG
         type: b1
@@ -508,6 +561,22 @@ types:
               ? " ROLLBACK" : "")
               + (is_born_host_v6 ? " BORNHOST_V6" : "")
               + (is_store_host_v6 ? " STOREHOST_V6" : "")
+              + (reserved != 0 ? " RESERVED_BITS" : "")
+          - until: '5.0.0'
+            value: >-
+              (is_compressed ? " COMPRESSED" : "")
+              + (is_multi_tags ? " MULTI_TAGS" : "")
+              + (transaction_type == transaction_type::prepared
+              ? " PREPARED" : "")
+              + (transaction_type == transaction_type::commit
+              ? " COMMIT" : "")
+              + (transaction_type == transaction_type::rollback
+              ? " ROLLBACK" : "")
+              + (is_born_host_v6 ? " BORNHOST_V6" : "")
+              + (is_store_host_v6 ? " STOREHOST_V6" : "")
+              + (compression_type == compression_type::lz4 ? " LZ4" : "")
+              + (compression_type == compression_type::zstd ? " ZSTD" : "")
+              + (compression_type == compression_type::zlib ? " ZLIB" : "")
               + (reserved != 0 ? " RESERVED_BITS" : "")
         doc: |
           The name of every set bit or bit group, lowest bit first, each
@@ -658,22 +727,25 @@ enums:
       -orig-id: COMPRESSION_LZ4_TYPE
       doc: LZ4 frame format (lz4-java `LZ4FrameOutputStream`).
       -rmq-since: '4.9.4'
+      -rmq-writer: client
       -rmq-ref: "rocketmq-all-4.9.4:common/src/main/java/org/apache/rocketmq/\
-        common/sysflag/MessageSysFlag.java"
+        common/compression/CompressionType.java"
     2:
       id: zstd
       -orig-id: COMPRESSION_ZSTD_TYPE
       doc: Zstandard frame (zstd-jni).
       -rmq-since: '4.9.4'
+      -rmq-writer: client
       -rmq-ref: "rocketmq-all-4.9.4:common/src/main/java/org/apache/rocketmq/\
-        common/sysflag/MessageSysFlag.java"
+        common/compression/CompressionType.java"
     3:
       id: zlib
       -orig-id: COMPRESSION_ZLIB_TYPE
       doc: zlib stream (RFC 1950, `java.util.zip.Deflater`).
       -rmq-since: '4.9.4'
+      -rmq-writer: client
       -rmq-ref: "rocketmq-all-4.9.4:common/src/main/java/org/apache/rocketmq/\
-        common/sysflag/MessageSysFlag.java"
+        common/compression/CompressionType.java"
   transaction_type:
     0:
       id: not_type

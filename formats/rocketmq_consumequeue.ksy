@@ -13,7 +13,8 @@ doc: |
   message in the commit log. Unit `n` of the queue (its logical offset, the
   message's QUEUEOFFSET) is at byte `n * 20` of the queue's unit stream;
   files split that stream into pieces of `mappedFileSizeConsumeQueue` bytes
-  (default 6,000,000, i.e. 300,000 units) and each file is named by the
+  (`mapedFileSizeConsumeQueue` before 4.5.2; default 6,000,000, i.e.
+  300,000 units) and each file is named by the
   stream position of its first byte, as 20 decimal digits.
 
   Units are written in order and never change. The broker's recovery

@@ -13,6 +13,18 @@ meta:
 -rmq-since: '5.2.0'
 -rmq-ref: "rocketmq-all-5.2.0:store/src/main/java/org/apache/rocketmq/\
   store/queue/RocksDBConsumeQueueTable.java"
+-rmq-changes:
+  - in: '5.3.1'
+    id: double_write_in_consumequeue
+    rule: MEANING_CHANGED
+    doc: |
+      A broker with the default file store and `rocksdbCQDoubleWriteEnable`
+      also writes its consume queues into this RocksDB database, in the same
+      `consumequeue/` folder as the file queues (`consumequeue/CURRENT`
+      beside `<topic>/<queue id>/`), to migrate to `defaultRocksDB`.
+    ref: "rocketmq-all-5.3.1:store/src/main/java/org/apache/rocketmq/store/\
+      DefaultMessageStore.java"
+    old-reader-ok: true
 doc: |
   The key of one consume-queue unit in the `default` column family of the
   RocksDB database that a broker with `storeType=defaultRocksDB` keeps in

@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the readers import the store's parts lazily
     from .index import IndexFiles, IndexHit
     from .lag import LagRow, LagRows
     from .rocksdb.consumequeue import RocksDBQueues
+    from .rocksdb.messagestore import RocksDBMessageStore
     from .tiered import TieredStore
     from .timer import TimerStore
 
@@ -43,7 +44,7 @@ class Store:
 
     root: str | None
     commitlog: CommitLog
-    #: Databases opened on first use (the RocksDB consume queue), kept for the store's life.
+    #: Databases opened on first use (RocksDB consume queue, message store), kept for the store's life.
     _opened: dict = field(default_factory=dict, compare=False, repr=False)
 
     def path(self, *parts: str) -> str:
@@ -85,7 +86,13 @@ class Store:
         return found + rocks.queues() if rocks is not None else found
 
     def rocksdb_queues(self) -> RocksDBQueues | None:
-        """The RocksDB consume queue in ``consumequeue/`` (``storeType=defaultRocksDB``), or ``None``."""
+        """The RocksDB consume queue, or ``None``.
+
+        In ``consumequeue_rocksdb/`` (5.5 ``useSeparateStorePathForRocksdbCQ``)
+        or ``consumequeue/`` (``storeType=defaultRocksDB``, or beside the file
+        queues with ``rocksdbCQDoubleWriteEnable``); see
+        :data:`rmqformats.rocksdb.consumequeue.FOLDERS`.
+        """
         if "rocksdb_queues" not in self._opened:
             from .rocksdb.consumequeue import RocksDBQueues, rocksdb_queues_path
             path = rocksdb_queues_path(self.path()) if self.root is not None else None
@@ -181,6 +188,14 @@ class Store:
         """Find messages by key or UNIQ_KEY through the index, as the broker's ``queryMessage`` does."""
         from .index import lookup
         return lookup(self, topic, key, **options)
+
+    def rocksdb_message_store(self) -> RocksDBMessageStore | None:
+        """The RocksDB message store in ``rocksdbstore/`` (5.4.0+ timer, transaction and index records), or ``None``."""
+        if "rocksdb_messages" not in self._opened:
+            from .rocksdb.messagestore import RocksDBMessageStore, message_store_path
+            path = message_store_path(self.path()) if self.root is not None else None
+            self._opened["rocksdb_messages"] = RocksDBMessageStore(path) if path else None
+        return self._opened["rocksdb_messages"]
 
     # -- timer (5.x) ------------------------------------------------------------------
 

@@ -389,12 +389,14 @@ def test_key_hashes_match_the_index_hash(version):
 
 
 def test_rocksdb_consume_queues_are_not_taken_for_missing_ones(store_copy):
-    """A ``consumequeue/`` that is a RocksDB database (5.2+ defaultRocksDB) is said to be unchecked, not empty."""
+    """A ``consumequeue/`` RocksDB database that cannot be opened is reported unreadable, not taken for empty."""
     import shutil
     shutil.rmtree(store_copy / "consumequeue")
     (store_copy / "consumequeue").mkdir()
     (store_copy / "consumequeue" / "CURRENT").write_text("MANIFEST-000005\n")
     result = cross_check(_open(store_copy))
     assert Kind.MISSING_UNIT not in result.counts and Kind.QUEUE_BEHIND not in result.counts
-    assert [f.kind for f in result.findings if f.kind is Kind.NOT_CHECKED] == [Kind.NOT_CHECKED]
+    unreadable = [f for f in result.findings if f.kind is Kind.UNREADABLE]
+    assert len(unreadable) == 1 and "RocksDB consume queue cannot be read" in unreadable[0].text
+    assert unreadable[0].other.path == str(store_copy / "consumequeue")
     assert result.recovery.restart_dispatch == 0

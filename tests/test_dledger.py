@@ -320,6 +320,12 @@ def test_inspect_describes_the_dledger_layout(dl, capsys):
     dli = lay["dledger"]
     assert dli["lastIndex"] == placed[-1].index and dli["indexUnits"] == len(placed) and dli["indexMatchesData"]
     assert dli["checkpoint"] == {"endIndex": placed[-1].index, "committedIndex": placed[-1].index}
+    # Broker DLedger mode is deprecated (apache/rocketmq #10641): the fact comes from the DLedger spec.
+    dep = lay["dledgerDeprecated"]
+    assert dep["release"] == "5.5.1" and dep["spec"] == "formats/rocketmq_dledger_data.ksy"
+    assert dep["citation"].startswith("rocketmq-all-5.5.1:") and "controller mode" in dep["doc"]
+    assert main(["inspect", str(root)]) == 0
+    assert "broker DLedger mode is deprecated from 5.5.1 on" in capsys.readouterr().out
 
 
 def test_options_the_layout_does_not_support_are_typed_errors(dl):

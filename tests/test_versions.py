@@ -41,7 +41,7 @@ def _strip(node):
 
 def test_releases_are_ordered_and_tagged():
     versions = [r.version for r in rel.RELEASES]
-    assert versions[0] == "4.0.0" and versions[-1] == "5.3.3"
+    assert versions[0] == "4.0.0" and versions[-1] == "5.5.1"
     assert "4.5.0" not in versions  # no such tag
     assert list(rel.RELEASES) == sorted(rel.RELEASES)
     assert rel.release("rocketmq-all-4.9.7").version == "4.9.7"
@@ -114,8 +114,12 @@ def test_the_issues_changes_are_annotated():
     assert since[(cl, "types/sys_flag/seq/is_born_host_v6")] == "4.6.0"
     assert since[(cl, "types/sys_flag/seq/is_store_host_v6")] == "4.6.0"
     assert since[(cl, "types/sys_flag/seq/compression_type")] == "4.9.4"
-    assert since[(cl, "types/sys_flag/seq/needs_unwrap")] == "4.9.4"
-    assert since[(cl, "types/sys_flag/seq/is_inner_batch")] == "4.9.4"
+    # 4.9.4 declares bits 6-7, but only 5.0.0's SendMessageProcessor sets them.
+    assert since[(cl, "types/sys_flag/seq/needs_unwrap")] == "5.0.0"
+    assert since[(cl, "types/sys_flag/seq/is_inner_batch")] == "5.0.0"
+    writers = {e.path: e.writer for e in facts.elements if e.format == cl}
+    assert writers["types/sys_flag/seq/compression_type"] == "client"  # set by the producer
+    assert writers["types/sys_flag/seq/is_inner_batch"] == "broker"
     assert since[(cl, "enums/magic_code/0xdaa320ab")] == "5.1.0"
     assert since[(cl, "types/record/seq/body/type/cases/magic_code::message_v2")] == "5.1.0"
     assert since[("rocketmq_checkpoint", "seq/ofs_master_flushed")] == "5.0.0"
@@ -134,7 +138,8 @@ def test_the_issues_changes_are_annotated():
     assert (*props, "4.9.1", "MEANING_CHANGED") in changes  # trailing separator dropped
     assert (*props, "5.2.0", "MEANING_CHANGED") in changes  # and restored
     assert (*props, "5.2.0", "PROPERTY_ADDED") in changes  # __CRC32#
-    assert (cl, "types/record/seq/len_record", "4.9.4", "MEANING_CHANGED") in changes  # maximum size
+    assert (cl, "types/record/seq/len_record", "4.9.4", "MEANING_CHANGED") in changes  # body bounded only
+    assert (cl, "types/record/seq/len_record", "4.9.5", "MEANING_CHANGED") in changes  # record <= max + 64 KiB
     assert ("rocketmq_index_file", "types/header/seq/num_hash_slots_used", "4.7.1", "MEANING_CHANGED") in changes
     crc = next(c for c in facts.changes if c.path == props[1] and c.rule == "PROPERTY_ADDED" and
                c.release.version == "5.2.0")

@@ -96,7 +96,7 @@ def test_nothing_known_gives_every_release():
 def test_inspect_shows_the_range(capsys):
     assert main(["inspect", str(store_path("rocketmq-5.1.4"))]) == 0
     out = capsys.readouterr().out
-    assert "written by 5.1.3 to 5.1.4" in out
+    assert "written by 5.1.3\u20135.1.4" in out
     assert main(["inspect", "--format", "jsonl", str(store_path("rocketmq-4.9.7"))]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["writtenBy"]["min"] == "4.9.1" and doc["writtenBy"]["max"] == "4.9.8"
@@ -117,3 +117,68 @@ def test_formats_doc_has_the_version_columns_and_the_readme_links_it():
     assert "| `ofs_confirm_phy` | s8 |" in text
     assert "`0xdaa320ab` | `message_v2`" in text
     assert "](docs/formats.md)" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_summary_prints_every_allowed_range_with_its_gaps():
+    """IPv6 hosts (>= 4.6.0) and a trailing separator (not 4.9.1 to 5.1.x) leave two ranges."""
+    d = Detector()
+    d.message(_Msg(0, 1, 0x10, "TAGS\x01a\x02"))
+    w = d.result()
+    assert [(lo.version, hi.version) for lo, hi in w.ranges] == [("4.6.0", "4.9.0"),
+                                                                  ("5.2.0", rel.newest().version)]
+    assert w.summary() == "4.6.0\u20134.9.0 or 5.2.0 or later"
+    doc = w.to_json()
+    assert doc["summary"] == w.summary()
+    assert doc["ranges"] == [{"min": "4.6.0", "max": "4.9.0"}, {"min": "5.2.0", "max": None}]
+    # The separator evidence cites the decoder's change, not the 4.9.1 WAIT change.
+    sep = next(e for e in w.evidence if "U+0002" in e.observation)
+    assert "MessageDecoder.java" in sep.citation and "SendMessageProcessor" not in sep.citation
+
+
+def test_a_closed_range_and_a_single_release_read_exactly():
+    d = Detector()
+    d.message(_Msg(0, 1, 0, "TAGS\x01a"))  # no trailing separator: 4.9.1 to 5.1.4
+    assert d.result().summary() == "4.9.1\u20135.1.4"
+    assert d.result().ranges == ((rel.release("4.9.1"), rel.release("5.1.4")),)
+
+
+def test_compression_type_bits_are_evidence_about_the_client_only():
+    """A 4.9.3 broker stores the compression-type bits a 4.9.4+ producer sets: no broker is excluded."""
+    d = Detector()
+    d.message(_Msg(0, 1, 0x201, "TAGS\x01a\x02"))  # compressed, ZSTD type bits, trailing separator
+    w = d.result()
+    assert rel.release("4.9.0") in [r for lo, hi in w.ranges for r in rel.RELEASES if lo <= r <= hi]
+    assert w.summary() == "4.0.0\u20134.9.0 or 5.2.0 or later"
+    assert not any("compression" in e.observation for e in w.evidence)
+    (client,) = w.client
+    assert client.about == "client" and client.since.version == "4.9.4"
+    assert "DefaultMQProducerImpl.java" in client.citation
+    assert w.to_json()["client"][0]["about"] == "client"
+
+
+def test_inner_batch_bit_dates_the_broker_from_5_0_0():
+    d = Detector()
+    d.message(_Msg(0, 1, 0x80 | 0x40, "TAGS\x01a\x02"))
+    w = d.result()
+    assert w.min.version == "5.2.0"  # with the trailing separator
+    e = next(e for e in w.evidence if "inner-batch" in e.observation)
+    assert e.since.version == "5.0.0" and "SendMessageProcessor.java" in e.citation
+
+
+def test_the_5_3_1_config_column_families_are_evidence(tmp_path):
+    """A v1 RocksDB config database whose OPTIONS file lists kvDataVersion and forbidden: 5.3.1 or later."""
+    db = tmp_path / "config" / "topics"
+    db.mkdir(parents=True)
+    (db / "OPTIONS-000005").write_text('[CFOptions "default"]\n')
+    (db / "OPTIONS-000012").write_text('[CFOptions "default"]\n[CFOptions "kvDataVersion"]\n'
+                                       '[CFOptions "forbidden"]\n')
+    d = Detector()
+    d.store(str(tmp_path))
+    w = d.result()
+    assert w.min.version == "5.3.1" and w.summary() == "5.3.1 or later"
+    e = next(e for e in w.evidence if "column families" in e.observation)
+    assert "OPTIONS-000012" in e.observation and "ConfigRocksDBStorage.java" in e.citation
+    (db / "OPTIONS-000012").unlink()  # only the 5.1.4-era file: the database proves 5.1.4 or later
+    d = Detector()
+    d.store(str(tmp_path))
+    assert d.result().min.version == "5.1.4"

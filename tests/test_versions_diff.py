@@ -30,21 +30,40 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, bool]]] = {
         ("PROPERTY_ADDED", f"{CL}:types/message/seq/properties", True),
         ("MEANING_CHANGED", f"{CL}:types/message/seq/properties", True),  # UNIQ_KEY with IPv6
     ],
-    # 9.1 "Compression-type bits 8-10 (LZ4/ZSTD/ZLIB); NEED_UNWRAP / INNER_BATCH" and
-    # "Max size semantics" (4.9.4+5.0.0).
+    # 9.1 "Compression-type bits 8-10 (LZ4/ZSTD/ZLIB)" (set by 4.9.4 producer clients) and the
+    # maximum size checked on the body only (4.9.4); NEED_UNWRAP / INNER_BATCH are only declared
+    # in 4.9.4 (no 4.9.x code sets them).
     ("4.9.3", "4.9.4"): [
         ("FLAG_BIT_ADDED", f"{CL}:types/sys_flag/seq/compression_type", False),
-        ("FLAG_BIT_ADDED", f"{CL}:types/sys_flag/seq/is_inner_batch", False),
-        ("FLAG_BIT_ADDED", f"{CL}:types/sys_flag/seq/needs_unwrap", False),
         ("ENUM_VALUE_ADDED", f"{CL}:enums/compression_type/0x1", False),
         ("ENUM_VALUE_ADDED", f"{CL}:enums/compression_type/0x2", False),
         ("ENUM_VALUE_ADDED", f"{CL}:enums/compression_type/0x3", False),
         ("MEANING_CHANGED", f"{CL}:types/record/seq/len_record", False),
     ],
+    # The record cap maxMessageSize + 64 KiB (rocketmq-all-4.9.5 MessageExtEncoder in CommitLog.java).
+    ("4.9.4", "4.9.5"): [
+        ("MEANING_CHANGED", f"{CL}:types/record/seq/len_record", False),
+    ],
+    # rocksdbCQDoubleWriteEnable: a RocksDB consume queue in consumequeue/ beside the file queues;
+    # the kvDataVersion and forbidden column families of every ConfigRocksDBStorage database.
+    ("5.3.0", "5.3.1"): [
+        ("MEANING_CHANGED", "formats/rocketmq_rocksdb_cq_key.ksy", True),
+        ("MEANING_CHANGED", f"{REL}/rocksdb_topics", False),
+        ("MEANING_CHANGED", f"{REL}/rocksdb_subscription_groups", False),
+        ("MEANING_CHANGED", f"{REL}/rocksdb_consumer_offsets", False),
+        ("MEANING_CHANGED", f"{REL}/acl_users", False),
+        ("MEANING_CHANGED", f"{REL}/acl_acls", False),
+    ],
+    # Broker DLedger mode deprecated (apache/rocketmq #10641, in the 5.5.1 release notes).
+    ("5.5.0", "5.5.1"): [
+        ("DEPRECATED", "formats/rocketmq_dledger_data.ksy", True),
+    ],
     # 9.1 inner batch, timer and POP properties (5.0.0); 9.2 BatchConsumeQueue, timer files,
     # masterFlushedOffset, abort PID (5.0.0); 9.3 stateVersion, dataVersion, groupTopicMap,
     # forbiddenTable, attributes, SubscriptionGroupConfig keys, the new files (5.0.0).
     ("4.9.8", "5.0.0"): [
+        ("FLAG_BIT_ADDED", f"{CL}:types/sys_flag/seq/is_inner_batch", False),  # SendMessageProcessor
+        ("FLAG_BIT_ADDED", f"{CL}:types/sys_flag/seq/needs_unwrap", False),
         ("PROPERTY_ADDED", f"{CL}:types/message/seq/properties", True),
         ("MEANING_CHANGED", f"{CL}:types/message/seq/properties", True),  # WAIT stored again
         ("FILE_ADDED", "formats/rocketmq_batch_consumequeue.ksy", False),
@@ -73,6 +92,11 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, bool]]] = {
         ("MEANING_CHANGED", f"{REL}/abort", True),
         ("FILE_ADDED", f"{REL}/abort_bak", False),
         ("FILE_ADDED", f"{REL}/epoch_checkpoint", False),
+        # consumerOrderInfo.json as 5.0.0 writes it: OrderInfo's keys under their own names.
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/commitOffsetBit", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/consumedCount", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/lastConsumeTimestamp", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/offsetList", True),
     ],
     # 9.1 "V2 magic 0xDAA320AB with s2 topic length", DLQ properties (5.1.0); 9.2 compaction log,
     # SparseConsumeQueue, position-checkpoint, tiered index TieredIndexFile (5.1.0);
@@ -90,6 +114,20 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, bool]]] = {
         ("FILE_ADDED", f"{REL}/compaction_cq", False),
         ("FILE_ADDED", "formats/rocketmq_tiered_commitlog.ksy", False),
         ("FILE_ADDED", "formats/rocketmq_tiered_index.ksy", False),
+        ("FILE_ADDED", f"{REL}/tiered_metadata", False),
+        # consumerOrderInfo.json: OrderInfo's keys get @JSONField short names, and new ones
+        # (rocketmq-all-5.1.0 ConsumerOrderInfoManager.java).
+        ("JSON_KEY_REMOVED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/commitOffsetBit", True),
+        ("JSON_KEY_REMOVED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/consumedCount", True),
+        ("JSON_KEY_REMOVED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/lastConsumeTimestamp", True),
+        ("JSON_KEY_REMOVED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/offsetList", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/cm", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/i", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/l", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/o", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/oc", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/ot", True),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/popTime", True),
     ],
     # 9.2 "StoreCheckpoint confirmPhyOffset @32" (5.1.1); 9.3 subscriptionDataSet (5.1.1);
     # brokerIdentity (section 1.2, 5.1.1).
@@ -98,6 +136,7 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, bool]]] = {
         ("JSON_KEY_ADDED",
          f"{CFG}/subscriptionGroup.schema.json:/$defs/subscriptionGroupConfig/properties/subscriptionDataSet", True),
         ("FILE_ADDED", f"{REL}/broker_identity", False),
+        ("JSON_KEY_ADDED", f"{CFG}/consumerOrderInfo.schema.json:/$defs/orderInfo/properties/a", True),  # attemptId
     ],
     # 9.1 "Optional __CRC32# record-CRC property; trailing \\u0002 restored" (5.2.0); 9.2 RocksDB
     # consume queue, tiered index IndexStoreFile (5.2.0); 9.3 transactionMetrics (5.2.0).
@@ -206,3 +245,38 @@ def test_help_documents_the_exit_statuses(capsys):
         main(["schema-diff", "--help"])
     out = capsys.readouterr().out
     assert "1  incompatible changes" in out and "0  no incompatible change" in out
+
+
+@pytest.mark.parametrize("pair, rule, location, cited", [
+    (("4.9.8", "5.0.0"), "FLAG_BIT_ADDED", f"{CL}:types/sys_flag/seq/needs_unwrap",
+     "rocketmq-all-5.0.0:broker/src/main/java/org/apache/rocketmq/broker/processor/SendMessageProcessor.java"),
+    (("4.9.4", "4.9.5"), "MEANING_CHANGED", f"{CL}:types/record/seq/len_record",
+     "rocketmq-all-4.9.5:store/src/main/java/org/apache/rocketmq/store/CommitLog.java"),
+    (("5.3.0", "5.3.1"), "MEANING_CHANGED", f"{REL}/rocksdb_topics",
+     "rocketmq-all-5.3.1:common/src/main/java/org/apache/rocketmq/common/config/ConfigRocksDBStorage.java"),
+    (("5.3.0", "5.3.1"), "MEANING_CHANGED", "formats/rocketmq_rocksdb_cq_key.ksy",
+     "rocketmq-all-5.3.1:store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java"),
+])
+def test_cli_shows_each_change_with_rule_place_and_citation(capsys, pair, rule, location, cited):
+    main(["schema-diff", *pair])
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    i = next(i for i, line in enumerate(lines) if rule in line and line.rstrip().endswith(location))
+    assert lines[i + 2].strip() == f"cited: {cited}"
+
+
+def test_cli_4_9_3_to_4_9_4_no_longer_lists_the_inner_batch_bits(capsys):
+    main(["schema-diff", "4.9.3", "4.9.4"])
+    out = capsys.readouterr().out
+    assert "needs_unwrap" not in out and "is_inner_batch" not in out
+    assert "compression_type" in out and "written by the producer client" in out
+
+
+def test_releases_newer_than_the_tagged_source_are_flagged(capsys):
+    """5.3.4 is known from its release threads only: its diff says changes may be missing."""
+    assert [r.version for r in diff("5.3.3", "5.3.4").unverified] == ["5.3.4"]
+    assert diff("5.3.0", "5.3.1").unverified == ()
+    main(["schema-diff", "5.3.3", "5.3.4"])
+    assert "note: 5.3.4 not in the tagged source" in capsys.readouterr().out
+    main(["schema-diff", "5.5.0", "5.3.3", "--format", "json"])
+    assert json.loads(capsys.readouterr().out)["unverifiedReleases"] == ["5.3.4", "5.4.0", "5.5.0"]

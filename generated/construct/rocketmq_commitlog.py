@@ -76,17 +76,22 @@ class TransactionType(enum.IntEnum):
 
 # The 32-bit SYSFLAG field, most significant bit first. Bit 0 marks a
 # compressed body, bits 2-3 the transaction type, bits 4 and 5 IPv6
-# hosts, bits 6 and 7 an inner batch, and bits 8-10 the compression
-# type (4.9.4+).
+# hosts (4.6.0+), bits 6 and 7 an inner batch (5.0.0+), and bits 8-10
+# the compression type (set by 4.9.4+ producer clients).
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/sysflag/MessageSysFlag.java
 sys_flag = c.Bitwise(ka.Struct(
     # Bits 11-31, unused by every release.
     "reserved" / c.BitsInteger(21),
-    # Bits 8-10, the body compression algorithm when `is_compressed` is set.
+    # Bits 8-10, the body compression algorithm when `is_compressed` is
+    # set. The producer client sets them (4.9.4+ clients) and the broker
+    # stores them as sent, so a broker of any release stores them when a
+    # newer client sends them: they date the client, not the broker.
     "compression_type" / c.Enum(c.BitsInteger(3), CompressionType),
-    # Bit 7, the record is an inner batch (5.0.0+).
+    # Bit 7, the record is an inner batch (5.0.0+; 4.9.4 to 4.9.8 declare
+    # the constant but never set it).
     "is_inner_batch" / c.Flag,
-    # Bit 6, the body is a batch the consumer must unwrap (5.0.0+).
+    # Bit 6, the body is a batch the consumer must unwrap (5.0.0+; 4.9.4
+    # to 4.9.8 declare the constant but never set it).
     "needs_unwrap" / c.Flag,
     # Bit 5, the store host field is 20 bytes (IPv6, 4.6.0+).
     "is_store_host_v6" / c.Flag,
@@ -390,7 +395,8 @@ record = ka.Struct(
 # One segment of an Apache RocketMQ broker commit log: the file
 # `<store>/commitlog/<20-digit start offset>` that holds every message of
 # every topic in arrival order. The commit log is one logical byte stream cut
-# into equally sized segments (1 GiB by default, `mappedFileSizeCommitLog`);
+# into equally sized segments (1 GiB by default, `mappedFileSizeCommitLog`,
+# spelled `mapedFileSizeCommitLog` before 4.5.2);
 # a segment's file name is the decimal commit-log offset of its first byte,
 # and the commit-log offset of a record is that number plus the record's
 # position in the file.

@@ -92,9 +92,10 @@ record = ka.Struct(
 
 # One data file of the commit log of a broker in DLedger mode
 # (`enableDLegerCommitLog=true`): `<store>/dledger-<selfId>/data/<20-digit
-# start position>` unless `storePathDLedgerCommitLog` names other folders.
-# The file store of the DLedger library (`DLedgerMmapFileStore`) keeps the
-# log as one byte stream cut into files of `mappedFileSizeCommitLog` bytes,
+# start position>` unless `storePathDLedgerCommitLog` (4.9.4+) names other
+# folders. The file store of the DLedger library (`DLedgerMmapFileStore`)
+# keeps the log as one byte stream cut into files of
+# `mappedFileSizeCommitLog` bytes (`mapedFileSizeCommitLog` before 4.5.2),
 # named like commit-log segments by the position of their first byte.
 #
 # Every entry wraps one commit-log message record (the same bytes as in a
@@ -112,9 +113,16 @@ record = ka.Struct(
 # does not follow the previous one, a term smaller than the previous one.
 # The data ends at the start of that entry (DLedger 0.1 and 0.2 have no
 # zero-size test, but the `pos` test ends the data at the same place).
-# RocketMQ 4.5.x uses DLedger 0.1, 4.9.x and 5.x use 0.3.1.2; all write
-# this same layout. `channel`, `chain_crc` and `body_crc` are reserved and
-# written as 0.
+# RocketMQ uses DLedger 0.1 (4.5.0 to 4.7.1), 0.2.2 (4.8.0 to 4.9.2),
+# 0.2.3 (4.9.3), 0.2.6 (4.9.4), 0.3.1 (5.0.0, 5.1.0) and 0.3.1.2 (4.9.5 to
+# 4.9.8, 5.1.1 to 5.3.3); all write this same layout. `channel`,
+# `chain_crc` and `body_crc` are reserved and written as 0.
+#
+# Broker DLedger mode is deprecated from 5.5.1 on (apache/rocketmq issue
+# #10641, pull request #10642: the broker warns at startup with
+# `enableDLegerCommitLog=true`; controller mode is the recommended
+# failover). Brokers still write this layout; the DLedger-based controller
+# is not deprecated.
 # See: https://github.com/openmessaging/dledger/blob/dledger-all-0.3.1.2/dledger/src/main/java/io/openmessaging/storage/dledger/entry/DLedgerEntryCoder.java
 # See: https://github.com/openmessaging/dledger/blob/dledger-all-0.3.1.2/dledger/src/main/java/io/openmessaging/storage/dledger/store/file/DLedgerMmapFileStore.java
 # See: https://github.com/openmessaging/dledger/blob/dledger-all-0.3.1.2/dledger/src/main/java/io/openmessaging/storage/dledger/store/file/MmapFileList.java

@@ -57,7 +57,8 @@ unit = ka.Struct(
 # `mappedFileSizeForEntryIndex` bytes (5,242,880 units by default). The
 # DLedger recovery compares each entry with its unit and rewrites the
 # index from the data where they differ, so the data files, not this
-# index, are authoritative.
+# index, are authoritative. Broker DLedger mode is deprecated from 5.5.1
+# on (see rocketmq_dledger_data).
 # See: https://github.com/openmessaging/dledger/blob/dledger-all-0.3.1.2/dledger/src/main/java/io/openmessaging/storage/dledger/entry/DLedgerEntryCoder.java
 # See: https://github.com/openmessaging/dledger/blob/dledger-all-0.3.1.2/dledger/src/main/java/io/openmessaging/storage/dledger/store/file/DLedgerMmapFileStore.java
 rocketmq_dledger_index = ka.Struct(

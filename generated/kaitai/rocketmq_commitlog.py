@@ -13,7 +13,8 @@ class RocketmqCommitlog(KaitaiStruct):
     """One segment of an Apache RocketMQ broker commit log: the file
     `<store>/commitlog/<20-digit start offset>` that holds every message of
     every topic in arrival order. The commit log is one logical byte stream cut
-    into equally sized segments (1 GiB by default, `mappedFileSizeCommitLog`);
+    into equally sized segments (1 GiB by default, `mappedFileSizeCommitLog`,
+    spelled `mapedFileSizeCommitLog` before 4.5.2);
     a segment's file name is the decimal commit-log offset of its first byte,
     and the commit-log offset of a record is that number plus the record's
     position in the file.
@@ -415,8 +416,8 @@ class RocketmqCommitlog(KaitaiStruct):
     class SysFlag(KaitaiStruct):
         """The 32-bit SYSFLAG field, most significant bit first. Bit 0 marks a
         compressed body, bits 2-3 the transaction type, bits 4 and 5 IPv6
-        hosts, bits 6 and 7 an inner batch, and bits 8-10 the compression
-        type (4.9.4+).
+        hosts (4.6.0+), bits 6 and 7 an inner batch (5.0.0+), and bits 8-10
+        the compression type (set by 4.9.4+ producer clients).
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/sysflag/MessageSysFlag.java

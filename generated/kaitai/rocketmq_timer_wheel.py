@@ -16,7 +16,8 @@ class RocketmqTimerWheel(KaitaiStruct):
     the ends of the linked list of timer-log units due at that tick.
     
     The wheel has `2 * slotsTotal` slots of 32 bytes, where `slotsTotal` is
-    the constant `TIMER_WHEEL_TTL_DAY * DAY_SECS` = 7 * 86400 = 604800, so
+    the constant `TIMER_WHEEL_TTL_DAY * DAY_SECS` = 7 * 86400 = 604800
+    (`TIMER_WHELL_TTL_DAY` in 5.0.0 and 5.1.0, the same value), so
     the file is always 1,209,600 slots = 38,707,200 bytes, whatever the
     precision; a broker refuses to start when an existing non-empty file has
     another length. The slot of a delivery time `t` (ms since the epoch) is

@@ -5,6 +5,11 @@ maps a kind to the function listing its records (more kinds add theirs with
 :func:`register`). A dumper yields one dict per record, ``fileOffset``
 first; the default view is the fields a person looks at, ``--deep`` every
 field. ``--summary`` gives counts and ranges instead of the records.
+
+One folder is read as a whole: the 5.4+ RocksDB message store
+(``rocksdbstore/``, kind ``rocksdbstore``), whose records are keys and
+values of its ``timer``, ``trans`` and ``default`` (index) column families
+(``record`` says which); they have no file offset.
 """
 
 from __future__ import annotations
@@ -267,6 +272,48 @@ register("checkpoint", _checkpoint)
 register("timerlog", _timerlog, ("offset", "commitLogOffset", "currWriteTimeMs"))
 register("timerwheel", _timerwheel, ("slot", "timeMs"))
 register("timercheck", _timercheck)
+
+
+def _rocksdbstore(path: str, o: DumpOptions) -> Iterator[dict]:
+    """The records of the RocksDB message store, column family by column family, progress keys first."""
+    from ..rocksdb.messagestore import CF_INDEX, CF_TIMER, CF_TRANS, RocksDBMessageStore
+    with RocksDBMessageStore(path) as ms:
+        ms.db  # opens now, from a copy when a broker holds the lock
+        if ms.copied:
+            sys.stderr.write(f"rmqformats: {path}: read from a copy (a running broker holds its LOCK)\n")
+        for cf in (CF_TIMER, CF_TRANS, CF_INDEX):
+            for name, value in ms.marks(cf).items():
+                yield {"record": "mark", "columnFamily": cf, "key": name, "value": value}
+        for t in ms.timer_entries():
+            yield {"record": "timer", "columnFamily": CF_TIMER, "deliveryTimeMs": t.delivery_time,
+                   "uniqKey": t.uniq_key, "commitLogOffset": t.commitlog_offset, "size": t.size}
+        for x in ms.trans_entries():
+            yield {"record": "transaction", "columnFamily": CF_TRANS, "commitLogOffset": x.commitlog_offset,
+                   "topic": x.topic, "uniqKey": x.uniq_key, "checkTimes": x.check_times, "size": x.size}
+        for e in ms.index_entries():
+            d = {"record": "index", "columnFamily": CF_INDEX, "storeTimestamp": e.store_timestamp,
+                 "topic": e.topic, "indexType": e.index_type, "key": e.key, "commitLogOffset": e.commitlog_offset}
+            if o.deep:
+                d.update(storeHour=e.store_hour, uniqKey=e.uniq_key)
+            yield d
+
+
+def _rocksdbstore_score(f: filekind.FileFacts) -> int:
+    return 0  # a folder: chosen in cmd_dump, never from a file's facts
+
+
+register("rocksdbstore", _rocksdbstore, ("commitLogOffset", "deliveryTimeMs", "storeTimestamp"))
+filekind.register(filekind.FileKind("rocksdbstore", "RocksDB message store (timer, transaction, index records)",
+                                    _rocksdbstore_score))
+
+
+def _folder_kind(path: str) -> filekind.FileKind | None:
+    """The kind of a folder ``dump`` reads as a whole (the RocksDB message store), else ``None``."""
+    from ..rocksdb.db import is_rocksdb
+    from ..rocksdb.messagestore import FOLDER
+    if os.path.isdir(path) and is_rocksdb(path) and os.path.basename(path) == FOLDER:
+        return next(k for k in filekind.KINDS if k.name == "rocksdbstore")
+    return None
 register("config", _config)
 register("marker", _marker)
 
@@ -355,7 +402,11 @@ def cmd_dump(args: argparse.Namespace) -> int:
     for path in args.files:
         whole = os.path.abspath(path)
         try:
-            if args.kind is not None:
+            if args.kind == "rocksdbstore" or (args.kind is None and _folder_kind(whole) is not None):
+                kind = next(k for k in filekind.KINDS if k.name == "rocksdbstore")
+                if not os.path.isdir(whole):
+                    raise filekind.UnknownFileKindError(whole, None, "a RocksDB message store is a folder")
+            elif args.kind is not None:
                 kind = next(k for k in filekind.KINDS if k.name == args.kind)
                 filekind.facts(whole)  # a missing file or a folder is still an error
             else:

@@ -56,7 +56,7 @@ def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = Tr
     return {
         "store": store.root or log.path,
         "storeRoot": store.root is not None,
-        "layouts": describe_layouts(store, scan=scan, tiered=tiered),
+        "layouts": _with_deprecations(describe_layouts(store, scan=scan, tiered=tiered)),
         "abortFile": store.has_abort_file if store.root else None,
         **(_store_parts(store) if store.root else {}),
         "segments": [
@@ -81,6 +81,16 @@ def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = Tr
         },
         "damaged": [r.to_json_dict() for r in getattr(scan, "damaged", ())],
     }
+
+
+def _with_deprecations(lay: dict) -> dict:
+    """``lay`` with ``dledgerDeprecated`` when the store has DLedger data (the fact lives in the DLedger spec)."""
+    if "dledger" in lay["commitLog"] or lay.get("dledgerBesideCommitLog"):
+        from ..versions import annotations as ann
+        c = ann.load().change("rocketmq_dledger_data", "broker_dledger_deprecated")
+        lay["dledgerDeprecated"] = {"release": c.release.version, "doc": c.doc, "citation": c.ref,
+                                    "spec": c.location}
+    return lay
 
 
 def _store_parts(store: Store) -> dict:
@@ -123,6 +133,19 @@ def _store_parts(store: Store) -> dict:
         parts["consumeQueues"]["fileQueues"] = sum(1 for q in queues if q.kind == "file")
         parts["rocksdbConsumeQueue"] = summary(rocks, queues) if rocks_error is None else {
             "path": rocks.path, "queues": 0, "units": 0, "error": rocks_error.whole()}
+    messages = store.rocksdb_message_store()
+    if messages is not None:  # 5.4.0+ (RIP-82): timer, transaction and index records in rocksdbstore/
+        parts["rocksdbMessageStore"] = messages.summary()
+    props_path = store.path("config", "broker.properties")
+    if os.path.isfile(props_path):  # the broker's persisted settings (default brokerConfigPath)
+        from ..brokerconfig import ROCKSDB_KEYS, read_broker_properties
+        try:
+            props = read_broker_properties(props_path)
+            parts["brokerProperties"] = {"path": props.path, "timerEngine": props.timer_engine(),
+                                         "settings": {k: props.values[k] for k in ROCKSDB_KEYS if k in props.values},
+                                         "notes": props.notes()}
+        except RmqFormatError as exc:
+            parts["brokerProperties"] = {"path": props_path, "error": exc.whole()}
     try:
         index = store.index()
         files = index.files
@@ -132,6 +155,36 @@ def _store_parts(store: Store) -> dict:
     except RmqFormatError as exc:
         parts["indexFiles"] = {"error": exc.whole()}
     return parts
+
+
+def _print_message_store(ms: dict, out) -> None:
+    """The 5.4+ RocksDB message store: records per column family, progress marks, and whether a copy was read."""
+    w = out.write
+    w(f"rocksdb    message store {ms['path']}\n")
+    if ms.get("error"):
+        w(f"           {ms['error']}\n")
+        return
+    for name, label, marks in (("timer", "timer records (RocksDB timer engine)",
+                                (("sys_topic_scan_offset_checkpoint", "timer queue read to offset"),
+                                 ("timeline_checkpoint", "delivered up to"))),
+                               ("trans", "open transactions (half messages)",
+                                (("lastOffsetPy", "dispatched to commit-log offset"),)),
+                               ("index", "index entries",
+                                (("lastOffsetPy", "indexed to commit-log offset"),
+                                 ("lastStoreTimeStamp", "last store time")))):
+        cf = ms.get(name)
+        if cf is None:
+            continue
+        extra = []
+        for key, text in marks:
+            if key in cf:
+                value = cf[key]
+                is_time = key in ("timeline_checkpoint", "lastStoreTimeStamp") and value > 0
+                extra.append(f"{text} {iso(value) if is_time else value}")
+        w(f"           {cf['records']:,} {label}" + (f"; {', '.join(extra)}" if extra else "") + "\n")
+    if ms.get("readFromCopy"):
+        who = f"process {ms['lockedByPid']}" if ms.get("lockedByPid") else "another process"
+        w(f"           read from a copy: {who} (a running broker) holds the database's LOCK\n")
 
 
 def _print_inspect(info: dict, out) -> None:
@@ -173,6 +226,20 @@ def _print_inspect(info: dict, out) -> None:
             # Records that no consume queue takes (transaction prepare/rollback) also count here.
             w(f"           {abs(behind):,} bytes of commit-log data "
               + ("after the dispatched ones\n" if behind > 0 else "dispatched past the end of the data\n"))
+    ms = info.get("rocksdbMessageStore")
+    if ms:
+        _print_message_store(ms, out)
+    bp = info.get("brokerProperties")
+    if bp:
+        if bp.get("error"):
+            w(f"broker     {bp['error']}\n")
+        else:
+            engine = "RocksDB timeline" if bp["timerEngine"] == "rocksdb" else "file time wheel"
+            settings = ", ".join(f"{k}={v}" for k, v in bp["settings"].items())
+            write_wrapped(f"broker     {bp['path']}: timer engine {engine}" + (f"; {settings}" if settings else ""),
+                          out)
+            for note in bp["notes"]:
+                write_wrapped(f"           {note}", out)
     if info.get("rocksdbConfig"):
         w("config     RocksDB " + ", ".join(f"{d['folder']} ({d['layout']})" for d in info["rocksdbConfig"]) + "\n")
     idx = info.get("indexFiles")
@@ -194,11 +261,11 @@ def _print_inspect(info: dict, out) -> None:
         w(f"stored     {iso(info['firstStoreTimestamp'])} .. {iso(info['lastStoreTimestamp'])}\n")
     written = info.get("writtenBy")
     if written:
-        lo, hi = written["min"], written["max"]
-        span = "unknown" if lo is None else f"{lo} or later" if hi is None else lo if lo == hi else f"{lo} to {hi}"
-        w(f"written by {span} (RocketMQ release, from {len(written['evidence'])} pieces of evidence)\n")
+        w(f"written by {written['summary']} (RocketMQ release, from {len(written['evidence'])} pieces of evidence)\n")
         for e in written["evidence"]:
             write_wrapped(f"           {e['releases']}: {e['observation']}", out, 13)
+        for e in written.get("client", []):
+            write_wrapped(f"           client {e['releases']}: {e['observation']} (says nothing of the broker)", out, 13)
     end = info["dataEnd"]
     where = f"offset {end['commitLogOffset']}"
     if end["segment"]:
@@ -231,6 +298,10 @@ def _print_layouts(lay: dict, out) -> None:
         for f in folders:
             w(f"             {f}\n")
     dl = lay.get("dledger")
+    if lay.get("dledgerDeprecated"):
+        dep = lay["dledgerDeprecated"]
+        write_wrapped(f"           broker DLedger mode is deprecated from {dep['release']} on: {dep['doc']} "
+                      f"[{dep['spec']}]", out, 13)
     if dl:
         w(f"           DLedger data {dl['dataFolder']}, last entry index {dl['lastIndex']} term {dl['lastTerm']}"
           + (f", checkpoint {dl['checkpoint']}" if dl.get("checkpoint") else "") + "\n")

@@ -22,12 +22,25 @@ that point at no message (or at one without that key), timer-log units that
 point past the end or at a record that is not a timer message, queues
 behind or ahead of the commit log, and what the broker would dispatch again
 or truncate on its next start, with or without a clean shutdown (from the
-checkpoint's timestamps). Every finding names the file and byte on both
-sides.
+checkpoint's timestamps), and the messages past the checkpoint's confirm
+offset. Every finding names the file and byte on both sides (a RocksDB
+record: the database folder, column family and key).
+
+RocksDB consume queues (5.2.0+, in ``consumequeue/`` or 5.5's
+``consumequeue_rocksdb/``) are checked as file queues are, unit by unit,
+and their ``max`` / ``min`` values in the ``offset`` column family against
+the commit log; the 5.4+ RocksDB message store (``rocksdbstore/``): timer
+records as timer-log units, transaction and index records for pointing past
+the end of the data.
 
 Memory stays bounded: the commit log, the queues and the index files are
 read in batches, per-queue state is a few integers, and at most
 ``max_findings`` findings are kept (all are counted).
+
+The module is one piece past the usual size because every part works on the
+one walk's batches and shares its state (the per-queue states, the
+segments' places, the findings and their limit): split, the parts would
+import each other.
 """
 
 from __future__ import annotations
@@ -105,16 +118,19 @@ class Kind(enum.Enum):
     NO_INDEX = "no-index-files"
     TIMER_PAST_END = "timer-unit-past-end"
     TIMER_NOT_TIMER = "timer-unit-not-a-timer-message"
+    QUEUE_BOUND = "queue-bound-disagrees"
+    TRANS_PAST_END = "transaction-record-past-end"
     UNREADABLE = "unreadable"
     NOT_CHECKED = "not-checked"
     RESTART = "restart-dispatch"
     ABNORMAL_RECOVERY = "abnormal-recovery"
     AFTER_CHECKPOINT = "after-checkpoint"
+    AFTER_CONFIRM = "after-confirm-offset"
 
 
 _SEVERITY = {k: Severity.PROBLEM for k in Kind}
 _SEVERITY.update({Kind.NOT_CHECKED: Severity.NOTE, Kind.RESTART: Severity.NOTE, Kind.ABNORMAL_RECOVERY: Severity.NOTE,
-                  Kind.AFTER_CHECKPOINT: Severity.NOTE})
+                  Kind.AFTER_CHECKPOINT: Severity.NOTE, Kind.AFTER_CONFIRM: Severity.NOTE})
 
 
 @dataclass(frozen=True)
@@ -125,13 +141,20 @@ class Place:
     offset: int | None = None
     #: The file does not exist (a place a record should be at).
     absent: bool = False
+    #: In a RocksDB database (``path``): the column family and the key, as text.
+    key: str | None = None
 
     def __str__(self) -> str:
         text = self.path if self.offset is None else f"{self.path} @ 0x{self.offset:x}"
+        if self.key is not None:
+            text += f" {self.key}"
         return text + (" (no such file)" if self.absent else "")
 
     def to_json_dict(self) -> dict:
-        return {"path": self.path, "offset": self.offset, "absent": self.absent}
+        out = {"path": self.path, "offset": self.offset, "absent": self.absent}
+        if self.key is not None:
+            out["key"] = self.key
+        return out
 
 
 @dataclass(frozen=True)
@@ -163,8 +186,10 @@ class Finding:
         if self.kind in (Kind.MISSING_INDEX, Kind.INDEX_ORPHAN, Kind.NO_INDEX):
             return "index"
         if self.kind in (Kind.TIMER_PAST_END, Kind.TIMER_NOT_TIMER):
-            return "timer log"
-        if self.kind in (Kind.ABNORMAL_RECOVERY, Kind.AFTER_CHECKPOINT):
+            return "timer store" if self.other is not None and self.other.key is not None else "timer log"
+        if self.kind is Kind.TRANS_PAST_END:
+            return "transaction store"
+        if self.kind in (Kind.ABNORMAL_RECOVERY, Kind.AFTER_CHECKPOINT, Kind.AFTER_CONFIRM):
             return "checkpoint"
         return "queue"
 
@@ -200,6 +225,8 @@ class RecoveryPlan:
     after_physic: tuple[int, int | None] = (0, None)
     after_logics: tuple[int, int | None] = (0, None)
     after_index: tuple[int, int | None] = (0, None)
+    #: Messages starting past the checkpoint's ``confirmPhyOffset`` (5.1.1+; 0: not written): (count, first).
+    after_confirm: tuple[int, int | None] = (0, None)
 
     def to_json_dict(self) -> dict:
         cp = self.checkpoint
@@ -216,7 +243,7 @@ class RecoveryPlan:
             "abnormalStart": self.abnormal_start, "abnormalDispatch": self.abnormal_dispatch,
             "truncatedUnits": self.truncated_units,
             "afterPhysicMsgTimestamp": list(self.after_physic), "afterLogicsMsgTimestamp": list(self.after_logics),
-            "afterIndexMsgTimestamp": list(self.after_index),
+            "afterIndexMsgTimestamp": list(self.after_index), "afterConfirmOffset": list(self.after_confirm),
         }
 
 
@@ -375,10 +402,11 @@ def _multi_dispatch(topic: str) -> bool:
 class _QueueState:
     """What the walk learnt about one queue."""
 
-    __slots__ = ("next", "last_offset", "missing", "batch", "matched")
+    __slots__ = ("next", "last_offset", "missing", "batch", "matched", "first")
 
     def __init__(self, batch: bool):
         self.matched = 0  # units within the queue's range that agree with their message in every field
+        self.first = -1  # smallest queue offset of a message of the queue in the commit log
         self.next = -1  # queue offset after the newest message of the queue in the commit log
         self.last_offset = -1  # that message's commit-log offset
         self.missing = 0
@@ -406,16 +434,13 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     raw_queues: dict[tuple[str, int], _RawQueue] = {}
     cq_ends: dict[tuple[str, int], int] = {}
 
-    # 5.2+ ``storeType=defaultRocksDB`` keeps the consume queues in a RocksDB database in consumequeue/.
-    rocksdb_queues = os.path.isfile(store.path("consumequeue", "CURRENT"))
-    if rocksdb_queues:
-        found.add(Finding(Kind.NOT_CHECKED, "the consume queues are in a RocksDB database (storeType=defaultRocksDB): "
-                                            "messages are not checked against them",
-                          other=Place(store.path("consumequeue"))))
+    # 5.2+ RocksDB consume queue (consumequeue/ or 5.5 consumequeue_rocksdb/): checked unit by unit below.
+    rocks = _Rocks.open(store, found)
+    rocksdb_queues = rocks is not None or _rocksdb_unreadable(store)
     # The queue ends recovery would keep, and the broker's ``maxPhyOffsetOfConsumeQueue``.
     max_queue_end = segs.first
     listed: list[tuple[str, int, bool]] = []
-    from ..consumequeue import list_queues  # file consume queues only: the RocksDB one is not read here
+    from ..consumequeue import list_queues  # file consume queues (the RocksDB ones are in ``rocks``)
     for batch, infos in ((False, list_queues(store.path("consumequeue"), store)), (True, store.batch_queues())):
         for info in infos:
             listed.append((info.topic, info.queue_id, batch))
@@ -428,12 +453,19 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
             if unit_end is not None:
                 max_queue_end = max(max_queue_end, unit_end)
 
+    if rocks is not None:
+        max_queue_end = max(max_queue_end, rocks.max_end)
+
     cp = None
     try:
         cp = store.checkpoint()
     except RmqFormatError as exc:
         found.add(Finding(Kind.UNREADABLE, str(exc), other=Place(store.path("checkpoint"))))
-    index_files = _IndexStream(store, num_hash_slots, num_index, found) if index else None
+    confirm = cp.confirm_phy_offset if cp is not None else 0
+    after_confirm: list = [0, None]
+    # A 5.4+ broker indexing in RocksDB (indexRocksDBEnable) writes no index files: its records are checked below.
+    index_files = _IndexStream(store, num_hash_slots, num_index, found) \
+        if index and not _index_in_rocksdb(store) else None
 
     walk = store.commitlog.batches(columns=_COLUMNS, batch_size=batch_size, decompress=False)
     messages = dispatched = indexed = 0
@@ -473,6 +505,12 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
             restart[0] += int(tail.sum())
             if restart[1] is None:
                 restart[1] = int(off[np.argmax(tail)])
+        if confirm > 0:
+            late = off > confirm
+            if late.any():
+                after_confirm[0] += int(late.sum())
+                if after_confirm[1] is None:
+                    after_confirm[1] = int(off[np.argmax(late)])
         for name, mark in marks.items():
             late = stamp > mark
             if late.any():
@@ -484,9 +522,13 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
         dispatched += int(cq_rows.sum())
         etags = _expected_tags(batch, tidx, names, stamp, delay_levels_ms)
         expected = _expected_units(batch, cq_rows, tidx, names, qid, qoff, off, size, etags)
-        if rocksdb_queues:
-            expected = {}  # the units are in RocksDB: not read here
+        if rocks is None and rocksdb_queues:
+            expected = {}  # the RocksDB consume queue cannot be read (reported): not taken for missing units
         for (topic, q), (eq, eo, es, et) in expected.items():
+            if rocks is not None and not is_batch(topic) and rocks.holds(topic, q):
+                rocks.check(topic, q, eq, eo, es, et, segs, found, max_queue_end)
+                if not os.path.isdir(store.path("consumequeue", topic, str(q))):
+                    continue  # only in RocksDB; a queue kept both ways (double write) is checked both ways
             state = queues.get((topic, q))
             if state is None:
                 state = queues[(topic, q)] = _QueueState(is_batch(topic))
@@ -545,8 +587,15 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     truncated = 0
     if data_end is not None:
         truncated = _units_past_end(store, listed, data_end, segs, found)
+    if rocks is not None:
+        rocks.finish(segs, data_end, found)
+        if data_end is not None:
+            truncated += rocks.units_past_end(segs, data_end, found)
 
     timer_units = _check_timer(store, data_end, segs, found) if timer else 0
+    timer_units += _check_rocksdb_messages(store, data_end, segs, found, timer=timer, index=index)
+    if confirm > 0 and after_confirm[0]:
+        _confirm_note(confirm, after_confirm, data_end, segs, found, store.path("checkpoint"))
 
     # Abnormal recovery: from the newest segment whose first message was stored at or before the mark.
     abnormal_idx = 0
@@ -565,12 +614,16 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
         abnormal_segment=abnormal_seg.path if abnormal_seg else None,
         abnormal_start=abnormal_seg.start_offset if abnormal_seg else 0, abnormal_dispatch=abnormal_dispatch,
         truncated_units=truncated, after_physic=(after["physic"][0], after["physic"][1]),
-        after_logics=(after["logics"][0], after["logics"][1]), after_index=(after["index"][0], after["index"][1]))
+        after_logics=(after["logics"][0], after["logics"][1]), after_index=(after["index"][0], after["index"][1]),
+        after_confirm=(after_confirm[0], after_confirm[1]))
     _recovery_notes(plan, segs, found, store.path("checkpoint"))
-    return CrossCheck(messages, dispatched, indexed, len(listed),
+    verified = {k: st.matched for k, st in queues.items() if not st.batch}
+    if rocks is not None:
+        behind.update({k: n for k, n in rocks.behind.items() if k not in behind})
+        verified.update({k: st.matched for k, st in rocks.states.items() if k not in verified})
+    return CrossCheck(messages, dispatched, indexed, len(listed) + (len(rocks.infos) if rocks is not None else 0),
                       index_files.entries if index_files is not None else 0, timer_units,
-                      tuple(found.kept), dict(found.counts), plan, behind,
-                      {k: st.matched for k, st in queues.items() if not st.batch}, tuple(walk.blanks),
+                      tuple(found.kept), dict(found.counts), plan, behind, verified, tuple(walk.blanks),
                       damaged_ranges(walk))
 
 
@@ -1090,6 +1143,335 @@ def _check_timer(store: Store, data_end: int | None, segs: _Segments, found: _Fi
         return 0
 
 
+# -- RocksDB consume queue and message store ------------------------------------------------------
+
+
+def _index_in_rocksdb(store: Store) -> bool:
+    """No index files, and the RocksDB message store has index records or progress: the index is in RocksDB."""
+    if store.root is None:
+        return False
+    folder = store.path("index")
+    if os.path.isdir(folder) and os.listdir(folder):
+        return False
+    ms = store.rocksdb_message_store()
+    if ms is None:
+        return False
+    from ..rocksdb.messagestore import CF_INDEX
+    try:
+        return ms.has(CF_INDEX) and (bool(ms.marks(CF_INDEX)) or ms.index_count() > 0)
+    except RmqFormatError:
+        return False
+
+
+def _rocksdb_unreadable(store: Store) -> bool:
+    """The store root has a RocksDB consume-queue folder (one :class:`_Rocks` could not open)."""
+    from ..rocksdb.consumequeue import rocksdb_queues_paths
+    return store.root is not None and bool(rocksdb_queues_paths(store.root))
+
+
+class _RocksRaw:
+    """A RocksDB consume queue's units in the shape of :class:`_RawQueue` (keys for places)."""
+
+    def __init__(self, cq):
+        self.cq = cq
+        self.folder = cq.folder
+        self.first_unit = cq.first_offset()
+
+    def place(self, unit: int, bound: str | None = None) -> Place:
+        from ..rocksdb.consumequeue import CF_OFFSETS, CF_UNITS
+        if bound is not None:
+            return Place(self.folder, key=f"[{CF_OFFSETS}] {self.cq.topic}/{self.cq.queue_id} {bound}")
+        return Place(self.folder, key=f"[{CF_UNITS}] {self.cq.topic}/{self.cq.queue_id}/{unit}")
+
+    def read(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """Units ``start`` to ``stop - 1`` in native order (file unit fields), and which of them have a key."""
+        units = np.zeros(stop - start, CQ_UNIT_DTYPE.newbyteorder("="))
+        present = np.zeros(stop - start, bool)
+        for offsets, rows in self.cq._rows(max(start, 0), stop):
+            i = offsets - start
+            for mine, theirs in zip(CQ_UNIT_DTYPE.names or (), rows.dtype.names or ()):
+                units[mine][i] = rows[theirs]
+            present[i] = True
+        return units, present
+
+
+class _Rocks:
+    """The RocksDB consume queue's side of :func:`cross_check`: queues, their states and findings."""
+
+    def __init__(self, queues, infos, store: Store):
+        self.queues = queues
+        self.path = queues.path
+        self.infos = {(i.topic, i.queue_id): i for i in infos if not i.error}
+        self.ends = {k: i.max_offset for k, i in self.infos.items()}
+        self.states: dict[tuple[str, int], _QueueState] = {}
+        self.raws: dict[tuple[str, int], _RocksRaw] = {}
+        self.behind: dict[tuple[str, int], int] = {}
+        # Only in RocksDB when consumequeue/ is the database itself or the topic has no folder there.
+        self._files_root = store.path("consumequeue")
+        self.max_end = 0
+        for (topic, q), info in self.infos.items():
+            if info.max_offset > info.min_offset:
+                try:
+                    u = queues.consume_queue(topic, q).unit(info.max_offset - 1)
+                    self.max_end = max(self.max_end, u.commitlog_offset + u.size)
+                except RmqFormatError:
+                    pass
+
+    @classmethod
+    def open(cls, store: Store, found: _Findings) -> _Rocks | None:
+        """The store's RocksDB consume queue, read; ``None`` without one or when it cannot be read (reported)."""
+        if store.root is None:
+            return None
+        queues = store.rocksdb_queues()
+        if queues is None:
+            return None
+        try:
+            infos = queues.queues()
+        except RmqFormatError as exc:
+            found.add(Finding(Kind.UNREADABLE, f"the RocksDB consume queue cannot be read, its units are not "
+                                               f"checked: {exc.reason}", other=Place(queues.path)))
+            return None
+        for i in infos:
+            if i.error:
+                found.add(Finding(Kind.UNREADABLE, f"{i.topic}/{i.queue_id}: {i.error}", other=Place(queues.path),
+                                  topic=i.topic, queue_id=i.queue_id))
+        return cls(queues, infos, store)
+
+    def holds(self, topic: str, q: int) -> bool:
+        """The messages of ``topic`` / ``q`` are checked against RocksDB (its queue, or no file folder for it)."""
+        return (topic, q) in self.infos or not os.path.isdir(os.path.join(self._files_root, topic, str(q)))
+
+    def raw(self, topic: str, q: int) -> _RocksRaw:
+        raw = self.raws.get((topic, q))
+        if raw is None:
+            raw = self.raws[(topic, q)] = _RocksRaw(self.queues.consume_queue(topic, q))
+        return raw
+
+    def check(self, topic: str, q: int, eq: np.ndarray, eo: np.ndarray, es: np.ndarray, et: np.ndarray,
+              segs: _Segments, found: _Findings, max_queue_end: int) -> None:
+        """The units the messages of one batch should have, against the RocksDB consume queue."""
+        state = self.states.get((topic, q))
+        if state is None:
+            state = self.states[(topic, q)] = _QueueState(False)
+        last = int(np.argmax(eq))
+        if eq[last] + 1 > state.next:
+            state.next, state.last_offset = int(eq[last]) + 1, int(eo[last])
+        low = int(eq.min())
+        if state.first < 0 or low < state.first:
+            state.first = low
+        try:
+            _check_units(self.raw(topic, q), topic, q, eq, eo, es, et, state, segs, found, max_queue_end,
+                         self.ends.get((topic, q), 0))
+        except RmqFormatError as exc:
+            found.add(Finding(Kind.UNREADABLE, f"{topic}/{q}: {exc}", other=Place(self.path), topic=topic,
+                              queue_id=q))
+
+    def finish(self, segs: _Segments, data_end: int | None, found: _Findings) -> None:
+        """Queues behind or ahead of the commit log, and their ``max`` / ``min`` values against it."""
+        for (topic, q), state in self.states.items():
+            end = self.ends.get((topic, q), 0)
+            raw = self.raw(topic, q)
+            if state.next > end:
+                self.behind[(topic, q)] = state.next - end
+                found.add(Finding(
+                    Kind.QUEUE_BEHIND,
+                    f"{topic}/{q} (RocksDB consume queue): the queue ends at offset {end} but the commit log holds "
+                    f"its messages up to queue offset {state.next - 1}: {state.next - end} message(s) have no unit, "
+                    f"so consumers do not see them and lag is understated",
+                    segs.place(state.last_offset), raw.place(end, "max"), topic, q, end, state.last_offset))
+            elif state.next < end and data_end is not None:
+                found.add(Finding(
+                    Kind.QUEUE_AHEAD,
+                    f"{topic}/{q} (RocksDB consume queue): the queue has units up to offset {end - 1} but the "
+                    f"commit log's messages of this queue end at queue offset {state.next - 1}",
+                    segs.place(data_end), raw.place(end - 1, "max"), topic, q, state.next, data_end))
+        for (topic, q), info in self.infos.items():
+            try:
+                self._bounds(topic, q, info, segs, data_end, found)
+            except RmqFormatError as exc:
+                found.add(Finding(Kind.UNREADABLE, f"{topic}/{q}: {exc}", other=Place(self.path), topic=topic,
+                                  queue_id=q))
+
+    def _bounds(self, topic: str, q: int, info, segs: _Segments, data_end: int | None, found: _Findings) -> None:
+        """A queue's ``max`` and ``min`` values, and the minimum offset the broker computes, against the commit log."""
+        cq = self.queues.consume_queue(topic, q)
+        raw = self.raw(topic, q)
+        bounds = cq.bounds
+        top, low = bounds.get("max"), bounds.get("min")
+        if top is not None:
+            unit = cq._value(top.cq_offset)
+            if data_end is not None and top.commitlog_offset >= data_end:
+                found.add(Finding(
+                    Kind.QUEUE_BOUND,
+                    f"{topic}/{q} (RocksDB consume queue): its max value (queue offset {top.cq_offset}) points at "
+                    f"commit-log offset {top.commitlog_offset}, at or past the end of the data ({data_end}): the "
+                    f"broker reports a max offset the commit log does not hold",
+                    segs.place(top.commitlog_offset), raw.place(top.cq_offset, "max"), topic, q, top.cq_offset,
+                    top.commitlog_offset))
+            elif unit is None:
+                found.add(Finding(
+                    Kind.QUEUE_BOUND,
+                    f"{topic}/{q} (RocksDB consume queue): its max value names queue offset {top.cq_offset} "
+                    f"(commit-log offset {top.commitlog_offset}) but no unit has that key",
+                    segs.place(top.commitlog_offset), raw.place(top.cq_offset, "max"), topic, q, top.cq_offset,
+                    top.commitlog_offset))
+            elif int(unit[0]) != top.commitlog_offset:
+                found.add(Finding(
+                    Kind.QUEUE_BOUND,
+                    f"{topic}/{q} (RocksDB consume queue): its max value says queue offset {top.cq_offset} is at "
+                    f"commit-log offset {top.commitlog_offset}, the unit there says {int(unit[0])}",
+                    segs.place(top.commitlog_offset), raw.place(top.cq_offset, "max"), topic, q, top.cq_offset,
+                    top.commitlog_offset))
+        if low is not None:
+            if top is not None and low.cq_offset > top.cq_offset + 1:
+                found.add(Finding(
+                    Kind.QUEUE_BOUND,
+                    f"{topic}/{q} (RocksDB consume queue): its min value (queue offset {low.cq_offset}) is past its "
+                    f"max value ({top.cq_offset}): the queue reads as empty",
+                    segs.place(low.commitlog_offset), raw.place(low.cq_offset, "min"), topic, q, low.cq_offset,
+                    low.commitlog_offset))
+            elif data_end is not None and low.commitlog_offset >= data_end:
+                found.add(Finding(
+                    Kind.QUEUE_BOUND,
+                    f"{topic}/{q} (RocksDB consume queue): its min value (queue offset {low.cq_offset}) points at "
+                    f"commit-log offset {low.commitlog_offset}, at or past the end of the data ({data_end})",
+                    segs.place(low.commitlog_offset), raw.place(low.cq_offset, "min"), topic, q, low.cq_offset,
+                    low.commitlog_offset))
+        state = self.states.get((topic, q))
+        if state is not None and 0 <= state.first < info.min_offset <= info.max_offset:
+            skipped = info.min_offset - state.first
+            found.add(Finding(
+                Kind.QUEUE_BOUND,
+                f"{topic}/{q} (RocksDB consume queue): the broker's min offset is {info.min_offset} but the commit log "
+                f"still holds the queue's messages from queue offset {state.first}: a consumer starting from the "
+                f"min skips {skipped} message(s)",
+                None, raw.place(info.min_offset, "min"), topic, q, info.min_offset, None))
+
+    def units_past_end(self, segs: _Segments, data_end: int, found: _Findings) -> int:
+        """Units of every RocksDB queue pointing at or past the end of data (or into a missing segment)."""
+        total = 0
+        starts = np.array(segs.starts, np.int64)
+        sizes = np.array([seg.size for seg in segs.segments], np.int64)
+        for (topic, q), info in self.infos.items():
+            raw = self.raw(topic, q)
+            try:
+                for offsets, rows in raw.cq._rows(raw.first_unit, info.max_offset):
+                    ofs = rows[rows.dtype.names[0]].astype(np.int64)
+                    size = rows[rows.dtype.names[1]]
+                    seg = np.searchsorted(starts, ofs, side="right") - 1
+                    if len(starts):
+                        in_file = (seg >= 0) & (ofs < starts[np.maximum(seg, 0)] + sizes[np.maximum(seg, 0)])
+                    else:
+                        in_file = np.zeros(len(ofs), bool)
+                    for i in np.flatnonzero((ofs >= segs.first) & (ofs < data_end) & ~in_file & (size > 0)).tolist():
+                        o, u = int(ofs[i]), int(offsets[i])
+                        found.add(Finding(
+                            Kind.UNIT_NO_SEGMENT,
+                            f"{topic}/{q} (RocksDB consume queue) unit {u}: points at commit-log offset {o}, in a "
+                            f"segment file that is missing", segs.place(o), raw.place(u), topic, q, u, o))
+                    bad = np.flatnonzero((ofs >= data_end) & (size > 0))
+                    total += len(bad)
+                    for i in bad.tolist():
+                        o, u = int(ofs[i]), int(offsets[i])
+                        found.add(Finding(
+                            Kind.UNIT_PAST_END,
+                            f"{topic}/{q} (RocksDB consume queue) unit {u}: points at commit-log offset {o}, at or "
+                            f"past the end of the data ({data_end})", segs.place(o), raw.place(u), topic, q, u, o))
+            except RmqFormatError as exc:
+                found.add(Finding(Kind.UNREADABLE, f"{topic}/{q}: {exc}", other=Place(self.path), topic=topic,
+                                  queue_id=q))
+        return total
+
+
+def _check_rocksdb_messages(store: Store, data_end: int | None, segs: _Segments, found: _Findings, *,
+                            timer: bool, index: bool) -> int:
+    """The 5.4+ RocksDB message store's records against the commit log; returns the timer records checked.
+
+    Timer records as timer-log units (before the end of data, at a timer
+    message of their size); transaction and index records must point before
+    the end of data.
+    """
+    if store.root is None:
+        return 0
+    ms = store.rocksdb_message_store()
+    if ms is None:
+        return 0
+    from ..rocksdb.messagestore import CF_INDEX, CF_TIMER, CF_TRANS
+    n = 0
+    try:
+        if timer and ms.has(CF_TIMER):
+            for e in ms.timer_entries():
+                n += 1
+                o = e.commitlog_offset
+                if o < segs.first:
+                    continue  # its commit-log segment was deleted
+                where = Place(ms.path, key=f"[{CF_TIMER}] {e.delivery_time}/{e.uniq_key}")
+                if data_end is not None and o + e.size > data_end:
+                    found.add(Finding(Kind.TIMER_PAST_END,
+                                      f"RocksDB timer record {e.uniq_key} (due {e.delivery_time}) points at commit-log "
+                                      f"offset {o} size {e.size}, past the end of the data ({data_end})",
+                                      segs.place(o), where, commitlog_offset=o))
+                    continue
+                why = _timer_target(store, o, e.size)
+                if why is not None:
+                    found.add(Finding(Kind.TIMER_NOT_TIMER,
+                                      f"RocksDB timer record {e.uniq_key} (due {e.delivery_time}) points at commit-log "
+                                      f"offset {o}: {why}", segs.place(o), where, commitlog_offset=o))
+        if ms.has(CF_TRANS) and data_end is not None:
+            for t in ms.trans_entries():
+                if t.commitlog_offset >= segs.first and t.commitlog_offset + t.size > data_end:
+                    found.add(Finding(Kind.TRANS_PAST_END,
+                                      f"RocksDB transaction record {t.topic}@{t.uniq_key} points at commit-log offset "
+                                      f"{t.commitlog_offset} size {t.size}, past the end of the data ({data_end}): "
+                                      f"the broker's transaction check reads no half message there",
+                                      segs.place(t.commitlog_offset),
+                                      Place(ms.path, key=f"[{CF_TRANS}] {t.commitlog_offset}@{t.topic}@{t.uniq_key}"),
+                                      t.topic, None, None, t.commitlog_offset))
+        if index and ms.has(CF_INDEX) and data_end is not None:
+            for x in ms.index_entries():
+                if x.commitlog_offset >= max(segs.first, data_end):
+                    found.add(Finding(Kind.INDEX_ORPHAN,
+                                      f"RocksDB index entry {x.topic}#{x.key} ({x.index_type}) points at commit-log "
+                                      f"offset {x.commitlog_offset}: past the end of the data ({data_end})",
+                                      segs.place(x.commitlog_offset),
+                                      Place(ms.path, key=f"[{CF_INDEX}] {x.store_hour}@{x.topic}@{x.index_type}@"
+                                                         f"{x.key}@{x.commitlog_offset}"),
+                                      x.topic, None, None, x.commitlog_offset))
+    except RmqFormatError as exc:
+        found.add(Finding(Kind.UNREADABLE, f"the RocksDB message store: {exc}", other=Place(ms.path)))
+    return n
+
+
+def _timer_target(store: Store, offset: int, size: int) -> str | None:
+    """Why the record at ``offset`` is not the timer message a timer unit or record of ``size`` points at."""
+    try:
+        msg = store.commitlog.read(offset)
+    except RmqFormatError as exc:
+        return f"no message: {exc.reason}"
+    if msg.topic != TIMER_TOPIC:
+        return f"a message of topic {msg.topic!r}, not {TIMER_TOPIC}"
+    if TIMER_OUT_MS not in msg.properties:
+        return f"a {TIMER_TOPIC} message without {TIMER_OUT_MS}"
+    if msg.store_size != size:
+        return f"a record of {msg.store_size} bytes, the record says {size}"
+    return None
+
+
+def _confirm_note(confirm: int, after: list, data_end: int | None, segs: _Segments, found: _Findings,
+                  checkpoint_path: str) -> None:
+    """Messages starting past the checkpoint's ``confirmPhyOffset``."""
+    count, first = after
+    at = _checkpoint_fields()["ofs_confirm_phy"]
+    end = f" up to the end of the data at {data_end}" if data_end is not None else ""
+    found.add(Finding(
+        Kind.AFTER_CONFIRM,
+        f"{count} message(s) start past the checkpoint's confirmPhyOffset {confirm}, the first at commit-log offset "
+        f"{first}{end}: a broker in controller mode (or with duplicationEnable) does not dispatch them on its next "
+        f"start and cuts the commit log back to what its replicas confirm; otherwise the broker moves the confirm "
+        f"offset to its last message (only that one then starts at it)",
+        segs.place(first), Place(checkpoint_path, at), commitlog_offset=first))
+
+
 # -- recovery ---------------------------------------------------------------------------------
 
 
@@ -1149,11 +1531,13 @@ def undispatched(store: Store) -> dict[tuple[str, int], int]:
     A message counts for its queue when its queue offset is at or past the
     queue's end.
     """
-    if os.path.isfile(store.path("consumequeue", "CURRENT")):
-        return {}  # consume queues in RocksDB: not read here
+    try:
+        file_and_rocks = store.queues()
+    except RmqFormatError:
+        return {}  # a RocksDB consume queue that cannot be opened: nothing to compare with
     ends: dict[tuple[str, int], int] = {}
     start = None
-    for batch, infos in ((False, store.queues()), (True, store.batch_queues())):
+    for batch, infos in ((False, file_and_rocks), (True, store.batch_queues())):
         for info in infos:
             if info.error:
                 continue

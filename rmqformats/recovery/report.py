@@ -151,6 +151,8 @@ class StoreReport:
     salvaged: bool = False
     #: Messages the salvage walk read after the end of the data (past the damage).
     salvaged_messages: int = 0
+    #: The 5.4+ RocksDB message store's summary (``RocksDBMessageStore.summary``), ``None`` without one.
+    rocksdb_messages: dict | None = None
 
 
 def build_report(store: Store, *, index: bool = True, timer: bool = True, max_findings: int = MAX_LISTED,
@@ -198,14 +200,17 @@ def build_report(store: Store, *, index: bool = True, timer: bool = True, max_fi
     lag_error = None
     if store.root is not None:
         for kind, infos in (("ConsumeQueue", _safe(store.queues)), ("BatchConsumeQueue", _safe(store.batch_queues))):
-            queues += [(q.topic, q.queue_id, kind, q.min_offset, q.max_offset, q.error) for q in infos]
+            queues += [(q.topic, q.queue_id, "RocksDBConsumeQueue" if q.kind == "rocksdb" else kind, q.min_offset,
+                        q.max_offset, q.error) for q in infos]
         try:
             behind = check.behind if check is not None else {}
             lag = [r._replace(behind_commitlog=behind.get((r.topic, r.queue_id), 0))
                    for r in store.consumer_lag(with_store_time=False)]
         except (RmqFormatError, OSError) as exc:
             lag_error = str(exc)
+    messages_db = store.rocksdb_message_store() if store.root is not None else None
     return StoreReport(
+        rocksdb_messages=messages_db.summary() if messages_db is not None else None,
         path=os.path.abspath(store.root or store.commitlog.path),
         generated=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         messages=agg.messages, first_time=agg.first_time, last_time=agg.last_time, segments=agg.segments,
@@ -447,6 +452,15 @@ def render_html(report: StoreReport) -> str:
             summary.append(("abnormal recovery", f"from segment {os.path.basename(plan.abnormal_segment)}: "
                                                  f"{plan.abnormal_dispatch} message(s) dispatched again, "
                                                  f"{plan.truncated_units} unit(s) truncated"))
+    ms = report.rocksdb_messages
+    if ms is not None:
+        parts = [f"{ms[cf]['records']:,} {label}" for cf, label in (
+            ("timer", "timer record(s)"), ("trans", "open transaction(s)"), ("index", "index entries"))
+            if isinstance(ms.get(cf), dict)]
+        text = ms["path"] + ": " + (ms["error"] if ms.get("error") else ", ".join(parts))
+        if ms.get("readFromCopy"):
+            text += " (read from a copy: a running broker holds its LOCK)"
+        summary.append(("RocksDB message store", text))
     sections.append('<section id="summary"><h2>Summary</h2><dl>' + "".join(
         f"<dt>{_e(k)}</dt><dd class=\"mono\">{_e(v)}</dd>" for k, v in summary) + "</dl></section>")
 
@@ -497,7 +511,7 @@ def render_html(report: StoreReport) -> str:
                 f'{check.index_entries:,} index entries and {check.timer_units} timer-log unit(s).'
                 f'{" Counts: " + _e(counts) if counts else ""}</p>')
         listed = list(check.findings)
-        body = head + _table(["severity", "kind", "finding", "commit log", "queue / index / timer log"],
+        body = head + _table(["severity", "kind", "finding", "commit log", "queue / index / timer / other"],
                              [[f.severity.value, f.kind.value, f.text, str(f.commitlog or ""), str(f.other or "")]
                               for f in listed],
                              [f.severity.value for f in listed])
@@ -524,7 +538,8 @@ def _data(report: StoreReport) -> dict:
     return {"path": report.path, "messages": report.messages, "segments": len(report.segments),
             "queues": len(report.queues), "lagRows": len(report.lag),
             "problems": None if check is None else check.problems,
-            "counts": None if check is None else {k.value: n for k, n in check.counts.items()}}
+            "counts": None if check is None else {k.value: n for k, n in check.counts.items()},
+            "rocksdbMessageStore": report.rocksdb_messages}
 
 
 def write_report(store: Store, path: str | os.PathLike[str], **options) -> StoreReport:

@@ -1,7 +1,9 @@
 """RocksDB consume queues (5.2.0+, ``storeType=defaultRocksDB``): units, offsets and the dispatch checkpoint.
 
 The database lives in ``<store>/consumequeue/`` (beside the topic folders of
-file consume queues when a broker keeps both). Its ``default`` column family
+file consume queues when a broker keeps both), or, with 5.5's
+``useSeparateStorePathForRocksdbCQ``, in ``<store>/consumequeue_rocksdb/``
+(:data:`FOLDERS`). Its ``default`` column family
 holds one unit per message under a key of topic, queue id and logical
 offset; its ``offset`` column family the ``max`` (and, once corrected, the
 ``min``) unit of each queue and the dispatch checkpoint. Key and value
@@ -413,10 +415,23 @@ class RocksDBConsumeQueue(ConsumeQueue):
         raise NotImplementedError("columnar batches are read from file consume queues only")
 
 
+#: Folders under the store root that hold the RocksDB consume queue, first found wins:
+#: ``StorePathConfigHelper.getStorePathRocksDBConsumeQueue`` with ``useSeparateStorePathForRocksdbCQ``
+#: (5.5.0: ``consumequeue_rocksdb``; ``consumequeue_r`` is the name the change was first written with),
+#: else ``consumequeue/`` itself (5.2.0 ``storeType=defaultRocksDB``; 5.3.1 ``rocksdbCQDoubleWriteEnable``
+#: beside the file queues).
+FOLDERS = ("consumequeue_rocksdb", "consumequeue_r", "consumequeue")
+
+
+def rocksdb_queues_paths(store_root: str) -> list[str]:
+    """Every folder of :data:`FOLDERS` under ``store_root`` that holds a RocksDB database."""
+    return [p for p in (os.path.join(store_root, name) for name in FOLDERS) if is_rocksdb(p)]
+
+
 def rocksdb_queues_path(store_root: str) -> str | None:
-    """``<root>/consumequeue`` when it holds a RocksDB database, else ``None``."""
-    path = os.path.join(store_root, "consumequeue")
-    return path if is_rocksdb(path) else None
+    """The folder the broker reads its RocksDB consume queue from (see :data:`FOLDERS`), else ``None``."""
+    found = rocksdb_queues_paths(store_root)
+    return found[0] if found else None
 
 
 def summary(queues: RocksDBQueues, infos: list[QueueInfo]) -> dict:

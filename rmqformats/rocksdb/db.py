@@ -9,6 +9,12 @@ link per database file, and nothing is created, renamed or written in the
 database's own folder. Every table file is opened during the open
 (``max_open_files = -1``), so a live broker deleting files afterwards
 (compaction) does not take them away from the reader.
+
+A database whose ``LOCK`` another process holds (a running broker) can be
+read from a copy instead (``copy=True``): the files are copied into the
+private folder before the open, so nothing the broker does afterwards
+(rolling its write-ahead log, compacting) reaches the reader;
+:func:`held_lock` tells whether the lock is held.
 """
 
 from __future__ import annotations
@@ -44,6 +50,39 @@ def is_rocksdb(folder: str | os.PathLike[str]) -> bool:
     return os.path.isfile(os.path.join(os.fspath(folder), "CURRENT"))
 
 
+def held_lock(folder: str | os.PathLike[str]) -> int | None:
+    """The process id holding the database's ``LOCK`` (a running broker), 0 when unknown, else ``None``.
+
+    Asks the kernel which process holds a conflicting POSIX lock
+    (``F_GETLK``, RocksDB locks ``LOCK`` with ``fcntl``) on a read-only
+    descriptor: no lock is taken and nothing is written. A lock held by
+    this process is not seen (POSIX locks do not conflict within one), nor
+    one on a system without ``fcntl``.
+    """
+    path = os.path.join(os.fspath(folder), "LOCK")
+    try:
+        import fcntl
+        import struct
+    except ImportError:
+        return None
+    if not os.path.isfile(path):
+        return None
+    # struct flock on Linux: l_type, l_whence (short), l_start, l_len (off_t), l_pid (pid_t), padded.
+    fmt = "@hhqqi4x"
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        got = fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack(fmt, fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    l_type, _, _, _, pid = struct.unpack(fmt, got)
+    return None if l_type == fcntl.F_UNLCK else (pid if pid > 0 else 0)
+
+
 def _wanted(name: str) -> bool:
     return name.startswith(_DB_FILE_PREFIXES) or name.endswith(_DB_FILE_SUFFIXES)
 
@@ -51,12 +90,14 @@ def _wanted(name: str) -> bool:
 class ReadOnlyDB:
     """A RocksDB database opened read-only; a context manager.
 
-    Raises :class:`RocksDBError` naming the folder when it is not a database
-    or cannot be opened. :meth:`iterate` and :meth:`get` read one column
-    family; their errors name the database and the column family.
+    With ``copy``, the database's files are copied rather than linked
+    (see the module docstring). Raises :class:`RocksDBError` naming the
+    folder when it is not a database or cannot be opened. :meth:`iterate`
+    and :meth:`get` read one column family; their errors name the database
+    and the column family.
     """
 
-    def __init__(self, path: str | os.PathLike[str]):
+    def __init__(self, path: str | os.PathLike[str], *, copy: bool = False):
         from rocksdict import AccessType, Options, Rdict
 
         self.path = os.path.abspath(os.fspath(path))
@@ -75,7 +116,10 @@ class ReadOnlyDB:
                 for name in os.listdir(self.path):
                     src = os.path.join(self.path, name)
                     if _wanted(name) and os.path.isfile(src):
-                        os.symlink(src, os.path.join(self._shadow, name))
+                        if copy:
+                            shutil.copyfile(src, os.path.join(self._shadow, name))
+                        else:
+                            os.symlink(src, os.path.join(self._shadow, name))
                 opts = Options(raw_mode=True)
                 opts.set_max_open_files(-1)
                 names = Rdict.list_cf(self._shadow, opts)
@@ -88,6 +132,10 @@ class ReadOnlyDB:
                                  access_type=AccessType.read_only(False))
                 self.column_families = tuple(names)
                 return
+            except FileNotFoundError as exc:  # a file went away during the copy: try again
+                last = str(exc)
+                self._remove_shadow()
+                continue
             except Exception as exc:  # the binding raises plain Exception for every RocksDB status
                 last = self._real(exc)
                 self._remove_shadow()

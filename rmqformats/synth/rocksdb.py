@@ -14,6 +14,7 @@ topic folders are removed.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -199,3 +200,161 @@ def write_config_v2(config_dir: str, *, topics: Mapping[str, Any] | None = None,
             {"data_version": {"state_version": dv.get("stateVersion", 0), "timestamp": dv.get("timestamp", 0),
                               "counter": dv.get("counter", 0)}})
     _close(db, path)
+
+
+# -- the RocksDB message store (5.4.0+, rocksdbstore/) --------------------------------------------
+
+def timer_key(delivery_time: int, uniq_key: str) -> bytes:
+    """A ``timer`` column family key (``TimerRocksDBRecord.getKeyBytes``)."""
+    from ..generated.construct import rocketmq_rocksdb_timer_key as spec
+    return spec.rocketmq_rocksdb_timer_key.build({"delivery_time": delivery_time, "uniq_key": uniq_key})
+
+
+def timer_value(commitlog_offset: int, size: int) -> bytes:
+    """A 12-byte ``timer`` column family value: size, then offset."""
+    from ..generated.construct import rocketmq_rocksdb_timer_value as spec
+    return spec.rocketmq_rocksdb_timer_value.build({"record": {"len_message": size, "ofs_commitlog": commitlog_offset}})
+
+
+def trans_key(commitlog_offset: int, topic: str, uniq_key: str) -> bytes:
+    """A ``trans`` column family key (``TransRocksDBRecord.getKeyBytes``)."""
+    from ..generated.construct import rocketmq_rocksdb_trans_key as spec
+    return spec.rocketmq_rocksdb_trans_key.build({"ofs_commitlog": commitlog_offset,
+                                                  "topic_and_uniq_key": f"{topic}@{uniq_key}"})
+
+
+def trans_value(check_times: int, size: int) -> bytes:
+    """An 8-byte ``trans`` column family value."""
+    from ..generated.construct import rocketmq_rocksdb_trans_value as spec
+    return spec.rocketmq_rocksdb_trans_value.build({"record": {"check_times": check_times, "len_message": size}})
+
+
+def index_key(store_timestamp: int, topic: str, index_type: str, key: str, uniq_key: str,
+              commitlog_offset: int) -> bytes:
+    """A ``default`` column family key of the message index (``IndexRocksDBRecord.getKeyBytes``)."""
+    from ..generated.construct import rocketmq_rocksdb_index_key as spec
+    middle = f"{topic}@U@{uniq_key}@" if index_type == "U" else f"{topic}@{index_type}@{key}@{uniq_key}@"
+    hour = store_timestamp // 3_600_000 * 3_600_000
+    # The middle's size is the key's size less the rest (``_io.size - _io.pos - 8``): build into a stream
+    # of the key's final size, so that ``_io.size`` is known while building.
+    stream = io.BytesIO(bytes(8 + 1 + len(middle.encode("utf-8")) + 8))
+    spec.rocketmq_rocksdb_index_key.build_stream({"store_hour": hour, "middle": middle,
+                                                  "ofs_commitlog": commitlog_offset}, stream)
+    return stream.getvalue()
+
+
+def index_value(store_timestamp: int) -> bytes:
+    """An 8-byte index value: the exact store time."""
+    from ..generated.construct import rocketmq_rocksdb_index_value as spec
+    return spec.rocketmq_rocksdb_index_value.build({"entry": {"store_timestamp": store_timestamp}})
+
+
+def mark_value(value: int) -> bytes:
+    """An 8-byte progress value (``lastOffsetPy``, ``timeline_checkpoint`` …)."""
+    from ..generated.construct import rocketmq_rocksdb_message_mark as spec
+    return spec.rocketmq_rocksdb_message_mark.build({"mark": {"position": value}})
+
+
+def write_rocksdb_message_store(path: str, *, timer: Iterable[tuple[int, str, int, int]] = (),
+                                trans: Iterable[tuple[int, str, str, int, int]] = (),
+                                index: Iterable[tuple[int, str, str, str, str, int]] = (),
+                                timer_scan_offset: int | None = None, timeline: int | None = None) -> None:
+    """Write a RocksDB message store at ``path`` (``<root>/rocksdbstore``) as ``MessageRocksDBStorage`` does.
+
+    ``timer``: ``(delivery_time, uniq_key, commitlog_offset, size)``;
+    ``trans``: ``(commitlog_offset, topic, uniq_key, check_times, size)``;
+    ``index``: ``(store_timestamp, topic, type, key, uniq_key, commitlog_offset)``.
+    The progress keys are written as the broker writes them: ``lastOffsetPy``
+    of ``trans`` and of the index (with ``lastStoreTimeStamp``) from their
+    records, the timer's two checkpoints when given.
+    """
+    from ..rocksdb.messagestore import (CF_TIMER, CF_TRANS, LAST_OFFSET_PY, LAST_STORE_TIMESTAMP, TIMER_SCAN_OFFSET,
+                                        TIMER_TIMELINE)
+    db = _open_writable(path, [CF_TIMER, CF_TRANS])
+    timer_cf, trans_cf = db.get_column_family(CF_TIMER), db.get_column_family(CF_TRANS)
+    for when, uniq, phy, size in timer:
+        timer_cf[timer_key(when, uniq)] = timer_value(phy, size)
+    if timer_scan_offset is not None:
+        timer_cf[TIMER_SCAN_OFFSET] = mark_value(timer_scan_offset)
+    if timeline is not None:
+        timer_cf[TIMER_TIMELINE] = mark_value(timeline)
+    last = 0
+    for phy, topic, uniq, checks, size in trans:
+        trans_cf[trans_key(phy, topic, uniq)] = trans_value(checks, size)
+        last = max(last, phy)
+    if last:
+        trans_cf[LAST_OFFSET_PY] = mark_value(last)
+    last_phy = last_time = 0
+    for stamp, topic, kind, key, uniq, phy in index:
+        db[index_key(stamp, topic, kind, key, uniq, phy)] = index_value(stamp)
+        last_phy, last_time = max(last_phy, phy), max(last_time, stamp)
+    if last_phy:
+        db[LAST_OFFSET_PY] = mark_value(last_phy)
+        db[LAST_STORE_TIMESTAMP] = mark_value(last_time)
+    _close(db, path)
+
+
+#: ``TimerMessageStore.TIMER_TOPIC`` and the half-message topic of the RocksDB transaction store.
+TIMER_TOPIC = "rmq_sys_wheel_timer"
+TRANS_HALF_TOPIC = "RMQ_SYS_ROCKSDB_TRANS_HALF_TOPIC"
+
+
+def write_rocksdb_store(root: str, *, queue_folder: str = "consumequeue_rocksdb", messages: int = 6,
+                        timers: int = 3, halves: int = 2, confirm_offset: int = 0,
+                        segment_size: int = 1 << 20) -> dict[str, Any]:
+    """Write a small 5.5 store at ``root`` keeping everything but the commit log in RocksDB.
+
+    The commit log holds ``messages`` messages of ``TopicTest`` queue 0 (with
+    KEYS and UNIQ_KEY), ``timers`` timer messages (``rmq_sys_wheel_timer``
+    with ``TIMER_OUT_MS``) and ``halves`` transactional half messages; every
+    message has its unit in a RocksDB consume queue in ``queue_folder``
+    (``useSeparateStorePathForRocksdbCQ``); ``rocksdbstore/`` holds a timer
+    record per timer message, a transaction record per half message and the
+    index entries of the ``TopicTest`` messages. Returns what was placed:
+    ``{"offsets": {topic: [(commit-log offset, size), ...]}, "dataEnd": …}``.
+    """
+    from .commitlog import MessageSpec, write_commitlog
+    from .timer import encode_checkpoint
+    base = 1_700_000_000_000
+    specs: list[MessageSpec] = []
+    for i in range(messages):
+        specs.append(MessageSpec("TopicTest", f"body {i}".encode(), {"KEYS": f"k{i}", "UNIQ_KEY": f"U{i:04d}",
+                                                                     "TAGS": "TagA"},
+                                 queue_offset=i, store_timestamp=base + i, trailing_separator=True))
+    for i in range(timers):
+        specs.append(MessageSpec(TIMER_TOPIC, f"timer {i}".encode(),
+                                 {"TIMER_OUT_MS": str(base + 60_000 * (i + 1)), "UNIQ_KEY": f"T{i:04d}",
+                                  "REAL_TOPIC": "TopicTest", "REAL_QID": "0"},
+                                 queue_offset=i, store_timestamp=base + 100 + i, trailing_separator=True))
+    for i in range(halves):
+        specs.append(MessageSpec(TRANS_HALF_TOPIC, f"half {i}".encode(),
+                                 {"UNIQ_KEY": f"H{i:04d}", "REAL_TOPIC": "TopicTest", "REAL_QID": "0",
+                                  "TRAN_MSG": "true"},
+                                 queue_offset=i, store_timestamp=base + 200 + i, trailing_separator=True))
+    placed = write_commitlog(os.path.join(root, "commitlog"), specs, segment_size)
+    by_topic: dict[str, list[tuple[int, int]]] = {}
+    queues: dict[tuple[str, int], list[tuple[int, int, int, int, int]]] = {}
+    from ..consumequeue import java_string_hash
+    for spec, where in zip(specs, placed):
+        by_topic.setdefault(spec.topic, []).append((where.commitlog_offset, where.size))
+        tags = spec.properties.get("TAGS") if isinstance(spec.properties, dict) else None
+        queues.setdefault((spec.topic, spec.queue_id), []).append(
+            (spec.queue_offset, where.commitlog_offset, where.size, java_string_hash(tags) if tags else 0,
+             spec.store_timestamp))
+    os.makedirs(os.path.join(root, "consumequeue"), exist_ok=True)
+    write_rocksdb_queues(os.path.join(root, queue_folder), queues)
+    timer_records = [(base + 60_000 * (i + 1), f"T{i:04d}", *by_topic[TIMER_TOPIC][i]) for i in range(timers)]
+    trans_records = [(*by_topic[TRANS_HALF_TOPIC][i][:1], "TopicTest", f"H{i:04d}", 0, by_topic[TRANS_HALF_TOPIC][i][1])
+                     for i in range(halves)]
+    index_records = []
+    for i, (phy, _) in enumerate(by_topic.get("TopicTest", [])):
+        index_records.append((base + i, "TopicTest", "K", f"k{i}", f"U{i:04d}", phy))
+    write_rocksdb_message_store(os.path.join(root, "rocksdbstore"), timer=timer_records, trans=trans_records,
+                                index=index_records, timer_scan_offset=timers, timeline=base)
+    end = placed[-1].commitlog_offset + placed[-1].size if placed else 0
+    last = max(s.store_timestamp for s in specs)
+    with open(os.path.join(root, "checkpoint"), "wb") as f:
+        f.write(encode_checkpoint(physic_msg_timestamp=last, logics_msg_timestamp=last, index_msg_timestamp=last,
+                                  confirm_phy_offset=confirm_offset))
+    return {"offsets": by_topic, "dataEnd": end, "queues": queues, "timer": timer_records, "trans": trans_records,
+            "index": index_records, "timerScanOffset": timers, "timeline": base}

@@ -12,7 +12,10 @@ Where they live:
   list of ``{until, <key>: <value>..., rule?, doc?, ref?}``) for the values a
   spec key had before a release (used by the projection; with a ``rule``, also a
   change); ``-rmq-ref`` (``<git tag>:<path>``) cites the fact; ``-rmq-compatible:
-  true`` says a reader of an older release still reads what the element adds.
+  true`` says a reader of an older release still reads what the element adds;
+  ``-rmq-writer: client`` says the producer client, not the broker, writes the
+  element (a broker of any release stores it as a newer client sends it, so it
+  dates the client); a change entry's ``id`` names it for code that looks it up.
 * JSON Schemas (``formats/config/*.schema.json``): ``x-since`` (top level: when
   the file appeared; on a property: when the key appeared), ``x-until`` (the last
   release that writes the key), ``x-ref`` (citation), ``x-changes`` (as
@@ -48,7 +51,7 @@ RULES = {
     "json_key": ("JSON_KEY_ADDED", "JSON_KEY_REMOVED"),
 }
 #: Rules of ``-rmq-changes`` / ``-rmq-before`` entries.
-CHANGE_RULES = ("MEANING_CHANGED", "FIELD_WIDTH_CHANGED", "PROPERTY_ADDED")
+CHANGE_RULES = ("MEANING_CHANGED", "FIELD_WIDTH_CHANGED", "PROPERTY_ADDED", "DEPRECATED")
 #: Kinds whose addition an older reader still reads (fastjson ignores unknown keys).
 TOLERANT_KINDS = frozenset({"json_key"})
 #: Keys of a ``-rmq-before`` entry that describe it rather than set a spec key.
@@ -70,6 +73,7 @@ class Element:
     doc: str = ""
     compatible: bool | None = None
     detail: str = ""
+    writer: str = "broker"
 
     @property
     def location(self) -> str:
@@ -93,6 +97,7 @@ class Change:
     ref: str | None
     old_reader_ok: bool = False
     new_reader_ok: bool = True
+    id: str | None = None
 
     @property
     def location(self) -> str:
@@ -131,6 +136,13 @@ class Annotations:
 
     def changes_at(self, fmt: str, path: str) -> list[Change]:
         return [c for c in self.changes if c.format == fmt and c.path == path]
+
+    def change(self, fmt: str, change_id: str) -> Change:
+        """The change named ``change_id`` (its ``id`` key) of format ``fmt``; raises ``KeyError``."""
+        for c in self.changes:
+            if c.format == fmt and c.id == change_id:
+                return c
+        raise KeyError(f"{fmt}: no change {change_id}")
 
     def formats(self) -> list[str]:
         seen: dict[str, None] = {}
@@ -181,14 +193,16 @@ def _walk_type(fmt: str, source: str, t: dict, path: str, floor: Release | None,
         if since is not None and floor is not None and since <= floor and until is None:
             return  # as old as its format: nothing to report
         out.append(Element(fmt, source, p, kind, name, since, until, node.get("-rmq-ref"),
-                           _first_line(node.get("doc")), node.get("-rmq-compatible"), detail))
+                           _first_line(node.get("doc")), node.get("-rmq-compatible"), detail,
+                           node.get("-rmq-writer") or "broker"))
 
     def add_changes(p: str, node: dict) -> None:
         for i, ch in enumerate(node.get("-rmq-changes") or []):
             where = ch.get("at") or p
             changes.append(Change(fmt, source, where, _release(ch["in"], f"{source}:{p}/-rmq-changes/{i}"),
                                   ch.get("rule", "MEANING_CHANGED"), _first_line(ch.get("doc")), ch.get("ref"),
-                                  bool(ch.get("old-reader-ok", False)), bool(ch.get("new-reader-ok", True))))
+                                  bool(ch.get("old-reader-ok", False)), bool(ch.get("new-reader-ok", True)),
+                                  ch.get("id")))
         for i, before in enumerate(node.get("-rmq-before") or []):
             if not before.get("rule"):
                 continue  # a projection detail only
@@ -330,7 +344,8 @@ def load() -> Annotations:
                 changes.append(Change(entry["id"], "formats/releases.yaml", f"files/{entry['id']}",
                                       _release(ch["in"], where), ch.get("rule", "MEANING_CHANGED"),
                                       _first_line(ch.get("doc")), ch.get("ref"),
-                                      bool(ch.get("old-reader-ok", False)), bool(ch.get("new-reader-ok", True))))
+                                      bool(ch.get("old-reader-ok", False)), bool(ch.get("new-reader-ok", True)),
+                                      ch.get("id")))
         files.append(FileKind(entry["id"], entry.get("path"), since, until, ref, _first_line(entry.get("doc")),
                               entry.get("spec"), bool(entry.get("evidence", True))))
     return Annotations(tuple(elements), tuple(changes), tuple(files), format_since)

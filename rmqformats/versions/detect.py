@@ -1,14 +1,19 @@
 """Which releases could have written a store, from what the store holds.
 
 Each piece of evidence narrows the set of known releases: a V2 magic code, an
-IPv6 or compression-type SYSFLAG bit, the ``__CRC32#`` property, the trailing
+IPv6 or inner-batch SYSFLAG bit, the ``__CRC32#`` property, the trailing
 separator of the properties string, non-zero checkpoint fields, the files and
-folders present, and the keys of the config JSON files (present keys, and keys
+folders present, the column families of the v1 RocksDB config databases (from
+their OPTIONS files), and the keys of the config JSON files (present keys, and keys
 every release in their range writes but that are missing). The ranges come from
 the annotations in ``formats/`` (:mod:`.annotations`), never from this module.
 
-The result is the oldest and newest release left, and the evidence. ``max`` is
-``None`` when the newest known release is left (nothing bounds it from above).
+The result is the releases left, as ranges of consecutive known releases (the
+evidence can leave a gap: a trailing separator allows 4.0.0 to 4.9.0 and 5.2.0
+on), their oldest and newest, and the evidence. ``max`` is ``None`` when the
+newest known release is left (nothing bounds it from above). Elements the
+producer client writes (``-rmq-writer: client``: the compression-type bits) are
+evidence about the client and never bound the broker; they are reported apart.
 A store written by several releases one after the other (upgraded in place) can
 hold evidence that no single release explains; then the evidence that bounds
 from above is set aside and said so.
@@ -40,8 +45,12 @@ class Evidence:
     citation: str | None
     location: str
     outside: bool = False
+    about: str = "broker"
 
     def allows(self, r: Release) -> bool:
+        """True when a broker of release ``r`` could have written what was observed."""
+        if self.about != "broker":
+            return True  # the client's release, which says nothing about the broker's
         inside = (self.since is None or r >= self.since) and (self.until is None or r < self.until)
         return inside != self.outside
 
@@ -58,10 +67,19 @@ class Evidence:
         return f"< {self.since} or >= {self.until}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"observation": self.observation, "releases": self.releases,
-                "min": None if self.outside or not self.since else self.since.version,
-                "before": None if self.outside or not self.until else self.until.version,
-                "citation": self.citation, "spec": self.location}
+        out = {"observation": self.observation, "releases": self.releases,
+               "min": None if self.outside or not self.since else self.since.version,
+               "before": None if self.outside or not self.until else self.until.version,
+               "citation": self.citation, "spec": self.location}
+        if self.about != "broker":
+            out["about"] = self.about
+        return out
+
+
+def _span(lo: Release, hi: Release) -> str:
+    if hi == rel.newest():
+        return f"{lo} or later"
+    return str(lo) if lo == hi else f"{lo}\u2013{hi}"
 
 
 @dataclass(frozen=True)
@@ -72,20 +90,30 @@ class WrittenBy:
     max: Release | None
     evidence: tuple[Evidence, ...]
     set_aside: tuple[Evidence, ...] = ()
+    #: The releases allowed, as ``(first, last)`` runs of consecutive known releases, oldest first.
+    ranges: tuple[tuple[Release, Release], ...] = ()
+    #: Evidence about the producer client that wrote the messages, not about the broker.
+    client: tuple[Evidence, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        out = {"min": self.min.version if self.min else None, "max": self.max.version if self.max else None,
-               "evidence": [e.to_json() for e in self.evidence]}
+        out: dict[str, Any] = {
+            "min": self.min.version if self.min else None, "max": self.max.version if self.max else None,
+            "ranges": [{"min": lo.version, "max": None if hi == rel.newest() else hi.version}
+                       for lo, hi in self.ranges],
+            "summary": self.summary(),
+            "evidence": [e.to_json() for e in self.evidence]}
         if self.set_aside:
             out["setAside"] = [e.to_json() for e in self.set_aside]
+        if self.client:
+            out["client"] = [e.to_json() for e in self.client]
         return out
 
     def summary(self) -> str:
+        """The allowed releases exactly, gaps included: ``4.6.0\u20134.9.0 or 5.2.0 or later``."""
         if self.min is None:
             return "unknown"
-        if self.max is None:
-            return f"{self.min} or later"
-        return str(self.min) if self.min == self.max else f"{self.min} to {self.max}"
+        ranges = self.ranges or ((self.min, self.max or rel.newest()),)
+        return " or ".join(_span(lo, hi) for lo, hi in ranges)
 
 
 class Detector:
@@ -107,7 +135,7 @@ class Detector:
 
     def _element(self, fmt: str, path: str, observation: str) -> None:
         e = self._facts.element(fmt, path)
-        self._add(f"{fmt}:{path}", Evidence(observation, e.since, e.until, e.ref, e.location))
+        self._add(f"{fmt}:{path}", Evidence(observation, e.since, e.until, e.ref, e.location, about=e.writer))
 
     def _change(self, fmt: str, path: str, rule: str, release: str, observation: str) -> None:
         """Evidence that the writer has the change ``rule`` made at ``release`` (so is that or newer)."""
@@ -123,7 +151,8 @@ class Detector:
     _FLAG_BITS = (
         (0x10, "types/sys_flag/seq/is_born_host_v6", "IPv6 born host (SYSFLAG bit 4)"),
         (0x20, "types/sys_flag/seq/is_store_host_v6", "IPv6 store host (SYSFLAG bit 5)"),
-        (0x700, "types/sys_flag/seq/compression_type", "compression type in SYSFLAG bits 8-10"),
+        (0x700, "types/sys_flag/seq/compression_type",
+         "compression type in SYSFLAG bits 8-10 (set by the producer client)"),
         (0x80, "types/sys_flag/seq/is_inner_batch", "inner-batch record (SYSFLAG bit 7)"),
     )
 
@@ -177,9 +206,33 @@ class Detector:
                                      "the abort file holds a process id")
         except OSError:
             pass
+        self._config_column_families(root)
         self._checkpoint(os.path.join(root, "checkpoint"))
         self._index(os.path.join(root, "index"))
         self._config(root)
+
+    #: Column families a 5.3.1+ broker adds to every v1 RocksDB config database.
+    _CF_5_3_1 = ('[CFOptions "kvDataVersion"]', '[CFOptions "forbidden"]')
+
+    def _config_column_families(self, root: str) -> None:
+        """A v1 RocksDB config database with the 5.3.1 column families (read from its OPTIONS file, no lock)."""
+        for kind in self._facts.files:
+            changes = self._facts.changes_at(kind.id, f"files/{kind.id}")
+            if not any(c.id == "config_rocksdb_column_families" for c in changes):
+                continue
+            folder = os.path.join(root, (kind.path or "").rstrip("/"))
+            try:
+                options = sorted((n for n in os.listdir(folder) if n.startswith("OPTIONS-")),
+                                 key=lambda n: int(n[8:]) if n[8:].isdigit() else -1)
+                if not options:
+                    continue
+                with open(os.path.join(folder, options[-1]), "rb") as f:
+                    text = f.read(1 << 20).decode("utf-8", errors="replace")
+            except OSError:
+                continue
+            if all(cf in text for cf in self._CF_5_3_1):
+                self._change(kind.id, f"files/{kind.id}", "MEANING_CHANGED", "5.3.1",
+                             f"{kind.path} has the kvDataVersion and forbidden column families ({options[-1]})")
 
     def _index(self, folder: str) -> None:
         """4.7.1+ count used slots in ``hashSlotCount``, older brokers every entry: fewer slots is evidence."""
@@ -290,8 +343,8 @@ class Detector:
         if bool(with_sep) == bool(without_sep):
             return out  # no properties, or both kinds (written by several releases)
         dropped, restored = (next(c for c in self._facts.changes_at(_CL, "types/message/seq/properties")
-                                  if c.rule == "MEANING_CHANGED" and c.release.version == v)
-                             for v in ("4.9.1", "5.2.0"))
+                                  if c.id == name)
+                             for name in ("trailing_separator_dropped", "trailing_separator_restored"))
         cite = f"{dropped.ref}; {restored.ref}"
         if with_sep:
             out.append(Evidence(f"{with_sep} properties strings end with U+0002 (first at {self._first_trailing[0]})",
@@ -304,7 +357,9 @@ class Detector:
 
     def result(self) -> WrittenBy:
         """The releases every piece of evidence allows (see the module doc for mixed stores)."""
-        evidence = self._all_evidence()
+        every = self._all_evidence()
+        client = tuple(e for e in every if e.about != "broker")
+        evidence = [e for e in every if e.about == "broker"]
         allowed = [r for r in rel.RELEASES if all(e.allows(r) for e in evidence)]
         set_aside: list[Evidence] = []
         if not allowed:
@@ -314,10 +369,23 @@ class Detector:
             evidence = keep
             allowed = [r for r in rel.RELEASES if all(e.allows(r) for e in evidence)]
         if not allowed:
-            return WrittenBy(None, None, tuple(evidence), tuple(set_aside))
+            return WrittenBy(None, None, tuple(evidence), tuple(set_aside), client=client)
         lo, hi = allowed[0], allowed[-1]
         useful = [e for e in evidence if not all(e.allows(r) for r in rel.RELEASES)]
-        return WrittenBy(lo, None if hi == rel.newest() else hi, tuple(useful), tuple(set_aside))
+        return WrittenBy(lo, None if hi == rel.newest() else hi, tuple(useful), tuple(set_aside),
+                         _runs(allowed), client)
+
+
+def _runs(allowed: list[Release]) -> tuple[tuple[Release, Release], ...]:
+    """``allowed`` (in release order) as runs of consecutive known releases."""
+    index = {r: i for i, r in enumerate(rel.RELEASES)}
+    runs: list[list[Release]] = []
+    for r in allowed:
+        if runs and index[r] == index[runs[-1][1]] + 1:
+            runs[-1][1] = r
+        else:
+            runs.append([r, r])
+    return tuple((lo, hi) for lo, hi in runs)
 
 
 def _schema_names() -> list[str]:

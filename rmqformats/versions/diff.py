@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import annotations as ann
-from .releases import Release, release
+from .releases import Release, all_releases, release
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,13 @@ class SchemaDiff:
         """True when a reader of ``a`` reads every format as ``b`` writes it."""
         return all(c.compatible for c in self.changes)
 
+    @property
+    def unverified(self) -> tuple[Release, ...]:
+        """Releases after the older of the two, up to the newer, that the tagged source here lacks: what
+        they changed is known from their release threads only, so the list may be incomplete."""
+        lo, hi = min(self.a, self.b), max(self.a, self.b)
+        return tuple(r for r in all_releases() if lo < r <= hi and r.established)
+
     def formats(self) -> list[FormatVerdict]:
         out: dict[str, list[SchemaChange]] = {}
         for c in self.changes:
@@ -83,6 +90,7 @@ class SchemaDiff:
             "formats": [{"format": v.format, "compatible": v.compatible, "changes": v.changes,
                          "incompatibleChanges": v.incompatible} for v in self.formats()],
             "changes": [c.to_json() for c in self.changes],
+            "unverifiedReleases": [r.version for r in self.unverified],
         }
 
 
@@ -106,6 +114,8 @@ def _describe(e: ann.Element, added: bool) -> str:
     elif e.kind in ("field", "flag_bit") and e.detail:
         name = f"{e.name} ({e.detail})"
     span = (f"since {e.since}" if e.since else "") + (f", until {e.until} excluded" if e.until else "")
+    if e.writer != "broker":
+        span += f"; written by the {'producer client' if e.writer == 'client' else e.writer}, whatever the broker"
     doc = f": {_sentence(e.doc)}" if e.doc else ""
     return f"{what} {name} {'added' if added else 'removed'} ({span.lstrip(', ')}){doc}"
 
@@ -148,6 +158,9 @@ def format_text(d: SchemaDiff) -> str:
              f"{'yes' if d.compatible else 'no'}"]
     if not d.changes:
         lines.append("no changes")
+    if d.unverified:
+        lines.append(f"note: {', '.join(r.version for r in d.unverified)} not in the tagged source; known from "
+                     "release threads (formats/releases.yaml), so changes may be missing")
     by_format: dict[str, list[SchemaChange]] = {}
     for c in d.changes:
         by_format.setdefault(c.format, []).append(c)

@@ -168,7 +168,12 @@ def render() -> str:
              "does (empty: still written by the newest known release). A field without a range is in every "
              "release of its format. `rmqformats schema-diff A B` lists the changes between two releases and "
              "`rmqformats schema export --version X DIR` writes the specs of one release.", "",
-             "Known releases: " + ", ".join(f"{r.version} (`{r.tag}`)" for r in rel.RELEASES) + ".", "",
+             "## Known releases", "",
+             "`date` is the day of the tagged commit; releases newer than the source mirror say how they are "
+             "known. Every release claim is checked in `formats/audit.yaml`.", "",
+             "| release | tag | date | established by |", "|---|---|---|---|",
+             *(f"| {r.version} | `{r.tag}` | {r.date} | {_cell(r.established) or 'tagged source'} |"
+               for r in rel.RELEASES), "",
              "## File kinds", "", "| kind | path in the store | since | until | cited |", "|---|---|---|---|---|"]
     for k in facts.files:
         where = f"`{k.path}`" if k.path else "(not fixed)"
@@ -179,7 +184,24 @@ def render() -> str:
         lines += _spec_section(name, facts)
     for name, _ in ann._schema_files():
         lines += _schema_section(name, facts)
+    lines += _audit_section()
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _audit_section() -> list[str]:
+    """The rows of ``formats/audit.yaml``, by release: where each claim was established."""
+    from . import audit
+
+    rows = sorted(audit.table(), key=lambda r: (rel.at_or_after(str(r["release"])), r["at"], r["key"]))
+    lines = ["## Release audit", "",
+             f"Every release claim above ({len(rows)}), from `formats/audit.yaml`: where it is, how it was "
+             "established, what shows it at the release and what the release before lacks.", "",
+             "| release | where | claim | how | at the release | before |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        claim = r["key"] + (f" {r['rule']}" if r.get("rule") else "")
+        lines.append(f"| {r['release']} | `{r['at']}` | {claim} | {r['how']} | {_cell(r['evidence'])} | "
+                     f"{_cell(r['before'])} |")
+    return lines + [""]
 
 
 def main(argv: list[str] | None = None) -> int:

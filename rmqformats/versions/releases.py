@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -19,11 +19,14 @@ _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 
 @dataclass(frozen=True, order=True)
 class Release:
-    """One release: its number as a tuple (for ordering), its text and its git tag."""
+    """One release: its number as a tuple (for ordering), its text and its git tag; the day of the
+    tagged commit and, for a release newer than the source mirror, how it is known (neither is compared)."""
 
     key: tuple[int, int, int]
     version: str
     tag: str
+    date: str = field(default="", compare=False)
+    established: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         return self.version
@@ -47,7 +50,8 @@ def _releases() -> tuple[Release, ...]:
         m = _VERSION.fullmatch(str(entry["version"]))
         if not m:
             raise ValueError(f"formats/releases.yaml: bad version {entry['version']!r}")
-        out.append(Release(tuple(int(x) for x in m.groups()), str(entry["version"]), entry["tag"]))
+        out.append(Release(tuple(int(x) for x in m.groups()), str(entry["version"]), entry["tag"],
+                           str(entry.get("date") or ""), " ".join(str(entry.get("established") or "").split())))
     if out != sorted(out):
         raise ValueError("formats/releases.yaml: releases are not in version order")
     return tuple(out)

@@ -1,0 +1,17 @@
+# Generated from formats/rocketmq_rocksdb_index_value.ksy by `python -m rmqformats.codegen`; do not edit.
+"""Fixed-width layouts and constants of rocketmq_rocksdb_index_value, derived from its .ksy spec."""
+
+ENDIAN = ">"
+
+ROCKETMQ_ROCKSDB_INDEX_VALUE_SEQ = (
+    "entry",
+)
+ROCKETMQ_ROCKSDB_INDEX_VALUE_RUNS = (
+)
+
+ENTRY_SEQ = (
+    "store_timestamp",
+)
+ENTRY_RUNS = (
+    (("store_timestamp",), ">q"),
+)
