@@ -47,11 +47,27 @@ def iso(ms: int) -> str:
 
 def open_from_args(args: argparse.Namespace) -> Store:
     if args.sample:
+        if getattr(args, "store", None):
+            raise UsageError(f"--sample reads the bundled sample store; give either it or STORE "
+                             f"({args.store}), not both")
+        if getattr(args, "commitlog", None):
+            raise UsageError("--commitlog names a store root's commit-log folders; it does not go with --sample")
         return open_store(sample_store_path())
     if not args.store:
         raise UsageError("give a STORE path or --sample")
     commitlog = getattr(args, "commitlog", None)
     return open_store(_absolute(args.store), commitlog=None if commitlog is None else _absolute(commitlog))
+
+
+def store_paths(store: Store) -> list[str]:
+    """What a command reading ``store`` must never write into: its root, its commit-log folders and files."""
+    from ..commitlog import split_folders
+    paths = [store.root] if store.root is not None else []
+    log = store.commitlog
+    for part in split_folders(log.path):
+        paths.append(part)
+    paths += [seg.path for seg in getattr(log, "segments", ())]
+    return paths
 
 
 def _absolute(path: str) -> str:

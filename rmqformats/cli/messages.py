@@ -16,7 +16,7 @@ from ..message import Message
 from . import bodies, status, tables
 from .common import (UsageError, iso, open_from_args, short, print_table, with_progress, add_message_filters, add_store_args,
                      add_verify_crc, add_commitlog_arg)
-from .common import add_salvage
+from .common import add_salvage, store_paths
 
 #: Rows decoded at a time for the messages table.
 _TABLE_BATCH = 8192
@@ -334,14 +334,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stderr.write("rmqformats: error: --partition-by needs --to parquet\n")
         return 2
     from ..columnar import COLUMNS
-    from ..export import OutputExistsError, export_batches, export_columns, prepare_output
+    from ..export import export_batches, export_columns, prepare_output
     store = open_from_args(args)
     log = store.commitlog
-    try:
-        prepare_output(out_path, fmt, args.force)
-    except OutputExistsError as exc:
-        sys.stderr.write(f"rmqformats: error: {exc}\n")
-        return 2
+    reads = store_paths(store)
+    prepare_output(out_path, fmt, args.force, reads)
     columns = export_columns(fmt, args.columns)
     need = set(columns)
     if fmt == "parquet":
@@ -357,7 +354,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             sys.stderr.write("rmqformats: error: stdout takes no bytes here; give a file\n")
             return 2
     sink = export_batches(_batches_with_progress(scan, log.total_size, "export"), fmt, target, scan.schema,
-                          partition_by=args.partition_by, keep_segment="segment" in columns)
+                          partition_by=args.partition_by, keep_segment="segment" in columns, force=args.force,
+                          reads=reads)
     where = "stdout" if out_path == "-" else out_path
     files = len(sink.files) if out_path != "-" else 0
     what = f"{sink.rows} message{'s' if sink.rows != 1 else ''}"
@@ -414,6 +412,7 @@ def add_commands(sub) -> None:
     sp.add_argument("--partition-by", choices=["topic"], help="parquet: one folder per topic")
     sp.add_argument("--threads", type=_positive, default=1, help="threads building record batches (default: 1)")
     sp.add_argument("--force", action="store_true",
-                    help="overwrite a non-empty OUT file, or replace an earlier export in the OUT folder")
+                    help="overwrite a non-empty OUT file (a symbolic link is replaced, never followed), or "
+                         "replace an earlier export in the OUT folder")
     add_salvage(sp)
     sp.set_defaults(func=cmd_export)
