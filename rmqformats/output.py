@@ -218,7 +218,7 @@ class TargetLock:
         self.target = os.path.abspath(os.fspath(target))
         self.path = _hidden(self.target, _LOCK_SUFFIX)
         self._fd: int | None = None
-        with write_errors(self.path, "cannot create the lock file"):
+        with write_errors(self.target, "cannot write"):
             for _ in range(100):
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
                 try:
@@ -350,7 +350,16 @@ class _Target:
             self.commit()
             return False
         self.abort()
+        if isinstance(exc, WriteError) and self._temporary(exc.path):
+            # Name what the user asked for, not the temporary it was being written as.
+            raise WriteError(self._final_of(exc.path), exc.reason) from exc.__cause__
         return False
+
+    def _temporary(self, path: str) -> bool:
+        return False
+
+    def _final_of(self, path: str) -> str:
+        return self.target
 
 
 class AtomicFile(_Target):
@@ -373,8 +382,8 @@ class AtomicFile(_Target):
             return
         self._take_lock()
         try:
-            self.tmp = _temporary_name(self.target)
             with write_errors(self.target, "cannot write"):
+                self.tmp = _temporary_name(self.target)
                 fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
                 self.stream = os.fdopen(fd, "wb")
         except BaseException:
@@ -437,12 +446,18 @@ class AtomicFolder(_Target):
         self.marker = marker
         self._take_lock()
         try:
-            self.path = _temporary_name(self.target)
             with write_errors(self.target, "cannot write"):
+                self.path = _temporary_name(self.target)
                 os.mkdir(self.path, 0o777)
         except BaseException:
             self._release()
             raise
+
+    def _temporary(self, path: str) -> bool:
+        return _within(os.path.abspath(path), self.path)
+
+    def _final_of(self, path: str) -> str:
+        return self.final(path)
 
     def final(self, path: str | os.PathLike[str]) -> str:
         """Where ``path`` (a file inside the temporary folder) is once committed."""

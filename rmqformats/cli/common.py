@@ -77,14 +77,15 @@ def file_store_paths(path: str) -> list[str]:
     """What reading the single store file ``path`` forbids writing into: the file; its folder when that is
     a store's ``commitlog/`` (or other part) folder; the store root above it when it looks like one.
     A segment copied into a folder of its own leaves the rest of that folder writable."""
-    path = os.path.abspath(path)
-    paths = [path]
-    folder = os.path.dirname(path)
-    root = os.path.dirname(folder)
-    if os.path.basename(folder) in _ROOT_ENTRIES:
-        paths.append(folder)
-        if sum(os.path.exists(os.path.join(root, e)) for e in _ROOT_ENTRIES) >= 2:
-            paths.append(root)
+    paths = []
+    for where in dict.fromkeys((os.path.abspath(path), os.path.realpath(path))):  # a link, and what it names
+        paths.append(where)
+        folder = os.path.dirname(where)
+        root = os.path.dirname(folder)
+        if os.path.basename(folder) in _ROOT_ENTRIES:
+            paths.append(folder)
+            if sum(os.path.exists(os.path.join(root, e)) for e in _ROOT_ENTRIES) >= 2:
+                paths.append(root)
     return paths
 
 
