@@ -51,6 +51,11 @@ class StoreNotFoundError(RmqFormatError):
     """The path is not a store root, a commit-log folder or a commit-log segment."""
 
 
+class NotASegmentError(StoreNotFoundError):
+    """A file given as a commit-log segment that is none: neither its name (a 20-digit offset) nor its
+    content (a first message or BLANK record) says it is one, or it is another kind of store file."""
+
+
 class RecordError(RmqFormatError):
     """A commit-log record that the broker's recovery would reject."""
 

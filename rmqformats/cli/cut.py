@@ -121,6 +121,8 @@ def cmd_cut(args: argparse.Namespace) -> int:
     if not os.path.isfile(segment):
         err.write(f"rmqformats: error: {segment}: no such file\n")
         return status.ERROR
+    from ..store import check_segment_file
+    check_segment_file(segment)
     reads = file_store_paths(segment)
     output.check_target(out, folder=False, force=args.force, reads=reads)
     cut = find_cut(segment, records=args.records, max_bytes=args.bytes)
