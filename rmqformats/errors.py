@@ -56,6 +56,11 @@ class NotASegmentError(StoreNotFoundError):
     content (a first message or BLANK record) says it is one, or it is another kind of store file."""
 
 
+class WrongLayoutError(StoreNotFoundError):
+    """A folder of another kind than the command reads (a plain store given to ``tiered``, …): the
+    reason says what was expected and what was found."""
+
+
 class RecordError(RmqFormatError):
     """A commit-log record that the broker's recovery would reject."""
 
