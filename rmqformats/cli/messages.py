@@ -176,6 +176,25 @@ def _with_body(row: list, data: bytes, args: argparse.Namespace) -> list:
     return [*row, bodies.render(data, args.body, limit, table=True)]
 
 
+def _read_msg_id(store, msg_id: str) -> list[Message]:
+    """The message of an offset message id; failing that, of a producer's message id (UNIQ_KEY), said on stderr."""
+    from ..errors import MessageNotFoundError
+    from ..index import describe_uniq_key, find_uniq_key, looks_like_uniq_key
+    try:
+        return [store.commitlog.read_msg_id(msg_id)]
+    except RmqFormatError as exc:
+        if not looks_like_uniq_key(msg_id):
+            raise
+        why = exc.reason
+    msgs, how = find_uniq_key(store, msg_id)
+    if not msgs:
+        raise MessageNotFoundError(store.commitlog.path, None, f"{msg_id} is neither an offset message id of this "
+                                   f"store ({why}) nor the producer's message id (UNIQ_KEY) of any message in it")
+    sys.stderr.write(f"rmqformats: {msg_id} is not an offset message id of this store ({why}); it is the producer's "
+                     f"message id (UNIQ_KEY, {describe_uniq_key(msg_id)}) of {len(msgs)} message(s), {how}\n")
+    return msgs
+
+
 def cmd_messages(args: argparse.Namespace) -> int:
     if args.msg_id is not None or args.offset is not None:
         given = [f"--{k.replace('_', '-')}" for k in ("topic", "queue", "tag", "key", "since", "until", "from_offset",
@@ -189,16 +208,16 @@ def cmd_messages(args: argparse.Namespace) -> int:
     body = args.body not in (None, "none")
     header = _MESSAGE_HEADER + (["body"] if body and args.format == "table" else [])
     if args.msg_id is not None or args.offset is not None:
-        msg = log.read_msg_id(args.msg_id) if args.msg_id is not None else log.read(args.offset)
-        if args.limit is None or args.limit > 0:
-            if args.format == "jsonl":
+        msgs = [log.read(args.offset)] if args.msg_id is None else _read_msg_id(store, args.msg_id)
+        msgs = msgs[:args.limit] if args.limit is not None else msgs
+        if args.format == "jsonl":
+            for msg in msgs:
                 d = bodies.apply_json(msg.to_json_dict(), msg.body, args.body, args.body_limit)
                 out.write(json.dumps(d, ensure_ascii=False) + "\n")
-            else:
-                row = _message_row(msg)
-                print_table([_with_body(row, msg.body, args) if body else row], header, out)
-        elif args.format == "table":
-            print_table([], header, out)
+        else:
+            rows = [_message_row(msg) for msg in msgs]
+            print_table([_with_body(row, msg.body, args) if body else row for row, msg in zip(rows, msgs)],
+                        header, out)
         return 0
     if (args.key is not None or args.tag is not None) and store.root is not None and store.batch_queues():
         # Inner batches (batch consume queues) are searched item by item, through the object API.
@@ -380,7 +399,9 @@ def add_commands(sub) -> None:
     add_message_filters(sp)
     one = sp.add_mutually_exclusive_group()
     one.add_argument("--offset", type=bodies.non_negative, help="only the message at this commit-log offset")
-    one.add_argument("--msg-id", help="only the message with this offset message id")
+    one.add_argument("--msg-id", help="only the message with this message id: the broker's offset message id "
+                                      "(store host and commit-log offset), or else the producer's (UNIQ_KEY, "
+                                      "what SendResult.getMsgId() returns), looked up by key in the index")
     sp.add_argument("--limit", type=bodies.non_negative, help="stop after this many messages")
     bodies.add_body_args(sp)
     add_salvage(sp)
