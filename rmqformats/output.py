@@ -100,7 +100,8 @@ def _within(path: str, folder: str) -> bool:
 
 
 def check_not_in_store(target: str | os.PathLike[str], reads: Iterable[str | os.PathLike[str]]) -> None:
-    """Refuse a ``target`` inside one of the ``reads`` (store roots, folders or files), or equal to one.
+    """Refuse a ``target`` inside one of the ``reads`` (store roots, folders or files), equal to one, or
+    holding one.
 
     The target is compared twice, both resolved: where it lies (its folder
     resolved, its own name kept: a link at the target is replaced, not
@@ -117,6 +118,9 @@ def check_not_in_store(target: str | os.PathLike[str], reads: Iterable[str | os.
                 what = "one of the store's files" if os.path.isfile(real) and place == real else \
                     f"inside the store being read ({real})"
                 raise InsideStoreError(target, f"is {what}; rmqformats never writes into a store it reads")
+            if _within(real, place):  # replacing the target would replace the store
+                raise InsideStoreError(target, f"holds the store being read ({real}); rmqformats never writes "
+                                               "into a store it reads")
 
 
 def _special_file(path: str) -> bool:

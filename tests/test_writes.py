@@ -306,6 +306,7 @@ def test_nothing_is_ever_written_into_the_store_read(tmp_path, capsys):
         ["cut", segment, "--records", "1", "-o", segment, "--force"],
         ["cut", segment, "--records", "1", "-o", store / "commitlog" / "piece"],
         ["cut", link, "--records", "1", "-o", store / "piece"],
+        ["export", store, "--to", "parquet", tmp_path, "--force"],  # replacing it would replace the store
     ]
     for argv in cases:
         code, _, err = run(capsys, *argv)
