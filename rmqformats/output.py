@@ -177,8 +177,14 @@ def check_target(target: str | os.PathLike[str], *, folder: bool, force: bool = 
     target = os.path.abspath(os.fspath(target))
     check_not_in_store(target, reads)
     parent = os.path.dirname(target)
-    if not os.path.isdir(parent):
-        raise WriteError(target, f"cannot write: the folder {parent} does not exist")
+    try:
+        parent_mode = os.stat(parent).st_mode
+    except PermissionError:
+        raise WriteError(target, f"cannot write: Permission denied (the folder {parent} cannot be reached)") from None
+    except OSError:
+        raise WriteError(target, f"cannot write: the folder {parent} does not exist") from None
+    if not stat.S_ISDIR(parent_mode):
+        raise WriteError(target, f"cannot write: {parent} is not a folder")
     if folder:
         if os.path.islink(target):
             raise OutputExistsError(target, "is a symbolic link; an output folder replaces no link "

@@ -354,3 +354,36 @@ def test_atomic_file_and_folder(tmp_path):
     with output.AtomicFolder(tmp_path / "d", force=True, marker=None) as d:
         Path(d.path, "other").write_text("2")
     assert os.listdir(tmp_path / "d") == ["other"] and leftovers(tmp_path) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv")
+def test_permission_denied_for_another_user(tmp_path):
+    """A real EACCES: ``cut`` run as nobody into a folder only root may write."""
+    import tempfile
+    folder = Path(tempfile.mkdtemp(prefix="rmqformats-root-only-", dir="/tmp"))
+    folder.chmod(0o755)
+    hidden = tmp_path / "hidden" / "out"
+    (tmp_path / "hidden").mkdir()
+    try:
+        _permission_cases(folder, hidden)
+    finally:
+        shutil.rmtree(folder)
+
+
+def _permission_cases(folder: Path, hidden: Path) -> None:
+    segment = STORE / "commitlog" / "00000000000000000000"
+    proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
+                           "rmqformats", "cut", str(segment), "--records", "2", "-o", str(folder / "piece")],
+                          capture_output=True, text=True, cwd=ROOT)
+    if "ModuleNotFoundError" in proc.stderr or "Permission denied: '" in proc.stderr:
+        pytest.skip("nobody cannot read the project here")
+    assert proc.returncode == status.ERROR
+    assert proc.stderr == f"rmqformats: error: {folder / 'piece'}: cannot write: Permission denied\n"
+    assert list(folder.iterdir()) == []
+    # A folder nobody may reach (under root's 0700 pytest folder): said so, not "does not exist".
+    proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
+                           "rmqformats", "cut", str(segment), "--records", "2", "-o", str(hidden)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == status.ERROR
+    assert proc.stderr == (f"rmqformats: error: {hidden}: cannot write: Permission denied "
+                           f"(the folder {hidden.parent} cannot be reached)\n")
