@@ -414,12 +414,16 @@ def add_commands(sub) -> None:
                     "         (00000000000000000000.parquet; none for a segment without selected messages).\n"
                     "         --partition-by topic writes topic=<URL-escaped topic>/<segment>.parquet without\n"
                     "         the topic column (Hive-style; pyarrow.dataset and pq.read_table read it back).\n"
+                    "         The folder is written under a temporary name and appears whole, ending with an\n"
+                    "         empty _SUCCESS file, only when complete.\n"
                     "jsonl    OUT is a file or -: the lines of 'messages --format jsonl'.\n"
                     "csv      OUT is a file or -: a header, then one row per message; columns CSV cannot\n"
                     "         hold are text: properties a JSON object, keys joined by spaces, body base64;\n"
                     "         timestamps are written as 2026-11-21 09:53:00.123Z (UTC), null as an empty field.\n\n"
                     "Columns by default: jsonl those of 'messages --format jsonl'; parquet and csv also tags,\n"
-                    "keys and uniqKey. --columns picks any of:\n{columns}")
+                    "keys and uniqKey. --columns picks any of:\n{columns}\n\n"
+                    "OUT is locked while it is written (a second export to it exits 2: target busy); on an\n"
+                    "error or Ctrl-C nothing is left but what was there before.")
     sp.add_argument("store", nargs="?", help="store root, commitlog/ folder or one segment file")
     sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
     add_commitlog_arg(sp)
