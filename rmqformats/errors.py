@@ -51,6 +51,16 @@ class StoreNotFoundError(RmqFormatError):
     """The path is not a store root, a commit-log folder or a commit-log segment."""
 
 
+class NotASegmentError(StoreNotFoundError):
+    """A file given as a commit-log segment that is none: neither its name (a 20-digit offset) nor its
+    content (a first message or BLANK record) says it is one, or it is another kind of store file."""
+
+
+class WrongLayoutError(StoreNotFoundError):
+    """A folder of another kind than the command reads (a plain store given to ``tiered``, …): the
+    reason says what was expected and what was found."""
+
+
 class RecordError(RmqFormatError):
     """A commit-log record that the broker's recovery would reject."""
 

@@ -17,18 +17,20 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import urllib.parse
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
+from . import output
 from .columnar import COLUMNS
 from .message import MAX_DATETIME_MS, MIN_DATETIME_MS, OUT_OF_RANGE_MARK
+from .output import OutputExistsError
 
 #: The keys of :meth:`rmqformats.message.Message.to_json_dict`, in order: the JSON Lines columns.
 JSONL_COLUMNS = ("commitLogOffset", "storeSize", "bodyCRC", "queueId", "flag", "queueOffset", "sysFlag",
@@ -330,17 +332,15 @@ def csv_schema(schema: pa.Schema) -> pa.Schema:
     return pa.schema([pa.field(f.name, _LS) if text(f.type) else f for f in schema])
 
 
-# -- output targets -----------------------------------------------------------------------------------
-
-class OutputExistsError(Exception):
-    """The output exists and is not empty, and overwriting was not asked for."""
-
+# -- output targets (the rules of writing are rmqformats.output's) -----------------------------------
 
 def _is_export_folder(path: str) -> bool:
-    """Whether a folder holds only what an export writes: ``*.parquet`` files and ``topic=*`` folders of them."""
+    """Whether a folder holds only what an export writes: ``*.parquet`` files, ``topic=*`` folders of them
+    and the ``_SUCCESS`` marker."""
     for entry in os.scandir(path):
         if entry.is_file(follow_symlinks=False):
-            if not (entry.name.endswith(".parquet") or entry.name.endswith(".parquet.tmp")):
+            if not (entry.name.endswith(".parquet") or entry.name.endswith(".parquet.tmp")
+                    or entry.name == output.SUCCESS_MARKER):
                 return False
         elif entry.is_dir(follow_symlinks=False) and entry.name.startswith("topic="):
             if not _is_export_folder(entry.path) or any(e.is_dir() for e in os.scandir(entry.path)):
@@ -350,30 +350,14 @@ def _is_export_folder(path: str) -> bool:
     return True
 
 
-def prepare_output(out: str, fmt: str, force: bool) -> None:
-    """Check (and with ``force`` clear) the output: refuse an existing non-empty one without ``force``."""
+def prepare_output(out: str, fmt: str, force: bool, reads: Iterable[str] = ()) -> None:
+    """Check the output before reading: refuse an existing non-empty one without ``force``, a folder of
+    other files, a target inside a store in ``reads`` (see :func:`rmqformats.output.check_target`)."""
     if out == "-":
         if fmt == "parquet":
-            raise OutputExistsError("Parquet is written to a folder, not to stdout")
+            raise OutputExistsError("-", "Parquet is written to a folder, not to stdout")
         return
-    if fmt == "parquet":
-        if os.path.isdir(out):
-            if not os.listdir(out):
-                return
-            if not force:
-                raise OutputExistsError(f"{out} exists and is not empty (--force replaces an earlier export)")
-            if not _is_export_folder(out):
-                raise OutputExistsError(f"{out} holds files that an export does not write; not removing them")
-            for entry in os.scandir(out):
-                (shutil.rmtree if entry.is_dir(follow_symlinks=False) else os.remove)(entry.path)
-            return
-        if os.path.exists(out):
-            raise OutputExistsError(f"{out} exists and is not a folder")
-        return
-    if os.path.isdir(out):
-        raise OutputExistsError(f"{out} is a folder")
-    if os.path.isfile(out) and os.path.getsize(out) > 0 and not force:
-        raise OutputExistsError(f"{out} exists and is not empty (--force overwrites it)")
+    output.check_target(out, folder=fmt == "parquet", force=force, reads=reads, replaceable=_is_export_folder)
 
 
 class _ParquetFile:
@@ -381,7 +365,6 @@ class _ParquetFile:
 
     def __init__(self, path: str, schema: pa.Schema, compression: str):
         self.path = path
-        self.tmp = path + ".tmp"
         self.schema = schema
         self.compression = compression
         self.writer = None
@@ -405,23 +388,27 @@ class _ParquetFile:
         if not self.pending:
             return
         import pyarrow.parquet as pq
-        if self.writer is None:
-            self.writer = pq.ParquetWriter(self.tmp, self.schema, compression=self.compression)
-        table = pa.Table.from_batches(self.pending, schema=self.schema)
-        self.writer.write_table(table, row_group_size=max(table.num_rows, 1))
+        with output.write_errors(self.path):
+            if self.writer is None:
+                self.writer = pq.ParquetWriter(self.path, self.schema, compression=self.compression)
+            table = pa.Table.from_batches(self.pending, schema=self.schema)
+            self.writer.write_table(table, row_group_size=max(table.num_rows, 1))
         self.pending, self.rows, self.bytes = [], 0, 0
 
     def close(self) -> None:
         self.flush()
         if self.writer is not None:
-            self.writer.close()
-            os.replace(self.tmp, self.path)
+            with output.write_errors(self.path):
+                self.writer.close()
 
     def abort(self) -> None:
         if self.writer is not None:
-            self.writer.close()
-        if os.path.exists(self.tmp):
-            os.remove(self.tmp)
+            try:
+                self.writer.close()
+            except OSError:
+                pass
+        if os.path.exists(self.path):
+            os.remove(self.path)
 
 
 def topic_folder(topic: str) -> str:
@@ -441,8 +428,9 @@ class ParquetSink:
     ``topic=<escaped topic>/<segment>.parquet`` without the topic column
     (Hive-style, read back by ``pyarrow.dataset``). At most ``max_open``
     files are open; one closed early for room is continued in
-    ``<segment>-1.parquet`` and so on. Files are written under a ``.tmp``
-    name and renamed when complete.
+    ``<segment>-1.parquet`` and so on. The sink writes straight into
+    ``folder``: :func:`export_batches` gives it a temporary folder that is
+    renamed onto the target, with ``_SUCCESS``, only when complete.
     """
 
     def __init__(self, folder: str, schema: pa.Schema, *, partition_by: str | None = None,
@@ -465,7 +453,8 @@ class ParquetSink:
         #: Paths of the finished files, and the rows written.
         self.files: list[str] = []
         self.rows = 0
-        os.makedirs(folder, exist_ok=True)
+        with output.write_errors(folder):
+            os.makedirs(folder, exist_ok=True)
 
     def write(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows == 0:
@@ -521,7 +510,8 @@ class ParquetSink:
         folder = self.folder
         if self.partition_by is not None:
             folder = os.path.join(self.folder, topic_folder(key))
-            os.makedirs(folder, exist_ok=True)
+            with output.write_errors(folder):
+                os.makedirs(folder, exist_ok=True)
         n = self._parts.get(key, 0)
         self._parts[key] = n + 1
         name = f"{base}.parquet" if n == 0 else f"{base}-{n}.parquet"
@@ -558,59 +548,55 @@ def _runs(batch: pa.RecordBatch, values: pa.Array) -> Iterator[pa.RecordBatch]:
         yield batch.slice(a, b - a)
 
 
-def _special(path: str) -> bool:
-    """Whether ``path`` is there but not a plain regular file (a symbolic link, device, FIFO …)."""
-    return os.path.lexists(path) and (os.path.islink(path) or not os.path.isfile(path))
-
-
 class TextSink:
-    """JSON Lines or CSV into one file (written under a ``.tmp`` name, renamed when complete) or a stream."""
+    """JSON Lines or CSV into a binary stream, or into a file through :class:`rmqformats.output.AtomicFile`
+    (a unique temporary, renamed onto ``out`` when complete; ``force`` and ``reads`` as there)."""
 
-    def __init__(self, out, fmt: str, schema: pa.Schema):
+    def __init__(self, out, fmt: str, schema: pa.Schema, *, force: bool = False, reads: Iterable[str] = ()):
         self.fmt = fmt
         self.rows = 0
         self.files: list[str] = []
-        #: Write to ``tmp`` and rename it to ``path`` at the end (plain files only).
-        self.path = self.tmp = None
-        self._close_stream = isinstance(out, str)
-        if isinstance(out, str) and not _special(out):
-            self.path, self.tmp = out, out + ".tmp"
-            self._stream = open(self.tmp, "wb")
-        elif isinstance(out, str):  # a device, FIFO or link: written in place, never renamed over
-            self._stream = open(out, "wb")
+        self.path: str | None = None
+        self._file: output.AtomicFile | None = None
+        if isinstance(out, (str, os.PathLike)):
+            self.path = os.fspath(out)
+            self._file = output.AtomicFile(self.path, force=force, reads=reads)
+            self._stream = self._file.stream
         else:
             self._stream = out
         self._csv = None
         if fmt == "csv":
             import pyarrow.csv as pcsv
-            self._csv = pcsv.CSVWriter(self._stream, csv_schema(schema))
+            with self._errors():
+                self._csv = pcsv.CSVWriter(self._stream, csv_schema(schema))
+
+    def _errors(self):
+        """Write errors of a file named as such; those of a stream (a broken pipe) as they are."""
+        return output.write_errors(self.path) if self.path is not None else nullcontext()
 
     def write(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows == 0:
             return
-        if self._csv is not None:
-            for at in range(0, batch.num_rows, TEXT_ROWS):
-                self._csv.write_batch(csv_batch(batch.slice(at, TEXT_ROWS)))
-        else:
-            write_jsonl(batch, self._stream)
+        with self._errors():
+            if self._csv is not None:
+                for at in range(0, batch.num_rows, TEXT_ROWS):
+                    self._csv.write_batch(csv_batch(batch.slice(at, TEXT_ROWS)))
+            else:
+                write_jsonl(batch, self._stream)
         self.rows += batch.num_rows
 
     def close(self) -> None:
-        if self._csv is not None:
-            self._csv.close()
-        self._stream.flush()
-        if self._close_stream:
-            self._stream.close()
-        if self.tmp is not None:
-            os.replace(self.tmp, self.path)
-        if isinstance(self.path, str):
+        with self._errors():
+            if self._csv is not None:
+                self._csv.close()
+            self._stream.flush()
+        if self._file is not None:
+            self._file.commit()
             self.files.append(self.path)
 
     def abort(self) -> None:
-        if self._close_stream:
-            self._stream.close()
-        if self.tmp is not None and os.path.exists(self.tmp):
-            os.remove(self.tmp)
+        if self._file is not None:
+            self._file.abort()
 
 
 def export_columns(fmt: str, columns: Iterable[str] | None) -> tuple[str, ...]:
@@ -622,27 +608,42 @@ def export_columns(fmt: str, columns: Iterable[str] | None) -> tuple[str, ...]:
 
 
 def export_batches(batches: Iterable[pa.RecordBatch], fmt: str, out, schema: pa.Schema, *,
-                   partition_by: str | None = None, keep_segment: bool = True, max_open: int = MAX_OPEN_FILES):
+                   partition_by: str | None = None, keep_segment: bool = True, max_open: int = MAX_OPEN_FILES,
+                   force: bool = False, reads: Iterable[str] = ()):
     """Write ``batches`` (of ``schema``) to ``out`` in ``fmt``; returns the sink (``.rows``, ``.files``).
 
     ``out`` is a folder for Parquet (whose batches need the ``segment``
     column; it is written only if ``keep_segment``), a path or a binary
-    stream for JSON Lines and CSV.
+    stream for JSON Lines and CSV. A path is written as
+    :mod:`rmqformats.output` writes: locked against a second writer, under a
+    temporary name renamed onto ``out`` when complete (a folder then holds
+    ``_SUCCESS``), never into a store in ``reads``; an existing non-empty
+    target is replaced only with ``force``. On any error or interrupt nothing
+    is renamed and the temporaries are removed.
     """
-    if fmt == "parquet":
-        sink = ParquetSink(out, schema, partition_by=partition_by, keep_segment=keep_segment, max_open=max_open)
-    elif fmt in ("jsonl", "csv"):
-        sink = TextSink(out, fmt, schema)
-    else:
+    if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; the formats are {', '.join(FORMATS)}")
+    if fmt == "parquet":
+        with output.AtomicFolder(out, force=force, reads=reads, replaceable=_is_export_folder) as folder:
+            sink = ParquetSink(folder.path, schema, partition_by=partition_by, keep_segment=keep_segment,
+                               max_open=max_open)
+            _drain(batches, sink)
+        sink.files = [folder.final(f) for f in sink.files]
+        sink.folder = folder.target
+        return sink
+    sink = TextSink(out, fmt, schema, force=force, reads=reads)
+    _drain(batches, sink)
+    return sink
+
+
+def _drain(batches: Iterable[pa.RecordBatch], sink) -> None:
     try:
         for batch in batches:
             sink.write(batch)
+        sink.close()
     except BaseException:
         sink.abort()
         raise
-    sink.close()
-    return sink
 
 
 # -- the streamed text table --------------------------------------------------------------------------

@@ -151,14 +151,21 @@ def register(kind: FileKind) -> None:
     KINDS[:] = [k for k in KINDS if k.name != kind.name] + [kind]
 
 
-def detect(path: str | os.PathLike[str]) -> FileKind:
-    """The kind of the file at ``path``; raises :class:`UnknownFileKindError` when no kind matches."""
+def best_kind(path: str | os.PathLike[str]) -> tuple[FileKind | None, int]:
+    """The likeliest kind of the file at ``path`` and its score (``None`` and 0 when no kind matches)."""
     f = facts(path)
     best, best_score = None, 0
     for kind in KINDS:
         s = kind.score(f)
         if s > best_score:
             best, best_score = kind, s
+    return best, best_score
+
+
+def detect(path: str | os.PathLike[str]) -> FileKind:
+    """The kind of the file at ``path``; raises :class:`UnknownFileKindError` when no kind matches."""
+    f = facts(path)
+    best, _ = best_kind(path)
     if best is None:
         raise UnknownFileKindError(f.path, None, "not a store file this package reads (kinds: "
                                    + ", ".join(k.name for k in KINDS) + ")")

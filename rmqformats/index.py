@@ -579,3 +579,47 @@ def lookup(store: Store, topic: str, key: str, *, begin: int | None = None, end:
         if msg.topic == topic and (msg.uniq_key == key or key in msg.keys):
             hits.append(IndexHit(phy, name, n, t, msg, True))
     return hits
+
+
+def looks_like_uniq_key(text: str) -> bool:
+    """Whether ``text`` has the shape of a producer's message id (``UNIQ_KEY``, what
+    ``SendResult.getMsgId()`` returns): 32 hex characters (IPv4 client: address, pid, class-loader
+    hash, time, counter) or 56 (IPv6 client). Offset message ids have the same lengths; the caller
+    tries that reading first."""
+    return len(text) in (32, 56) and all(c in "0123456789abcdefABCDEF" for c in text)
+
+
+def describe_uniq_key(text: str) -> str:
+    """The client address and pid a ``UNIQ_KEY`` starts with (``MessageClientIDSetter``), in words."""
+    import ipaddress
+    raw = bytes.fromhex(text)
+    n = 4 if len(raw) == 16 else 16
+    return f"client {ipaddress.ip_address(raw[:n])}, pid {int.from_bytes(raw[n:n + 2], 'big')}"
+
+
+def find_uniq_key(store: Store, uniq_key: str) -> tuple[list, str]:
+    """The messages whose ``UNIQ_KEY`` is ``uniq_key``, in commit-log order, and how they were found.
+
+    Through the index files when the store has them (a lookup by key in
+    every topic of the consume queues, as ``queryMessage`` by UNIQ_KEY does
+    per topic); else, or when the index finds none (a store written with
+    ``messageIndexEnable=false``, or index files deleted), by scanning the
+    commit log's properties for it. A retried or resent message has several
+    records with one ``UNIQ_KEY``: all are returned.
+    """
+    key = uniq_key.upper()
+    if store.root is not None and os.path.isdir(store.path("index")) and os.listdir(store.path("index")):
+        topics = sorted({q.topic for q in [*store.queues(), *store.batch_queues()]})
+        found = {}
+        for topic in topics:
+            for hit in lookup(store, topic, key):
+                if hit.message is not None and hit.message.uniq_key == key:
+                    found[hit.message.commitlog_offset] = hit.message
+        if found:
+            return [found[k] for k in sorted(found)], "found by key in the index files"
+    import pyarrow.compute as pc
+    offsets = []
+    for batch in store.commitlog.batches(["commitLogOffset", "uniqKey"], key=key):
+        hit = pc.equal(batch.column("uniqKey"), key)
+        offsets += batch.column("commitLogOffset").filter(pc.fill_null(hit, False)).to_pylist()
+    return [store.commitlog.read(o) for o in offsets], "found by scanning the commit log's UNIQ_KEY properties"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .commitlog import SEGMENT_NAME, CommitLog, split_folders
-from .errors import StoreNotFoundError
+from .errors import NotASegmentError, StoreNotFoundError
 
 if TYPE_CHECKING:  # the readers import the store's parts lazily
     import pandas
@@ -273,8 +273,42 @@ def open_store(path: str | os.PathLike[str], *, commitlog: str | None = None) ->
         raise StoreNotFoundError(path, None, "neither a store root (no commitlog/ folder) "
                                              "nor a folder of commit-log segments" + _other_layout_hint(path))
     if os.path.isfile(path):
+        check_segment_file(path)
         return Store(None, _commit_log(path))
     raise StoreNotFoundError(path, None, "not a regular file or folder")
+
+
+def check_segment_file(path: str | os.PathLike[str]) -> None:
+    """Refuse a file given as a commit-log segment that is none, with :class:`NotASegmentError`.
+
+    A segment is named by its 20-digit start offset; a piece or copy under
+    another name is taken when it starts with a message or BLANK record (or
+    a DLedger entry). A file that another kind of store file claims by its
+    place and name (a consume-queue file, the checkpoint, a config file) is
+    refused naming that kind; so is a file with neither the name nor the
+    content of a segment. A 20-digit file claimed by nothing stronger is a
+    segment, damaged or zero-filled as it may be (the scan says where its
+    data ends).
+    """
+    from .dledger.detect import is_dledger
+    from .filekind import UnknownFileKindError, best_kind
+    path = os.fspath(path)
+    if is_dledger(path):
+        return
+    try:
+        kind, score = best_kind(path)
+    except UnknownFileKindError:
+        kind, score = None, 0
+    if kind is not None and kind.name == "commitlog":
+        return
+    numbered = bool(SEGMENT_NAME.match(os.path.basename(path)))
+    if numbered and score < 8:
+        return
+    if kind is not None:
+        raise NotASegmentError(path, None, f"not a commit-log segment: it is a {kind.description} "
+                                           f"(`rmqformats dump --kind {kind.name}` reads it)")
+    raise NotASegmentError(path, None, "not a commit-log segment: its name is not a 20-digit commit-log offset "
+                                       "and it does not start with a message or BLANK record")
 
 
 def _other_layout_hint(path: str) -> str:

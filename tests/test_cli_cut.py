@@ -107,8 +107,13 @@ def test_usage_errors(tmp_path, capsys):
     assert main(["cut", str(copy), "--records", "1", "-o", str(copy)]) == status.ERROR
     assert copy.read_bytes() == segment.read_bytes()
     assert main(["cut", str(tmp_path / "missing"), "--records", "1", "-o", str(tmp_path / "y")]) == status.ERROR
+    capsys.readouterr()
     zeros = tmp_path / "zeros"
     zeros.write_bytes(bytes(4096))
+    assert main(["cut", str(zeros), "--records", "1", "-o", str(tmp_path / "z")]) == status.ERROR
+    assert "not a commit-log segment" in capsys.readouterr().err
+    (tmp_path / "log").mkdir()
+    zeros = zeros.rename(tmp_path / "log" / FIRST)  # a preallocated segment: named as one, zero-filled
     assert main(["cut", str(zeros), "--records", "1", "-o", str(tmp_path / "z")]) == status.ERROR
     assert "zero-filled" in capsys.readouterr().err
     with pytest.raises(SystemExit):

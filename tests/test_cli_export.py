@@ -255,17 +255,18 @@ def test_messages_jsonl_after_a_body_that_does_not_decompress(tmp_path, capsys):
     compressed = layout.SYS_FLAG_BITS["is_compressed"][0]
     specs = [synth.MessageSpec(topic="T", body=b"b%d" % i, queue_offset=i) for i in range(20)]
     specs.insert(13, synth.MessageSpec(topic="T", body=b"not zlib", sys_flag=compressed, queue_offset=99))
-    synth.write_commitlog(tmp_path / "commitlog", specs, segment_size=1 << 20)
+    root = tmp_path / "store"
+    synth.write_commitlog(root / "commitlog", specs, segment_size=1 << 20)
     good = [json.dumps(m.to_json_dict(), ensure_ascii=False) + "\n"
-            for m in list(rmqformats.open_store(tmp_path).commitlog.scan())[:13]]
-    code, out, err = run(capsys, "messages", tmp_path, "--format", "jsonl")
+            for m in list(rmqformats.open_store(root).commitlog.scan())[:13]]
+    code, out, err = run(capsys, "messages", root, "--format", "jsonl")
     assert code == 2 and out == "".join(good) and "rmqformats: error:" in err
-    code, out, err = run(capsys, "messages", tmp_path, "--format", "jsonl", "--limit", "5")
+    code, out, err = run(capsys, "messages", root, "--format", "jsonl", "--limit", "5")
     assert code == 0 and out == "".join(good[:5])
-    code, _, err = run(capsys, "export", tmp_path, "--to", "jsonl", tmp_path / "x.jsonl")
+    code, _, err = run(capsys, "export", root, "--to", "jsonl", tmp_path / "x.jsonl")
     assert code == 2 and "rmqformats: error:" in err and not os.path.exists(tmp_path / "x.jsonl")
     assert not os.path.exists(tmp_path / "x.jsonl.tmp")
-    code, _, _ = run(capsys, "export", tmp_path, "--to", "jsonl", tmp_path / "x.jsonl", "--no-decompress")
+    code, _, _ = run(capsys, "export", root, "--to", "jsonl", tmp_path / "x.jsonl", "--no-decompress")
     assert code == 0 and len((tmp_path / "x.jsonl").read_text().splitlines()) == 21
 
 
@@ -386,15 +387,17 @@ def test_refuses_to_overwrite_without_force(tmp_path, capsys):
     assert code == 2 and "not a folder" in err
 
 
-def test_links_and_fifos_are_written_in_place(tmp_path, capsys):
+def test_links_are_replaced_never_followed_and_fifos_written_in_place(tmp_path, capsys):
     root = store_path("rocketmq-4.9.7")
     expected = object_jsonl(root)
     real = tmp_path / "real.jsonl"
     real.write_text("")
     link = tmp_path / "link.jsonl"
     link.symlink_to(real)
-    assert run(capsys, "export", root, "--to", "jsonl", link)[0] == 0
-    assert link.is_symlink() and real.read_bytes() == expected
+    code, _, err = run(capsys, "export", root, "--to", "jsonl", link)
+    assert code == 2 and "symbolic link" in err and link.is_symlink()
+    assert run(capsys, "export", root, "--to", "jsonl", link, "--force")[0] == 0
+    assert not link.is_symlink() and link.read_bytes() == expected and real.read_bytes() == b""
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     got = []

@@ -30,7 +30,8 @@ def test_the_table_is_in_help_and_readme(capsys):
     for code, meaning in status.TABLE:
         assert f"  {code}  {meaning}" in text
         assert re.search(rf"^\| {code} \| {re.escape(meaning)} \|$", readme, re.M), code
-    assert [code for code, _ in status.TABLE] == [status.OK, status.FINDINGS, status.ERROR, status.DAMAGED]
+    assert [code for code, _ in status.TABLE] == [status.OK, status.FINDINGS, status.ERROR, status.DAMAGED,
+                                                  status.INTERRUPTED]
 
 
 # -- 0: success ---------------------------------------------------------------------------------------------

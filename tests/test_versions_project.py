@@ -163,7 +163,9 @@ def test_projected_javascript_parser_reads_the_release_store(compiled):
 def test_cli_export(tmp_path, capsys):
     assert main(["schema", "export", "--version", "4.5.2", str(tmp_path / "out")]) == 0
     written = capsys.readouterr().out.split()
-    assert sorted(written) == sorted(str(p) for p in (tmp_path / "out").rglob("*") if p.is_file())
+    assert sorted(written) == sorted(str(p) for p in (tmp_path / "out").rglob("*") if p.is_file()
+                                     and p.name != "_SUCCESS")
+    assert (tmp_path / "out" / "_SUCCESS").exists()
     names = {Path(p).name for p in written}
     assert "rocketmq_commitlog.ksy" in names and "topics.schema.json" in names
     assert "rocketmq_batch_consumequeue.ksy" not in names and "timermetrics.schema.json" not in names

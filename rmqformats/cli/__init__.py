@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import threading
 
-from .. import __version__
+from .. import __version__, output
 from ..errors import InvalidMessageIdError, RmqFormatError
 from . import config, cut, dump, inspect, layouts, messages, queues, report, schema, status, tables
 from .common import Unknown, UsageError
@@ -30,8 +33,22 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived: unwinds like Ctrl-C, so outputs being written are removed, never left half-done."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status.
+
+    Every failure ends here as one line on stderr and a status of the exit
+    table: typed read errors, usage errors and write errors 2, Ctrl-C 130
+    (SIGTERM 143), with the outputs being written removed; a reader that
+    closed the pipe (``| head``) ends the command quietly.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     tables.set_wide(getattr(args, "wide", False))
@@ -39,22 +56,63 @@ def main(argv: list[str] | None = None) -> int:
         # Text read from files can hold what no encoding writes (a lone surrogate from a \ud800
         # escape in a config file): written as that escape, which is also valid inside JSON strings.
         sys.stdout.reconfigure(errors="backslashreplace")
+    previous = _install_sigterm()
+    name = f"rmqformats {args.command}"
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # here, not at exit, so that a closed pipe is handled below
+        return code
     except UsageError as exc:
-        sys.stderr.write(f"rmqformats {args.command}: error: {exc}\n")
-        return status.ERROR
+        return _fail(f"{name}: error: {exc}")
     except Unknown as exc:
-        sys.stderr.write(f"rmqformats: error: {exc}\n")
-        return status.ERROR
+        return _fail(f"rmqformats: error: {exc}")
     except RmqFormatError as exc:
-        sys.stderr.write(f"rmqformats: error: {exc.whole()}\n")
-        return status.ERROR
+        return _fail(f"rmqformats: error: {exc.whole()}")
     except InvalidMessageIdError as exc:
-        sys.stderr.write(f"rmqformats: error: {exc}\n")
-        return status.ERROR
+        return _fail(f"rmqformats: error: {exc}")
+    except output.OutputError as exc:
+        return _fail(f"rmqformats: error: {exc}" + _kept())
     except BrokenPipeError:
+        # The reader went away (`| head`): point stdout at /dev/null so that the interpreter's last flush
+        # raises nothing (as the Python documentation on SIGPIPE recommends), and end quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
         return status.OK
+    except KeyboardInterrupt:
+        return _fail(f"{name}: interrupted" + _kept(), status.INTERRUPTED)
+    except Terminated:
+        return _fail(f"{name}: terminated (SIGTERM)" + _kept(), status.TERMINATED)
+    except OSError as exc:  # a file that cannot be opened or read (permission, I/O error)
+        where = f"{os.path.abspath(exc.filename)}: " if exc.filename else ""
+        reason = exc.strerror or str(exc)
+        return _fail(f"rmqformats: error: {where}{reason}" + _kept())
+    finally:
+        _restore_sigterm(previous)
+
+
+def _fail(line: str, code: int = status.ERROR) -> int:
+    sys.stderr.write(line + "\n")
+    return code
+
+
+def _kept() -> str:
+    note = output.take_aborted_note()
+    return f"; {note}" if note else ""
+
+
+def _install_sigterm():
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    try:
+        return signal.signal(signal.SIGTERM, _on_sigterm)
+    except (ValueError, OSError):
+        return None
+
+
+def _restore_sigterm(previous) -> None:
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -47,11 +47,46 @@ def iso(ms: int) -> str:
 
 def open_from_args(args: argparse.Namespace) -> Store:
     if args.sample:
+        if getattr(args, "store", None):
+            raise UsageError(f"--sample reads the bundled sample store; give either it or STORE "
+                             f"({args.store}), not both")
+        if getattr(args, "commitlog", None):
+            raise UsageError("--commitlog names a store root's commit-log folders; it does not go with --sample")
         return open_store(sample_store_path())
     if not args.store:
         raise UsageError("give a STORE path or --sample")
     commitlog = getattr(args, "commitlog", None)
     return open_store(_absolute(args.store), commitlog=None if commitlog is None else _absolute(commitlog))
+
+
+#: Entries of a folder that make it a store root (``storePathRootDir``).
+_ROOT_ENTRIES = ("commitlog", "consumequeue", "config", "checkpoint", "index")
+
+
+def store_paths(store: Store) -> list[str]:
+    """What a command reading ``store`` must never write into: its root, its commit-log folders and files."""
+    from ..commitlog import split_folders
+    paths = [store.root] if store.root is not None else []
+    for part in split_folders(store.commitlog.path):
+        paths += file_store_paths(part) if os.path.isfile(part) else [part]
+    paths += [seg.path for seg in getattr(store.commitlog, "segments", ())]
+    return paths
+
+
+def file_store_paths(path: str) -> list[str]:
+    """What reading the single store file ``path`` forbids writing into: the file; its folder when that is
+    a store's ``commitlog/`` (or other part) folder; the store root above it when it looks like one.
+    A segment copied into a folder of its own leaves the rest of that folder writable."""
+    paths = []
+    for where in dict.fromkeys((os.path.abspath(path), os.path.realpath(path))):  # a link, and what it names
+        paths.append(where)
+        folder = os.path.dirname(where)
+        root = os.path.dirname(folder)
+        if os.path.basename(folder) in _ROOT_ENTRIES:
+            paths.append(folder)
+            if sum(os.path.exists(os.path.join(root, e)) for e in _ROOT_ENTRIES) >= 2:
+                paths.append(root)
+    return paths
 
 
 def _absolute(path: str) -> str:

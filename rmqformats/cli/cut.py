@@ -18,10 +18,14 @@ import argparse
 import os
 import struct
 import sys
+from collections.abc import Iterable
 from typing import NamedTuple
 
+from .. import output
+from ..errors import FileChangedError
 from ..generated.layouts import rocketmq_commitlog as layout
 from . import status
+from .common import file_store_paths
 
 _HEADER = struct.Struct(layout.ENDIAN + "iI")  # TOTALSIZE, MAGICCODE
 _MESSAGE_MAGICS = {layout.MAGIC_CODE["message_v1"], layout.MAGIC_CODE["message_v2"]}
@@ -81,17 +85,24 @@ def find_cut(path: str, *, records: int | None = None, max_bytes: int | None = N
         os.close(fd)
 
 
-def write_piece(path: str, out: str, length: int) -> None:
-    """Copy the first ``length`` bytes of ``path`` to ``out`` in bounded chunks."""
+def write_piece(path: str, out: str, length: int, *, force: bool = False, reads: Iterable[str] = ()) -> None:
+    """Copy the first ``length`` bytes of ``path`` to ``out`` in bounded chunks.
+
+    ``out`` is written as :mod:`rmqformats.output` writes a file: locked,
+    under a temporary name renamed onto it when complete, an existing file
+    replaced only with ``force``, never ``path`` itself or into ``reads``.
+    """
+    reads = [path, *reads]
     fd = os.open(path, os.O_RDONLY)
     try:
-        with open(out, "wb") as f:
+        with output.AtomicFile(out, force=force, reads=reads) as f:
             pos = 0
             while pos < length:
                 chunk = os.pread(fd, min(_COPY_CHUNK, length - pos), pos)
                 if not chunk:
-                    raise OSError(f"{path}: file ended at {pos} bytes while copying {length}")
-                f.write(chunk)
+                    raise FileChangedError(path, pos, f"file ended at {pos} bytes while copying {length}")
+                with output.write_errors(out):
+                    f.stream.write(chunk)
                 pos += len(chunk)
     finally:
         os.close(fd)
@@ -110,9 +121,10 @@ def cmd_cut(args: argparse.Namespace) -> int:
     if not os.path.isfile(segment):
         err.write(f"rmqformats: error: {segment}: no such file\n")
         return status.ERROR
-    if os.path.exists(out) and os.path.samefile(segment, out):
-        err.write(f"rmqformats: error: {out}: the piece would overwrite the segment\n")
-        return status.ERROR
+    from ..store import check_segment_file
+    check_segment_file(segment)
+    reads = file_store_paths(segment)
+    output.check_target(out, folder=False, force=args.force, reads=reads)
     cut = find_cut(segment, records=args.records, max_bytes=args.bytes)
     if cut.records == 0:
         why = cut.detail or {"limit": f"the first record is larger than {args.bytes} bytes",
@@ -121,7 +133,7 @@ def cmd_cut(args: argparse.Namespace) -> int:
                              "end-of-file": "the segment is shorter than a record header"}[cut.stop]
         err.write(f"rmqformats: error: {segment}: no whole message record to cut: {why}\n")
         return status.ERROR
-    write_piece(segment, out, cut.length)
+    write_piece(segment, out, cut.length, force=args.force, reads=reads)
     sys.stdout.write(f"{out}: {cut.records} records, {cut.length} bytes (bytes 0..{cut.length} of {segment})\n")
     if cut.stop == "damage":
         err.write(f"rmqformats: the data ended at damage: {cut.detail}; the piece holds the records before it\n")
@@ -142,4 +154,6 @@ def add_commands(sub) -> None:
     size.add_argument("--bytes", type=_positive, metavar="N",
                       help="as many whole records from the start as fit in N bytes")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="the file to write")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite a non-empty OUT (a symbolic link is replaced, never followed)")
     p.set_defaults(func=cmd_cut)

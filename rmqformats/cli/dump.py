@@ -88,6 +88,19 @@ def _commitlog(path: str, o: DumpOptions) -> Iterator[dict]:
         sys.stderr.write(f"rmqformats: data ends early: {text}\n")
 
 
+def _start_offset(path: str, kind: str) -> int:
+    """The offset a queue-kind file starts at: its 20-digit name. A file named otherwise is refused (a typed
+    error), not read as if it started at 0: units and addresses in it count from that offset."""
+    from ..errors import QueueFileError, TimerLogError
+    name = os.path.basename(path)
+    if len(name) == 20 and name.isdigit():
+        return int(name)
+    error = TimerLogError if kind == "timerlog" else QueueFileError
+    raise error(path, None, f"a {kind} file is named by the 20-digit offset of its first byte, not {name!r}: "
+                            f"copy or link it under that name (00000000000000000000 for the first file) "
+                            f"and dump that")
+
+
 def _queue_parts(path: str) -> tuple[str, str, int]:
     folder = os.path.dirname(path)
     qid = os.path.basename(folder)
@@ -98,7 +111,7 @@ def _consumequeue(path: str, o: DumpOptions) -> Iterator[dict]:
     from ..consumequeue import ConsumeQueue
     folder, topic, qid = _queue_parts(path)
     cq = ConsumeQueue(folder, topic, qid)
-    start = int(os.path.basename(path)) // cq.files.unit_size
+    start = _start_offset(path, "consumequeue") // cq.files.unit_size
     stop = start + os.path.getsize(path) // cq.files.unit_size
     for u in cq.units(start, stop):
         d: dict[str, object] = {"fileOffset": (u.cq_offset - start) * cq.files.unit_size, **u.to_json_dict()}
@@ -112,7 +125,7 @@ def _batchconsumequeue(path: str, o: DumpOptions) -> Iterator[dict]:
     folder, topic, qid = _queue_parts(path)
     bcq = BatchConsumeQueue(folder, topic, qid)
     size = bcq.files.unit_size
-    start = int(os.path.basename(path)) // size
+    start = _start_offset(path, "batchconsumequeue") // size
     for u in bcq.units(start, start + os.path.getsize(path) // size):
         d: dict[str, object] = {"fileOffset": (u.index - start) * size, "unit": u.index, "commitLogOffset": u.commitlog_offset,
              "size": u.size, "tagsCode": u.tags_code, "storeTime": u.store_time,
@@ -125,8 +138,8 @@ def _batchconsumequeue(path: str, o: DumpOptions) -> Iterator[dict]:
 def _ext(path: str, o: DumpOptions) -> Iterator[dict]:
     from ..consumequeue_ext import ConsumeQueueExt
     from ..queuefiles import QueueFile
+    start = _start_offset(path, "consumequeue_ext")
     ext = ConsumeQueueExt(os.path.dirname(path))
-    start = int(os.path.basename(path))
     for u in ext._file_units(QueueFile(path, start, os.path.getsize(path))):
         d: dict[str, object] = {"fileOffset": u.ext_offset - start, "extOffset": u.ext_offset, "size": u.size,
              "tagsCode": u.tags_code, "msgStoreTime": u.msg_store_time, "filterBitmapBytes": len(u.filter_bitmap)}
@@ -171,7 +184,7 @@ def _checkpoint(path: str, o: DumpOptions) -> Iterator[dict]:
 def _timerlog(path: str, o: DumpOptions) -> Iterator[dict]:
     from ..queuefiles import QueueFile
     from ..timer import TimerLogScan
-    start = int(os.path.basename(path))
+    start = _start_offset(path, "timerlog")
     for u in TimerLogScan([QueueFile(path, start, os.path.getsize(path))]):
         d = {"fileOffset": u.position, "offset": u.offset, "unitKind": u.kind, "prevPos": u.prev_pos,
              "magic": u.magic, "currWriteTimeMs": u.curr_write_time_ms, "delayMs": u.delay_ms,

@@ -333,6 +333,9 @@ def _print_layouts(lay: dict, out) -> None:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     store = open_from_args(args)
+    if args.tiered:
+        from .layouts import require_tiered
+        require_tiered(args.tiered, store.root)
     info = inspect_store(store, verify_crc=args.verify_crc, salvage=args.salvage, live=args.live,
                          tiered=args.tiered)
     if args.format == "jsonl":

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
-from ..errors import StoreNotFoundError
+from ..errors import StoreNotFoundError, WrongLayoutError
 from ..store import open_store
 from . import status
-from .common import iso, print_table, short
+from .common import Unknown, iso, print_table, short
 
 _HEADER = ["offset", "topic", "queue", "queueOffset", "storeTime", "tags", "keys", "bodyBytes"]
 
@@ -39,9 +40,52 @@ def _end_status(end) -> int:
     return status.OK
 
 
-def cmd_tiered(args: argparse.Namespace) -> int:
+def found_at(path: str) -> str:
+    """What is at ``path``, in words: for errors that say what was expected and what was found."""
+    import glob
+
+    from ..commitlog import SEGMENT_NAME
+    if not os.path.exists(path):
+        return "nothing: no such file or folder"
+    if not os.path.isdir(path):
+        from ..filekind import UnknownFileKindError, detect
+        try:
+            return f"a file ({detect(path).description})"
+        except UnknownFileKindError:
+            return "a file"
+    names = sorted(os.listdir(path))
+    if not names:
+        return "an empty folder"
+    if "commitlog" in names and os.path.isdir(os.path.join(path, "commitlog")):
+        parts = [n for n in ("commitlog", "consumequeue", "index", "compaction", "timerlog") if n in names]
+        return f"a broker store root ({', '.join(p + '/' for p in parts)})"
+    if glob.glob(os.path.join(glob.escape(path), "*_*", "*", "*", "*", "COMMIT_LOG")):
+        return "a tiered store (tieredStoreFilePath)"
+    if {"compactionLog", "compactionCq"} & set(names):
+        return "a compaction folder (compactionLog/, compactionCq/): give its store root"
+    from ..dledger.detect import dledger_data_folder
+    if dledger_data_folder(path) is not None:
+        return "a DLedger store"
+    segments = [n for n in names if SEGMENT_NAME.match(n)]
+    if segments:
+        return f"a folder of {len(segments)} commit-log segment(s)"
+    shown = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
+    return f"a folder holding {shown}"
+
+
+def require_tiered(path: str, root: str | None):
+    """The tiered store at ``path``; :class:`WrongLayoutError` when it holds no tiered files."""
     from ..tiered import TieredStore
-    ts = TieredStore(args.path, root=args.store)
+    ts = TieredStore(path, root=root)
+    if not ts.queues() and not ts.index_files():
+        raise WrongLayoutError(path, None, "not a tiered store: expected tieredStoreFilePath, holding "
+                                           "<hash>_<cluster>/<broker>/<topic>/<queueId>/COMMIT_LOG (CONSUME_QUEUE, "
+                                           f"INDEX) folders of the posix backend; found {found_at(path)}")
+    return ts
+
+
+def cmd_tiered(args: argparse.Namespace) -> int:
+    ts = require_tiered(args.path, args.store)
     out = sys.stdout
     if args.key is not None:
         if args.topic is None:
@@ -90,7 +134,9 @@ def cmd_dledger(args: argparse.Namespace) -> int:
     store = open_store(args.store)
     log = store.commitlog
     if not isinstance(log, DLedgerCommitLog):
-        raise StoreNotFoundError(log.path, None, "not a DLedger commit log (its files hold plain records)")
+        raise WrongLayoutError(args.store, None, "not a DLedger commit log: expected dledger-*/data under the store "
+                                                 "root, or a folder of DLedger data files; found a plain commit "
+                                                 f"log ({log.path}: its files hold plain records)")
     out = sys.stdout
     if args.check_index:
         from ..dledger.index import check_index
@@ -133,10 +179,19 @@ def cmd_compaction(args: argparse.Namespace) -> int:
     comp = store.compaction()
     out = sys.stdout
     if not comp.exists:
+        if args.topic is not None:
+            raise WrongLayoutError(args.store, None, "no compaction topics: expected a compaction/ folder "
+                                                     "(compaction topics, 5.1.0+) in the store root; found "
+                                                     f"{found_at(args.store)} without one")
         out.write("no compaction/ folder: the store has no compaction topics\n")
         return status.OK
     queues = [q for q in comp.queues() if (args.topic is None or q.topic == args.topic)
               and (args.queue is None or q.queue_id == args.queue)]
+    if args.topic is not None and not queues:
+        known = sorted({f"{q.topic}/{q.queue_id}" for q in comp.queues()})
+        raise Unknown(f"no compaction queue {args.topic}" + ("" if args.queue is None else f"/{args.queue}")
+                      + f" under {comp.folder}; it has "
+                      + (", ".join(known[:20]) + (" …" if len(known) > 20 else "") if known else "none"))
     if args.topic is not None:
         code = status.OK
         for q in queues:
@@ -146,6 +201,9 @@ def cmd_compaction(args: argparse.Namespace) -> int:
             _write_messages(msgs, args.format, out)
         return code
     cp = comp.position_checkpoint()
+    if not queues:
+        sys.stderr.write(f"rmqformats: no compaction queues under {os.path.abspath(comp.folder)}: the store has "
+                         "no compaction topics\n")
     rows, code = [], status.OK
     for q in queues:
         scan = q.commitlog().scan()

@@ -16,7 +16,7 @@ from ..message import Message
 from . import bodies, status, tables
 from .common import (UsageError, iso, open_from_args, short, print_table, with_progress, add_message_filters, add_store_args,
                      add_verify_crc, add_commitlog_arg)
-from .common import add_salvage
+from .common import add_salvage, store_paths
 
 #: Rows decoded at a time for the messages table.
 _TABLE_BATCH = 8192
@@ -176,6 +176,25 @@ def _with_body(row: list, data: bytes, args: argparse.Namespace) -> list:
     return [*row, bodies.render(data, args.body, limit, table=True)]
 
 
+def _read_msg_id(store, msg_id: str) -> list[Message]:
+    """The message of an offset message id; failing that, of a producer's message id (UNIQ_KEY), said on stderr."""
+    from ..errors import MessageNotFoundError
+    from ..index import describe_uniq_key, find_uniq_key, looks_like_uniq_key
+    try:
+        return [store.commitlog.read_msg_id(msg_id)]
+    except RmqFormatError as exc:
+        if not looks_like_uniq_key(msg_id):
+            raise
+        why = exc.reason
+    msgs, how = find_uniq_key(store, msg_id)
+    if not msgs:
+        raise MessageNotFoundError(store.commitlog.path, None, f"{msg_id} is neither an offset message id of this "
+                                   f"store ({why}) nor the producer's message id (UNIQ_KEY) of any message in it")
+    sys.stderr.write(f"rmqformats: {msg_id} is not an offset message id of this store ({why}); it is the producer's "
+                     f"message id (UNIQ_KEY, {describe_uniq_key(msg_id)}) of {len(msgs)} message(s), {how}\n")
+    return msgs
+
+
 def cmd_messages(args: argparse.Namespace) -> int:
     if args.msg_id is not None or args.offset is not None:
         given = [f"--{k.replace('_', '-')}" for k in ("topic", "queue", "tag", "key", "since", "until", "from_offset",
@@ -189,16 +208,16 @@ def cmd_messages(args: argparse.Namespace) -> int:
     body = args.body not in (None, "none")
     header = _MESSAGE_HEADER + (["body"] if body and args.format == "table" else [])
     if args.msg_id is not None or args.offset is not None:
-        msg = log.read_msg_id(args.msg_id) if args.msg_id is not None else log.read(args.offset)
-        if args.limit is None or args.limit > 0:
-            if args.format == "jsonl":
+        msgs = [log.read(args.offset)] if args.msg_id is None else _read_msg_id(store, args.msg_id)
+        msgs = msgs[:args.limit] if args.limit is not None else msgs
+        if args.format == "jsonl":
+            for msg in msgs:
                 d = bodies.apply_json(msg.to_json_dict(), msg.body, args.body, args.body_limit)
                 out.write(json.dumps(d, ensure_ascii=False) + "\n")
-            else:
-                row = _message_row(msg)
-                print_table([_with_body(row, msg.body, args) if body else row], header, out)
-        elif args.format == "table":
-            print_table([], header, out)
+        else:
+            rows = [_message_row(msg) for msg in msgs]
+            print_table([_with_body(row, msg.body, args) if body else row for row, msg in zip(rows, msgs)],
+                        header, out)
         return 0
     if (args.key is not None or args.tag is not None) and store.root is not None and store.batch_queues():
         # Inner batches (batch consume queues) are searched item by item, through the object API.
@@ -334,14 +353,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stderr.write("rmqformats: error: --partition-by needs --to parquet\n")
         return 2
     from ..columnar import COLUMNS
-    from ..export import OutputExistsError, export_batches, export_columns, prepare_output
+    from ..export import export_batches, export_columns, prepare_output
     store = open_from_args(args)
     log = store.commitlog
-    try:
-        prepare_output(out_path, fmt, args.force)
-    except OutputExistsError as exc:
-        sys.stderr.write(f"rmqformats: error: {exc}\n")
-        return 2
+    reads = store_paths(store)
+    prepare_output(out_path, fmt, args.force, reads)
     columns = export_columns(fmt, args.columns)
     need = set(columns)
     if fmt == "parquet":
@@ -357,7 +373,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             sys.stderr.write("rmqformats: error: stdout takes no bytes here; give a file\n")
             return 2
     sink = export_batches(_batches_with_progress(scan, log.total_size, "export"), fmt, target, scan.schema,
-                          partition_by=args.partition_by, keep_segment="segment" in columns)
+                          partition_by=args.partition_by, keep_segment="segment" in columns, force=args.force,
+                          reads=reads)
     where = "stdout" if out_path == "-" else out_path
     files = len(sink.files) if out_path != "-" else 0
     what = f"{sink.rows} message{'s' if sink.rows != 1 else ''}"
@@ -382,7 +399,9 @@ def add_commands(sub) -> None:
     add_message_filters(sp)
     one = sp.add_mutually_exclusive_group()
     one.add_argument("--offset", type=bodies.non_negative, help="only the message at this commit-log offset")
-    one.add_argument("--msg-id", help="only the message with this offset message id")
+    one.add_argument("--msg-id", help="only the message with this message id: the broker's offset message id "
+                                      "(store host and commit-log offset), or else the producer's (UNIQ_KEY, "
+                                      "what SendResult.getMsgId() returns), looked up by key in the index")
     sp.add_argument("--limit", type=bodies.non_negative, help="stop after this many messages")
     bodies.add_body_args(sp)
     add_salvage(sp)
@@ -395,12 +414,16 @@ def add_commands(sub) -> None:
                     "         (00000000000000000000.parquet; none for a segment without selected messages).\n"
                     "         --partition-by topic writes topic=<URL-escaped topic>/<segment>.parquet without\n"
                     "         the topic column (Hive-style; pyarrow.dataset and pq.read_table read it back).\n"
+                    "         The folder is written under a temporary name and appears whole, ending with an\n"
+                    "         empty _SUCCESS file, only when complete.\n"
                     "jsonl    OUT is a file or -: the lines of 'messages --format jsonl'.\n"
                     "csv      OUT is a file or -: a header, then one row per message; columns CSV cannot\n"
                     "         hold are text: properties a JSON object, keys joined by spaces, body base64;\n"
                     "         timestamps are written as 2026-11-21 09:53:00.123Z (UTC), null as an empty field.\n\n"
                     "Columns by default: jsonl those of 'messages --format jsonl'; parquet and csv also tags,\n"
-                    "keys and uniqKey. --columns picks any of:\n{columns}")
+                    "keys and uniqKey. --columns picks any of:\n{columns}\n\n"
+                    "OUT is locked while it is written (a second export to it exits 2: target busy); on an\n"
+                    "error or Ctrl-C nothing is left but what was there before.")
     sp.add_argument("store", nargs="?", help="store root, commitlog/ folder or one segment file")
     sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
     add_commitlog_arg(sp)
@@ -414,6 +437,7 @@ def add_commands(sub) -> None:
     sp.add_argument("--partition-by", choices=["topic"], help="parquet: one folder per topic")
     sp.add_argument("--threads", type=_positive, default=1, help="threads building record batches (default: 1)")
     sp.add_argument("--force", action="store_true",
-                    help="overwrite a non-empty OUT file, or replace an earlier export in the OUT folder")
+                    help="overwrite a non-empty OUT file (a symbolic link is replaced, never followed), or "
+                         "replace an earlier export in the OUT folder")
     add_salvage(sp)
     sp.set_defaults(func=cmd_export)

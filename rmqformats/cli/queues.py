@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from ..consumequeue import SCHEDULE_TOPIC, tags_code
@@ -19,6 +20,9 @@ def _queue_positionals(args: argparse.Namespace) -> tuple[str | None, int | None
         if not values:
             raise UsageError("give a STORE path or --sample")
         args.store = values.pop(0)
+    elif values and (len(values) > 2 or os.path.sep in values[0] or os.path.isdir(values[0])):
+        raise UsageError(f"--sample reads the bundled sample store; give either it or STORE ({values[0]}), "
+                         "not both")
     if len(values) > 2:
         raise UsageError("expected [STORE] [TOPIC [QID]]")
     topic = values[0] if values else None

@@ -6,14 +6,14 @@ import argparse
 import sys
 
 from . import status
-from .common import open_from_args
+from .common import open_from_args, store_paths
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ..recovery.report import write_report
     store = open_from_args(args)
-    report = write_report(store, args.output, index=args.index, timer=args.timer, max_findings=args.max_findings,
-                          salvage=args.salvage)
+    report = write_report(store, args.output, force=args.force, reads=store_paths(store), index=args.index,
+                          timer=args.timer, max_findings=args.max_findings, salvage=args.salvage)
     check = report.check
     sys.stderr.write(f"rmqformats: wrote {args.output}: {report.messages} message(s), {len(report.segments)} "
                      f"segment(s), {len(report.queues)} queue(s)"
@@ -32,6 +32,8 @@ def add_commands(sub) -> None:
     sp.add_argument("store", nargs="?", help="store root (a commit-log folder or segment gives the commit-log parts)")
     sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
     sp.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    sp.add_argument("--force", action="store_true",
+                    help="overwrite a non-empty OUTPUT (a symbolic link is replaced, never followed)")
     sp.add_argument("--index", action=argparse.BooleanOptionalAction, default=True,
                     help="check the index files (default: on)")
     sp.add_argument("--timer", action=argparse.BooleanOptionalAction, default=True,

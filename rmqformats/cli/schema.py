@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
+from .. import output
 from . import status
 from ..versions import releases
 from ..versions.diff import diff, format_text
@@ -46,9 +48,25 @@ def cmd_schema_diff(args: argparse.Namespace) -> int:
     return status.OK if d.compatible else status.FINDINGS
 
 
+def _is_spec_folder(path: str) -> bool:
+    """Whether a folder holds only what ``schema export`` writes: ``*.ksy``, ``config/*.json``, ``_SUCCESS``."""
+    for entry in os.scandir(path):
+        if entry.is_file(follow_symlinks=False):
+            if not (entry.name.endswith(".ksy") or entry.name == output.SUCCESS_MARKER):
+                return False
+        elif entry.is_dir(follow_symlinks=False) and entry.name == "config":
+            if any(not (e.is_file(follow_symlinks=False) and e.name.endswith(".json")) for e in os.scandir(entry.path)):
+                return False
+        else:
+            return False
+    return True
+
+
 def cmd_schema_export(args: argparse.Namespace) -> int:
-    for path in export(args.version, args.dir):
-        sys.stdout.write(f"{path}\n")
+    with output.AtomicFolder(args.dir, force=args.force, replaceable=_is_spec_folder) as folder:
+        written = export(args.version, folder.path)
+    for path in written:
+        sys.stdout.write(f"{folder.final(path)}\n")
     return status.OK
 
 
@@ -69,5 +87,9 @@ def add_commands(sub) -> None:
                                      "config JSON Schemas into DIR/config: what X lacks is left out. Kinds X "
                                      "does not write are not exported.")
     ep.add_argument("--version", type=_release, required=True, metavar="X", help="the release, e.g. 4.9.7")
-    ep.add_argument("dir", metavar="DIR", help="the folder to write into (created when missing)")
+    ep.add_argument("dir", metavar="DIR",
+                    help="the folder to write (created; an existing empty one is filled). It appears whole, "
+                         "with a _SUCCESS marker, only when complete")
+    ep.add_argument("--force", action="store_true",
+                    help="replace an earlier schema export in DIR (a folder of other files is never removed)")
     ep.set_defaults(func=cmd_schema_export)

@@ -7,18 +7,26 @@ OK = 0
 #: The command ran and reports findings: ``check`` found problems, ``lag`` flagged a queue,
 #: ``schema-diff`` found incompatible changes.
 FINDINGS = 1
-#: A usage error (a bad option, conflicting options, an invalid value) or a typed read error.
+#: A usage error (a bad option, conflicting options, an invalid value), a typed read error, or a write
+#: error (the output cannot be written: read-only, missing folder, full disk, busy, exists).
 ERROR = 2
 #: The data read ended at damage rather than at a clean end (or, with ``--salvage``, damaged
 #: ranges were skipped): what was printed is every message before it (or every intact message).
 DAMAGED = 3
+#: Interrupted by Ctrl-C (SIGINT; 128 + 2, as shells report it): outputs being written were removed.
+INTERRUPTED = 130
+#: Ended by SIGTERM (128 + 15): outputs being written were removed.
+TERMINATED = 143
 
 #: The table shown in ``--help`` and the README.
 TABLE = (
     (OK, "success; the data read ended cleanly"),
     (FINDINGS, "findings: check found problems, lag flagged queues"),
-    (ERROR, "usage error, or a typed error reading a file (file, offset and reason on stderr)"),
+    (ERROR, "usage error, a typed error reading a file (file, offset and reason on stderr), "
+            "or an output that cannot be written (path and reason)"),
     (DAMAGED, "the data ended at damage, or --salvage skipped damaged ranges"),
+    (INTERRUPTED, "interrupted by Ctrl-C (143: by SIGTERM); an output being written is removed, "
+                  "never left half-done"),
 )
 
 

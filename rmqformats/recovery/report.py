@@ -16,6 +16,7 @@ import html
 import json
 import os
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
@@ -25,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import __version__
-from ..commitlog import DataEnd
+from ..commitlog import DataEnd, split_folders
 from ..errors import RmqFormatError
 from .crosscheck import CrossCheck, Kind, cross_check
 
@@ -542,12 +543,23 @@ def _data(report: StoreReport) -> dict:
             "rocksdbMessageStore": report.rocksdb_messages}
 
 
-def write_report(store: Store, path: str | os.PathLike[str], **options) -> StoreReport:
-    """Build the report of ``store`` and write its page to ``path``; returns the report."""
-    report = build_report(store, **options)
-    page = render_html(report)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(page)
+def write_report(store: Store, path: str | os.PathLike[str], *, force: bool = False,
+                 reads: Iterable[str | os.PathLike[str]] = (), **options) -> StoreReport:
+    """Build the report of ``store`` and write its page to ``path``; returns the report.
+
+    The page is written as :mod:`rmqformats.output` writes a file: ``path``
+    is locked before the store is read, the page goes to a temporary renamed
+    onto ``path`` when complete, an existing non-empty file is replaced only
+    with ``force``, and never into the store (its root and commit log, and
+    ``reads``).
+    """
+    from .. import output
+    reads = [*reads, *([store.root] if store.root is not None else []), *split_folders(store.commitlog.path)]
+    with output.AtomicFile(path, force=force, reads=reads) as f:
+        report = build_report(store, **options)
+        page = render_html(report)
+        with output.write_errors(path):
+            f.stream.write(page.encode("utf-8"))
     return report
 
 

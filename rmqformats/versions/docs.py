@@ -217,7 +217,9 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text, encoding="utf-8")
+    from .. import output
+    with output.AtomicFile(args.out, force=True) as f:
+        f.stream.write(text.encode("utf-8"))
     print(args.out)
     return 0
 
