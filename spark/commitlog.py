@@ -30,33 +30,56 @@ from collections.abc import Iterator
 import pyarrow as pa
 from pyspark.sql.types import StructType
 
-from .partitions import commitlog_splits
+from .filters import RowFilter
+
+from .partitions import Pruning, commitlog_splits
 from .paths import COMMITLOG, resolve
-from .schema import message_schema
-from .source import RocketMQSource, SourceReader
+from .schema import STORE, message_schema
+from .source import FilterPushdown, RocketMQSource, SourceReader
 from .splits import SegmentSplit, SplitReader
+
+#: Message columns from the cheapest to filter on: fixed-width fields, then the topic and the
+#: segment, then the rest (properties, hosts, message id).
+FILTER_ORDER = (("commitLogOffset", "storeSize", "bodyCRC", "queueId", "flag", "queueOffset", "sysFlag",
+                 "bornTimestamp", "storeTimestamp", "reconsumeTimes", "preparedTransactionOffset"),
+                ("topic", "segment"))
 
 
 class CommitLogReader(SourceReader):
     """Plans the splits of the commit logs of a read and decodes each on an executor."""
 
+    filter_order = FILTER_ORDER
+
     def partitions(self) -> list[SegmentSplit]:
-        return commitlog_splits(resolve(self.options, COMMITLOG), self.options)
+        pruning = Pruning(self.row_filter)
+        splits = commitlog_splits(resolve(self.options, COMMITLOG), self.options, pruning)
+        pruning.log(self.source)
+        return splits
+
+    def split_reader(self) -> SplitReader:
+        """The decoder of this read's splits, with the pushed-down filters as its predicate."""
+        converter = self.converter()
+        o = self.options
+        # Filters on ``store`` alone were applied by choosing the splits; the rest while decoding.
+        decoded = RowFilter([c for c in self.row_filter.conds if c.columns != {STORE}], order=FILTER_ORDER)
+        return SplitReader(converter, self.malformed(converter), decompress=o.decompress, verify_crc=o.verify_crc,
+                           batch_size=o.batch_size, topics=o.topics, predicate=decoded if decoded else None)
 
     def read(self, partition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, SegmentSplit):  # Spark's one empty partition when none was planned
             return
-        converter = self.converter()
-        o = self.options
-        reader = SplitReader(converter, self.malformed(converter), decompress=o.decompress, verify_crc=o.verify_crc,
-                             batch_size=o.batch_size, topics=o.topics)
-        yield from reader.read(partition, salvage=o.salvage)
+        yield from self.split_reader().read(partition, salvage=self.options.salvage)
+
+
+class PushdownCommitLogReader(FilterPushdown, CommitLogReader):
+    """A :class:`CommitLogReader` that takes the filters Spark pushes down (option ``filterPushdown``)."""
 
 
 class CommitLogDataSource(RocketMQSource):
     """``spark.read.format("rocketmq_commitlog")``: messages, with the columnar decoder's columns and ``store``."""
 
     reader_class = CommitLogReader
+    pushdown_reader_class = PushdownCommitLogReader
 
     @classmethod
     def name(cls) -> str:
