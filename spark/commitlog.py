@@ -34,7 +34,7 @@ from .filters import RowFilter
 
 from .partitions import Pruning, commitlog_splits
 from .paths import COMMITLOG, resolve
-from .schema import STORE, message_schema
+from .schema import STORE, check_schema, message_schema
 from .source import FilterPushdown, RocketMQSource, SourceReader
 from .splits import SegmentSplit, SplitReader
 
@@ -88,3 +88,10 @@ class CommitLogDataSource(RocketMQSource):
     @classmethod
     def full_schema(cls) -> StructType:
         return message_schema()
+
+    def streamReader(self, schema: StructType):
+        """``spark.readStream.format("rocketmq_commitlog")``: see :mod:`.streaming`."""
+        from .streaming import CommitLogStreamReader  # the stream reader builds on this module's reader
+
+        check_schema(schema, self.full_schema(), self.read_options.corrupt_column, self.name())
+        return CommitLogStreamReader(self.name(), self.read_options, schema, self.full_schema())
