@@ -4,8 +4,8 @@ A path may be a store root (the folder holding ``commitlog/``,
 ``consumequeue/``, ``index/``), a folder or file inside one (``commitlog/``,
 a segment, ``consumequeue/TopicTest/0``, ...), a bare folder of commit-log
 segments or a single segment, a folder holding several stores (with
-``recursiveFileLookup``; symbolic links to folders are followed), a glob (Hadoop's syntax: ``*``, ``?``, ``[ab]``,
-``[^ab]``, ``{a,b}``) or a ``file:`` URI. Each path is resolved on the driver
+``recursiveFileLookup``; symbolic links to folders are followed), a glob
+(Hadoop's syntax: ``*``, ``?``, ``[ab]``, ``[^ab]``, ``{a,b}``) or a ``file:`` URI. Each path is resolved on the driver
 to absolute local paths, so executors (which read the same paths through a
 shared or mounted file system) never depend on the driver's working folder.
 

@@ -777,7 +777,8 @@ def test_queue_and_index_filters(version):
     root = root_of(version)
     units = [dict(zip(QUEUE_COLUMNS, r)) for r in api_queue_units(root)]
     topic = units[0]["topic"]
-    cases = [([EqualTo(("topic",), topic), In(("queueId",), (0, 1))], lambda u: u["topic"] == topic and u["queueId"] in (0, 1)),
+    cases = [([EqualTo(("topic",), topic), In(("queueId",), (0, 1))],
+              lambda u: u["topic"] == topic and u["queueId"] in (0, 1)),
              ([GreaterThanOrEqual(("cqOffset",), 3), Not(EqualTo(("queueType",), "BatchCQ"))],
               lambda u: u["cqOffset"] >= 3 and u["queueType"] != "BatchCQ")]
     for filters, test in cases:
@@ -851,14 +852,10 @@ def test_columns_option_decodes_only_those_columns(spark):
     assert_same(canon(spark_dicts(df), cols), api_messages(root, columns=cols))
     with pytest.raises(OptionError, match="names no column 'nope'"):
         CommitLogDataSource(options={"path": root, "columns": "topic,nope"})
-    assert QueueReaderColumns(root) == ["topic", "cqOffset"]
-
-
-def QueueReaderColumns(root: str) -> list[str]:
-    ds = ConsumeQueueDataSource(options={"path": root, "columns": "topic,cqOffset"})
+    ds = ConsumeQueueDataSource(options={"path": root, "columns": "cqOffset,topic"})
     reader = ds.reader(ds.schema())
     rows = arrow_dicts([b for p in reader.partitions() for b in reader.read(p)])
-    return list(rows[0])
+    assert list(rows[0]) == ["cqOffset", "topic"] and len(rows) == len(api_queue_units(root))
 
 
 # -- streaming ---------------------------------------------------------------------------------------
