@@ -17,6 +17,12 @@ split holding the damage reports it by the read's ``mode``. The default read
 returns exactly ``open_store(p).commitlog.scan()``'s messages (with
 ``verifyCrc``, ``scan(verify_crc=True)``'s).
 
+Filters Spark pushes down (option ``filterPushdown``) run inside the
+decoder, on the fixed-width fields first, and leave out whole splits by
+offsets, store times (the walk's least and greatest per split), segment and
+store (:mod:`.filters`, :class:`.partitions.Pruning`). ``readStream`` gives
+:mod:`.streaming`'s source.
+
 ``salvage=true`` skips that walk: every split resyncs on its first valid
 record and, after a damaged record, on the next one, so a damaged store
 yields every intact message; each damaged stretch is one malformed record.

@@ -3,8 +3,9 @@
 Spark builds a data source from its class and the options when ``load()``
 is called, so an unknown option or a bad value fails there, before any
 planning. ``reader()`` gets the schema of the read: the source's own, or the
-subset of its columns a user named with ``.schema(...)``; only those columns
-are decoded.
+subset of its columns a user named with ``.schema(...)`` or the ``columns``
+option; only those columns are decoded. With ``filterPushdown`` the reader
+is a :class:`FilterPushdown` one, which Spark hands the query's filters.
 """
 
 from __future__ import annotations
