@@ -68,8 +68,16 @@ class CommitLogReader(SourceReader):
         o = self.options
         # Filters on ``store`` alone were applied by choosing the splits; the rest while decoding.
         decoded = RowFilter([c for c in self.row_filter.conds if c.columns != {STORE}], order=FILTER_ORDER)
+        topics = o.topics
+        if topics is None:
+            # ``topic = 'T'`` is also given to the decoder's own topic filter, which compares the stored
+            # bytes in compiled code before any column is built: the same rows, as a topic decodes to
+            # 'T' exactly when its bytes are T's (a U+FFFD in 'T' could stand for invalid bytes: not used).
+            equal = [c.value for c in decoded.on("topic") if c.op == "=" and isinstance(c.value, str)
+                     and "\ufffd" not in c.value]
+            topics = (equal[0],) if equal else None
         return SplitReader(converter, self.malformed(converter), decompress=o.decompress, verify_crc=o.verify_crc,
-                           batch_size=o.batch_size, topics=o.topics, predicate=decoded if decoded else None)
+                           batch_size=o.batch_size, topics=topics, predicate=decoded if decoded else None)
 
     def read(self, partition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, SegmentSplit):  # Spark's one empty partition when none was planned
