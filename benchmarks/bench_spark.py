@@ -1,6 +1,22 @@
 """The Spark data source against the in-process columnar decoder, with one and two cores.
 
-What is measured
+The default run: filter pushdown, split pruning and the incremental load
+    A ~1 GiB ``mixed`` log whose store times are spread over ``--span-hours``
+    (12 by default; generated into ``benchmarks/data/`` once, with the
+    package's construct schemas), read with ``splitSize`` 128m at local[1]
+    and local[2]: every message; one topic of six (``PaymentNotify``) and a
+    one-hour window in the middle of the log, each with pushdown off (Spark
+    filters) and on (``spark.sql.python.filterPushdown.enabled`` and the
+    option ``filterPushdown``); beside the in-process decoder with the same
+    filters. Then an ``availableNow`` stream into the ``noop`` sink over a
+    copy of the log (the last segment copied, the others hard-linked), run
+    once, and again after 10 % more data was appended with
+    ``rmqformats.synth``. Prints rows, seconds, throughput and the peak RSS
+    of each process tree (JVM and Python workers included), and the ratios;
+    fails when pushdown on, off and the decoder disagree, or when the second
+    stream run does not give exactly the appended messages.
+
+``--adapter``: the full reads measured before (what follows)
     A generated commit log of about 1 GiB (``mixed`` by default: bodies of
     100 B-4 KiB in 1 GiB segments; the logs ``bench_columnar.py`` generates,
     reused from ``benchmarks/data/`` when they are there), on a warm page cache:
@@ -34,8 +50,9 @@ What is measured
     over the in-process decoder's.
 
 How to run
-    .venv/bin/python benchmarks/bench_spark.py                      # mixed log, splitSize 128m
-    .venv/bin/python benchmarks/bench_spark.py --log small --split-size 256m --repeat 3
+    .venv/bin/python benchmarks/bench_spark.py                      # pushdown and the incremental load
+    .venv/bin/python benchmarks/bench_spark.py --adapter            # full reads, mixed log, splitSize 128m
+    .venv/bin/python benchmarks/bench_spark.py --adapter --log small --split-size 256m --repeat 3
 """
 
 from __future__ import annotations
