@@ -8,6 +8,16 @@ sizes from one byte to whole segments are checked with the readers run in
 this process (the code executors run, without a task per split); Spark
 itself reads with a few split sizes, damaged copies, several stores, and
 once with separate executor processes (``local-cluster``).
+
+Filter pushdown: for every store and filter, the rows read with the filters
+pushed down equal the rows filtered after a plain read and the Python API's
+own filter, for split sizes from one byte to a segment, and a time window
+plans only the splits that can hold it. Streaming: ``availableNow`` runs
+over a copy of a store, records appended with the package's builders
+between them, return each message once.
+
+The module is one piece so that every test shares one SparkSession (and its
+Python workers): starting another costs more than most tests here.
 """
 
 from __future__ import annotations
