@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 KSC    := tools/ksc
 
-.PHONY: setup setup-spark setup-browser generate test bench sample clean
+.PHONY: setup setup-spark setup-spark-old test-spark-old setup-browser generate test bench sample clean
 
 setup: $(VENV)/.installed $(KSC)/node_modules/.installed
 
@@ -24,6 +24,20 @@ $(KSC)/node_modules/.installed: $(KSC)/package.json $(KSC)/package-lock.json
 # The optional PySpark adapter (rmqformats.spark) and its tests need Spark 4, pyarrow and Java 17+.
 setup-spark: setup
 	$(PY) -m pip install --quiet -e '.[dev,spark]'
+
+# The Spark tests again on the oldest Spark the README promises, in a virtualenv of its own.
+SPARK_OLD    ?= 4.0.5
+VENV_OLD     := .venv-spark-old
+$(VENV_OLD)/.installed-$(SPARK_OLD): pyproject.toml
+	$(PYTHON) -m venv $(VENV_OLD)
+	$(VENV_OLD)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV_OLD)/bin/python -m pip install --quiet -e '.[dev,spark]' 'pyspark==$(SPARK_OLD)'
+	touch $@
+
+setup-spark-old: setup $(VENV_OLD)/.installed-$(SPARK_OLD)
+
+test-spark-old: setup-spark-old
+	$(VENV_OLD)/bin/python -m pytest -q tests/test_spark.py
 
 # Headless Chromium from the OS packages, for the test that opens the store report in a browser
 # (the test is skipped without it, except under CI). Installs only when missing; needs root.
@@ -49,4 +63,4 @@ sample: setup
 	$(VENV)/bin/rmqformats inspect --sample
 
 clean:
-	rm -rf $(VENV) $(KSC)/node_modules .pytest_cache
+	rm -rf $(VENV) $(VENV_OLD) $(KSC)/node_modules .pytest_cache

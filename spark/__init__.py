@@ -7,6 +7,11 @@
     messages = spark.read.format("rocketmq_commitlog").load("/data/rocketmq/store")
     units = spark.read.format("rocketmq_consumequeue").load("/data/rocketmq/store")
     entries = spark.read.format("rocketmq_index").load("/data/rocketmq/store")
+    new = spark.readStream.format("rocketmq_commitlog").load("/data/rocketmq/store")   # a live store
+
+With ``spark.sql.python.filterPushdown.enabled`` (Spark 4.1+) and the option
+``filterPushdown``, the sources apply a query's filters while decoding and
+leave out the splits that cannot hold a row (:mod:`.filters`).
 
 Executors run the interpreter named by ``PYSPARK_PYTHON``; it needs
 rmqformats and pyarrow, and the store must be at the same path on the driver
@@ -22,6 +27,7 @@ from .options import OptionError
 from .paths import PathError
 from .queues import ConsumeQueueDataSource
 from .schema import index_schema, message_schema, queue_schema
+from .streaming import CommitLogStreamReader, DataLossError
 
 #: The data sources :func:`register` registers.
 SOURCES = (CommitLogDataSource, ConsumeQueueDataSource, IndexDataSource)
@@ -34,7 +40,8 @@ def register(spark) -> None:
 
 
 __all__ = [
-    "SOURCES", "BinaryFileDecoder", "CommitLogDataSource", "ConsumeQueueDataSource", "IndexDataSource",
+    "SOURCES", "BinaryFileDecoder", "CommitLogDataSource", "CommitLogStreamReader", "ConsumeQueueDataSource",
+    "DataLossError", "IndexDataSource",
     "MalformedRecordError", "OptionError", "PathError", "SplitDecoder", "index_schema", "message_schema",
     "queue_schema", "register", "segment_splits",
 ]

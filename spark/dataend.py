@@ -117,6 +117,11 @@ class Chain:
     #: Index of the segment where the data ends (``len(segments)`` when there are none).
     end_segment: int
     info: EndInfo | None
+    #: For each segment, for each split boundary, the least and greatest store time of the records that
+    #: start in that split, in Spark's microseconds (wrapping as the conversion to Spark does); a split
+    #: without records has least > greatest. Filters on store time leave out the splits outside a window.
+    time_low: tuple[np.ndarray, ...] = ()
+    time_high: tuple[np.ndarray, ...] = ()
 
 
 def describe(end: DataEnd) -> str:
@@ -191,12 +196,26 @@ def _walk(segments: Sequence[Segment], split_size: int | None, verify_crc: bool,
     if len(lo) > 1 and np.any(np.diff(lo) < 0):
         raise ValueError("commit-log segments overlap: their 20-digit names and sizes disagree")
     found = np.full(len(lo), -1, np.int64)
+    t_low = np.full(len(lo), np.iinfo(np.int64).max, np.int64)
+    t_high = np.full(len(lo), np.iinfo(np.int64).min, np.int64)
     j = 0
-    scan = ColumnarScan(view(segments), columns=("commitLogOffset",), verify_crc=verify_crc, decompress=False,
-                        threads=threads, batch_size=1 << 16)
+    scan = ColumnarScan(view(segments), columns=("commitLogOffset", "storeTimestamp"), verify_crc=verify_crc,
+                        decompress=False, threads=threads, batch_size=1 << 16)
     for batch in scan:
         offsets = batch.column(0).to_numpy()
-        if not len(offsets) or j >= len(lo):
+        if not len(offsets):
+            continue
+        with np.errstate(over="ignore"):
+            times = batch.column(1).cast("int64").to_numpy() * np.int64(1000)
+        split = np.searchsorted(lo, offsets, side="right") - 1
+        which, first = np.unique(split, return_index=True)
+        which_ok = which >= 0
+        if which_ok.any():
+            which, first = which[which_ok], first[which_ok]
+            split_ok = split >= 0
+            t_low[which] = np.minimum(t_low[which], np.minimum.reduceat(times[split_ok], first - first[0]))
+            t_high[which] = np.maximum(t_high[which], np.maximum.reduceat(times[split_ok], first - first[0]))
+        if j >= len(lo):
             continue
         stop = int(np.searchsorted(lo, offsets[-1], side="right"))
         if stop > j:
@@ -205,11 +224,13 @@ def _walk(segments: Sequence[Segment], split_size: int | None, verify_crc: bool,
             j = stop
     end = scan.end
     assert end is not None  # the walk has no stop, so it ends at the data end
-    starts = []
+    starts, lows, highs = [], [], []
     k = 0
     for s, b in zip(segments, per_segment):
         part = found[k:k + len(b)]
         starts.append(np.where(part >= 0, part - s.start_offset, -1))
+        lows.append(t_low[k:k + len(b)])
+        highs.append(t_high[k:k + len(b)])
         k += len(b)
     index = [s.path for s in segments].index(end.segment) if end.segment is not None else len(segments)
-    return Chain(tuple(starts), end, index, end_info(segments, end))
+    return Chain(tuple(starts), end, index, end_info(segments, end), tuple(lows), tuple(highs))

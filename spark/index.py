@@ -23,10 +23,10 @@ from rmqformats.columnar.queues import INDEX_SCHEMA
 from rmqformats.errors import RmqFormatError
 from rmqformats.index import IndexFile
 
-from .partitions import UnitPartition, index_partitions
+from .partitions import Pruning, UnitPartition, index_partitions
 from .paths import INDEX, resolve
 from .schema import index_schema, repeat_string
-from .source import RocketMQSource, SourceReader
+from .source import FilterPushdown, RocketMQSource, SourceReader
 
 
 def entries(f: IndexFile, first: int, stop: int) -> pa.RecordBatch:
@@ -54,7 +54,10 @@ class IndexReader(SourceReader):
     """Plans pieces of the index files of a read and reads each partition's pieces on an executor."""
 
     def partitions(self) -> list[UnitPartition]:
-        return index_partitions(resolve(self.options, INDEX), self.options)
+        pruning = Pruning(self.row_filter)
+        parts = index_partitions(resolve(self.options, INDEX), self.options, pruning)
+        pruning.log(self.source)
+        return parts
 
     def read(self, partition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, UnitPartition):
@@ -68,16 +71,24 @@ class IndexReader(SourceReader):
                                num_index=self.options.index_num) as f:
                     stop = f.written_entries() + 1 if piece.stop is None else piece.stop
                     for first in range(piece.first, stop, step):
-                        yield converter.convert(entries(f, first, min(stop, first + step)), piece.store)
+                        out = self.row_filter.filter_batch(
+                            converter.convert(entries(f, first, min(stop, first + step)), piece.store))
+                        if out.num_rows:
+                            yield out
             except RmqFormatError as exc:
                 if piece.report:
                     yield from malformed(piece.store, exc.path, exc.offset, exc.reason)
+
+
+class PushdownIndexReader(FilterPushdown, IndexReader):
+    """An :class:`IndexReader` that takes the filters Spark pushes down (option ``filterPushdown``)."""
 
 
 class IndexDataSource(RocketMQSource):
     """``spark.read.format("rocketmq_index")``: the written entries of every index file."""
 
     reader_class = IndexReader
+    pushdown_reader_class = PushdownIndexReader
 
     @classmethod
     def name(cls) -> str:

@@ -38,8 +38,10 @@ class MalformedRecordError(Exception):
 class Malformed:
     """Applies the read's mode to each malformed record found."""
 
-    def __init__(self, source: str, mode: str, converter: Converter):
+    def __init__(self, source: str, mode: str, converter: Converter, row_filter=None):
         self.source = source
+        #: The pushed-down filters: a corrupt-record row is given only when it passes them, as Spark would.
+        self.row_filter = row_filter
         self.mode = mode
         self.converter = converter
         #: Paths to report under another name (a temporary copy under the file it was made from).
@@ -50,7 +52,11 @@ class Malformed:
         if self.mode == FAILFAST:
             raise MalformedRecordError(self.source, path, offset, reason)
         if self.mode != DROPMALFORMED and self.converter.corrupt_column is not None:
-            yield self.converter.corrupt(store, path, offset, reason)
+            row = self.converter.corrupt(store, path, offset, reason)
+            if self.row_filter:
+                row = self.row_filter.filter_batch(row)
+            if row.num_rows:
+                yield row
         else:  # left out, as Spark leaves it out; the executor's log still says where
             _log.warning("%s: malformed record left out (mode %s): %s @ %s: %s", self.source, self.mode, path,
                          offset, reason)

@@ -23,10 +23,11 @@ MODES = (PERMISSIVE, DROPMALFORMED, FAILFAST)
 
 #: Options every source takes (``path``/``paths`` are set by ``load()``).
 COMMON = ("path", "paths", "mode", "columnNameOfCorruptRecord", "pathGlobFilter", "recursiveFileLookup",
-          "modifiedBefore", "modifiedAfter", "timeZone", "splitSize", "batchSize")
+          "modifiedBefore", "modifiedAfter", "timeZone", "splitSize", "batchSize", "columns", "filterPushdown")
 #: The options of each source, by its short name.
 KNOWN = {
-    "rocketmq_commitlog": COMMON + ("decompress", "verifyCrc", "topics", "salvage"),
+    "rocketmq_commitlog": COMMON + ("decompress", "verifyCrc", "topics", "salvage", "startingOffsets",
+                                    "failOnDataLoss"),
     "rocketmq_consumequeue": COMMON + ("topics",),
     "rocketmq_index": COMMON + ("hashSlots", "indexNum"),
 }
@@ -69,6 +70,14 @@ class ReadOptions:
     salvage: bool = False
     hash_slots: int | None = None
     index_num: int | None = None
+    #: The columns to give (and decode), in this order; ``None``: every column.
+    columns: tuple[str, ...] | None = None
+    #: Take the filters Spark pushes down (``spark.sql.python.filterPushdown.enabled``, Spark 4.1+).
+    pushdown: bool = False
+    #: Streaming: where a query with no checkpoint starts (``earliest`` or ``latest``).
+    starting_offsets: str = "earliest"
+    #: Streaming: fail when segments were deleted before they were read (else a warning).
+    fail_on_data_loss: bool = False
 
 
 def _bool(name: str, value: str) -> bool:
@@ -172,6 +181,14 @@ def parse_options(source: str, options: Mapping[str, str]) -> ReadOptions:
         topics = tuple(t.strip() for t in str(v["topics"]).split(",") if t.strip())
         if not topics:
             raise OptionError("option topics must name at least one topic (comma-separated)")
+    columns = None
+    if v.get("columns") is not None:
+        columns = tuple(dict.fromkeys(c.strip() for c in str(v["columns"]).split(",") if c.strip()))
+        if not columns:
+            raise OptionError("option columns must name at least one column (comma-separated)")
+    starting = str(v.get("startingOffsets", "earliest")).strip().lower()
+    if starting not in ("earliest", "latest"):
+        raise OptionError(f"option startingOffsets must be earliest or latest, not {v['startingOffsets']!r}")
     corrupt = v.get("columnNameOfCorruptRecord")
     if corrupt is not None and not str(corrupt).strip():
         raise OptionError("option columnNameOfCorruptRecord must not be empty")
@@ -194,6 +211,10 @@ def parse_options(source: str, options: Mapping[str, str]) -> ReadOptions:
         salvage=_bool("salvage", v.get("salvage", "false")),
         hash_slots=None if v.get("hashSlots") is None else _int("hashSlots", v["hashSlots"]),
         index_num=None if v.get("indexNum") is None else _int("indexNum", v["indexNum"]),
+        columns=columns,
+        pushdown=_bool("filterPushdown", v.get("filterPushdown", "false")),
+        starting_offsets=starting,
+        fail_on_data_loss=_bool("failOnDataLoss", v.get("failOnDataLoss", "false")),
     )
     if out.salvage and out.mode == FAILFAST:
         raise OptionError("options salvage=true and mode=FAILFAST contradict each other: salvage reads past "

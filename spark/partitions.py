@@ -21,12 +21,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
 from pyspark.sql.datasource import InputPartition
 
 from rmqformats.commitlog import Segment
 from rmqformats.queuefiles import QUEUE_FILE_NAME
 
 from .dataend import bounds, check_chain, data_limit
+from .filters import RowFilter
 from .options import DEFAULT_UNIT_SPLIT, ReadOptions
 from .paths import DataFile, StoreFiles
 from .splits import SegmentSplit
@@ -43,34 +45,89 @@ def segments_of(store: StoreFiles) -> list[Segment]:
     return sorted(segs, key=lambda s: (s.start_offset, s.path))
 
 
-def commitlog_splits(stores: Iterable[StoreFiles], options: ReadOptions) -> list[SegmentSplit]:
-    """The splits of every store's commit log (see the module docstring)."""
+#: Types of the constant columns whole splits are left out by.
+_CONSTANT_TYPES = {"store": pa.string(), "segment": pa.string(), "topic": pa.string(), "queueId": pa.int32(),
+                   "queueType": pa.string(), "file": pa.string()}
+
+
+class Pruning:
+    """What the pushed-down filters say about whole splits, and how many splits they left out."""
+
+    def __init__(self, row_filter: RowFilter | None):
+        self.filter = row_filter if row_filter else None
+        self.offsets = (None, None) if self.filter is None else self.filter.bounds("commitLogOffset")
+        self.times = (None, None) if self.filter is None else self.filter.bounds("storeTimestamp")
+        #: Splits considered and splits planned.
+        self.considered = 0
+        self.planned = 0
+
+    def keeps(self, **constants) -> bool:
+        """False when no row with these constant columns (store, segment, topic, ...) passes the filters."""
+        return self.filter is None or self.filter.keeps(constants, _CONSTANT_TYPES)
+
+    def offset_range(self, lo: int, hi: int) -> bool:
+        """Whether a record starting in commit-log offsets ``[lo, hi)`` can pass the filters."""
+        low, high = self.offsets
+        if low is not None and high is not None and low > high:
+            return False
+        return (low is None or hi > low) and (high is None or lo <= high)
+
+    def time_range(self, low_us: int, high_us: int) -> bool:
+        """Whether records whose store times lie in ``[low_us, high_us]`` can pass the filters."""
+        low, high = self.times
+        if low is not None and high is not None and low > high:
+            return False
+        return (low is None or high_us >= low) and (high is None or low_us <= high)
+
+    def log(self, source: str) -> None:
+        if self.filter is not None:
+            _log.info("%s: the pushed-down filters leave %d of %d splits to read", source, self.planned,
+                      self.considered)
+
+
+def commitlog_splits(stores: Iterable[StoreFiles], options: ReadOptions,
+                     pruning: Pruning | None = None) -> list[SegmentSplit]:
+    """The splits of every store's commit log (see the module docstring).
+
+    ``pruning`` leaves out the splits no row of which can pass the pushed-down
+    filters: by store and segment name, by the commit-log offsets a split
+    covers and (from the driver's walk) by the store times of its records.
+    """
+    pruning = pruning or Pruning(None)
     out: list[SegmentSplit] = []
     for store in stores:
         segments = segments_of(store)
-        if not segments:
+        if not segments or not pruning.keeps(store=store.store):
             continue
         if options.salvage:
-            out += _salvage_splits(store.store, segments, options.split_size)
+            out += _salvage_splits(store.store, segments, options.split_size, pruning)
         else:
-            out += _chain_splits(store.store, segments, options.split_size, options.verify_crc)
+            out += _chain_splits(store.store, segments, options.split_size, options.verify_crc, pruning)
     return out
 
 
-def _salvage_splits(store: str, segments: list[Segment], split_size: int | None) -> list[SegmentSplit]:
+def _salvage_splits(store: str, segments: list[Segment], split_size: int | None,
+                    pruning: Pruning) -> list[SegmentSplit]:
     out = []
     for i, seg in enumerate(segments):
+        if not pruning.keeps(segment=os.path.basename(seg.path)):
+            continue
         limit = data_limit(seg.path)
         if limit == 0:  # all zero: nothing to read, nothing damaged
             continue
         b = bounds(limit, split_size)
         e = np.append(b[1:], seg.size)
         last = i == len(segments) - 1
-        out += [SegmentSplit(store, seg, last, int(b[k]), int(e[k]), limit=limit) for k in range(len(b))]
+        for k in range(len(b)):
+            pruning.considered += 1
+            if pruning.offset_range(seg.start_offset + int(b[k]), seg.start_offset + int(e[k])):
+                pruning.planned += 1
+                out.append(SegmentSplit(store, seg, last, int(b[k]), int(e[k]), limit=limit))
     return out
 
 
-def _chain_splits(store: str, segments: list[Segment], split_size: int | None, verify_crc: bool) -> list[SegmentSplit]:
+def _chain_splits(store: str, segments: list[Segment], split_size: int | None, verify_crc: bool,
+                  pruning: Pruning) -> list[SegmentSplit]:
     chain = check_chain(segments, split_size, verify_crc=verify_crc)
     if chain.info is not None and chain.info.damage:
         _log.warning("%s: the data of the commit log ends at %s @ %d: %s; the records after it are not read "
@@ -91,11 +148,21 @@ def _chain_splits(store: str, segments: list[Segment], split_size: int | None, v
                 info = chain.info
                 wanted = np.union1d(wanted, [k_end])
         last = i == len(segments) - 1
+        named = pruning.keeps(segment=os.path.basename(seg.path))
         for k in wanted.tolist():
             stop = int(e[k]) if k_end is None or k < k_end else min(int(e[k]), end_pos)
             start = int(starts[k]) if starts[k] >= 0 and starts[k] < stop else None
+            reports = info if k == k_end else None
+            pruning.considered += 1
+            # The split that reports damage is always read: its mode decides what the damage gives.
+            if reports is None and not (named and pruning.offset_range(seg.start_offset + int(b[k]),
+                                                                        seg.start_offset + stop)
+                                        and pruning.time_range(int(chain.time_low[i][k]),
+                                                               int(chain.time_high[i][k]))):
+                continue
+            pruning.planned += 1
             out.append(SegmentSplit(store, seg, last, int(b[k]), int(e[k]), start=start, stop=stop, planned=True,
-                                    end_info=info if k == k_end else None))
+                                    end_info=reports))
     return out
 
 
@@ -149,13 +216,16 @@ def _pack(pieces: list[tuple[UnitPiece, int]], split_size: int) -> list[UnitPart
     return out
 
 
-def queue_partitions(stores: Iterable[StoreFiles], options: ReadOptions, unit_sizes: dict[str, int]) -> list[UnitPartition]:
+def queue_partitions(stores: Iterable[StoreFiles], options: ReadOptions, unit_sizes: dict[str, int],
+                     pruning: Pruning | None = None) -> list[UnitPartition]:
     """Pieces of whole units of every selected queue file, packed into partitions.
 
     ``unit_sizes`` maps a queue type to its unit size in bytes. A file whose
     name or size is not a whole number of units is one piece; its reader
-    reports it.
+    reports it. ``pruning`` leaves out the queues whose store, type, topic or
+    id the pushed-down filters reject.
     """
+    pruning = pruning or Pruning(None)
     split = options.split_size or DEFAULT_UNIT_SPLIT
     pieces: list[tuple[UnitPiece, int]] = []
     for store in stores:
@@ -164,6 +234,10 @@ def queue_partitions(stores: Iterable[StoreFiles], options: ReadOptions, unit_si
             if options.topics is None or f.topic in options.topics:
                 queues.setdefault((f.queue_type, f.topic, f.queue_id), []).append(f)
         for (queue_type, topic, qid), files in sorted(queues.items()):
+            pruning.considered += 1
+            if not pruning.keeps(store=store.store, queueType=queue_type, topic=topic, queueId=qid):
+                continue
+            pruning.planned += 1
             unit = unit_sizes[queue_type]
             files = sorted(files, key=lambda f: int(os.path.basename(f.path)))
             described = tuple((f.path, int(os.path.basename(f.path)), f.size) for f in files)
@@ -183,7 +257,8 @@ def queue_partitions(stores: Iterable[StoreFiles], options: ReadOptions, unit_si
     return _pack(pieces, split)
 
 
-def index_partitions(stores: Iterable[StoreFiles], options: ReadOptions) -> list[UnitPartition]:
+def index_partitions(stores: Iterable[StoreFiles], options: ReadOptions,
+                     pruning: Pruning | None = None) -> list[UnitPartition]:
     """Pieces of whole entries of every selected index file, packed into partitions.
 
     Each file's header is read here for its entry count; a file whose
@@ -195,8 +270,13 @@ def index_partitions(stores: Iterable[StoreFiles], options: ReadOptions) -> list
     split = options.split_size or DEFAULT_UNIT_SPLIT
     step = max(1, split // ENTRY_SIZE)
     pieces: list[tuple[UnitPiece, int]] = []
+    pruning = pruning or Pruning(None)
     for store in stores:
         for f in store.files:
+            pruning.considered += 1
+            if not pruning.keeps(store=store.store, file=os.path.basename(f.path)):
+                continue
+            pruning.planned += 1
             try:
                 with IndexFile(f.path, num_hash_slots=options.hash_slots, num_index=options.index_num) as index:
                     written = index.written_entries()

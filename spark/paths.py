@@ -4,8 +4,8 @@ A path may be a store root (the folder holding ``commitlog/``,
 ``consumequeue/``, ``index/``), a folder or file inside one (``commitlog/``,
 a segment, ``consumequeue/TopicTest/0``, ...), a bare folder of commit-log
 segments or a single segment, a folder holding several stores (with
-``recursiveFileLookup``), a glob (Hadoop's syntax: ``*``, ``?``, ``[ab]``,
-``[^ab]``, ``{a,b}``) or a ``file:`` URI. Each path is resolved on the driver
+``recursiveFileLookup``; symbolic links to folders are followed), a glob
+(Hadoop's syntax: ``*``, ``?``, ``[ab]``, ``[^ab]``, ``{a,b}``) or a ``file:`` URI. Each path is resolved on the driver
 to absolute local paths, so executors (which read the same paths through a
 shared or mounted file system) never depend on the driver's working folder.
 
@@ -231,9 +231,19 @@ def _under(path: str, top: str) -> bool:
 
 
 def _stores_below(folder: str) -> list[str]:
-    """Store roots under ``folder`` (itself included); a store's own folders are not searched."""
+    """Store roots under ``folder`` (itself included); a store's own folders are not searched.
+
+    Symbolic links to folders are followed, as Spark's file sources follow
+    them; a folder reached again (a link back up the tree) is not searched twice.
+    """
     roots = []
-    for here, dirs, _files in os.walk(folder):
+    seen: set[str] = set()
+    for here, dirs, _files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(here)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
         if is_store_root(here):
             roots.append(here)
             dirs[:] = []

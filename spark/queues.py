@@ -29,10 +29,10 @@ from rmqformats.consumequeue import ConsumeQueue
 from rmqformats.errors import RmqFormatError
 from rmqformats.queuefiles import QueueFile
 
-from .partitions import UnitPartition, UnitPiece, queue_partitions
+from .partitions import Pruning, UnitPartition, UnitPiece, queue_partitions
 from .paths import QUEUES, resolve
 from .schema import QUEUE_TYPE, Converter, queue_schema
-from .source import RocketMQSource, SourceReader
+from .source import FilterPushdown, RocketMQSource, SourceReader
 
 #: Unit size of each queue type.
 UNIT_SIZES = {"SimpleCQ": CQ_UNIT_DTYPE.itemsize, "BatchCQ": BCQ_UNIT_SIZE}
@@ -65,7 +65,10 @@ class QueueReader(SourceReader):
     """Plans pieces of the queue files of a read and reads each partition's pieces on an executor."""
 
     def partitions(self) -> list[UnitPartition]:
-        return queue_partitions(resolve(self.options, QUEUES), self.options, UNIT_SIZES)
+        pruning = Pruning(self.row_filter)
+        parts = queue_partitions(resolve(self.options, QUEUES), self.options, UNIT_SIZES, pruning)
+        pruning.log(self.source)
+        return parts
 
     def read(self, partition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, UnitPartition):
@@ -97,13 +100,20 @@ class QueueReader(SourceReader):
         extra = {QUEUE_TYPE: piece.queue_type}
         for batch in read(queue, piece.first, piece.stop, batch_size=self.options.batch_size):
             if batch.num_rows:
-                yield converter.convert(_units(batch, batch_queue), piece.store, extra)
+                out = self.row_filter.filter_batch(converter.convert(_units(batch, batch_queue), piece.store, extra))
+                if out.num_rows:
+                    yield out
+
+
+class PushdownQueueReader(FilterPushdown, QueueReader):
+    """A :class:`QueueReader` that takes the filters Spark pushes down (option ``filterPushdown``)."""
 
 
 class ConsumeQueueDataSource(RocketMQSource):
     """``spark.read.format("rocketmq_consumequeue")``: units of every consume queue, batch consume queues included."""
 
     reader_class = QueueReader
+    pushdown_reader_class = PushdownQueueReader
 
     @classmethod
     def name(cls) -> str:

@@ -3,8 +3,9 @@
 Spark builds a data source from its class and the options when ``load()``
 is called, so an unknown option or a bad value fails there, before any
 planning. ``reader()`` gets the schema of the read: the source's own, or the
-subset of its columns a user named with ``.schema(...)``; only those columns
-are decoded.
+subset of its columns a user named with ``.schema(...)`` or the ``columns``
+option; only those columns are decoded. With ``filterPushdown`` the reader
+is a :class:`FilterPushdown` one, which Spark hands the query's filters.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from pyspark.sql.datasource import DataSource, DataSourceReader
 from pyspark.sql.types import StructType
 
+from .filters import RowFilter, split_filters
 from .malformed import Malformed
 from .options import OptionError, ReadOptions, parse_options
 from .schema import Converter, check_schema, with_corrupt_column
@@ -27,6 +29,12 @@ class RocketMQSource(DataSource):
         if corrupt is not None and corrupt in self.full_schema().fieldNames():
             raise OptionError(f"{self.name()}: columnNameOfCorruptRecord {corrupt!r} is one of the source's own "
                               "columns; name another")
+        if self.read_options.columns is not None:
+            known = self.full_schema().fieldNames() + ([corrupt] if corrupt else [])
+            unknown = [c for c in self.read_options.columns if c not in known]
+            if unknown:
+                raise OptionError(f"{self.name()}: option columns names no column {', '.join(map(repr, unknown))}; "
+                                  f"the columns are {', '.join(known)}")
         if not self.read_options.paths:
             raise OptionError(f"{self.name()}: give load() the store path(s): a store root, a folder in one, "
                               "a folder of stores (with recursiveFileLookup), globs or file: URIs")
@@ -37,14 +45,23 @@ class RocketMQSource(DataSource):
         raise NotImplementedError
 
     def schema(self) -> StructType:
-        return with_corrupt_column(self.full_schema(), self.read_options.corrupt_column)
+        full = with_corrupt_column(self.full_schema(), self.read_options.corrupt_column)
+        columns = self.read_options.columns
+        if columns is None:
+            return full
+        by_name = {f.name: f for f in full.fields}
+        return StructType([by_name[c] for c in columns])
 
     def reader(self, schema: StructType) -> DataSourceReader:
         check_schema(schema, self.full_schema(), self.read_options.corrupt_column, self.name())
-        return self.reader_class(self.name(), self.read_options, schema, self.full_schema())
+        # Only a reader asked for overrides pushFilters: Spark refuses to plan a reader that does
+        # while spark.sql.python.filterPushdown.enabled is off (DATA_SOURCE_PUSHDOWN_DISABLED).
+        cls = self.pushdown_reader_class if self.read_options.pushdown else self.reader_class
+        return cls(self.name(), self.read_options, schema, self.full_schema())
 
-    #: The :class:`SourceReader` subclass of the source.
+    #: The :class:`SourceReader` subclass of the source, and the same with :class:`FilterPushdown`.
     reader_class: type
+    pushdown_reader_class: type
 
 
 class SourceReader(DataSourceReader):
@@ -55,9 +72,24 @@ class SourceReader(DataSourceReader):
         self.options = options
         self.schema = schema
         self.full = full
+        #: The filters Spark pushed down and this reader applies (none unless ``filterPushdown``).
+        self.row_filter = RowFilter(())
 
     def converter(self) -> Converter:
         return Converter(self.schema, self.full, self.options.corrupt_column)
 
     def malformed(self, converter: Converter) -> Malformed:
-        return Malformed(self.source, self.options.mode, converter)
+        return Malformed(self.source, self.options.mode, converter, self.row_filter)
+
+    #: Groups of columns from the cheapest to filter on (see :class:`RowFilter`).
+    filter_order: tuple[tuple[str, ...], ...] = ()
+
+
+class FilterPushdown:
+    """``pushFilters`` for a :class:`SourceReader`: keeps the filters it applies exactly (:mod:`.filters`)."""
+
+    def pushFilters(self, filters):
+        null_rows = self.options.corrupt_column is not None and self.options.corrupt_column in self.schema.fieldNames()
+        kept, rejected = split_filters(filters, self.schema, null_rows=null_rows)
+        self.row_filter = RowFilter(kept, order=self.filter_order)
+        return rejected

@@ -80,8 +80,10 @@ class SplitReader:
     """Decodes splits with the options of one read into batches of the read's schema."""
 
     def __init__(self, converter: Converter, malformed: Malformed, *, decompress: bool, verify_crc: bool,
-                 batch_size: int, topics: tuple[str, ...] | None):
+                 batch_size: int, topics: tuple[str, ...] | None, predicate=None):
         self.converter = converter
+        #: The decoder's row filter (:data:`rmqformats.columnar.scan.Predicate`): the pushed-down filters.
+        self.predicate = predicate
         self.malformed = malformed
         self.decompress = decompress
         self.verify_crc = verify_crc
@@ -142,7 +144,7 @@ class SplitReader:
         while True:
             scan = ColumnarScan(log, columns=self.columns, start=seg.start_offset + pos,
                                 stop=seg.start_offset + stop, verify_crc=verify, decompress=self.decompress,
-                                batch_size=self.batch_size, topic=self.topic)
+                                batch_size=self.batch_size, topic=self.topic, predicate=self.predicate)
             done = pos  # file position after the last record yielded
             try:
                 for batch in scan:

@@ -8,6 +8,16 @@ sizes from one byte to whole segments are checked with the readers run in
 this process (the code executors run, without a task per split); Spark
 itself reads with a few split sizes, damaged copies, several stores, and
 once with separate executor processes (``local-cluster``).
+
+Filter pushdown: for every store and filter, the rows read with the filters
+pushed down equal the rows filtered after a plain read and the Python API's
+own filter, for split sizes from one byte to a segment, and a time window
+plans only the splits that can hold it. Streaming: ``availableNow`` runs
+over a copy of a store, records appended with the package's builders
+between them, return each message once.
+
+The module is one piece so that every test shares one SparkSession (and its
+Python workers): starting another costs more than most tests here.
 """
 
 from __future__ import annotations
@@ -619,3 +629,371 @@ def test_local_cluster_with_separate_executors(tmp_path):
     for r in rows:
         r["body"] = bytes.fromhex(r["body"])
     assert_same(canon(rows, MESSAGE_COLUMNS), api_messages(root))
+
+
+# -- symbolic links ------------------------------------------------------------------------------------
+
+
+def test_recursive_lookup_follows_symbolic_links(spark, two_stores, tmp_path):
+    top, a, b = two_stores
+    links = tmp_path / "links"
+    links.mkdir()
+    (links / "broker-a").symlink_to(Path(a).parent, target_is_directory=True)
+    (links / "b-store").symlink_to(b, target_is_directory=True)
+    (links / "up").symlink_to(links, target_is_directory=True)  # a cycle is searched once
+    stores = {str(links / "broker-a" / "store"): a, str(links / "b-store"): b}
+    want = canon([dict(zip(MESSAGE_COLUMNS, r[:-1] + (link,))) for link, real in stores.items()
+                  for r in api_messages(real)], MESSAGE_COLUMNS)
+    n, rows = read_in_process(CommitLogDataSource, {"path": str(links), "recursiveFileLookup": "true"})
+    assert_same(canon(rows, MESSAGE_COLUMNS), want)
+    df = spark.read.format("rocketmq_commitlog").option("recursiveFileLookup", "true").load(str(links))
+    assert df.count() == len(want)
+    n, units = read_in_process(ConsumeQueueDataSource, {"path": str(links), "recursiveFileLookup": "true"})
+    assert len(units) == len(api_queue_units(a)) + len(api_queue_units(b))
+
+
+# -- filter pushdown -----------------------------------------------------------------------------------
+
+try:  # the filter classes are Spark 4.1's; on 4.0 the pushdown tests are skipped
+    from pyspark.sql.datasource import (EqualNullSafe, EqualTo, GreaterThan, GreaterThanOrEqual, In, IsNotNull,
+                                        IsNull, LessThan, LessThanOrEqual, Not, StringContains, StringEndsWith,
+                                        StringStartsWith)
+    HAS_PUSHDOWN = True
+except ImportError:
+    HAS_PUSHDOWN = False
+
+needs_pushdown = pytest.mark.skipif(not HAS_PUSHDOWN, reason="filter pushdown needs Spark 4.1+")
+
+
+def _utc(ms: int):
+    from datetime import datetime, timezone
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+
+
+def filter_cases(msgs: list[dict]) -> dict[str, tuple[list, object, dict | None]]:
+    """Named filter sets over a store's messages: (Spark filters, the same test in Python, the API's filter)."""
+    store_ts = sorted(m["storeTimestamp"] for m in msgs)
+    born_ts = sorted(m["bornTimestamp"] for m in msgs)
+    offsets = sorted(m["commitLogOffset"] for m in msgs)
+    t0, t1 = store_ts[len(store_ts) // 3], store_ts[2 * len(store_ts) // 3]
+    b0, b1 = born_ts[len(born_ts) // 4], born_ts[len(born_ts) // 2]
+    o0, o1 = offsets[len(offsets) // 5], offsets[3 * len(offsets) // 5]
+    topics = sorted({m["topic"] for m in msgs})
+    topic = max(topics, key=lambda t: sum(m["topic"] == t for m in msgs))
+    tagged = next(m for m in msgs if m["tags"])
+    keyed = next(m for m in msgs[len(msgs) // 2:] if m["uniqKey"])
+    qoff = sorted(m["queueOffset"] for m in msgs)[len(msgs) // 2]
+    return {
+        "one topic": ([EqualTo(("topic",), topic)], lambda m: m["topic"] == topic, {"topic": topic}),
+        "topic and queue": ([EqualTo(("topic",), topic), EqualTo(("queueId",), 1)],
+                            lambda m: m["topic"] == topic and m["queueId"] == 1, {"topic": topic, "queue_id": 1}),
+        "time window": ([GreaterThanOrEqual(("storeTimestamp",), _utc(t0)), LessThan(("storeTimestamp",), _utc(t1))],
+                        lambda m: t0 <= m["storeTimestamp"] < t1, {"since": t0, "until": t1}),
+        "time window, inclusive": ([GreaterThan(("storeTimestamp",), _utc(t0)),
+                                    LessThanOrEqual(("storeTimestamp",), _utc(t1))],
+                                   lambda m: t0 < m["storeTimestamp"] <= t1, {"since": t0 + 1, "until": t1 + 1}),
+        "born window": ([GreaterThanOrEqual(("bornTimestamp",), _utc(b0)), LessThan(("bornTimestamp",), _utc(b1))],
+                        lambda m: b0 <= m["bornTimestamp"] < b1, None),
+        "offset range": ([GreaterThanOrEqual(("commitLogOffset",), o0), LessThan(("commitLogOffset",), o1)],
+                         lambda m: o0 <= m["commitLogOffset"] < o1, {"from_offset": o0, "to_offset": o1}),
+        "one offset": ([EqualTo(("commitLogOffset",), o1)], lambda m: m["commitLogOffset"] == o1,
+                       {"from_offset": o1, "to_offset": o1 + 1}),
+        "queue offsets": ([In(("queueId",), (0, 2)), GreaterThan(("queueOffset",), qoff)],
+                          lambda m: m["queueId"] in (0, 2) and m["queueOffset"] > qoff, None),
+        "tag": ([EqualTo(("tags",), tagged["tags"])], lambda m: m["tags"] == tagged["tags"], {"tag": tagged["tags"]}),
+        "unique key": ([EqualNullSafe(("uniqKey",), keyed["uniqKey"])], lambda m: m["uniqKey"] == keyed["uniqKey"],
+                       None),
+        "no tags": ([IsNull(("tags",))], lambda m: m["tags"] is None, None),
+        "not a topic, with tags": ([Not(EqualTo(("topic",), topic)), IsNotNull(("tags",))],
+                                   lambda m: m["topic"] != topic and m["tags"] is not None, None),
+        "topic text": ([StringStartsWith(("topic",), topic[:3]), StringEndsWith(("topic",), topic[-2:]),
+                        StringContains(("topic",), topic[1:4])],
+                       lambda m: m["topic"].startswith(topic[:3]) and m["topic"].endswith(topic[-2:])
+                       and topic[1:4] in m["topic"], None),
+        "segment and tags in": ([EqualTo(("segment",), msgs[-1]["segment"]), In(("tags",), ("TagA", "TagB", None))],
+                                lambda m: m["segment"] == msgs[-1]["segment"] and m["tags"] in ("TagA", "TagB"), None),
+        "nothing": ([EqualTo(("topic",), "no such topic")], lambda m: False, {"topic": "no such topic"}),
+    }
+
+
+def read_pushed(options: dict, filters: list) -> tuple[object, list, list[dict]]:
+    """Plan and read with ``filters`` pushed down, in this process: (reader, rejected filters, rows)."""
+    ds = CommitLogDataSource(options={**options, "filterPushdown": "true"})
+    reader = ds.reader(ds.schema())
+    rejected = list(reader.pushFilters(filters))
+    parts = reader.partitions()
+    return reader, rejected, arrow_dicts([b for p in parts for b in reader.read(p)])
+
+
+@needs_pushdown
+@pytest.mark.parametrize("split", [1, 97, 4096, None])
+def test_pushed_filters_equal_spark_filtering_and_the_api(version, split):
+    root = root_of(version)
+    log = rmqformats.open_store(root).commitlog
+    everything = [message_dict(m, root) for m in log.scan()]
+    for row in everything:
+        row["properties"] = list(row["properties"].items())
+    options = {"path": root} | ({} if split is None else {"splitSize": str(split)})
+    for name, (filters, test, api) in filter_cases(everything).items():
+        reader, rejected, rows = read_pushed(options, filters)
+        assert rejected == [], name  # every filter here is applied by the source
+        want = canon([m for m in everything if test(m)], MESSAGE_COLUMNS)
+        assert_same(canon(rows, MESSAGE_COLUMNS), want)
+        if api is not None:  # the Python API's own filter agrees
+            offsets = log.to_arrow(["commitLogOffset"], **api).column(0).to_pylist()
+            assert sorted(offsets) == sorted(r[0] for r in want), name
+
+
+@needs_pushdown
+def test_filters_the_sources_cannot_apply_go_back_to_spark():
+    root = root_of("rocketmq-5.1.4")
+    keep = [EqualTo(("keys",), ["a"]), EqualTo(("body",), b"x"), GreaterThan(("queueId",), 1.5),
+            EqualTo(("properties",), {}), IsNull(("_corrupt",))]
+    ds = CommitLogDataSource(options={"path": root, "filterPushdown": "true", "columnNameOfCorruptRecord": "_corrupt"})
+    reader = ds.reader(ds.schema())
+    null_true = IsNull(("tags",))  # true on a corrupt-record row, which the decoder's filter may never see
+    rejected = list(reader.pushFilters(keep + [null_true, EqualTo(("topic",), "TopicTest")]))
+    assert rejected == keep + [null_true] and all(a is b for a, b in zip(rejected, keep + [null_true]))
+
+
+@needs_pushdown
+def test_a_time_window_reads_only_the_splits_that_can_hold_it(version):
+    root = root_of(version)
+    msgs = sorted(rmqformats.open_store(root).commitlog.scan(), key=lambda m: m.store_timestamp)
+    t0, t1 = msgs[len(msgs) // 2].store_timestamp, msgs[len(msgs) // 2 + 10].store_timestamp
+    options = {"path": root, "splitSize": "8k"}
+    ds = CommitLogDataSource(options=options)
+    plain = ds.reader(ds.schema())
+    every = plain.partitions()
+    window = [GreaterThanOrEqual(("storeTimestamp",), _utc(t0)), LessThanOrEqual(("storeTimestamp",), _utc(t1))]
+    reader, rejected, rows = read_pushed(options, window)
+    planned = reader.partitions()
+    assert 0 < len(planned) < len(every) / 3
+    chosen = {(p.path, p.begin) for p in planned}
+    for p in every:  # every split left out holds no message of the window
+        if (p.path, p.begin) not in chosen:
+            times = [r["storeTimestamp"] for r in arrow_dicts(list(plain.read(p)))]
+            assert not any(t0 <= t <= t1 for t in times)
+    assert sorted(r["commitLogOffset"] for r in rows) == sorted(m.commitlog_offset for m in msgs
+                                                                 if t0 <= m.store_timestamp <= t1)
+    offsets = [GreaterThanOrEqual(("commitLogOffset",), msgs[0].commitlog_offset + 300_000),
+               LessThan(("commitLogOffset",), msgs[0].commitlog_offset + 310_000)]
+    reader, rejected, rows = read_pushed(options, offsets)
+    assert len(reader.partitions()) <= 3
+
+
+@needs_pushdown
+def test_queue_and_index_filters(version):
+    root = root_of(version)
+    units = [dict(zip(QUEUE_COLUMNS, r)) for r in api_queue_units(root)]
+    topic = units[0]["topic"]
+    cases = [([EqualTo(("topic",), topic), In(("queueId",), (0, 1))],
+              lambda u: u["topic"] == topic and u["queueId"] in (0, 1)),
+             ([GreaterThanOrEqual(("cqOffset",), 3), Not(EqualTo(("queueType",), "BatchCQ"))],
+              lambda u: u["cqOffset"] >= 3 and u["queueType"] != "BatchCQ")]
+    for filters, test in cases:
+        ds = ConsumeQueueDataSource(options={"path": root, "filterPushdown": "true", "splitSize": "100"})
+        reader = ds.reader(ds.schema())
+        assert list(reader.pushFilters(filters)) == []
+        rows = arrow_dicts([b for p in reader.partitions() for b in reader.read(p)])
+        assert_same(canon(rows, QUEUE_COLUMNS), canon([u for u in units if test(u)], QUEUE_COLUMNS))
+    entries = [dict(zip(INDEX_COLUMNS, r)) for r in api_index_entries(root)]
+    mid = sorted(e["storeTime"] for e in entries)[len(entries) // 2]
+    ds = IndexDataSource(options={"path": root, "filterPushdown": "true"})
+    reader = ds.reader(ds.schema())
+    assert list(reader.pushFilters([GreaterThanOrEqual(("storeTime",), _utc(mid))])) == []
+    rows = arrow_dicts([b for p in reader.partitions() for b in reader.read(p)])
+    assert_same(canon(rows, INDEX_COLUMNS), canon([e for e in entries if e["storeTime"] >= mid], INDEX_COLUMNS))
+
+
+PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
+
+
+def test_spark_rows_with_pushdown_on_equal_rows_with_it_off(spark, version):
+    from pyspark.sql import functions as F
+
+    root = root_of(version)
+    msgs = sorted(rmqformats.open_store(root).commitlog.scan(), key=lambda m: m.store_timestamp)
+    t0, t1 = msgs[len(msgs) // 4].store_timestamp, msgs[3 * len(msgs) // 4].store_timestamp
+    topic = msgs[0].topic
+    middle = sorted(m.commitlog_offset for m in msgs)[len(msgs) // 2]
+    queries = [
+        lambda df: df.where((F.col("topic") == topic) & (F.col("storeTimestamp") >= F.lit(_utc(t0)))
+                            & (F.col("storeTimestamp") < F.lit(_utc(t1)))),
+        lambda df: df.where((F.col("queueId") == 1) & (F.col("commitLogOffset") > middle)
+                            & F.col("tags").isNotNull() & (F.col("topic") != "x")),
+    ]
+    for query in queries:
+        results = []
+        for on in (False, True):
+            spark.conf.set(PUSHDOWN_CONF, str(on).lower())
+            try:
+                reader = spark.read.format("rocketmq_commitlog").option("splitSize", "16k")
+                df = query(reader.option("filterPushdown", str(on).lower()).load(root))
+                results.append((canon(spark_dicts(df), MESSAGE_COLUMNS), df.rdd.getNumPartitions()))
+            finally:
+                spark.conf.unset(PUSHDOWN_CONF)
+        assert results[0][0] and results[0][0] == results[1][0]
+        if HAS_PUSHDOWN:
+            assert results[1][1] < results[0][1]  # splits left out
+
+
+def test_pushdown_option_without_spark_pushdown_fails_clearly(spark):
+    if not HAS_PUSHDOWN:
+        pytest.skip("Spark 4.0 has no filter pushdown for Python sources")
+    df = spark.read.format("rocketmq_commitlog").option("filterPushdown", "true").load(root_of("rocketmq-5.1.4"))
+    with pytest.raises(Exception, match="filterPushdown"):
+        df.where("topic = 'TopicTest'").count()
+
+
+# -- columns -----------------------------------------------------------------------------------------
+
+
+def test_columns_option_decodes_only_those_columns(spark):
+    root = root_of("rocketmq-5.3.3")
+    cols = ["topic", "queueId", "commitLogOffset"]
+    ds = CommitLogDataSource(options={"path": root, "columns": ", ".join(cols)})
+    assert ds.schema().fieldNames() == cols
+    reader = ds.reader(ds.schema())
+    assert reader.converter().columns == tuple(cols)  # what the decoder builds
+    assert set(reader.split_reader().columns) == set(cols) | {"storeSize"}  # and the split's walk position
+    df = spark.read.format("rocketmq_commitlog").option("columns", ",".join(cols)).load(root)
+    assert df.columns == cols
+    assert_same(canon(spark_dicts(df), cols), api_messages(root, columns=cols))
+    with pytest.raises(OptionError, match="names no column 'nope'"):
+        CommitLogDataSource(options={"path": root, "columns": "topic,nope"})
+    ds = ConsumeQueueDataSource(options={"path": root, "columns": "cqOffset,topic"})
+    reader = ds.reader(ds.schema())
+    rows = arrow_dicts([b for p in reader.partitions() for b in reader.read(p)])
+    assert list(rows[0]) == ["cqOffset", "topic"] and len(rows) == len(api_queue_units(root))
+
+
+# -- streaming ---------------------------------------------------------------------------------------
+
+
+def append_messages(root: str, count: int, *, topic: str = "TopicStream", roll: bool = False,
+                    half: bool = False) -> list[int]:
+    """Write ``count`` messages at the data end of the store's commit log (built by the package's builders).
+
+    ``roll`` ends the last segment with a BLANK record and writes them into a
+    new segment, as the broker does when a segment is full; ``half`` writes a
+    last record's first half only (a record the broker is writing). Returns
+    the commit-log offsets of the complete messages written.
+    """
+    from rmqformats.synth.commitlog import MessageSpec, encode_blank, encode_message
+
+    log = rmqformats.open_store(root).commitlog
+    scan = log.scan(live=True)
+    last = max((m.queue_offset for m in scan if m.topic == topic), default=-1)
+    end = scan.end
+    seg = log.segments[-1]
+    pos = end.file_offset
+    if roll:
+        with open(seg.path, "r+b") as f:
+            f.seek(pos)
+            f.write(encode_blank(seg.size - pos))
+        start = seg.start_offset + seg.size
+        path = os.path.join(os.path.dirname(seg.path), f"{start:020d}")
+        with open(path, "wb") as f:
+            f.truncate(seg.size)
+        seg_path, pos, base = path, 0, start
+    else:
+        seg_path, base = seg.path, seg.start_offset
+    written = []
+    with open(seg_path, "r+b") as f:
+        for i in range(count + (1 if half else 0)):
+            spec = MessageSpec(topic=topic, body=f"message {last + 1 + i}".encode() * 3, queue_id=0,
+                               queue_offset=last + 1 + i, properties={"UNIQ_KEY": f"K{base + pos:016X}"},
+                               store_timestamp=1_800_000_000_000 + i, born_timestamp=1_800_000_000_000 + i)
+            data = encode_message(spec, base + pos)
+            f.seek(pos)
+            if i == count:  # the record being written: its first half
+                f.write(data[:len(data) // 2])
+                break
+            f.write(data)
+            written.append(base + pos)
+            pos += len(data)
+    return written
+
+
+def run_stream(spark, root: str, out: str, checkpoint: str, **options) -> list[int]:
+    """An ``availableNow`` query into Parquet; returns the commit-log offsets the run wrote."""
+    before = set(spark.read.parquet(out).select("commitLogOffset").toPandas()["commitLogOffset"]) \
+        if os.path.isdir(out) and any(n.endswith(".parquet") for n in os.listdir(out)) else set()
+    reader = spark.readStream.format("rocketmq_commitlog")
+    for k, v in options.items():
+        reader = reader.option(k, v)
+    query = (reader.load(root).select("commitLogOffset", "topic", "queueOffset")
+             .writeStream.format("parquet").option("path", out).option("checkpointLocation", checkpoint)
+             .trigger(availableNow=True).start())
+    query.awaitTermination()
+    every = list(spark.read.parquet(out).select("commitLogOffset").toPandas()["commitLogOffset"])
+    assert len(every) == len(set(every)), "a message was written twice"
+    return sorted(set(every) - before)
+
+
+def test_streaming_reads_each_message_once(spark, tmp_path, version):
+    root = str(tmp_path / "store")
+    shutil.copytree(root_of(version), root)
+    out, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
+    first = run_stream(spark, root, out, checkpoint)
+    assert first == sorted(m.commitlog_offset for m in rmqformats.open_store(root).commitlog.scan())
+    added = append_messages(root, 5, half=True)  # four complete and one half-written at the end
+    second = run_stream(spark, root, out, checkpoint)
+    assert second == added  # the half-written record is not read
+    assert run_stream(spark, root, out, checkpoint) == []  # a restart returns nothing again
+    finished = append_messages(root, 1)  # the broker finishes the record it was writing
+    assert run_stream(spark, root, out, checkpoint) == finished
+    log = rmqformats.open_store(root).commitlog
+    scan = log.scan(live=True)
+    every = [m.commitlog_offset for m in scan]
+    assert sorted(first + second + finished) == sorted(every)
+
+
+def test_streaming_after_a_segment_roll_and_a_finished_record(spark, tmp_path):
+    root = str(tmp_path / "store")
+    shutil.copytree(root_of("rocketmq-5.3.3"), root)
+    out, checkpoint = str(tmp_path / "out"), str(tmp_path / "checkpoint")
+    first = run_stream(spark, root, out, checkpoint, startingOffsets="earliest")
+    rolled = append_messages(root, 4, roll=True)
+    assert run_stream(spark, root, out, checkpoint) == rolled
+    api = sorted(m.commitlog_offset for m in rmqformats.open_store(root).commitlog.scan())
+    assert sorted(first + rolled) == api
+
+
+def test_streaming_reports_segments_deleted_before_they_were_read(tmp_path, caplog):
+    from rmqformats.spark.streaming import CommitLogStreamReader, DataLossError
+
+    root = str(tmp_path / "store")
+    shutil.copytree(root_of("rocketmq-5.1.4"), root)
+    segments = rmqformats.open_store(root).commitlog.segments
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    for s in segments[2:]:  # the broker has written two segments so far
+        shutil.move(s.path, aside / os.path.basename(s.path))
+
+    def reader(**options):
+        ds = CommitLogDataSource(options={"path": root, **options})
+        return ds.streamReader(ds.schema())
+
+    r = reader()
+    start = r.initialOffset()
+    end = r.latestOffset(start, None)
+    first = arrow_dicts([b for p in r.partitions(start, end) for b in r.read(p)])
+    assert sorted(x["commitLogOffset"] for x in first) == sorted(
+        m.commitlog_offset for m in rmqformats.open_store(root).commitlog.scan())
+    for s in segments[2:]:  # the broker writes three more and retention deletes the first three
+        shutil.move(aside / os.path.basename(s.path), s.path)
+    for s in segments[:3]:
+        os.remove(s.path)
+    r = reader()
+    with caplog.at_level("WARNING"):
+        later = r.latestOffset(end, None)
+        second = arrow_dicts([b for p in r.partitions(end, later) for b in r.read(p)])
+    lost = segments[3].start_offset - list(end["stores"].values())[0]["offset"]
+    assert list(later["stores"].values())[0]["lost"] == lost > 0
+    assert any("were deleted" in rec.getMessage() and str(lost) in rec.getMessage() for rec in caplog.records)
+    assert sorted(x["commitLogOffset"] for x in second) == sorted(
+        m.commitlog_offset for m in rmqformats.open_store(root).commitlog.scan())
+    with pytest.raises(DataLossError, match="failOnDataLoss"):
+        reader(failOnDataLoss="true").latestOffset(end, None)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
@@ -60,6 +60,13 @@ _REASONS = {BadMagicError: EndReason.BAD_MAGIC, TruncatedRecordError: EndReason.
 _SCHEDULE_TOPIC = np.frombuffer(SCHEDULE_TOPIC.encode("ascii"), np.uint8).copy()
 
 
+#: A caller's row filter: ``predicate(columns, rows)`` returns the subset of ``rows`` (window row numbers,
+#: ascending) to keep; ``columns(names, some_rows)`` builds a batch of just those columns for ``some_rows``
+#: (bodies as stored), so a filter can look at cheap fixed-width fields first and build a record's
+#: variable-length columns only for the rows still kept. It runs before the batch's columns are built.
+Predicate = Callable[[Callable[[Sequence[str], np.ndarray], pa.RecordBatch], np.ndarray], np.ndarray]
+
+
 class _Stop(Exception):
     """The data ended inside a segment (carries the :class:`DataEnd`)."""
 
@@ -77,6 +84,8 @@ class ColumnarScan:
     scan; ``None`` when ``to_offset`` or ``stop`` ended the scan first) and
     :attr:`blanks` lists the BLANK records passed. With ``strict=True`` a
     corrupt end raises its :class:`~rmqformats.errors.RecordError` instead.
+    ``predicate`` (:data:`Predicate`) filters the records after the built-in
+    filters and before their columns are built.
     """
 
     def __init__(self, commitlog: CommitLog, *, columns=None, batch_size: int = DEFAULT_BATCH_SIZE,
@@ -86,7 +95,8 @@ class ColumnarScan:
                  until: int | str | datetime | None = None, from_offset: int | None = None,
                  to_offset: int | None = None, stop: int | None = None,
                  max_body_size: int = DEFAULT_MAX_BODY_SIZE, window_size: int = DEFAULT_WINDOW,
-                 threads: int = 1, range_size: int = DEFAULT_RANGE, live: bool = False):
+                 threads: int = 1, range_size: int = DEFAULT_RANGE, live: bool = False,
+                 predicate: Predicate | None = None):
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
         self.columns = A.resolve_columns(columns)
@@ -113,6 +123,7 @@ class ColumnarScan:
         self._from = from_offset
         self._to = to_offset
         self._stop_at = stop
+        self._predicate = predicate
         #: Threads that decode byte ranges of a segment at once (see :meth:`_walk_parallel`).
         self._threads = max(1, int(threads))
         self._range = max(range_size, 1 << 12)
@@ -401,6 +412,8 @@ class ColumnarScan:
             rows = rows[K.equals_each(w.buf, w.i64[K.I64_TOPIC_POS][rows], w.i64[K.I64_TOPIC_LEN][rows], self._topic)]
         if (self._tag is not None or self._key is not None) and len(rows):
             rows = rows[self._tag_key_mask(w, rows)]
+        if self._predicate is not None and len(rows):
+            rows = self._predicate(lambda names, sub: A.build(w, sub, tuple(names), False), rows)
         if len(rows):
             yield from self._build(w, rows)
         if cut < n:
