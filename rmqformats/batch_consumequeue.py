@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from .frames import require_pandas
 from . import properties as props
 from .batch import InnerMessage
 from .consumequeue import tags_code
@@ -258,6 +259,7 @@ class BatchConsumeQueue:
 
     def to_pandas(self, start: int | None = None, stop: int | None = None, **options) -> pandas.DataFrame:
         """The units as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
+        require_pandas()
         return self.to_arrow(start, stop, **options).to_pandas()
 
     def unit(self, index: int) -> BcqUnit:

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .frames import require_pandas
 from . import properties as props
 from .errors import (
     BadMagicError,
@@ -973,6 +974,7 @@ class CommitLog:
 
     def to_pandas(self, columns=None, **options) -> "pandas.DataFrame":
         """The messages as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
+        require_pandas()
         return self.to_arrow(columns, **options).to_pandas()
 
     def read(self, offset: int) -> Message:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from .frames import require_pandas
 from . import properties as props
 from .errors import MessageNotFoundError, RmqFormatError, UnitNotFoundError
 from .generated.layouts import rocketmq_consumequeue as layout
@@ -219,6 +220,7 @@ class ConsumeQueue:
 
     def to_pandas(self, start: int | None = None, stop: int | None = None, **options) -> pandas.DataFrame:
         """The units as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
+        require_pandas()
         return self.to_arrow(start, stop, **options).to_pandas()
 
     def unit(self, cq_offset: int) -> CqUnit:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from .frames import require_pandas
 from .errors import IndexChainLoopError, IndexRangeError, IndexSizeError, RmqFormatError
 from .generated.layouts import rocketmq_index_file as layout
 from .javahash import java_string_hash
@@ -341,6 +342,7 @@ class IndexFile:
 
     def to_pandas(self, **options) -> pandas.DataFrame:
         """The written entries as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
+        require_pandas()
         return self.to_arrow(**options).to_pandas()
 
     def headers_to_arrow(self) -> pyarrow.Table:
@@ -490,6 +492,7 @@ class IndexFiles:
 
     def to_pandas(self, **options) -> pandas.DataFrame:
         """The written entries of every file as a :class:`pandas.DataFrame`."""
+        require_pandas()
         return self.to_arrow(**options).to_pandas()
 
     def headers_to_arrow(self) -> pyarrow.Table:

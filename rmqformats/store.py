@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .frames import require_pandas
 from .commitlog import SEGMENT_NAME, CommitLog, split_folders
 from .errors import StoreNotFoundError
 
@@ -143,6 +144,7 @@ class Store:
 
     def queues_to_pandas(self, **options) -> pandas.DataFrame:
         """The units of every consume queue as a :class:`pandas.DataFrame`; the options of :meth:`queue_batches`."""
+        require_pandas()
         return self.queues_to_arrow(**options).to_pandas()
 
     def batch_queues_to_arrow(self, **options) -> pyarrow.Table:

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 import pyarrow as pa
 
+from ..frames import require_pandas
 from .. import batch_consumequeue as bcq_reader
 from .. import consumequeue as cq_reader
 from .. import index as index_reader
@@ -249,6 +250,7 @@ class Batches:
 
     def read_pandas(self) -> pandas.DataFrame:
         """Every remaining batch as one :class:`pandas.DataFrame`."""
+        require_pandas()
         return self.read_all().to_pandas()
 
     def to_reader(self) -> pa.RecordBatchReader:
