@@ -6,8 +6,10 @@ leak in. The wheel goes into a new venv (no dev tools, the checkout not on
 ``sys.path``, commands run in a folder outside it) where every module is
 imported, ``help(rmqformats)`` runs and every command of the CLI runs on the
 bundled sample and on a vector store, compared with RocketMQ's ground truth.
-Last, the ``[pandas]`` extra is installed and the README's Python examples run.
-One venv serves the whole module; the tests run in file order, the extra last.
+Last, the ``[pandas]`` extra is installed and the README's Python examples run,
+then (where the Spark extra is installed for the tests) the ``[spark]`` extra
+and the README's ``spark-submit`` line from a checkout's root. One venv serves
+the whole module; the tests run in file order, the extras last.
 """
 
 from __future__ import annotations
@@ -114,12 +116,13 @@ def test_the_sdist_builds_the_same_wheel(built):
                         ("rmqformats/spark", "spark"), ("rmqformats/formats", "formats")):
         for p in (src / folder).rglob("*"):
             rel = p.relative_to(src / folder)
-            if p.is_file() and rel.parts[0] != "examples":
+            if p.is_file():
                 expected.add(f"{pkg}/{rel.as_posix()}")
     assert set(names) == expected, (sorted(set(names) - expected), sorted(expected - set(names)))
     for must in ("rmqformats/generated/kaitai/rocketmq_commitlog.py", "rmqformats/formats/releases.yaml",
                  "rmqformats/formats/rocketmq_timer_wheel.ksy", "rmqformats/formats/config/topics.schema.json",
-                 "rmqformats/samples/rocketmq-5.1.4/store/commitlog/00000000000000000000", "rmqformats/py.typed"):
+                 "rmqformats/samples/rocketmq-5.1.4/store/commitlog/00000000000000000000", "rmqformats/py.typed",
+                 "rmqformats/spark/examples/topic_hourly.py"):
         assert must in names
 
 
@@ -325,3 +328,19 @@ def test_readme_python_examples_with_the_pandas_extra(env, built):
     script.write_text(_readme_examples())
     out = env.run(env.python, str(script)).stdout
     assert "TopicTest" in out and "zero-filled tail" in out
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pyspark") is None,
+                    reason="the Spark extra is not installed here (make setup-spark)")
+def test_spark_submit_from_the_checkout_root(env, built):
+    """The README's spark-submit line, run in a checkout's root with the wheel's [spark] extra installed: Spark's
+    Python workers run ``python -m pyspark.daemon`` there and import the source folder."""
+    env.pip(f"{built['wheel']}[spark]")
+    src = built["src"]
+    proc = env.run(str(env.path / "bin" / "spark-submit"), "--master", "local[2]",
+                   "--conf", f"spark.pyspark.python={env.python}", "spark/examples/consumer_lag.py", cwd=src,
+                   env={"PATH": f"{env.path / 'bin'}:{os.environ.get('PATH', '/usr/bin:/bin')}"})
+    rows = re.findall(r"^\|(\S+)\s*\|(\S+)\s*\|(\d+)\s*\|(\d+)\s*\|(\d+)\s*\|(\d+)\s*\|$", proc.stdout, re.M)
+    lag = _jsonl(env.rmq("lag", "--sample", "--format", "jsonl").stdout)
+    assert sorted((g, t, int(q), int(c), int(m), int(n)) for g, t, q, c, m, n in rows) == sorted(
+        (r["group"], r["topic"], r["queueId"], r["committedOffset"], r["maxOffset"], r["lag"]) for r in lag)
