@@ -47,6 +47,7 @@ from .. import filekind
 from .. import index as index_reader
 from ..errors import RmqFormatError
 from ..generated.layouts import rocketmq_commitlog as layout
+from ..mapped import pread_exact
 from ..timer import SLOT_DTYPE as WHEEL_SLOT_DTYPE
 from . import status
 
@@ -145,7 +146,7 @@ def wheel_piece(path: str, *, slots: tuple[int, int] | None = None, used: bool =
             step = _COPY_CHUNK // width
             for start in range(0, count, step):
                 n = min(step, count - start)
-                chunk = np.frombuffer(os.pread(fd, n * width, start * width), dtype=WHEEL_SLOT_DTYPE)
+                chunk = np.frombuffer(pread_exact(fd, n * width, start * width, path, size), dtype=WHEEL_SLOT_DTYPE)
                 hit = np.flatnonzero(chunk["time_units"] != 0)
                 if hit.size:
                     first = start + int(hit[0]) if first < 0 else first
@@ -215,10 +216,16 @@ def write_output(source: str, out: str, parts: list[Part], *, force: bool = Fals
     """Write the parts of ``source`` (byte ranges, or zero fill) to ``out``, in bounded chunks.
 
     ``out`` is created new; an existing file is refused with :class:`FileExistsError` unless ``force``.
+    A copy that fails part way removes what it wrote.
     """
     fd = os.open(source, os.O_RDONLY)
     try:
-        with open(out, "wb" if force else "xb") as f:
+        f = open(out, "wb" if force else "xb")
+    except BaseException:
+        os.close(fd)
+        raise
+    try:
+        with f:
             for offset, length in parts:
                 pos = 0
                 while pos < length:
@@ -231,6 +238,9 @@ def write_output(source: str, out: str, parts: list[Part], *, force: bool = Fals
                             raise OSError(f"{source}: file ended at {offset + pos} bytes while copying")
                     f.write(chunk)
                     pos += len(chunk)
+    except BaseException:
+        os.unlink(out)
+        raise
     finally:
         os.close(fd)
 
@@ -321,6 +331,9 @@ def cmd_cut(args: argparse.Namespace) -> int:
     except FileExistsError:
         err.write(f"rmqformats: error: {out} exists: give --force to replace it\n")
         return status.ERROR
+    except OSError as exc:
+        err.write(f"rmqformats: error: {exc}\n")
+        return status.ERROR
     cut = find_cut(segment, records=args.records, max_bytes=args.bytes)
     if cut.records == 0:
         why = cut.detail or {"limit": f"the first record is larger than {args.bytes} bytes",
@@ -333,6 +346,9 @@ def cmd_cut(args: argparse.Namespace) -> int:
         write_piece(segment, out, cut.length, force=args.force)
     except FileExistsError:
         err.write(f"rmqformats: error: {out} exists: give --force to replace it\n")
+        return status.ERROR
+    except OSError as exc:
+        err.write(f"rmqformats: error: {exc}\n")
         return status.ERROR
     sys.stdout.write(f"{out}: {cut.records} records, {cut.length} bytes (bytes 0..{cut.length} of {segment})\n")
     if cut.stop == "damage":
