@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from .frames import require_pandas
 from . import properties as props
 from .batch import InnerMessage
 from .consumequeue import tags_code
 from .errors import RmqFormatError, StoreNotFoundError, UnitMismatchError, UnitNotFoundError
+from .frames import require_pandas
 from .generated.layouts import rocketmq_batch_consumequeue as layout
 from .message import Message
 from .queuefiles import QueueInfo, UnitFiles, list_queue_dirs

@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .frames import require_pandas
 from . import properties as props
 from .errors import (
     BadMagicError,
@@ -36,6 +35,7 @@ from .errors import (
     display_path,
 )
 from .errors import PropertyValueError, UnfinishedRecordError
+from .frames import require_pandas
 from .generated.layouts import rocketmq_commitlog as layout
 from .mapped import RELEASE_EVERY, FileImage, pread as _pread, pread_exact, release_pages
 from .message import Message, crc32

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from .frames import require_pandas
 from . import properties as props
 from .errors import MessageNotFoundError, RmqFormatError, UnitNotFoundError
+from .frames import require_pandas
 from .generated.layouts import rocketmq_consumequeue as layout
 from .javahash import java_string_hash, tags_code
 from .message import Message

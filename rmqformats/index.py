@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from .frames import require_pandas
 from .errors import IndexChainLoopError, IndexRangeError, IndexSizeError, RmqFormatError
+from .frames import require_pandas
 from .generated.layouts import rocketmq_index_file as layout
 from .javahash import java_string_hash
 from .mapped import FileImage, pread as _pread

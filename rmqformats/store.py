@@ -12,9 +12,9 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .frames import require_pandas
 from .commitlog import SEGMENT_NAME, CommitLog, split_folders
 from .errors import StoreNotFoundError
+from .frames import require_pandas
 
 if TYPE_CHECKING:  # the readers import the store's parts lazily
     import pandas

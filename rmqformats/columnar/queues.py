@@ -43,11 +43,11 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from ..frames import require_pandas
 from .. import batch_consumequeue as bcq_reader
 from .. import consumequeue as cq_reader
 from .. import index as index_reader
 from ..errors import RmqFormatError
+from ..frames import require_pandas
 from ..queuefiles import ReadStep, list_queue_dirs
 from .arrow import from_numpy
 
