@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 KSC    := tools/ksc
 
-.PHONY: setup setup-spark setup-spark-old test-spark-old setup-browser generate test bench sample clean
+.PHONY: setup setup-spark setup-spark-old test-spark-old setup-browser generate test bench sample dist dist-python clean
 
 setup: $(VENV)/.installed $(KSC)/node_modules/.installed
 
@@ -58,6 +58,13 @@ test: setup
 # The older benchmarks still run on their own: benchmarks/bench_commitlog.py, benchmarks/bench_index.py.
 bench: setup
 	$(PY) benchmarks/bench_columnar.py
+
+# What the project hands out, in dist/: one target per kind of artifact.
+dist: dist-python
+
+# The sdist and the wheel built from it, from the files git tracks (tools/dist_python.py).
+dist-python: setup
+	$(PY) tools/dist_python.py --out dist
 
 sample: setup
 	$(VENV)/bin/rmqformats inspect --sample

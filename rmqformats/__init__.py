@@ -10,6 +10,12 @@ Start with :func:`open_store`::
     print(scan.end)   # where and why the data ends
 """
 
+import os as _os
+
+from . import checkout as _checkout
+
+_checkout.install(_os.path.dirname(_os.path.abspath(__file__)))
+
 from .batch_consumequeue import BatchConsumeQueue, BcqUnit, QueueMessage
 from .checkpoint import Checkpoint, StoreState
 from .commitlog import Blank, CommitLog, DataEnd, EndReason, Scan, Segment, decode_message, parse_msg_id

@@ -27,6 +27,7 @@ from . import properties as props
 from .batch import InnerMessage
 from .consumequeue import tags_code
 from .errors import RmqFormatError, StoreNotFoundError, UnitMismatchError, UnitNotFoundError
+from .frames import require_pandas
 from .generated.layouts import rocketmq_batch_consumequeue as layout
 from .message import Message
 from .queuefiles import QueueInfo, UnitFiles, list_queue_dirs
@@ -258,6 +259,7 @@ class BatchConsumeQueue:
 
     def to_pandas(self, start: int | None = None, stop: int | None = None, **options) -> pandas.DataFrame:
         """The units as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
+        require_pandas()
         return self.to_arrow(start, stop, **options).to_pandas()
 
     def unit(self, index: int) -> BcqUnit:

@@ -35,6 +35,7 @@ from .errors import (
     display_path,
 )
 from .errors import PropertyValueError, UnfinishedRecordError
+from .frames import require_pandas
 from .generated.layouts import rocketmq_commitlog as layout
 from .mapped import RELEASE_EVERY, FileImage, pread as _pread, pread_exact, release_pages
 from .message import Message, crc32
@@ -973,6 +974,7 @@ class CommitLog:
 
     def to_pandas(self, columns=None, **options) -> "pandas.DataFrame":
         """The messages as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
+        require_pandas()
         return self.to_arrow(columns, **options).to_pandas()
 
     def read(self, offset: int) -> Message:

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import properties as props
 from .errors import MessageNotFoundError, RmqFormatError, UnitNotFoundError
+from .frames import require_pandas
 from .generated.layouts import rocketmq_consumequeue as layout
 from .javahash import java_string_hash, tags_code
 from .message import Message
@@ -219,6 +220,7 @@ class ConsumeQueue:
 
     def to_pandas(self, start: int | None = None, stop: int | None = None, **options) -> pandas.DataFrame:
         """The units as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
+        require_pandas()
         return self.to_arrow(start, stop, **options).to_pandas()
 
     def unit(self, cq_offset: int) -> CqUnit:

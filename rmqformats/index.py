@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from .errors import IndexChainLoopError, IndexRangeError, IndexSizeError, RmqFormatError
+from .frames import require_pandas
 from .generated.layouts import rocketmq_index_file as layout
 from .javahash import java_string_hash
 from .mapped import FileImage, pread as _pread
@@ -341,6 +342,7 @@ class IndexFile:
 
     def to_pandas(self, **options) -> pandas.DataFrame:
         """The written entries as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
+        require_pandas()
         return self.to_arrow(**options).to_pandas()
 
     def headers_to_arrow(self) -> pyarrow.Table:
@@ -490,6 +492,7 @@ class IndexFiles:
 
     def to_pandas(self, **options) -> pandas.DataFrame:
         """The written entries of every file as a :class:`pandas.DataFrame`."""
+        require_pandas()
         return self.to_arrow(**options).to_pandas()
 
     def headers_to_arrow(self) -> pyarrow.Table:

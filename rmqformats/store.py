@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from .commitlog import SEGMENT_NAME, CommitLog, split_folders
 from .errors import NotASegmentError, StoreNotFoundError
+from .frames import require_pandas
 
 if TYPE_CHECKING:  # the readers import the store's parts lazily
     import pandas
@@ -150,6 +151,7 @@ class Store:
 
     def queues_to_pandas(self, **options) -> pandas.DataFrame:
         """The units of every consume queue as a :class:`pandas.DataFrame`; the options of :meth:`queue_batches`."""
+        require_pandas()
         return self.queues_to_arrow(**options).to_pandas()
 
     def batch_queues_to_arrow(self, **options) -> pyarrow.Table:

@@ -19,6 +19,12 @@ and every executor (a shared or mounted file system). The core package never
 imports this one.
 """
 
+try:
+    import pyspark  # noqa: F401
+except ImportError as _exc:
+    raise ModuleNotFoundError("rmqformats.spark needs PySpark, which rmqformats installs with its [spark] "
+                              "extra: pip install 'rmqformats[spark]'", name="pyspark") from _exc
+
 from .commitlog import CommitLogDataSource
 from .functions import BinaryFileDecoder, SplitDecoder, segment_splits
 from .index import IndexDataSource

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -33,3 +34,11 @@ def store_copy(tmp_path, version) -> Path:
     dst = tmp_path / "store"
     shutil.copytree(store_path(version), dst)
     return dst
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Say loudly, at the end of every run, when the Spark adapter's tests could not run."""
+    if importlib.util.find_spec("pyspark") is None:
+        terminalreporter.write_sep(
+            "!", "SPARK TESTS SKIPPED: pyspark is not installed (make setup-spark installs the [spark] extra)",
+            yellow=True, bold=True)

@@ -47,6 +47,7 @@ from .. import batch_consumequeue as bcq_reader
 from .. import consumequeue as cq_reader
 from .. import index as index_reader
 from ..errors import RmqFormatError
+from ..frames import require_pandas
 from ..queuefiles import ReadStep, list_queue_dirs
 from .arrow import from_numpy
 
@@ -249,6 +250,7 @@ class Batches:
 
     def read_pandas(self) -> pandas.DataFrame:
         """Every remaining batch as one :class:`pandas.DataFrame`."""
+        require_pandas()
         return self.read_all().to_pandas()
 
     def to_reader(self) -> pa.RecordBatchReader:
