@@ -184,7 +184,7 @@ def test_existing_output_is_refused_without_force(tmp_path, capsys):
     for args in (["--slots", "0:4"], ["--records", "1"]):
         src = wheel if args[0] == "--slots" else segment
         assert main(["cut", str(src), *args, "-o", str(out)]) == status.ERROR
-        assert f"{out} exists: give --force to replace it" in capsys.readouterr().err
+        assert f"{out}: exists and is not empty (--force overwrites it)" in capsys.readouterr().err
         assert out.read_bytes() == b"keep"
     assert main(["cut", str(wheel), "--slots", "0:4", "-o", str(out), "--force"]) == status.OK
     assert out.stat().st_size == 128
