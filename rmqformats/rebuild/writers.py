@@ -1,0 +1,337 @@
+"""Writers of the files the broker's dispatch fills: consume queues, batch consume queues, index files,
+the RocksDB consume queue, and the checkpoint.
+
+Each takes the units of one batch of the commit-log walk at a time and
+writes them at once, so memory stays at one batch (plus the slot array of
+the index file being filled). Unit bytes come from the dtypes of
+``generated/layouts`` and the construct schemas of ``generated/construct``,
+both generated from ``formats/``: no layout is written down here.
+
+Placement follows the broker's writers:
+
+- ``ConsumeQueue.putMessagePositionInfo``: a unit at byte ``queueOffset * 20``
+  of the queue, in the file named by the byte position of its first unit
+  (``mappedFileSizeConsumeQueue`` bytes each, zero-filled after the data as
+  a pre-allocated mapped file); the first file of a queue whose first
+  offset is not 0 gets placeholder units ``(0, Integer.MAX_VALUE, 0)`` from
+  its start (``fillPreBlank``); a message whose offset is below the queue's
+  end is skipped (``expectLogicOffset < currentLogicOffset``).
+- ``BatchConsumeQueue.putBatchMessagePositionInfo``: 46-byte units one after
+  the other from unit 0, ``compactedOffset`` -1 (``INVALID_POS``), reserved 0.
+- ``IndexService.buildIndex`` / ``IndexFile.putKey``: see
+  :mod:`rmqformats.synth.index`, whose builder writes the files here.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from collections.abc import Iterable
+
+import numpy as np
+
+from ..batch_consumequeue import UNIT_DTYPE as BCQ_DTYPE
+from ..consumequeue import UNIT_DTYPE as CQ_DTYPE
+from ..generated.construct import rocketmq_checkpoint as cs_checkpoint
+from ..synth.index import IndexFileBuilder, create_sparse
+
+FILE_NAME = "{:020d}"
+#: ``fillPreBlank``'s placeholder unit: offset 0, size ``Integer.MAX_VALUE``, tags code 0.
+PLACEHOLDER = (0, 0x7FFFFFFF, 0)
+#: The checkpoint file is one 4096-byte page (``StoreCheckpoint``, ``OS_PAGE_SIZE``).
+CHECKPOINT_SIZE = 4096
+
+
+def _pwrite_at(path: str, file_size: int, pos: int, data: bytes) -> None:
+    """Write ``data`` at ``pos`` of ``path``, creating it zero-filled to ``file_size`` (sparse) first."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        if os.fstat(fd).st_size < file_size:
+            os.ftruncate(fd, file_size)
+        os.pwrite(fd, data, pos)
+    finally:
+        os.close(fd)
+
+
+def _spread(folder: str, file_size: int, start_byte: int, data: bytes) -> list[str]:
+    """Write ``data`` (whole units) starting at byte ``start_byte`` of a queue's stream of files."""
+    written = []
+    pos = 0
+    while pos < len(data):
+        at = start_byte + pos
+        name = at - at % file_size
+        take = min(len(data) - pos, name + file_size - at)
+        path = os.path.join(folder, FILE_NAME.format(name))
+        _pwrite_at(path, file_size, at - name, data[pos:pos + take])
+        written.append(path)
+        pos += take
+    return written
+
+
+class QueueFilesWriter:
+    """The file consume queues under ``parent`` (``consumequeue/``), filled unit by unit."""
+
+    def __init__(self, parent: str, file_size: int):
+        self.parent = parent
+        self.file_size = file_size
+        self.unit = CQ_DTYPE.itemsize
+        #: ``(topic, queueId) -> next queue offset`` (the queue's end so far).
+        self.ends: dict[tuple[str, int], int] = {}
+        self.units = 0
+        self.files: set[str] = set()
+        #: Queue offsets a queue skipped (a hole in the commit log's offsets): ``(topic, qid, from, to)``.
+        self.holes: list[tuple[str, int, int, int]] = []
+
+    def put(self, topic: str, queue_id: int, offsets: np.ndarray, phys: np.ndarray, sizes: np.ndarray,
+            tags: np.ndarray) -> None:
+        """Units of one queue for one batch, in commit-log order."""
+        order = np.argsort(offsets, kind="stable")
+        offsets, phys, sizes, tags = offsets[order], phys[order], sizes[order], tags[order]
+        key = (topic, queue_id)
+        end = self.ends.get(key)
+        if end is not None:
+            keep = offsets >= end
+            offsets, phys, sizes, tags = offsets[keep], phys[keep], sizes[keep], tags[keep]
+        if not len(offsets):
+            return
+        # Duplicates of a queue offset within the batch: the first is written (the later is below the end).
+        first = np.concatenate([[True], offsets[1:] != offsets[:-1]])
+        offsets, phys, sizes, tags = offsets[first], phys[first], sizes[first], tags[first]
+        folder = os.path.join(self.parent, topic, str(queue_id))
+        if end is None:
+            os.makedirs(folder, exist_ok=True)
+            start = int(offsets[0])
+            file_start_unit = start - start % (self.file_size // self.unit)
+            if start > file_start_unit:  # fillPreBlank
+                pre = np.zeros(start - file_start_unit, CQ_DTYPE)
+                pre["ofs_commitlog"] = PLACEHOLDER[0]
+                pre["len_message"] = PLACEHOLDER[1]
+                pre["tags_code"] = PLACEHOLDER[2]
+                self.files.update(_spread(folder, self.file_size, file_start_unit * self.unit, pre.tobytes()))
+            end = start
+        # Runs of consecutive offsets, each written at its place.
+        breaks = np.flatnonzero(np.diff(offsets) != 1) + 1
+        for run in np.split(np.arange(len(offsets)), breaks):
+            lo = int(offsets[run[0]])
+            if lo != end:
+                self.holes.append((topic, queue_id, end, lo))
+            units = np.zeros(len(run), CQ_DTYPE)
+            units["ofs_commitlog"] = phys[run]
+            units["len_message"] = sizes[run]
+            units["tags_code"] = tags[run]
+            self.files.update(_spread(folder, self.file_size, lo * self.unit, units.tobytes()))
+            end = int(offsets[run[-1]]) + 1
+            self.units += len(run)
+        self.ends[key] = end
+
+
+class BatchQueueFilesWriter:
+    """The batch consume queues under ``parent`` (``batchconsumequeue/``)."""
+
+    def __init__(self, parent: str, file_size: int):
+        self.parent = parent
+        self.file_size = file_size
+        self.unit = BCQ_DTYPE.itemsize
+        #: ``(topic, queueId) -> (units written, next message offset)``.
+        self.ends: dict[tuple[str, int], tuple[int, int]] = {}
+        self.units = 0
+        self.files: set[str] = set()
+
+    def put(self, topic: str, queue_id: int, phys: np.ndarray, sizes: np.ndarray, tags: np.ndarray,
+            store_times: np.ndarray, base_offsets: np.ndarray, batch_sizes: np.ndarray) -> None:
+        """Units of one queue for one batch, in commit-log order."""
+        key = (topic, queue_id)
+        count, next_offset = self.ends.get(key, (0, -1))
+        # ``putBatchMessagePositionInfo`` skips what is already in the queue (a replay).
+        keep = base_offsets >= next_offset
+        if not keep.any():
+            return
+        units = np.zeros(int(keep.sum()), BCQ_DTYPE)
+        units["ofs_commitlog"] = phys[keep]
+        units["len_message"] = sizes[keep]
+        units["tags_code"] = tags[keep]
+        units["store_timestamp"] = store_times[keep]
+        units["msg_base_offset"] = base_offsets[keep]
+        units["num_messages"] = batch_sizes[keep]
+        units["compacted_offset"] = -1
+        units["reserved"] = 0
+        folder = os.path.join(self.parent, topic, str(queue_id))
+        os.makedirs(folder, exist_ok=True)
+        # Files hold whole units: a unit never straddles two files.
+        per_file = self.file_size // self.unit
+        data = units.tobytes()
+        i = 0
+        while i < len(units):
+            n = count + i
+            file_no, slot = divmod(n, per_file)
+            take = min(len(units) - i, per_file - slot)
+            path = os.path.join(folder, FILE_NAME.format(file_no * per_file * self.unit))
+            _pwrite_at(path, per_file * self.unit, slot * self.unit, data[i * self.unit:(i + take) * self.unit])
+            self.files.add(path)
+            i += take
+        last = int(np.flatnonzero(keep)[-1])
+        self.ends[key] = (count + len(units), int(base_offsets[last]) + int(batch_sizes[last]))
+        self.units += len(units)
+
+
+def index_file_name(millis: int, tz: datetime.tzinfo | None = None) -> str:
+    """``UtilAll.timeMillisToHumanString``: ``yyyyMMddHHmmssSSS`` in ``tz`` (the broker's time zone;
+    ``None``: this machine's)."""
+    t = datetime.datetime.fromtimestamp(millis // 1000, tz)
+    return f"{t:%Y%m%d%H%M%S}{millis % 1000:03d}"
+
+
+class IndexFilesWriter:
+    """Index files under ``folder``, filled as ``IndexService.buildIndex`` fills them.
+
+    A file is named when it is created, as the broker names it from the
+    clock: the names of the store's existing files are reused in order
+    (``names``), then the name is the store time of the first message whose
+    key goes into the new file (the moment the broker's dispatch reached it,
+    give or take its delay), in ``tz``, made later than the name before it.
+    """
+
+    def __init__(self, folder: str, num_hash_slots: int, num_index: int, *, names: Iterable[str] = (),
+                 tz: datetime.tzinfo | None = None, legacy_slot_count: bool = False):
+        self.folder = folder
+        self.num_hash_slots = num_hash_slots
+        self.num_index = num_index
+        self.tz = tz
+        self.legacy_slot_count = legacy_slot_count
+        self.names = list(names)
+        self.current: IndexFileBuilder | None = None
+        self._sink = None
+        self.paths: list[str] = []
+        self.entries = 0
+        #: ``endTimestamp`` of the last full file (``IndexService.flush`` sets ``indexMsgTimestamp`` from it).
+        self.last_full_end = 0
+
+    def _next_name(self, millis: int) -> str:
+        n = len(self.paths)
+        if n < len(self.names):
+            return self.names[n]
+        name = index_file_name(millis, self.tz)
+        previous = os.path.basename(self.paths[-1]) if self.paths else ""
+        while name <= previous:  # two files named in the same millisecond would be one file
+            millis += 1
+            name = index_file_name(millis, self.tz)
+        return name
+
+    def _new_file(self, millis: int) -> IndexFileBuilder:
+        """``getAndCreateLastIndexFile``: the new file inherits the full one's end offset and time."""
+        prev = self.current
+        if prev is not None:
+            self.last_full_end = prev.end_timestamp if prev.is_full else self.last_full_end
+            self._close()
+        os.makedirs(self.folder, exist_ok=True)
+        path = os.path.join(self.folder, self._next_name(millis))
+        self._sink = create_sparse(path, self.num_hash_slots, self.num_index)
+        self.paths.append(path)
+        self.current = IndexFileBuilder(
+            self.num_hash_slots, self.num_index, legacy_slot_count=self.legacy_slot_count, sink=self._sink,
+            end_phy_offset=prev.end_phy_offset if prev else 0, end_timestamp=prev.end_timestamp if prev else 0)
+        return self.current
+
+    def put_message(self, topic_keys: list[tuple[str, int]], phy_offset: int, store_timestamp: int) -> None:
+        """``buildIndex`` for one message: its keys (``topic#key`` and hash) in the broker's order."""
+        f = self.current
+        if f is None or f.is_full:
+            f = self._new_file(store_timestamp)
+        if phy_offset < f.end_phy_offset:
+            return  # a replay: the broker skips offsets below the newest file's end
+        for key, h in topic_keys:
+            while not f.put_key(key, phy_offset, store_timestamp, key_hash=h):
+                f = self._new_file(store_timestamp)
+            self.entries += 1
+
+    def _close(self) -> None:
+        if self.current is not None and self._sink is not None:
+            self.current.finish()
+            self._sink.close()
+            self._sink = None
+
+    def finish(self) -> None:
+        """Write the last file's slots and header."""
+        if self.current is not None and self.current.is_full:
+            self.last_full_end = self.current.end_timestamp
+        self._close()
+
+
+def checkpoint_bytes(*, physic_msg_timestamp: int, logics_msg_timestamp: int, index_msg_timestamp: int,
+                     master_flushed_offset: int = 0, confirm_phy_offset: int = 0) -> bytes:
+    """The 4096-byte checkpoint file (``StoreCheckpoint.flush``): the fields, then zeros."""
+    data = cs_checkpoint.rocketmq_checkpoint.build({
+        "physic_msg_timestamp": physic_msg_timestamp, "logics_msg_timestamp": logics_msg_timestamp,
+        "index_msg_timestamp": index_msg_timestamp, "ofs_master_flushed": master_flushed_offset,
+        "ofs_confirm_phy": confirm_phy_offset, "reserved": b""})
+    return data.ljust(CHECKPOINT_SIZE, b"\0")
+
+
+class RocksDBQueuesWriter:
+    """A RocksDB consume queue (``storeType=defaultRocksDB``) at ``path``, as ``RocksDBConsumeQueueStore``
+    writes it: per unit a ``default`` column family entry (offset, size, tags code, store time), per
+    queue its ``max`` entry in the ``offset`` column family, and the dispatch checkpoint (the end of the
+    furthest message), one write batch per batch of the walk. Keys and values are built by the construct
+    schemas of ``formats/rocketmq_rocksdb_cq_*.ksy`` (through :mod:`rmqformats.synth.rocksdb`).
+    """
+
+    def __init__(self, path: str):
+        from rocksdict import Options, Rdict
+
+        from ..rocksdb.consumequeue import CF_OFFSETS
+        self.path = path
+        opts = Options(raw_mode=True)
+        opts.create_if_missing(True)
+        opts.create_missing_column_families(True)
+        self.db = Rdict(path, options=opts, column_families={CF_OFFSETS: Options(raw_mode=True)})
+        self.offsets_cf = self.db.get_column_family_handle(CF_OFFSETS)
+        self.checkpoint = 0
+        self.units = 0
+        self.ends: dict[tuple[str, int], int] = {}
+
+    def put_batch(self, queues: dict) -> None:
+        """``(topic, queueId) -> (queue offsets, commit-log offsets, sizes, tags codes, store times)``."""
+        from rocksdict import WriteBatch
+
+        from ..rocksdb.consumequeue import offset_key, unit_key
+        from ..synth.rocksdb import offset_value, unit_value
+        wb = WriteBatch(raw_mode=True)
+        n = 0
+        for (topic, qid), (eq, eo, es, et, ets) in queues.items():
+            end = self.ends.get((topic, qid), -1)
+            order = np.argsort(eq, kind="stable")
+            last = None
+            for i in order.tolist():
+                cq = int(eq[i])
+                if cq < end:
+                    continue
+                phy, size = int(eo[i]), int(es[i])
+                wb.put(unit_key(topic, qid, cq), unit_value(phy, size, int(et[i]), int(ets[i])))
+                self.checkpoint = max(self.checkpoint, phy + size)
+                last = (phy, cq)
+                end = cq + 1
+                n += 1
+            if last is not None:
+                wb.put(offset_key(topic, qid, "max"), offset_value(*last), self.offsets_cf)
+                self.ends[(topic, qid)] = end
+        if n:
+            self.db.write(wb)
+            self.units += n
+
+    def finish(self) -> None:
+        """Write the dispatch checkpoint, flush every column family into table files, close."""
+        from rocksdict import Rdict, WriteBatch
+
+        from ..generated.construct import rocketmq_rocksdb_cq_checkpoint as cs_cp
+        from ..rocksdb.consumequeue import CHECKPOINT_TOPIC, offset_key
+        wb = WriteBatch(raw_mode=True)
+        wb.put(offset_key(CHECKPOINT_TOPIC, 0, "max"), cs_cp.rocketmq_rocksdb_cq_checkpoint.build(
+            {"checkpoint": {"ofs_max_phy": self.checkpoint}}), self.offsets_cf)
+        self.db.write(wb)
+        for name in Rdict.list_cf(self.path):
+            (self.db if name == "default" else self.db.get_column_family(name)).flush()
+        self.db.close()
+        try:  # the binding's own file; a broker's database has none
+            os.remove(os.path.join(self.path, "rocksdict-config.json"))
+        except FileNotFoundError:
+            pass
