@@ -89,14 +89,15 @@ class RebuildResult:
 def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
                   only: tuple[str, ...] | None = None, queues_kind: str | None = None,
                   config: str | None = None, timezone: datetime.tzinfo | None = None,
-                  batch_size: int = 65536,
+                  reads: tuple[str, ...] = (), batch_size: int = 65536,
                   delay_levels_ms: tuple[int, ...] = DEFAULT_DELAY_LEVELS_MS) -> RebuildResult:
     """Write a rebuilt copy of ``store`` (a :class:`~rmqformats.store.Store`) into the new folder ``out``.
 
     ``queues_kind``: ``"file"`` or ``"rocksdb"`` (default: the kind the store
     has); ``config``: a broker properties or JSON store config for the file
     sizes (see :mod:`.sizes`); ``timezone``: the broker's, for new index file
-    names (default: this machine's).
+    names (default: this machine's); ``reads``: more paths the output may
+    not lie in (the store root always).
     """
     t0 = time.monotonic()
     if store.root is None:
@@ -111,7 +112,7 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
     if kind not in ("file", "rocksdb"):
         raise RebuildError(f"unknown consume-queue kind {kind!r} (file or rocksdb)")
     sizes = store_sizes(root, config=config)
-    with AtomicFolder(out, force=force, reads=[root], replaceable=_is_rebuild_output) as target:
+    with AtomicFolder(out, force=force, reads=[root, *reads], replaceable=_is_rebuild_output) as target:
         new = target.path
         result = RebuildResult(out=os.path.abspath(out), parts=parts, queues_kind=kind, sizes=sizes, data_end=None)
         _copy_rest(root, new, parts, source_rocksdb and "queues" not in parts)
