@@ -275,3 +275,39 @@ def test_sizes_from_a_properties_file(capsys, stripped, tmp_path, version):
     assert files_under(new / "consumequeue") == files_under(store_path(version) / "consumequeue")
     assert all(f"config {conf}" in line for line in json.loads(text)["sizes"])
     assert IndexFile(str(new / "index" / os.listdir(new / "index")[0])).num_hash_slots == 64
+
+
+def test_head_segment_deleted(capsys, tmp_path):
+    """The broker deleted the oldest segment: the queues whose messages all lay there are kept as they were
+    (their end is what consumer offsets refer to); the others are rebuilt from the messages left."""
+    store = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), store)
+    first = sorted(os.listdir(store / "commitlog"))[0]
+    os.remove(store / "commitlog" / first)
+    new = tmp_path / "new"
+    doc = rebuild(capsys, store, new, "rocketmq-5.3.3")
+    assert doc["segments"] == 4 and "consumequeue/TopicTest/0" in doc["keptQueues"]
+    original = files_under(store_path("rocketmq-5.3.3") / "consumequeue")
+    rebuilt = files_under(new / "consumequeue")
+    assert sorted(rebuilt) == sorted(original)
+    for rel in original:
+        if os.path.dirname(os.path.join("consumequeue", rel)) in doc["keptQueues"]:
+            assert rebuilt[rel] == original[rel]
+    result = cross_check(open_store(new))
+    assert result.ok, [str(f) for f in result.findings]
+
+
+def test_placeholders_before_a_queue_that_starts_late(tmp_path):
+    """fillPreBlank: the first file of a queue whose first offset is not 0 starts with placeholder units."""
+    import numpy as np
+
+    from rmqformats.rebuild.writers import QueueFilesWriter
+    from rmqformats.synth.commitlog import CQ_PLACEHOLDER, encode_cq_units
+    w = QueueFilesWriter(str(tmp_path), 1280)
+    w.put("T", 0, np.array([70, 71]), np.array([1000, 1100]), np.array([100, 120]), np.array([5, 6]))
+    w.put("T", 0, np.array([71, 72]), np.array([1100, 1220]), np.array([120, 90]), np.array([6, 7]))
+    assert os.listdir(tmp_path / "T" / "0") == ["00000000000000001280"]
+    data = (tmp_path / "T" / "0" / "00000000000000001280").read_bytes()
+    want = encode_cq_units([CQ_PLACEHOLDER] * 6 + [(1000, 100, 5), (1100, 120, 6), (1220, 90, 7)])
+    assert data == want.ljust(1280, b"\0")
+    assert w.ends[("T", 0)] == 73 and w.units == 3

@@ -48,7 +48,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
            "batchQueueUnits": result.batch_units, "indexFiles": result.index_files,
            "indexEntries": result.index_entries, "segments": result.segments, "linkedSegments": result.linked,
            "checkpoint": result.checkpoint, "sizes": result.sizes.describe(),
-           "queueOffsetHoles": [list(h) for h in result.holes], "seconds": round(result.seconds, 3)}
+           "queueOffsetHoles": [list(h) for h in result.holes],
+           "keptQueues": result.kept_queues, "seconds": round(result.seconds, 3)}
     if args.json:
         sys.stdout.write(json.dumps(doc) + "\n")
     else:
@@ -66,6 +67,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
             out.write(f"  checkpoint: physicMsgTimestamp={cp['physic_msg_timestamp']} "
                       f"logicsMsgTimestamp={cp['logics_msg_timestamp']} indexMsgTimestamp={cp['index_msg_timestamp']} "
                       f"masterFlushedOffset={cp['master_flushed_offset']} confirmPhyOffset={cp['confirm_phy_offset']}\n")
+        for rel in result.kept_queues:
+            out.write(f"  kept as it was: {rel} (the commit log holds none of its messages)\n")
         for topic, qid, lo, hi in result.holes:
             out.write(f"  note: {topic}/{qid}: the commit log holds no message for queue offsets {lo} to {hi - 1}\n")
     return status.OK

@@ -13,7 +13,10 @@ write, and :mod:`.writers` writes it. What the new folder holds:
   file; later segments are left out (recovery would delete them).
 - ``consumequeue/`` (files, or a RocksDB database with
   ``queues_kind="rocksdb"``), ``batchconsumequeue/``, ``index/``,
-  ``checkpoint``: written from the walk.
+  ``checkpoint``: written from the walk. A queue of the store none of whose
+  messages the commit log still holds (all in deleted segments) is copied
+  as it is, as the broker keeps it: its end is the offset its next message
+  gets, which consumer offsets refer to.
 - Everything else at the store root (``config/``, timer files,
   ``compaction/``, …) copied as it is, but ``lock`` and ``abort``: the new
   store was written whole and flushed, so the broker takes the normal
@@ -46,6 +49,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..consumequeue import DEFAULT_DELAY_LEVELS_MS
+from ..errors import RmqFormatError
 from ..output import SUCCESS_MARKER, AtomicFolder
 from ..recovery.crosscheck import (DISPATCH_COLUMNS, TRAN_PREPARED, TRAN_ROLLBACK, _is_batch_topic,
                                    dispatch_units, index_keys, transaction_types)
@@ -81,6 +85,8 @@ class RebuildResult:
     segments: int = 0
     linked: int = 0
     checkpoint: dict = field(default_factory=dict)
+    #: Queue folders copied as they are: the commit log holds none of their messages (deleted segments).
+    kept_queues: list = field(default_factory=list)
     #: Queue-offset holes found in the commit log (``topic, queueId, from, to``).
     holes: list = field(default_factory=list)
     seconds: float = 0.0
@@ -115,7 +121,7 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
     with AtomicFolder(out, force=force, reads=[root, *reads], replaceable=_is_rebuild_output) as target:
         new = target.path
         result = RebuildResult(out=os.path.abspath(out), parts=parts, queues_kind=kind, sizes=sizes, data_end=None)
-        _copy_rest(root, new, parts, source_rocksdb and "queues" not in parts)
+        _copy_rest(root, new, parts)
         need_walk = any(p in parts for p in ("queues", "index", "checkpoint", "commitlog"))
         if need_walk:
             _walk(store, new, parts, kind, sizes, timezone, batch_size, delay_levels_ms, result)
@@ -132,7 +138,7 @@ def _is_rebuild_output(folder: str) -> bool:
     return os.path.isfile(os.path.join(folder, SUCCESS_MARKER)) and os.path.isdir(os.path.join(folder, "commitlog"))
 
 
-def _copy_rest(root: str, new: str, parts: tuple[str, ...], keep_rocksdb_queues: bool) -> None:
+def _copy_rest(root: str, new: str, parts: tuple[str, ...]) -> None:
     """Root entries the rebuild does not write, copied as they are (and parts not rebuilt)."""
     skip = set(_OWN)
     for name in sorted(os.listdir(root)):
@@ -149,7 +155,6 @@ def _copy_rest(root: str, new: str, parts: tuple[str, ...], keep_rocksdb_queues:
             src = os.path.join(root, name)
             if os.path.lexists(src):
                 _copy_entry(src, os.path.join(new, name))
-    del keep_rocksdb_queues  # copied above with the queues when they are not rebuilt
 
 
 def _copy_entry(src: str, dst: str) -> None:
@@ -235,6 +240,8 @@ def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_
             rdb.finish()
     end = walk.end
     result.data_end = end.offset if end is not None else None
+    if do_queues:
+        result.kept_queues = _keep_queues_without_messages(store, new, cq, bcq)
     if cq is not None:
         result.queue_units = cq.units
         result.holes = cq.holes
@@ -246,10 +253,9 @@ def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_
         result.index_files = [os.path.basename(p) for p in ix.paths]
         result.index_entries = ix.entries
     if "checkpoint" in parts:
-        old = None
         try:
             old = store.checkpoint()
-        except Exception:  # an unreadable checkpoint: its offsets are taken as 0
+        except (RmqFormatError, OSError):  # an unreadable checkpoint: its offsets are taken as 0
             old = None
         confirm = old.confirm_phy_offset if old is not None else 0
         if result.data_end is not None and confirm > result.data_end:
@@ -262,6 +268,25 @@ def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_
         result.checkpoint = fields
         with open(os.path.join(new, "checkpoint"), "wb") as f:
             f.write(checkpoint_bytes(**fields))
+
+
+def _keep_queues_without_messages(store, new: str, cq: QueueFilesWriter | None,
+                                  bcq: BatchQueueFilesWriter) -> list[str]:
+    """Queue folders of the store for which the commit log holds no message (all in deleted segments),
+    copied as they are: the broker keeps them, and their end is the queue's next offset, which
+    consumer offsets refer to (without them a new message would start the queue at offset 0)."""
+    from ..queuefiles import list_queue_dirs
+    kept = []
+    for parent, writer in (("consumequeue", cq), ("batchconsumequeue", bcq)):
+        if writer is None or os.path.isfile(store.path(parent, "CURRENT")):
+            continue
+        for topic, qid, folder in list_queue_dirs(store.path(parent)):
+            if (topic, qid) in writer.ends:
+                continue
+            dst = os.path.join(new, parent, topic, str(qid))
+            shutil.copytree(folder, dst)
+            kept.append(os.path.join(parent, topic, str(qid)))
+    return kept
 
 
 def _existing_index_names(store) -> list[str]:
