@@ -311,3 +311,32 @@ def test_placeholders_before_a_queue_that_starts_late(tmp_path):
     want = encode_cq_units([CQ_PLACEHOLDER] * 6 + [(1000, 100, 5), (1100, 120, 6), (1220, 90, 7)])
     assert data == want.ljust(1280, b"\0")
     assert w.ends[("T", 0)] == 73 and w.units == 3
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_index_writer_follows_put_key(tmp_path, legacy):
+    """The vectorised index writer gives the bytes of the one-key-at-a-time builder (IndexFile.putKey):
+    colliding slots, a file filled up and the next one inheriting its end, the begin time, legacy counts."""
+    import numpy as np
+
+    from rmqformats.rebuild.writers import IndexFilesWriter
+    from rmqformats.synth.index import IndexServiceBuilder
+    rng = np.random.default_rng(7)
+    n = 700
+    hashes = rng.integers(0, 1 << 31, n)
+    hashes[::7] = hashes[0]  # many keys of one slot
+    phys = np.sort(rng.integers(0, 1 << 40, n))
+    stamps = 1795377022289 + np.sort(rng.integers(0, 4_000_000, n))
+    want = IndexServiceBuilder(16, 256, legacy_slot_count=legacy)
+    for h, p, t in zip(hashes.tolist(), phys.tolist(), stamps.tolist()):
+        f = want._last()
+        while not f.put_key("", p, t, key_hash=h):
+            f = want._last()
+    got = IndexFilesWriter(str(tmp_path), 16, 256, names=["a", "b", "c"], legacy_slot_count=legacy)
+    for lo in range(0, n, 97):  # in batches of the walk
+        got.put_keys(hashes[lo:lo + 97], phys[lo:lo + 97], stamps[lo:lo + 97])
+    got.finish()
+    assert len(want.files) == 3
+    for name, builder in zip("abc", want.files):
+        assert (tmp_path / name).read_bytes() == builder.build(), name
+    assert got.last_full_end == want.files[1].end_timestamp

@@ -334,14 +334,7 @@ def _put_index(batch: pa.RecordBatch, off: np.ndarray, stamp: np.ndarray, tran: 
     rows, hashes, _values = index_keys(batch, tran, tidx, names)
     order = np.argsort(rows, kind="stable")  # per message: UNIQ_KEY, then KEYS in order
     rows, hashes = rows[order], hashes[order]
-    if ix.current is None and len(off):
-        # The broker creates the first index file on the first message it dispatches, keys or not.
-        ix.put_message([], int(off[0]), int(stamp[0]))
-    if not len(rows):
-        return
-    starts = np.flatnonzero(np.concatenate([[True], rows[1:] != rows[:-1]]))
-    bounds = starts.tolist() + [len(rows)]
-    hl = hashes.tolist()
-    for k in range(len(starts)):
-        r = int(rows[bounds[k]])
-        ix.put_message([("", h) for h in hl[bounds[k]:bounds[k + 1]]], int(off[r]), int(stamp[r]))
+    if len(off):
+        ix.start(int(stamp[0]))
+    if len(rows):
+        ix.put_keys(hashes, off[rows], stamp[rows])

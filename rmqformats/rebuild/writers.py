@@ -18,8 +18,8 @@ Placement follows the broker's writers:
   end is skipped (``expectLogicOffset < currentLogicOffset``).
 - ``BatchConsumeQueue.putBatchMessagePositionInfo``: 46-byte units one after
   the other from unit 0, ``compactedOffset`` -1 (``INVALID_POS``), reserved 0.
-- ``IndexService.buildIndex`` / ``IndexFile.putKey``: see
-  :mod:`rmqformats.synth.index`, whose builder writes the files here.
+- ``IndexService.buildIndex`` / ``IndexFile.putKey``: :class:`IndexFileWriter`
+  (the rules of :mod:`rmqformats.synth.index`, vectorised per batch).
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ import numpy as np
 from ..batch_consumequeue import UNIT_DTYPE as BCQ_DTYPE
 from ..consumequeue import UNIT_DTYPE as CQ_DTYPE
 from ..generated.construct import rocketmq_checkpoint as cs_checkpoint
-from ..synth.index import IndexFileBuilder, create_sparse
+from ..generated.construct import rocketmq_index_file as cs_index
+from ..index import ENTRY_DTYPE, ENTRY_SIZE, HEADER_SIZE, INT_MAX, SLOT_SIZE
 
 FILE_NAME = "{:020d}"
 #: ``fillPreBlank``'s placeholder unit: offset 0, size ``Integer.MAX_VALUE``, tags code 0.
@@ -181,14 +182,100 @@ def index_file_name(millis: int, tz: datetime.tzinfo | None = None) -> str:
     return f"{t:%Y%m%d%H%M%S}{millis % 1000:03d}"
 
 
+class IndexFileWriter:
+    """One index file filled as ``IndexFile.putKey`` fills it, a batch of keys at a time, with numpy.
+
+    The same rules as :class:`rmqformats.synth.index.IndexFileBuilder` (which tests compare it
+    with), vectorised: within a batch, each entry's link (``prevIndex``) is the entry before it
+    with the same slot, or the slot's value before the batch; ``hashSlotCount`` counts the puts
+    into an empty slot (every put with ``legacy_slot_count``, as 4.0.0 to 4.7.0 count); the time
+    difference is in whole seconds from the file's begin time (0 before it is set, clamped to
+    ``[0, Integer.MAX_VALUE]``). Entries are written as they come; slots and header at
+    :meth:`finish`. The file is created sparse at full size, as the broker's mapping does.
+    """
+
+    def __init__(self, path: str, num_hash_slots: int, num_index: int, *, end_phy_offset: int = 0,
+                 end_timestamp: int = 0, legacy_slot_count: bool = False):
+        self.path = path
+        self.num_hash_slots = num_hash_slots
+        self.num_index = num_index
+        self.legacy_slot_count = legacy_slot_count
+        self.slots = np.zeros(num_hash_slots, np.int64)
+        self.begin_timestamp = self.end_timestamp = max(end_timestamp, 0)
+        self.begin_phy_offset = self.end_phy_offset = max(end_phy_offset, 0)
+        self.hash_slot_count = 0
+        self.index_count = 1
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        os.ftruncate(self._fd, HEADER_SIZE + num_hash_slots * SLOT_SIZE + num_index * ENTRY_SIZE)
+
+    @property
+    def is_full(self) -> bool:
+        """``IndexFile.isWriteFull``."""
+        return self.index_count >= self.num_index
+
+    def put_keys(self, hashes: np.ndarray, phys: np.ndarray, stamps: np.ndarray) -> int:
+        """Put as many of the keys as fit; returns how many were put."""
+        n = min(len(hashes), self.num_index - self.index_count)
+        if n <= 0:
+            return 0
+        h = hashes[:n].astype(np.int64)
+        phy = phys[:n].astype(np.int64)
+        ts = stamps[:n].astype(np.int64)
+        numbers = self.index_count + np.arange(n, dtype=np.int64)
+        slot = h % self.num_hash_slots
+        order = np.argsort(slot, kind="stable")
+        ss = slot[order]
+        same = np.concatenate([[False], ss[1:] == ss[:-1]])
+        prev_sorted = np.where(same, np.concatenate([[0], numbers[order][:-1]]), self.slots[ss])
+        prev = np.empty(n, np.int64)
+        prev[order] = prev_sorted
+        # A slot value that is not an entry of this file reads as empty (invalidIndex).
+        prev = np.where((prev <= 0) | (prev > numbers), 0, prev)
+        begin = np.full(n, self.begin_timestamp, np.int64)
+        if self.index_count <= 1:  # the first put sets the begin time, after computing its own difference
+            begin[1:] = ts[0]
+        diff = np.where(begin <= 0, 0, np.clip((ts - begin) // 1000, 0, INT_MAX))
+        entries = np.zeros(n, ENTRY_DTYPE)
+        entries["key_hash"] = h
+        entries["ofs_physical"] = phy
+        entries["time_diff"] = diff
+        entries["prev_index"] = prev
+        os.pwrite(self._fd, entries.tobytes(), HEADER_SIZE + self.num_hash_slots * SLOT_SIZE
+                  + self.index_count * ENTRY_SIZE)
+        last_of_slot = np.concatenate([ss[1:] != ss[:-1], [True]])
+        self.slots[ss[last_of_slot]] = numbers[order][last_of_slot]
+        self.hash_slot_count += n if self.legacy_slot_count else int((prev == 0).sum())
+        if self.index_count <= 1:
+            self.begin_phy_offset, self.begin_timestamp = int(phy[0]), int(ts[0])
+        self.index_count += n
+        self.end_phy_offset, self.end_timestamp = int(phy[-1]), int(ts[-1])
+        return n
+
+    def finish(self) -> None:
+        """Write the slots and the header, close the file."""
+        try:
+            used = np.flatnonzero(self.slots)
+            if len(used):  # the rest of the file is sparse: unwritten slots read as 0
+                lo, hi = int(used[0]), int(used[-1]) + 1
+                os.pwrite(self._fd, self.slots[lo:hi].astype(">i4").tobytes(), HEADER_SIZE + lo * SLOT_SIZE)
+            os.pwrite(self._fd, cs_index.header.build({
+                "begin_timestamp": self.begin_timestamp, "end_timestamp": self.end_timestamp,
+                "ofs_begin_physical": self.begin_phy_offset, "ofs_end_physical": self.end_phy_offset,
+                "num_hash_slots_used": self.hash_slot_count, "next_index": self.index_count}), 0)
+        finally:
+            os.close(self._fd)
+
+
 class IndexFilesWriter:
     """Index files under ``folder``, filled as ``IndexService.buildIndex`` fills them.
 
     A file is named when it is created, as the broker names it from the
     clock: the names of the store's existing files are reused in order
-    (``names``), then the name is the store time of the first message whose
-    key goes into the new file (the moment the broker's dispatch reached it,
-    give or take its delay), in ``tz``, made later than the name before it.
+    (``names``), then the name is the store time of the message whose key
+    made the broker create the file (the moment its dispatch reached it,
+    give or take the dispatch's delay), in ``tz``, made later than the name
+    before it. A new file inherits the full file's end offset and end time
+    (``getAndCreateLastIndexFile``).
     """
 
     def __init__(self, folder: str, num_hash_slots: int, num_index: int, *, names: Iterable[str] = (),
@@ -199,8 +286,7 @@ class IndexFilesWriter:
         self.tz = tz
         self.legacy_slot_count = legacy_slot_count
         self.names = list(names)
-        self.current: IndexFileBuilder | None = None
-        self._sink = None
+        self.current: IndexFileWriter | None = None
         self.paths: list[str] = []
         self.entries = 0
         #: ``endTimestamp`` of the last full file (``IndexService.flush`` sets ``indexMsgTimestamp`` from it).
@@ -217,44 +303,46 @@ class IndexFilesWriter:
             name = index_file_name(millis, self.tz)
         return name
 
-    def _new_file(self, millis: int) -> IndexFileBuilder:
-        """``getAndCreateLastIndexFile``: the new file inherits the full one's end offset and time."""
+    def _new_file(self, millis: int) -> IndexFileWriter:
         prev = self.current
         if prev is not None:
-            self.last_full_end = prev.end_timestamp if prev.is_full else self.last_full_end
-            self._close()
+            if prev.is_full:
+                self.last_full_end = prev.end_timestamp
+            prev.finish()
         os.makedirs(self.folder, exist_ok=True)
         path = os.path.join(self.folder, self._next_name(millis))
-        self._sink = create_sparse(path, self.num_hash_slots, self.num_index)
         self.paths.append(path)
-        self.current = IndexFileBuilder(
-            self.num_hash_slots, self.num_index, legacy_slot_count=self.legacy_slot_count, sink=self._sink,
-            end_phy_offset=prev.end_phy_offset if prev else 0, end_timestamp=prev.end_timestamp if prev else 0)
+        self.current = IndexFileWriter(path, self.num_hash_slots, self.num_index,
+                                       legacy_slot_count=self.legacy_slot_count,
+                                       end_phy_offset=prev.end_phy_offset if prev else 0,
+                                       end_timestamp=prev.end_timestamp if prev else 0)
         return self.current
 
-    def put_message(self, topic_keys: list[tuple[str, int]], phy_offset: int, store_timestamp: int) -> None:
-        """``buildIndex`` for one message: its keys (``topic#key`` and hash) in the broker's order."""
-        f = self.current
-        if f is None or f.is_full:
-            f = self._new_file(store_timestamp)
-        if phy_offset < f.end_phy_offset:
-            return  # a replay: the broker skips offsets below the newest file's end
-        for key, h in topic_keys:
-            while not f.put_key(key, phy_offset, store_timestamp, key_hash=h):
-                f = self._new_file(store_timestamp)
-            self.entries += 1
+    def start(self, millis: int) -> None:
+        """The first message dispatched: the broker creates the first file then, keys or not."""
+        if self.current is None:
+            self._new_file(millis)
 
-    def _close(self) -> None:
-        if self.current is not None and self._sink is not None:
-            self.current.finish()
-            self._sink.close()
-            self._sink = None
+    def put_keys(self, hashes: np.ndarray, phys: np.ndarray, stamps: np.ndarray) -> None:
+        """Keys in the broker's order (per message ``UNIQ_KEY``, then ``KEYS``), with their message's
+        offset and store time; offsets never go back (the broker skips a replay below the newest file's
+        end offset, which a walk from the start never meets)."""
+        i = 0
+        while i < len(hashes):
+            f = self.current
+            if f is None or f.is_full:
+                f = self._new_file(int(stamps[i]))
+            put = f.put_keys(hashes[i:], phys[i:], stamps[i:])
+            i += put
+            self.entries += put
 
     def finish(self) -> None:
         """Write the last file's slots and header."""
-        if self.current is not None and self.current.is_full:
-            self.last_full_end = self.current.end_timestamp
-        self._close()
+        if self.current is not None:
+            if self.current.is_full:
+                self.last_full_end = self.current.end_timestamp
+            self.current.finish()
+            self.current = None
 
 
 def checkpoint_bytes(*, physic_msg_timestamp: int, logics_msg_timestamp: int, index_msg_timestamp: int,
