@@ -202,7 +202,9 @@ def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_
     do_queues = "queues" in parts
     do_index = "index" in parts
     is_batch = _is_batch_topic(store)
-    cq = bcq = rdb = None
+    cq: QueueFilesWriter | None = None
+    bcq: BatchQueueFilesWriter | None = None
+    rdb: RocksDBQueuesWriter | None = None
     if do_queues:
         if kind == "rocksdb":
             rdb = RocksDBQueuesWriter(os.path.join(new, "consumequeue"))
@@ -228,7 +230,7 @@ def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_
             dispatched = np.flatnonzero((tran != TRAN_PREPARED) & (tran != TRAN_ROLLBACK))
             if len(dispatched):
                 last_cq_stamp = int(stamp[dispatched[-1]])
-            if do_queues:
+            if bcq is not None:
                 _put_queues(batch, off, stamp, dispatch_units(batch, delay_levels_ms=delay_levels_ms),
                             is_batch, cq, bcq, rdb)
             if ix is not None:
@@ -240,7 +242,7 @@ def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_
             rdb.finish()
     end = walk.end
     result.data_end = end.offset if end is not None else None
-    if do_queues:
+    if bcq is not None:
         result.kept_queues = _keep_queues_without_messages(store, new, cq, bcq)
     if cq is not None:
         result.queue_units = cq.units
@@ -320,7 +322,7 @@ def _put_queues(batch: pa.RecordBatch, off: np.ndarray, stamp: np.ndarray, units
             bcq.put(topic, qid, eo, es, et, stamp[rows], bases, nums)
         elif rdb is not None:
             to_rocksdb[(topic, qid)] = (eq, eo, es, et, stamp[np.searchsorted(off, eo)])
-        else:
+        elif cq is not None:
             cq.put(topic, qid, eq, eo, es, et)
     if rdb is not None and to_rocksdb:
         rdb.put_batch(to_rocksdb)

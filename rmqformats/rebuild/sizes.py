@@ -105,11 +105,12 @@ def _queue_file_size(parent: str) -> tuple[int, str] | None:
 def store_sizes(root: str, *, config: str | None = None) -> StoreSizes:
     """The sizes for the store at ``root`` (see the module docstring)."""
     given = read_config_values(config) if config else {}
+    where = os.path.abspath(config) if config else ""
     values: dict[str, int] = {}
     sources: dict[str, str] = {}
     for attr, key in _KEYS.items():
         if key in given:
-            values[attr], sources[attr] = given[key], f"config {os.path.abspath(config)}"
+            values[attr], sources[attr] = given[key], f"config {where}"
     if "cq_file" not in values:
         found = _queue_file_size(os.path.join(root, "consumequeue"))
         values["cq_file"], sources["cq_file"] = (found[0], f"existing {found[1]}") if found else \
@@ -121,20 +122,23 @@ def store_sizes(root: str, *, config: str | None = None) -> StoreSizes:
     if "num_hash_slots" not in values or "num_index" not in values:
         index_dir = os.path.join(root, "index")
         names = sorted(os.listdir(index_dir)) if os.path.isdir(index_dir) else []
-        inferred = None
+        inferred: tuple[int, int, str] | None = None
         for name in names:
             path = os.path.join(index_dir, name)
             if os.path.isfile(path):
                 try:
-                    inferred = infer_counts(os.path.getsize(path), values.get("num_hash_slots"),
-                                            values.get("num_index"), path) + (path,)
+                    slots, entries = infer_counts(os.path.getsize(path), values.get("num_hash_slots"),
+                                                  values.get("num_index"), path)
+                    inferred = (slots, entries, path)
                     break
                 except RmqFormatError:
                     continue
         for attr, i, default in (("num_hash_slots", 0, DEFAULT_NUM_HASH_SLOTS), ("num_index", 1, DEFAULT_NUM_INDEX)):
             if attr not in values:
-                values[attr], sources[attr] = (inferred[i], f"existing {inferred[2]}") if inferred else \
-                    (default, "default")
+                if inferred is not None:
+                    values[attr], sources[attr] = int(inferred[i]), f"existing {inferred[2]}"
+                else:
+                    values[attr], sources[attr] = default, "default"
     # ``getMappedFileSizeConsumeQueue``: whole units.
     values["cq_file"] = -(-values["cq_file"] // CQ_UNIT_SIZE) * CQ_UNIT_SIZE
     return StoreSizes(sources=sources, **values)
