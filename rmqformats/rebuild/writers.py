@@ -378,30 +378,38 @@ class RocksDBQueuesWriter:
         self.ends: dict[tuple[str, int], int] = {}
 
     def put_batch(self, queues: dict) -> None:
-        """``(topic, queueId) -> (queue offsets, commit-log offsets, sizes, tags codes, store times)``."""
+        """``(topic, queueId) -> (queue offsets, commit-log offsets, sizes, tags codes, store times)``.
+
+        Unit values are built a batch at a time in the dtype of the unit layout, keys from the queue's
+        key prefix and the big-endian logical offset its last 8 bytes hold (the key schema's layout).
+        """
         from rocksdict import WriteBatch
 
-        from ..rocksdb.consumequeue import offset_key, unit_key
-        from ..synth.rocksdb import offset_value, unit_value
+        from ..rocksdb.consumequeue import UNIT_DTYPE, offset_key, queue_prefix
+        from ..synth.rocksdb import offset_value
+        ofs_name, len_name, tags_name, time_name = UNIT_DTYPE.names or ()
         wb = WriteBatch(raw_mode=True)
         n = 0
         for (topic, qid), (eq, eo, es, et, ets) in queues.items():
-            end = self.ends.get((topic, qid), -1)
             order = np.argsort(eq, kind="stable")
-            last = None
-            for i in order.tolist():
-                cq = int(eq[i])
-                if cq < end:
-                    continue
-                phy, size = int(eo[i]), int(es[i])
-                wb.put(unit_key(topic, qid, cq), unit_value(phy, size, int(et[i]), int(ets[i])))
-                self.checkpoint = max(self.checkpoint, phy + size)
-                last = (phy, cq)
-                end = cq + 1
-                n += 1
-            if last is not None:
-                wb.put(offset_key(topic, qid, "max"), offset_value(*last), self.offsets_cf)
-                self.ends[(topic, qid)] = end
+            eq, eo, es, et, ets = eq[order], eo[order], es[order], et[order], ets[order]
+            keep = eq >= self.ends.get((topic, qid), -1)
+            keep &= np.concatenate([[True], eq[1:] != eq[:-1]])
+            if not keep.any():
+                continue
+            eq, eo, es, et, ets = eq[keep], eo[keep], es[keep], et[keep], ets[keep]
+            values = np.zeros(len(eq), UNIT_DTYPE)
+            values[ofs_name], values[len_name], values[tags_name], values[time_name] = eo, es, et, ets
+            vbytes = values.tobytes()
+            obytes = eq.astype(">i8").tobytes()
+            prefix = queue_prefix(topic, qid)
+            w = UNIT_DTYPE.itemsize
+            for i in range(len(eq)):
+                wb.put(prefix + obytes[i * 8:i * 8 + 8], vbytes[i * w:i * w + w])
+            wb.put(offset_key(topic, qid, "max"), offset_value(int(eo[-1]), int(eq[-1])), self.offsets_cf)
+            self.ends[(topic, qid)] = int(eq[-1]) + 1
+            self.checkpoint = max(self.checkpoint, int((eo + es).max()))
+            n += len(eq)
         if n:
             self.db.write(wb)
             self.units += n
