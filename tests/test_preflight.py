@@ -176,3 +176,22 @@ def test_text_output_and_api(capsys, tmp_path):
     assert "the broker refuses to start" in out and "ConsumeQueue.correctMinOffset" in out
     result = preflight(open_store(store), release="5.3.3")
     assert result.exit_code == 2 and result.items[0].verdict == REFUSE
+
+
+def test_timer_units_and_queue_units_past_a_cut_commit_log(capsys, tmp_path):
+    """The commit log lost its tail (a slave truncated, apache/rocketmq #10666/#10668): the timer-log units and
+    the consume-queue units pointing past the new end are listed, with the method that removes the latter."""
+    store = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), store)
+    cut = 1280997  # the commit-log offset of the last timer message the timer log points at
+    seg = store / "commitlog" / f"{1048576:020d}"
+    with open(seg, "r+b") as f:
+        f.seek(cut - 1048576)
+        f.write(bytes(os.path.getsize(seg) - (cut - 1048576)))
+    code, doc, _ = run(capsys, store, "--release", "5.3.3")
+    assert code == status.PREFLIGHT_CHANGES and doc["dataEnd"] == cut
+    [timer] = [i for i in doc["items"] if "timer-unit-past-end" in i["text"]]
+    assert timer["path"].startswith(str(store / "timerlog")) and timer["offset"] is not None
+    [units] = [i for i in doc["items"] if i["method"] == "DefaultMessageStore.truncateDirtyLogicFiles"]
+    assert f"data end {cut}" in units["text"]
+    assert units["source"] == "rocketmq-all-5.3.3:store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java"

@@ -12,7 +12,7 @@ exits):
 
 * A mapped file (commit-log segment, consume-queue or batch consume-queue
   file) whose size is not the configured one: ``MappedFileQueue.load``
-  (``doLoad`` from 5.0.0) returns false ("length not matched message store
+  (``doLoad`` from 4.9.2) returns false ("length not matched message store
   config value"). A file of 0 bytes that is the last of its queue is
   deleted instead from 5.1.3 on (``doLoad``: "size is 0, auto delete"),
   which the broker survives.
@@ -218,7 +218,7 @@ def _config_files(folder: str, tag: str, items: list[Item]) -> None:
 def _mapped_files(what: str, files: list[tuple[str, int, int]], size: int | None, rel, tag: str,
                   items: list[Item]) -> None:
     src = f"{tag}:{MAPPED_FILE_QUEUE}"
-    method = "MappedFileQueue.doLoad" if rel >= (5, 0, 0) else "MappedFileQueue.load"
+    method = "MappedFileQueue.doLoad" if rel >= (4, 9, 2) else "MappedFileQueue.load"
     for i, (path, _start, length) in enumerate(files):
         if length == 0 and i == len(files) - 1:
             if rel >= (5, 1, 3):
