@@ -93,7 +93,7 @@ def add_commands(sub) -> None:
     sp.add_argument("--force", action="store_true", help="replace a non-empty NEW written by an earlier rebuild")
     sp.add_argument("--link", action="store_true",
                     help="hard-link the whole commit-log segments instead of copying them (same file system; "
-                         "the segment holding the data end is always copied)")
+                         "the last segment, which the broker appends to, is always copied)")
     sp.add_argument("--only", metavar="PARTS",
                     help="rebuild only these parts (comma-separated: commitlog, queues, index, checkpoint); the "
                          "others are copied as they are")

@@ -273,7 +273,9 @@ def _empty_last_file(files: list[tuple[str, int, int]], size: int | None, rel, t
         items.append(Item(REFUSE, f"the last consume-queue file holds no unit (its read position is 0): "
                                   f"correctMinOffset reads the unit before position 0 (selectMappedBuffer(-20, 20)), "
                                   f"ByteBuffer.position(-20) throws IllegalArgumentException, DefaultMessageStore.load "
-                                  f"fails and the broker does not start (apache/rocketmq #9728); deleting this file "
+                                  f"fails (DefaultMessageStore.recover → recoverTopicQueueTable → "
+                                  f"ConsumeQueueStore.recoverOffsetTable) and the broker does not start "
+                                  f"(apache/rocketmq #9728); deleting this file "
                                   f"(or rebuild) lets it start",
                           "ConsumeQueue.correctMinOffset", f"{tag}:{CONSUME_QUEUE}", path, 0))
     else:

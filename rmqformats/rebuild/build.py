@@ -179,12 +179,12 @@ def _copy_file(src: str, dst: str, length: int, size: int) -> None:
 
 def _copy_commitlog(store, folder: str, data_end: int | None, link: bool, result: RebuildResult) -> None:
     os.makedirs(folder, exist_ok=True)
-    for seg in store.commitlog.segments:
+    kept = [seg for seg in store.commitlog.segments if data_end is None or seg.start_offset <= data_end]
+    for n, seg in enumerate(kept):
         dst = os.path.join(folder, os.path.basename(seg.path))
-        if data_end is not None and seg.start_offset > data_end:
-            continue  # past the data end: recovery deletes it (truncateDirtyFiles)
         whole = data_end is None or seg.start_offset + seg.size <= data_end
-        if whole and link:
+        # The last segment is always copied: the broker appends to it, which must not reach the old store.
+        if whole and link and n < len(kept) - 1:
             try:
                 os.link(seg.path, dst)
                 result.linked += 1
