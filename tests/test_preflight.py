@@ -163,6 +163,11 @@ def test_abnormal_recovery_is_listed(capsys, tmp_path):
     assert code == status.PREFLIGHT_CHANGES and doc["recovery"] == "abnormal"
     [item] = [i for i in doc["items"] if i["method"] == "CommitLog.recoverAbnormally"]
     assert item["path"].startswith(str(store / "commitlog")) and "dispatches" in item["text"]
+    # The index file written after the checkpoint's index mark is deleted (IndexService.load).
+    last_index = sorted(os.listdir(store / "index"))[-1]
+    [index] = [i for i in doc["items"] if i["method"] == "IndexService.load"]
+    assert index["path"] == str(store / "index" / last_index) and "deletes it" in index["text"]
+    assert index["source"].endswith(":store/src/main/java/org/apache/rocketmq/store/index/IndexService.java")
 
 
 def test_text_output_and_api(capsys, tmp_path):

@@ -36,6 +36,10 @@ Changes (the broker starts, but not on the store as it is):
 * a missing commit-log segment between two others: ``CommitLog.load`` →
   ``MappedFileQueue.checkSelf`` only logs "[BUG]"; the messages there cannot
   be read;
+* after an unclean shutdown, the index files that end after the checkpoint's
+  ``indexMsgTimestamp``, which ``IndexService.load`` deletes (keys of messages
+  before the abnormal recovery's start are then not indexed again:
+  apache/rocketmq #8007, #3868);
 * recovery: normal (no ``abort`` file) or abnormal, where it cuts the commit
   log (``MappedFileQueue.truncateDirtyFiles``) when the data ends at damage,
   the consume-queue units it removes past the data end
@@ -284,6 +288,35 @@ def _empty_last_file(files: list[tuple[str, int, int]], size: int | None, rel, t
                           "ConsumeQueue.correctMinOffset", f"{tag}:{CONSUME_QUEUE}", path, 0))
 
 
+def _abnormal_index(store, plan, tag: str, items: list[Item]) -> None:
+    """``IndexService.load(lastExitOK=false)`` deletes every index file whose end time is after the
+    checkpoint's ``indexMsgTimestamp``; the re-dispatch rebuilds only the keys of the messages from the
+    abnormal recovery's start segment on."""
+    from ..index import IndexFile
+    folder = store.path("index")
+    if not os.path.isdir(folder):
+        return
+    mark = plan.checkpoint.index_msg_timestamp
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if not os.path.isfile(path):
+            continue
+        try:
+            header = IndexFile(path).header
+        except (RmqFormatError, OSError):
+            continue
+        if header.end_timestamp <= mark:
+            continue
+        lost = ""
+        if header.begin_phy_offset < plan.abnormal_start:
+            lost = (f"; the keys of messages from commit-log offset {header.begin_phy_offset} to "
+                    f"{plan.abnormal_start} are not indexed again (the dispatch starts at {plan.abnormal_start}), so "
+                    f"key queries miss them")
+        items.append(Item(CHANGE, f"index file {name} ends at {header.end_timestamp}, after the checkpoint's "
+                                  f"indexMsgTimestamp {mark}: abnormal recovery deletes it{lost}",
+                          "IndexService.load", f"{tag}:{_STORE}index/IndexService.java", path, 0))
+
+
 def _recovery(store, rel, tag: str, index_safe: bool, result: Preflight) -> None:
     from ..recovery import Kind, Severity, cross_check
     items = result.items
@@ -299,6 +332,8 @@ def _recovery(store, rel, tag: str, index_safe: bool, result: Preflight) -> None
                                   f"{plan.abnormal_dispatch} message(s) from there again",
                           "CommitLog.recoverAbnormally", cl_src, plan.abnormal_segment, plan.abnormal_start))
     cp = plan.checkpoint
+    if result.recovery == "abnormal" and plan.checkpoint is not None:
+        _abnormal_index(store, plan, tag, items)
     if end is not None and not end.reason.is_clean:
         confirm = ""
         if cp is not None and cp.confirm_phy_offset:
