@@ -340,3 +340,27 @@ def test_index_writer_follows_put_key(tmp_path, legacy):
     for name, builder in zip("abc", want.files):
         assert (tmp_path / name).read_bytes() == builder.build(), name
     assert got.last_full_end == want.files[1].end_timestamp
+
+
+def test_a_store_the_broker_refuses_is_rebuilt_into_one_it_starts_on(capsys, tmp_path):
+    """The incident of apache/rocketmq #9728: an empty last consume-queue file and a torn commit-log tail.
+    preflight says the broker refuses; the rebuilt store starts cleanly and checks consistent."""
+    store = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), store)
+    folder = store / "consumequeue" / "TopicCqRoll" / "0"
+    last = sorted(os.listdir(folder))[-1]
+    (folder / f"{int(last) + 1280:020d}").write_bytes(bytes(1280))
+    walk = open_store(store).commitlog.batches(columns=["commitLogOffset"])
+    for _ in walk:
+        pass
+    with open(walk.end.segment, "r+b") as f:
+        f.seek(walk.end.file_offset)
+        f.write(b"\x00\x00\x01\x00\xda\xa3\x20\xa7" + b"\x55" * 64)
+    code, _, _ = run(capsys, "preflight", store, "--release", "5.3.3")
+    assert code == status.PREFLIGHT_REFUSES
+    new = tmp_path / "new"
+    rebuild(capsys, store, new, "rocketmq-5.3.3")
+    code, out, err = run(capsys, "preflight", new, "--release", "5.3.3")
+    assert code == status.OK, out + err
+    assert files_under(new / "consumequeue") == files_under(store_path("rocketmq-5.3.3") / "consumequeue")
+    assert cross_check(open_store(new)).ok
