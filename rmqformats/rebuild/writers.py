@@ -133,7 +133,7 @@ class BatchQueueFilesWriter:
         self.parent = parent
         self.file_size = file_size
         self.unit = BCQ_DTYPE.itemsize
-        #: ``(topic, queueId) -> (units written, next message offset)``.
+        #: ``(topic, queueId) -> (units written, commit-log offset of the last message written)``.
         self.ends: dict[tuple[str, int], tuple[int, int]] = {}
         self.units = 0
         self.files: set[str] = set()
@@ -142,9 +142,10 @@ class BatchQueueFilesWriter:
             store_times: np.ndarray, base_offsets: np.ndarray, batch_sizes: np.ndarray) -> None:
         """Units of one queue for one batch, in commit-log order."""
         key = (topic, queue_id)
-        count, next_offset = self.ends.get(key, (0, -1))
-        # ``putBatchMessagePositionInfo`` skips what is already in the queue (a replay).
-        keep = base_offsets >= next_offset
+        count, max_phy = self.ends.get(key, (0, -1))
+        # ``putBatchMessagePositionInfo`` skips a message at or before the last one written (a replay).
+        keep = phys > max_phy
+        keep &= phys > np.maximum.accumulate(np.concatenate([[max_phy], phys[:-1]]))
         if not keep.any():
             return
         units = np.zeros(int(keep.sum()), BCQ_DTYPE)
@@ -170,8 +171,7 @@ class BatchQueueFilesWriter:
             _pwrite_at(path, per_file * self.unit, slot * self.unit, data[i * self.unit:(i + take) * self.unit])
             self.files.add(path)
             i += take
-        last = int(np.flatnonzero(keep)[-1])
-        self.ends[key] = (count + len(units), int(base_offsets[last]) + int(batch_sizes[last]))
+        self.ends[key] = (count + len(units), int(phys[keep].max()))
         self.units += len(units)
 
 
