@@ -364,3 +364,18 @@ def test_a_store_the_broker_refuses_is_rebuilt_into_one_it_starts_on(capsys, tmp
     assert code == status.OK, out + err
     assert files_under(new / "consumequeue") == files_under(store_path("rocketmq-5.3.3") / "consumequeue")
     assert cross_check(open_store(new)).ok
+
+
+def test_queue_offset_hole_gets_placeholders(tmp_path):
+    """Queue offsets with no message (a record lost mid-log) are filled with placeholder units, never zeros,
+    which would end the queue at the broker's next recovery."""
+    import numpy as np
+
+    from rmqformats.rebuild.writers import QueueFilesWriter
+    from rmqformats.synth.commitlog import CQ_PLACEHOLDER, encode_cq_units
+    w = QueueFilesWriter(str(tmp_path), 1280)
+    w.put("T", 0, np.array([0, 1]), np.array([0, 100]), np.array([100, 100]), np.array([1, 1]))
+    w.put("T", 0, np.array([4, 5]), np.array([200, 300]), np.array([100, 100]), np.array([1, 1]))
+    data = (tmp_path / "T" / "0" / "00000000000000000000").read_bytes()
+    want = encode_cq_units([(0, 100, 1), (100, 100, 1), CQ_PLACEHOLDER, CQ_PLACEHOLDER, (200, 100, 1), (300, 100, 1)])
+    assert data == want.ljust(1280, b"\0") and w.holes == [("T", 0, 2, 4)]

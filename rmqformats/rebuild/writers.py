@@ -15,7 +15,12 @@ Placement follows the broker's writers:
   a pre-allocated mapped file); the first file of a queue whose first
   offset is not 0 gets placeholder units ``(0, Integer.MAX_VALUE, 0)`` from
   its start (``fillPreBlank``); a message whose offset is below the queue's
-  end is skipped (``expectLogicOffset < currentLogicOffset``).
+  end is skipped (``expectLogicOffset < currentLogicOffset``). Where the
+  commit log holds no message for some queue offsets (a record lost in the
+  middle), the broker would append the next unit where the last one ended
+  ("[BUG]logic queue order maybe wrong") and shift every later unit off its
+  offset; the rebuild keeps each unit at its offset and fills the hole with
+  placeholder units, and reports it.
 - ``BatchConsumeQueue.putBatchMessagePositionInfo``: 46-byte units one after
   the other from unit 0, ``compactedOffset`` -1 (``INVALID_POS``), reserved 0.
 - ``IndexService.buildIndex`` / ``IndexFile.putKey``: :class:`IndexFileWriter`
@@ -104,18 +109,19 @@ class QueueFilesWriter:
             start = int(offsets[0])
             file_start_unit = start - start % (self.file_size // self.unit)
             if start > file_start_unit:  # fillPreBlank
-                pre = np.zeros(start - file_start_unit, CQ_DTYPE)
-                pre["ofs_commitlog"] = PLACEHOLDER[0]
-                pre["len_message"] = PLACEHOLDER[1]
-                pre["tags_code"] = PLACEHOLDER[2]
-                self.files.update(_spread(folder, self.file_size, file_start_unit * self.unit, pre.tobytes()))
+                self._placeholders(folder, file_start_unit, start)
             end = start
         # Runs of consecutive offsets, each written at its place.
         breaks = np.flatnonzero(np.diff(offsets) != 1) + 1
         for run in np.split(np.arange(len(offsets)), breaks):
             lo = int(offsets[run[0]])
             if lo != end:
+                # No message for these queue offsets (a record lost in the middle of the log). The broker
+                # would append the next unit at its write position, shifting every later unit off its
+                # queue offset; zero units would end the queue at its next recovery. Placeholder units
+                # keep every unit at its offset and the queue whole; consumers skip them.
                 self.holes.append((topic, queue_id, end, lo))
+                self._placeholders(folder, end, lo)
             units = np.zeros(len(run), CQ_DTYPE)
             units["ofs_commitlog"] = phys[run]
             units["len_message"] = sizes[run]
@@ -124,6 +130,15 @@ class QueueFilesWriter:
             end = int(offsets[run[-1]]) + 1
             self.units += len(run)
         self.ends[key] = end
+
+
+    def _placeholders(self, folder: str, start: int, stop: int) -> None:
+        chunk = 1 << 16
+        for a in range(start, stop, chunk):
+            n = min(chunk, stop - a)
+            pre = np.zeros(n, CQ_DTYPE)
+            pre["ofs_commitlog"], pre["len_message"], pre["tags_code"] = PLACEHOLDER
+            self.files.update(_spread(folder, self.file_size, a * self.unit, pre.tobytes()))
 
 
 class BatchQueueFilesWriter:
