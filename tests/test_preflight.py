@@ -200,3 +200,16 @@ def test_timer_units_and_queue_units_past_a_cut_commit_log(capsys, tmp_path):
     [units] = [i for i in doc["items"] if i["method"] == "DefaultMessageStore.truncateDirtyLogicFiles"]
     assert f"data end {cut}" in units["text"]
     assert units["source"] == "rocketmq-all-5.3.3:store/src/main/java/org/apache/rocketmq/store/DefaultMessageStore.java"
+
+
+def test_sizes_from_the_config(capsys, tmp_path):
+    """With --config, a segment of another size than the configured one is refused, even when all agree."""
+    conf = tmp_path / "broker.conf"
+    conf.write_text("mappedFileSizeCommitLog=1048576\nmappedFileSizeConsumeQueue=1280\n")
+    code, doc, _ = run(capsys, store_path("rocketmq-5.3.3"), "--config", conf, "--release", "5.3.3")
+    assert code == status.PREFLIGHT_REFUSES
+    refused = items(doc, REFUSE)
+    assert refused and all("not the configured 1048576" in i["text"] for i in refused)
+    conf.write_text("mappedFileSizeCommitLog=262144\nmappedFileSizeConsumeQueue=1280\n")
+    code, doc, _ = run(capsys, store_path("rocketmq-5.3.3"), "--config", conf, "--release", "5.3.3")
+    assert code == status.OK

@@ -54,8 +54,12 @@ class StoreSizes:
         return [f"{_KEYS[k]}={getattr(self, k)} ({self.sources[k]})" for k in _KEYS]
 
 
+#: Every size key read from a config file (the commit log's too, for ``preflight``).
+CONFIG_KEYS = (*_KEYS.values(), "mappedFileSizeCommitLog")
+
+
 def read_config_values(path: str) -> dict[str, int]:
-    """The size keys of a broker ``.properties`` file or a JSON store config."""
+    """The size keys (:data:`CONFIG_KEYS`) of a broker ``.properties`` file or a JSON store config."""
     path = os.path.abspath(path)
     try:
         with open(path, encoding="utf-8") as f:
@@ -70,7 +74,7 @@ def read_config_values(path: str) -> dict[str, int]:
         except ValueError as exc:
             raise ConfigFileError(path, None, f"not valid JSON: {exc}") from None
         raw = dict(data.get("fullMessageStoreConfig") or {})
-        raw.update({k: v for k, v in data.items() if k in _KEYS.values()})
+        raw.update({k: v for k, v in data.items() if k in CONFIG_KEYS})
     else:  # java.util.Properties: key=value or key: value, # and ! comments
         for line in text.splitlines():
             line = line.strip()
@@ -82,7 +86,7 @@ def read_config_values(path: str) -> dict[str, int]:
                     raw[k.strip()] = v.strip()
                     break
     out = {}
-    for key in _KEYS.values():
+    for key in CONFIG_KEYS:
         if key in raw:
             try:
                 value = int(raw[key])
