@@ -379,3 +379,15 @@ def test_queue_offset_hole_gets_placeholders(tmp_path):
     data = (tmp_path / "T" / "0" / "00000000000000000000").read_bytes()
     want = encode_cq_units([(0, 100, 1), (100, 100, 1), CQ_PLACEHOLDER, CQ_PLACEHOLDER, (200, 100, 1), (300, 100, 1)])
     assert data == want.ljust(1280, b"\0") and w.holes == [("T", 0, 2, 4)]
+
+
+def test_only_commitlog_and_checkpoint(capsys, tmp_path, version):
+    new = tmp_path / "new"
+    doc = rebuild(capsys, store_path(version), new, version, "--only", "commitlog,checkpoint")
+    assert doc["parts"] == ["commitlog", "checkpoint"] and doc["queueUnits"] == 0 and not doc["indexFiles"]
+    for part in ("consumequeue", "index", "config"):  # copied as they are
+        assert files_under(new / part) == files_under(store_path(version) / part)
+    cp = open_store(new).checkpoint()
+    assert cp.index_msg_timestamp == open_store(store_path(version)).checkpoint().index_msg_timestamp
+    code, _, _ = run(capsys, "preflight", new)
+    assert code == status.OK
