@@ -46,7 +46,7 @@ def add_commands(sub) -> None:
     sp.add_argument("store", nargs="?", help="store root (the folder holding commitlog/)")
     sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
     sp.add_argument("--release", metavar="X", help="the broker release that will start (default: the oldest the "
-                                                     "store's contents allow)")
+                                                     "store's contents allow, which reads the commit log once more)")
     sp.add_argument("--config", metavar="FILE", help="broker .properties or JSON store config for the mapped-file "
                                                      "sizes (default: the size most files of each kind have)")
     sp.add_argument("--index-safe", action="store_true",
