@@ -10,11 +10,12 @@ import threading
 
 from .. import __version__, output
 from ..errors import InvalidMessageIdError, RmqFormatError
-from . import config, cut, dump, inspect, layouts, messages, queues, report, schema, status, tables
+from . import (config, cut, dump, inspect, layouts, messages, preflight, queues, rebuild, report, schema, status,
+               tables)
 from .common import Unknown, UsageError
 
 #: The command groups, in the order of ``--help``.
-GROUPS = (inspect, messages, queues, config, dump, cut, report, layouts, schema)
+GROUPS = (inspect, messages, queues, config, dump, cut, report, layouts, schema, rebuild, preflight)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,6 +10,10 @@ FINDINGS = 1
 #: A usage error (a bad option, conflicting options, an invalid value), a typed read error, or a write
 #: error (the output cannot be written: read-only, missing folder, full disk, busy, exists).
 ERROR = 2
+#: ``preflight``: the broker starts on the store but truncates, re-dispatches or changes files.
+PREFLIGHT_CHANGES = FINDINGS
+#: ``preflight``: the broker refuses to start on the store.
+PREFLIGHT_REFUSES = ERROR
 #: The data read ended at damage rather than at a clean end (or, with ``--salvage``, damaged
 #: ranges were skipped): what was printed is every message before it (or every intact message).
 DAMAGED = 3
@@ -21,9 +25,11 @@ TERMINATED = 143
 #: The table shown in ``--help`` and the README.
 TABLE = (
     (OK, "success; the data read ended cleanly"),
-    (FINDINGS, "findings: check found problems, lag flagged queues"),
+    (FINDINGS, "findings: check found problems, lag flagged queues; preflight: the broker starts but "
+               "truncates, re-dispatches or changes files (each listed)"),
     (ERROR, "usage error, a typed error reading a file (file, offset and reason on stderr), "
-            "or an output that cannot be written (path and reason)"),
+            "or an output that cannot be written (path and reason); preflight: the broker refuses to start "
+            "(each reason with the Java method)"),
     (DAMAGED, "the data ended at damage, or --salvage skipped damaged ranges"),
     (INTERRUPTED, "interrupted by Ctrl-C (143: by SIGTERM); an output being written is removed, "
                   "never left half-done"),

@@ -638,6 +638,63 @@ def damaged_ranges(walk) -> tuple:
     return tuple(getattr(walk, "damaged", None) or ())
 
 
+#: The commit-log columns :func:`dispatch_units` and :func:`index_keys` read.
+DISPATCH_COLUMNS = tuple(_COLUMNS)
+
+
+def transaction_types(batch: pa.RecordBatch) -> np.ndarray:
+    """The transaction type of each row (``MessageSysFlag.getTransactionValue``)."""
+    return (batch.column("sysFlag").to_numpy() & _TRAN_MASK) >> _TRAN_SHIFT
+
+
+def dispatch_units(batch: pa.RecordBatch, *,
+                   delay_levels_ms: tuple[int, ...] = DEFAULT_DELAY_LEVELS_MS) -> dict:
+    """The consume-queue units ``CommitLogDispatcherBuildConsumeQueue`` writes for a batch of the walk.
+
+    ``(topic, queueId) -> (queue offsets, commit-log offsets, sizes, tags
+    codes)``, rows in commit-log order within each queue: every message but
+    a transaction PREPARED or ROLLBACK, plus one unit per light message
+    queue of ``INNER_MULTI_DISPATCH`` (see the module docstring). The batch
+    holds at least the columns of :data:`DISPATCH_COLUMNS`.
+    """
+    tran = transaction_types(batch)
+    stamp = batch.column("storeTimestamp").cast(pa.int64()).to_numpy()
+    codes = pc.dictionary_encode(batch.column("topic"))
+    tidx = codes.indices.to_numpy()
+    names = codes.dictionary.to_pylist()
+    rows = (tran != TRAN_PREPARED) & (tran != TRAN_ROLLBACK)
+    etags = _expected_tags(batch, tidx, names, stamp, delay_levels_ms)
+    return _expected_units(batch, rows, tidx, names, batch.column("queueId").to_numpy(),
+                           batch.column("queueOffset").to_numpy(), batch.column("commitLogOffset").to_numpy(),
+                           batch.column("storeSize").to_numpy(), etags)
+
+
+def index_keys(batch: pa.RecordBatch, tran: np.ndarray, tidx: np.ndarray,
+               names: list) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+    """The keys ``IndexService.buildIndex`` writes for a batch: ``(rows, key hashes, key values)``.
+
+    ``UNIQ_KEY``, then each of ``KEYS``, for every message but a transaction
+    ROLLBACK; the rows of the ``UNIQ_KEY`` keys come first, then those of
+    ``KEYS`` in their order (a stable sort on the rows gives the broker's
+    order of ``putKey`` calls). The hash is that of ``topic#key``.
+    """
+    kept = tran != TRAN_ROLLBACK
+    uniq_col = batch.column("uniqKey")
+    keys_col = batch.column("keys")
+    uniq_rows = np.flatnonzero(kept & ~uniq_col.is_null().to_numpy(zero_copy_only=False))
+    items = pc.list_flatten(keys_col)
+    item_rows = pc.list_parent_indices(keys_col).to_numpy(zero_copy_only=False).astype(np.int64)
+    item_keep = kept[item_rows] if len(item_rows) else np.zeros(0, bool)
+    uniq_vals = uniq_col.take(pa.array(uniq_rows))
+    key_vals = items.filter(pa.array(item_keep))
+    key_rows = item_rows[item_keep]
+    rows_arr = np.concatenate([uniq_rows.astype(np.int64), key_rows])
+    hashes_arr = np.concatenate([key_hashes(uniq_vals, tidx[uniq_rows], names),
+                                 key_hashes(key_vals, tidx[key_rows], names)])
+    values = pa.concat_arrays([uniq_vals.cast(pa.string()), key_vals.cast(pa.string())])
+    return rows_arr, hashes_arr, values
+
+
 def _queue_folder(store: Store, topic: str, q: int, batch: bool) -> str:
     return store.path("batchconsumequeue" if batch else "consumequeue", topic, str(q))
 
@@ -1001,21 +1058,7 @@ class _IndexStream:
             self.found.counts[Kind.MISSING_INDEX] += (pc.sum(has_uniq.cast(pa.int64())).as_py() or 0) + \
                 (pc.sum(n_keys).as_py() or 0)
             return pc.sum(with_keys.cast(pa.int64())).as_py() or 0
-        # The keys buildIndex writes: UNIQ_KEY, then each of KEYS, for every message but a ROLLBACK.
-        kept = tran != TRAN_ROLLBACK
-        uniq_col = batch.column("uniqKey")
-        keys_col = batch.column("keys")
-        uniq_rows = np.flatnonzero(kept & ~uniq_col.is_null().to_numpy(zero_copy_only=False))
-        items = pc.list_flatten(keys_col)
-        item_rows = pc.list_parent_indices(keys_col).to_numpy(zero_copy_only=False).astype(np.int64)
-        item_keep = kept[item_rows] if len(item_rows) else np.zeros(0, bool)
-        uniq_vals = uniq_col.take(pa.array(uniq_rows))
-        key_vals = items.filter(pa.array(item_keep))
-        key_rows = item_rows[item_keep]
-        rows_arr = np.concatenate([uniq_rows.astype(np.int64), key_rows])
-        hashes_arr = np.concatenate([key_hashes(uniq_vals, tidx[uniq_rows], names),
-                                     key_hashes(key_vals, tidx[key_rows], names)])
-        values = pa.concat_arrays([uniq_vals.cast(pa.string()), key_vals.cast(pa.string())])
+        rows_arr, hashes_arr, values = index_keys(batch, tran, tidx, names)
         indexed = len(np.unique(rows_arr))
         rows, hashes = rows_arr, hashes_arr
         phy, h, fno, num = self._take(int(off[-1]))

@@ -1,0 +1,110 @@
+"""``rebuild``: a new store folder with the consume queues, index files and checkpoint written from the
+commit log as the broker's dispatch writes them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import status
+from .common import UsageError, open_from_args, store_paths
+
+
+def _timezone(text: str | None):
+    if text is None:
+        return None
+    import datetime
+    if text.upper() in ("UTC", "Z"):
+        return datetime.timezone.utc
+    try:
+        from zoneinfo import ZoneInfo
+        return ZoneInfo(text)
+    except Exception:
+        raise UsageError(f"--timezone: not a time zone name: {text!r} (e.g. UTC, Asia/Shanghai)") from None
+
+
+def cmd_rebuild(args: argparse.Namespace) -> int:
+    from ..rebuild import PARTS, RebuildError, rebuild_store
+    only = None
+    if args.only:
+        only = tuple(p.strip() for p in args.only.split(",") if p.strip())
+        bad = [p for p in only if p not in PARTS]
+        if bad:
+            raise UsageError(f"--only: unknown part {bad[0]!r} (one or more of {', '.join(PARTS)}, comma-separated)")
+    if args.convert_queues and only is not None and "queues" not in only:
+        raise UsageError("--convert-queues writes the consume queues: --only must include queues")
+    store = open_from_args(args)
+    if store.root is None:
+        raise UsageError(f"{args.store}: rebuild needs a store root (the folder holding commitlog/)")
+    try:
+        result = rebuild_store(store, args.out, force=args.force, link=args.link, only=only,
+                               queues_kind=args.convert_queues, config=args.config,
+                               timezone=_timezone(args.timezone), reads=tuple(store_paths(store)))
+    except RebuildError as exc:
+        raise UsageError(str(exc)) from None
+    doc = {"out": result.out, "parts": list(result.parts), "queuesKind": result.queues_kind,
+           "dataEnd": result.data_end, "messages": result.messages, "queueUnits": result.queue_units,
+           "batchQueueUnits": result.batch_units, "indexFiles": result.index_files,
+           "indexEntries": result.index_entries, "segments": result.segments, "linkedSegments": result.linked,
+           "checkpoint": result.checkpoint, "sizes": result.sizes.describe(),
+           "queueOffsetHoles": [list(h) for h in result.holes],
+           "keptQueues": result.kept_queues, "seconds": round(result.seconds, 3)}
+    if args.json:
+        sys.stdout.write(json.dumps(doc) + "\n")
+    else:
+        out = sys.stdout
+        out.write(f"wrote {result.out}: {', '.join(result.parts)} rebuilt ({result.queues_kind} consume queues)\n")
+        out.write(f"  commit log: {result.segments} segment(s) ({result.linked} hard-linked), data end "
+                  f"{result.data_end}\n")
+        out.write(f"  {result.messages} message(s) walked: {result.queue_units} consume-queue unit(s), "
+                  f"{result.batch_units} batch unit(s), {result.index_entries} index entr(ies) in "
+                  f"{len(result.index_files)} file(s)\n")
+        for line in result.sizes.describe():
+            out.write(f"  {line}\n")
+        if result.checkpoint:
+            cp = result.checkpoint
+            out.write(f"  checkpoint: physicMsgTimestamp={cp['physic_msg_timestamp']} "
+                      f"logicsMsgTimestamp={cp['logics_msg_timestamp']} indexMsgTimestamp={cp['index_msg_timestamp']} "
+                      f"masterFlushedOffset={cp['master_flushed_offset']} confirmPhyOffset={cp['confirm_phy_offset']}\n")
+        for rel in result.kept_queues:
+            out.write(f"  kept as it was: {rel} (the commit log holds none of its messages)\n")
+        for topic, qid, lo, hi in result.holes:
+            out.write(f"  note: {topic}/{qid}: the commit log holds no message for queue offsets {lo} to {hi - 1}\n")
+    return status.OK
+
+
+def add_commands(sub) -> None:
+    """Add this module's commands to the ``rmqformats`` subcommands."""
+    sp = sub.add_parser(
+        "rebuild", help="write a new store folder with consume queues, index files and checkpoint rebuilt "
+                        "from the commit log",
+        description="Walk the commit log of STORE as the broker's dispatch does and write a new store folder "
+                    "NEW: the commit log up to the data end the broker's recovery keeps (copied, or hard-linked "
+                    "with --link), the consume queues (file or RocksDB) and batch consume queues, the index "
+                    "files and the checkpoint as the broker writes them, the rest of the store root (config/, "
+                    "timer files) copied. STORE is only read; NEW is written atomically (a temporary folder "
+                    "renamed when complete, ending with _SUCCESS) and exclusively. Stop the broker first and "
+                    "keep the original store.",
+        epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    sp.add_argument("store", nargs="?", help="store root (the folder holding commitlog/)")
+    sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
+    sp.add_argument("--out", required=True, help="the new store folder to write (missing or empty)")
+    sp.add_argument("--force", action="store_true", help="replace a non-empty NEW written by an earlier rebuild")
+    sp.add_argument("--link", action="store_true",
+                    help="hard-link the whole commit-log segments instead of copying them (same file system; "
+                         "the last segment, which the broker appends to, is always copied)")
+    sp.add_argument("--only", metavar="PARTS",
+                    help="rebuild only these parts (comma-separated: commitlog, queues, index, checkpoint); the "
+                         "others are copied as they are")
+    sp.add_argument("--convert-queues", choices=("rocksdb", "file"),
+                    help="write this consume-queue kind instead of the store's own (storeType migration or "
+                         "rollback)")
+    sp.add_argument("--config", metavar="FILE",
+                    help="broker .properties or JSON store config for the file sizes (mappedFileSizeConsumeQueue, "
+                         "mapperFileSizeBatchConsumeQueue, maxHashSlotNum, maxIndexNum); default: the sizes of "
+                         "the store's files, else the broker's defaults")
+    sp.add_argument("--timezone", metavar="TZ",
+                    help="the broker's time zone, for the names of new index files (default: this machine's)")
+    sp.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    sp.set_defaults(func=cmd_rebuild)

@@ -1,0 +1,342 @@
+"""``rebuild``: a new store folder the broker starts on, its queues and index written from the commit log.
+
+The commit log is walked once, in bounded batches, as the broker's
+``ReputMessageService`` walks it; for each batch the dispatch model of the
+two-way check (:func:`rmqformats.recovery.crosscheck.dispatch_units` and
+:func:`~rmqformats.recovery.crosscheck.index_keys`) says what
+``CommitLogDispatcherBuildConsumeQueue`` and ``CommitLogDispatcherBuildIndex``
+write, and :mod:`.writers` writes it. What the new folder holds:
+
+- ``commitlog/``: the segments up to the data end the broker's recovery
+  keeps, copied (or hard-linked with ``link``); the segment holding the data
+  end is copied up to it and zero-filled after it, as a pre-allocated mapped
+  file; later segments are left out (recovery would delete them).
+- ``consumequeue/`` (files, or a RocksDB database with
+  ``queues_kind="rocksdb"``), ``batchconsumequeue/``, ``index/``,
+  ``checkpoint``: written from the walk. A queue of the store none of whose
+  messages the commit log still holds (all in deleted segments) is copied
+  as it is, as the broker keeps it: its end is the offset its next message
+  gets, which consumer offsets refer to.
+- Everything else at the store root (``config/``, timer files,
+  ``compaction/``, …) copied as it is, but ``lock`` and ``abort``: the new
+  store was written whole and flushed, so the broker takes the normal
+  recovery on it.
+
+With ``only``, the parts not named are copied as they are instead (the
+commit log whole). The output folder is written through
+:class:`~rmqformats.output.AtomicFolder`: atomic, exclusive, marked with
+``_SUCCESS``, never inside the store read.
+
+The checkpoint is written as a broker that dispatched and flushed everything
+leaves it: ``physicMsgTimestamp`` the store time of the last message,
+``logicsMsgTimestamp`` that of the last message dispatched to a consume
+queue, ``indexMsgTimestamp`` the end time of the last full index file (0
+when none is full: ``IndexService.flush`` sets it only for a full file);
+``masterFlushedOffset`` and ``confirmPhyOffset`` are the old checkpoint's
+(the confirm offset lowered to the data end when past it).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..consumequeue import DEFAULT_DELAY_LEVELS_MS
+from ..errors import RmqFormatError
+from ..output import SUCCESS_MARKER, AtomicFolder
+from ..recovery.crosscheck import (DISPATCH_COLUMNS, TRAN_PREPARED, TRAN_ROLLBACK, _is_batch_topic,
+                                   dispatch_units, index_keys, transaction_types)
+from .sizes import StoreSizes, store_sizes
+from .writers import (BatchQueueFilesWriter, IndexFilesWriter, QueueFilesWriter, RocksDBQueuesWriter,
+                      checkpoint_bytes)
+
+#: The parts ``only`` can name.
+PARTS = ("commitlog", "queues", "index", "checkpoint")
+#: Root entries the rebuild writes itself or leaves out; the rest is copied.
+_OWN = {"commitlog", "consumequeue", "batchconsumequeue", "index", "checkpoint", "lock", "abort", SUCCESS_MARKER}
+_COPY_CHUNK = 8 << 20
+
+
+class RebuildError(Exception):
+    """A rebuild that cannot be done (no store root, a part named wrongly): a usage error."""
+
+
+@dataclass
+class RebuildResult:
+    """What a rebuild wrote."""
+
+    out: str
+    parts: tuple[str, ...]
+    queues_kind: str
+    sizes: StoreSizes
+    data_end: int | None
+    messages: int = 0
+    queue_units: int = 0
+    batch_units: int = 0
+    index_files: list[str] = field(default_factory=list)
+    index_entries: int = 0
+    segments: int = 0
+    linked: int = 0
+    checkpoint: dict = field(default_factory=dict)
+    #: Queue folders copied as they are: the commit log holds none of their messages (deleted segments).
+    kept_queues: list = field(default_factory=list)
+    #: Queue-offset holes found in the commit log (``topic, queueId, from, to``).
+    holes: list = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
+                  only: tuple[str, ...] | None = None, queues_kind: str | None = None,
+                  config: str | None = None, timezone: datetime.tzinfo | None = None,
+                  reads: tuple[str, ...] = (), batch_size: int = 65536,
+                  delay_levels_ms: tuple[int, ...] = DEFAULT_DELAY_LEVELS_MS) -> RebuildResult:
+    """Write a rebuilt copy of ``store`` (a :class:`~rmqformats.store.Store`) into the new folder ``out``.
+
+    ``queues_kind``: ``"file"`` or ``"rocksdb"`` (default: the kind the store
+    has); ``config``: a broker properties or JSON store config for the file
+    sizes (see :mod:`.sizes`); ``timezone``: the broker's, for new index file
+    names (default: this machine's); ``reads``: more paths the output may
+    not lie in (the store root always).
+    """
+    t0 = time.monotonic()
+    if store.root is None:
+        raise RebuildError(f"{store.commitlog.path}: rebuild needs a store root (the folder holding commitlog/)")
+    parts = tuple(PARTS if not only else only)
+    for p in parts:
+        if p not in PARTS:
+            raise RebuildError(f"unknown part {p!r} (one of {', '.join(PARTS)})")
+    root = store.root
+    source_rocksdb = os.path.isfile(os.path.join(root, "consumequeue", "CURRENT"))
+    kind = queues_kind or ("rocksdb" if source_rocksdb else "file")
+    if kind not in ("file", "rocksdb"):
+        raise RebuildError(f"unknown consume-queue kind {kind!r} (file or rocksdb)")
+    sizes = store_sizes(root, config=config)
+    with AtomicFolder(out, force=force, reads=[root, *reads], replaceable=_is_rebuild_output) as target:
+        new = target.path
+        result = RebuildResult(out=os.path.abspath(out), parts=parts, queues_kind=kind, sizes=sizes, data_end=None)
+        _copy_rest(root, new, parts)
+        need_walk = any(p in parts for p in ("queues", "index", "checkpoint", "commitlog"))
+        if need_walk:
+            _walk(store, new, parts, kind, sizes, timezone, batch_size, delay_levels_ms, result)
+        if "commitlog" in parts:
+            _copy_commitlog(store, os.path.join(new, "commitlog"), result.data_end, link, result)
+        else:
+            _copy_commitlog(store, os.path.join(new, "commitlog"), None, link, result)
+    result.seconds = time.monotonic() - t0
+    return result
+
+
+def _is_rebuild_output(folder: str) -> bool:
+    """A folder ``--force`` may replace: an earlier rebuild's output (its marker and commit log)."""
+    return os.path.isfile(os.path.join(folder, SUCCESS_MARKER)) and os.path.isdir(os.path.join(folder, "commitlog"))
+
+
+def _copy_rest(root: str, new: str, parts: tuple[str, ...]) -> None:
+    """Root entries the rebuild does not write, copied as they are (and parts not rebuilt)."""
+    skip = set(_OWN)
+    for name in sorted(os.listdir(root)):
+        src = os.path.join(root, name)
+        if name in skip or name.startswith("."):
+            continue
+        _copy_entry(src, os.path.join(new, name))
+    not_rebuilt = {"queues": ("consumequeue", "batchconsumequeue"), "index": ("index",),
+                   "checkpoint": ("checkpoint",)}
+    for part, names in not_rebuilt.items():
+        if part in parts:
+            continue
+        for name in names:
+            src = os.path.join(root, name)
+            if os.path.lexists(src):
+                _copy_entry(src, os.path.join(new, name))
+
+
+def _copy_entry(src: str, dst: str) -> None:
+    if os.path.isdir(src) and not os.path.islink(src):
+        shutil.copytree(src, dst, symlinks=True)
+    else:
+        shutil.copy2(src, dst, follow_symlinks=False)
+
+
+def _copy_file(src: str, dst: str, length: int, size: int) -> None:
+    """Copy the first ``length`` bytes of ``src`` into ``dst`` of ``size`` bytes (zero-filled after)."""
+    with open(src, "rb") as fi, open(dst, "wb") as fo:
+        left = length
+        while left > 0:
+            chunk = fi.read(min(_COPY_CHUNK, left))
+            if not chunk:
+                break
+            fo.write(chunk)
+            left -= len(chunk)
+        fo.truncate(size)
+
+
+def _copy_commitlog(store, folder: str, data_end: int | None, link: bool, result: RebuildResult) -> None:
+    os.makedirs(folder, exist_ok=True)
+    kept = [seg for seg in store.commitlog.segments if data_end is None or seg.start_offset <= data_end]
+    for n, seg in enumerate(kept):
+        dst = os.path.join(folder, os.path.basename(seg.path))
+        whole = data_end is None or seg.start_offset + seg.size <= data_end
+        # The last segment is always copied: the broker appends to it, which must not reach the old store.
+        if whole and link and n < len(kept) - 1:
+            try:
+                os.link(seg.path, dst)
+                result.linked += 1
+                result.segments += 1
+                continue
+            except OSError:
+                pass  # another file system: copied instead
+        length = seg.size if whole else data_end - seg.start_offset
+        _copy_file(seg.path, dst, length, seg.size)
+        result.segments += 1
+
+
+def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_size: int,
+          delay_levels_ms, result: RebuildResult) -> None:
+    do_queues = "queues" in parts
+    do_index = "index" in parts
+    is_batch = _is_batch_topic(store)
+    cq: QueueFilesWriter | None = None
+    bcq: BatchQueueFilesWriter | None = None
+    rdb: RocksDBQueuesWriter | None = None
+    if do_queues:
+        if kind == "rocksdb":
+            rdb = RocksDBQueuesWriter(os.path.join(new, "consumequeue"))
+        else:
+            cq = QueueFilesWriter(os.path.join(new, "consumequeue"), sizes.cq_file)
+        bcq = BatchQueueFilesWriter(os.path.join(new, "batchconsumequeue"), sizes.bcq_file)
+    ix = None
+    if do_index:
+        ix = IndexFilesWriter(os.path.join(new, "index"), sizes.num_hash_slots, sizes.num_index,
+                              names=_existing_index_names(store), tz=timezone)
+    last_stamp = last_cq_stamp = 0
+    walk = store.commitlog.batches(columns=list(DISPATCH_COLUMNS), batch_size=batch_size, decompress=False)
+    try:
+        for batch in walk:
+            n = batch.num_rows
+            if not n:
+                continue
+            result.messages += n
+            off = batch.column("commitLogOffset").to_numpy()
+            stamp = batch.column("storeTimestamp").cast(pa.int64()).to_numpy()
+            tran = transaction_types(batch)
+            last_stamp = int(stamp[-1])
+            dispatched = np.flatnonzero((tran != TRAN_PREPARED) & (tran != TRAN_ROLLBACK))
+            if len(dispatched):
+                last_cq_stamp = int(stamp[dispatched[-1]])
+            if bcq is not None:
+                _put_queues(batch, off, stamp, dispatch_units(batch, delay_levels_ms=delay_levels_ms),
+                            is_batch, cq, bcq, rdb)
+            if ix is not None:
+                _put_index(batch, off, stamp, tran, ix)
+    finally:
+        if ix is not None:
+            ix.finish()
+        if rdb is not None:
+            rdb.finish()
+    end = walk.end
+    result.data_end = end.offset if end is not None else None
+    if bcq is not None:
+        result.kept_queues = _keep_queues_without_messages(store, new, cq, bcq)
+    if cq is not None:
+        result.queue_units = cq.units
+        result.holes = cq.holes
+    if rdb is not None:
+        result.queue_units = rdb.units
+    if bcq is not None:
+        result.batch_units = bcq.units
+    if ix is not None:
+        result.index_files = [os.path.basename(p) for p in ix.paths]
+        result.index_entries = ix.entries
+    if "checkpoint" in parts:
+        try:
+            old = store.checkpoint()
+        except (RmqFormatError, OSError):  # an unreadable checkpoint: its offsets are taken as 0
+            old = None
+        confirm = old.confirm_phy_offset if old is not None else 0
+        if result.data_end is not None and confirm > result.data_end:
+            confirm = result.data_end
+        index_ts = ix.last_full_end if ix is not None else (old.index_msg_timestamp if old else 0)
+        fields = {"physic_msg_timestamp": last_stamp, "logics_msg_timestamp": last_cq_stamp,
+                  "index_msg_timestamp": index_ts,
+                  "master_flushed_offset": old.master_flushed_offset if old is not None else 0,
+                  "confirm_phy_offset": confirm}
+        result.checkpoint = fields
+        with open(os.path.join(new, "checkpoint"), "wb") as f:
+            f.write(checkpoint_bytes(**fields))
+
+
+def _keep_queues_without_messages(store, new: str, cq: QueueFilesWriter | None,
+                                  bcq: BatchQueueFilesWriter) -> list[str]:
+    """Queue folders of the store for which the commit log holds no message (all in deleted segments),
+    copied as they are: the broker keeps them, and their end is the queue's next offset, which
+    consumer offsets refer to (without them a new message would start the queue at offset 0)."""
+    from ..queuefiles import list_queue_dirs
+    kept = []
+    for parent, writer in (("consumequeue", cq), ("batchconsumequeue", bcq)):
+        if writer is None or os.path.isfile(store.path(parent, "CURRENT")):
+            continue
+        for topic, qid, folder in list_queue_dirs(store.path(parent)):
+            if (topic, qid) in writer.ends:
+                continue
+            dst = os.path.join(new, parent, topic, str(qid))
+            shutil.copytree(folder, dst)
+            kept.append(os.path.join(parent, topic, str(qid)))
+    return kept
+
+
+def _existing_index_names(store) -> list[str]:
+    folder = store.path("index")
+    if not os.path.isdir(folder):
+        return []
+    return sorted(n for n in os.listdir(folder) if n.isdigit() and os.path.isfile(os.path.join(folder, n)))
+
+
+def _put_queues(batch: pa.RecordBatch, off: np.ndarray, stamp: np.ndarray, units: dict, is_batch,
+                cq: QueueFilesWriter | None, bcq: BatchQueueFilesWriter, rdb: RocksDBQueuesWriter | None) -> None:
+    inner = None
+    to_rocksdb = {}
+    for (topic, qid), (eq, eo, es, et) in units.items():
+        if is_batch(topic):
+            if inner is None:
+                props = batch.column("properties")
+                base = pc.map_lookup(props, "INNER_BASE", "first").to_pylist()
+                num = pc.map_lookup(props, "INNER_NUM", "first").to_pylist()
+                inner = (base, num)
+            rows = np.searchsorted(off, eo)
+            qoff = batch.column("queueOffset").to_numpy()
+            bases = np.empty(len(rows), np.int64)
+            nums = np.empty(len(rows), np.int64)
+            for j, r in enumerate(rows.tolist()):
+                b, m = inner[0][r], inner[1][r]
+                try:  # CommitLog.checkMessageAndReturnSize: both properties, or the record's own offset and 1
+                    bases[j], nums[j] = (int(b), int(m)) if b is not None and m is not None else (int(qoff[r]), 1)
+                except ValueError:
+                    bases[j], nums[j] = int(qoff[r]), 1
+            bcq.put(topic, qid, eo, es, et, stamp[rows], bases, nums)
+        elif rdb is not None:
+            to_rocksdb[(topic, qid)] = (eq, eo, es, et, stamp[np.searchsorted(off, eo)])
+        elif cq is not None:
+            cq.put(topic, qid, eq, eo, es, et)
+    if rdb is not None and to_rocksdb:
+        rdb.put_batch(to_rocksdb)
+
+
+def _put_index(batch: pa.RecordBatch, off: np.ndarray, stamp: np.ndarray, tran: np.ndarray,
+               ix: IndexFilesWriter) -> None:
+    codes = pc.dictionary_encode(batch.column("topic"))
+    tidx = codes.indices.to_numpy()
+    names = codes.dictionary.to_pylist()
+    rows, hashes, _values = index_keys(batch, tran, tidx, names)
+    order = np.argsort(rows, kind="stable")  # per message: UNIQ_KEY, then KEYS in order
+    rows, hashes = rows[order], hashes[order]
+    if len(off):
+        ix.start(int(stamp[0]))
+    if len(rows):
+        ix.put_keys(hashes, off[rows], stamp[rows])
