@@ -175,7 +175,7 @@ def test_to_pandas_names_the_extra(env):
 # The CLI: every command once on the sample (--sample where a command takes it) and on a vector store.
 
 COMMANDS = ["inspect", "messages", "export", "queue", "lookup", "check", "config", "lag", "dump", "cut",
-            "report", "tiered", "dledger", "compaction", "schema-diff", "schema"]
+            "report", "tiered", "dledger", "compaction", "schema-diff", "schema", "preflight", "rebuild"]
 
 
 def test_the_cli_has_the_commands_run_here(env):
@@ -262,6 +262,21 @@ def test_store_commands(env, store, tmp_path):
     env.rmq("report", *args, "-o", str(page))
     html = page.read_text(encoding="utf-8")
     assert "plotly" in html.lower() and "TopicTest" in html
+
+
+def test_preflight_and_rebuild(env, tmp_path):
+    """preflight says the broker starts cleanly on the vector store; rebuild writes a store whose queues and
+    index files equal the broker's, on which preflight says the same."""
+    root = store_path(VECTOR)
+    before = json.loads(env.rmq("preflight", str(root), "--json").stdout)
+    assert before["exit"] == 0 and before["items"] == []
+    new = tmp_path / "rebuilt"
+    done = json.loads(env.rmq("rebuild", str(root), "--out", str(new), "--json").stdout)
+    assert done["messages"] == len(_messages(VECTOR)) and (new / "_SUCCESS").is_file()
+    for queue in sorted((root / "consumequeue").glob("*/*/*")):
+        assert (new / queue.relative_to(root)).read_bytes() == queue.read_bytes()
+    after = json.loads(env.rmq("preflight", str(new), "--json").stdout)
+    assert after["exit"] == 0 and after["dataEnd"] == before["dataEnd"]
 
 
 def test_layout_commands(env, tmp_path):
