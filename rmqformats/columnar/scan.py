@@ -441,6 +441,23 @@ _EXECUTORS: dict[int, ThreadPoolExecutor] = {}
 _EXECUTORS_LOCK = threading.Lock()
 
 
+def _forget_executors() -> None:
+    """Drop the parent's pools in a forked child: their worker threads do not exist there.
+
+    A child of ``fork()`` inherits the pool objects but only the thread that
+    forked, so work submitted to them would wait forever; the lock may also
+    have been held by another parent thread at the fork. The child makes new
+    pools on first use.
+    """
+    global _EXECUTORS_LOCK
+    _EXECUTORS_LOCK = threading.Lock()
+    _EXECUTORS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_executors)
+
+
 def _executor(threads: int) -> ThreadPoolExecutor:
     """A thread pool of ``threads`` workers, kept for the process (threads are not made per scan)."""
     with _EXECUTORS_LOCK:
