@@ -72,13 +72,13 @@ class TimeHistogram:
     totals: Counter = field(default_factory=Counter)
 
     def add(self, topics: list[str], codes: np.ndarray, times: np.ndarray) -> None:
-        buckets = times // self.bucket_ms
-        key = codes.astype(np.int64) * (1 << 40) + (buckets - buckets.min())
-        uniq, counts = np.unique(key, return_counts=True)
-        base = int(buckets.min())
-        for k, c in zip(uniq.tolist(), counts.tolist()):
-            topic = topics[k >> 40]
-            self.cells[(topic, base + (k & ((1 << 40) - 1)))] += c
+        # Any 64-bit time (a damaged record's included): the pairs are counted as pairs, not packed
+        # into one integer that a time span past 2^40 buckets would overflow.
+        pairs = np.stack([codes.astype(np.int64), times // self.bucket_ms])
+        uniq, counts = np.unique(pairs, axis=1, return_counts=True)
+        for code, bucket, c in zip(uniq[0].tolist(), uniq[1].tolist(), counts.tolist()):
+            topic = topics[code]
+            self.cells[(topic, bucket)] += c
             self.totals[topic] += c
         while len(self.cells) > MAX_CELLS and self.bucket_ms != BUCKETS_MS[-1]:
             self._widen()
