@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 from numba import njit
 
 from .columnar import COLUMNS
+from .jit import jit_options
 from .message import MAX_DATETIME_MS, MIN_DATETIME_MS, OUT_OF_RANGE_MARK
 
 #: The keys of :meth:`rmqformats.message.Message.to_json_dict`, in order: the JSON Lines columns.
@@ -61,7 +62,7 @@ def _lit(text: str) -> pa.Scalar:
 
 # -- kernels: JSON strings and base64 over Arrow buffers -------------------------------------------------
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = jit_options(__file__, nogil=True)
 _HEX = np.frombuffer(b"0123456789abcdef", np.uint8).copy()
 _B64 = np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", np.uint8).copy()
 _B64_PAIRS = np.stack([np.repeat(_B64, 64), np.tile(_B64, 64)], axis=1).ravel().copy()
