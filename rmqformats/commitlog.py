@@ -300,16 +300,18 @@ def java_parse_int(text: str) -> int | None:
     return value if -(1 << 31) <= value < 1 << 31 else None
 
 
-def check_record(msg: Message, verify_crc: bool = False) -> None:
+def check_record(msg: Message, verify_crc: bool = False, force_verify_prop_crc: bool = False) -> None:
     """Raise where the broker's ``checkMessageAndReturnSize`` fails a record whose structure is valid.
 
-    With ``verify_crc`` the CRCs (BODYCRC only for a body longer than 0
-    bytes, as the broker does). Always: a ``SCHEDULE_TOPIC_XXXX`` record
-    whose ``DELAY`` property is not an integer, where the broker's
-    ``Integer.parseInt`` throws and its recovery ends the data.
+    With ``verify_crc`` the CRC the broker's recovery checks
+    (:meth:`Message.verify_crc`: BODYCRC, for a body longer than 0 bytes;
+    with ``force_verify_prop_crc`` the ``__CRC32#`` property instead).
+    Always: a ``SCHEDULE_TOPIC_XXXX`` record whose ``DELAY`` property is not
+    an integer, where the broker's ``Integer.parseInt`` throws and its
+    recovery ends the data.
     """
     if verify_crc:
-        msg.verify_crc()
+        msg.verify_crc(force_verify_prop_crc=force_verify_prop_crc)
     if msg.topic == SCHEDULE_TOPIC:
         value = msg.properties.get(props.DELAY)
         if value is not None and java_parse_int(value) is None:
@@ -760,8 +762,9 @@ class Scan:
     """
 
     def __init__(self, commitlog: "CommitLog", start: int | None, verify_crc: bool, strict: bool,
-                 live: bool = False):
+                 live: bool = False, force_verify_prop_crc: bool = False):
         self.end: DataEnd | None = None
+        self._force_prop_crc = force_verify_prop_crc
         self.blanks: list[Blank] = []
         #: Bytes of commit log covered so far (for progress reports).
         self.bytes_done = 0
@@ -841,7 +844,7 @@ class Scan:
                         frontier = nxt + _HEADER > limit or size < _HEADER or buf[nxt:nxt + _HEADER] == _ZEROS8
                         msg = _decode(buf, pos, size, magic == MAGIC_V2, limit, seg.path, seg.start_offset)
                         if verify_crc or msg.topic == SCHEDULE_TOPIC:  # check_record, without a call per message
-                            check_record(msg, verify_crc)
+                            check_record(msg, verify_crc, self._force_prop_crc)
                         if frontier:
                             why = unfinished_reason(msg, self._record_crc)
                             if why is not None:
@@ -925,12 +928,15 @@ class CommitLog:
         raise MessageNotFoundError(self.path, None, f"offset {offset} is in no segment file")
 
     def scan(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False,
-             salvage: bool = False, live: bool = False):
+             salvage: bool = False, live: bool = False, force_verify_prop_crc: bool = False):
         """Iterate the messages from ``start`` (default: the first segment's start).
 
-        ``verify_crc`` checks each body CRC (and ``__CRC32#`` where present)
-        and ends the data at the first mismatch, as recovery with
-        ``checkCRCOnRecover`` does.
+        ``verify_crc`` checks what the broker's recovery with its default
+        ``checkCRCOnRecover=true`` checks, each body CRC, and ends the data at
+        the first mismatch. ``force_verify_prop_crc`` makes it check what the
+        broker does with ``forceVerifyPropCRC=true`` (5.2.0 on): each record's
+        bytes against its ``__CRC32#`` property (written with
+        ``enabledAppendPropCRC``), a record without one failing, and no body CRC.
 
         ``salvage`` goes on after damage: it resyncs at the next valid record
         and returns every intact message; the iterator's ``damaged`` lists the
@@ -944,8 +950,8 @@ class CommitLog:
         """
         if salvage:  # a capability above this reader, imported on first use only
             from .recovery.salvage import SalvageScan
-            return SalvageScan(self, lambda at: Scan(self, at, verify_crc, False, live), start)
-        return Scan(self, start, verify_crc, strict, live)
+            return SalvageScan(self, lambda at: Scan(self, at, verify_crc, False, live, force_verify_prop_crc), start)
+        return Scan(self, start, verify_crc, strict, live, force_verify_prop_crc)
 
     def __iter__(self) -> Iterator[Message]:
         return iter(self.scan())

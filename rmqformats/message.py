@@ -289,20 +289,34 @@ class Message(MessageFields):
             return None
         return props.decode_crc32_property(value) == self.record_crc
 
-    def verify_crc(self) -> None:
-        """Raise :class:`CrcMismatchError` unless the body CRC (and ``__CRC32#``) match.
+    def verify_crc(self, *, force_verify_prop_crc: bool = False) -> None:
+        """Raise :class:`CrcMismatchError` where the broker's recovery with ``checkCRCOnRecover`` fails the record.
 
-        As the broker's check does, BODYCRC is compared only for a body
-        longer than 0 bytes: an empty body passes whatever BODYCRC holds.
+        By default, as the broker's default configuration does, BODYCRC only,
+        and only for a body longer than 0 bytes (an empty body passes
+        whatever BODYCRC holds). ``force_verify_prop_crc`` is the broker's
+        ``forceVerifyPropCRC=true`` (5.2.0 on): the record's bytes against its
+        ``__CRC32#`` property instead, and a record without one fails.
         """
+        if force_verify_prop_crc:
+            value = self.properties.get(props.CRC32)
+            expected = None if value is None else props.broker_crc32_property(value)
+            if expected is None:
+                raise CrcMismatchError(self.segment, self.file_offset,
+                                       f"no {props.CRC32} property to check (forceVerifyPropCRC)" if value is None
+                                       else f"property {props.CRC32}={value} holds no CRC (forceVerifyPropCRC)")
+            actual = self.record_crc
+            if actual is None:  # no property CRC was computed: a record shorter than the reserved tail
+                actual = -1
+            if actual != expected:
+                raise CrcMismatchError(self.segment, self.file_offset,
+                                       f"record CRC 0x{actual & 0xFFFFFFFF:08x} does not match property "
+                                       f"{props.CRC32}={value} (forceVerifyPropCRC)")
+            return
         actual = crc32(self.body_raw)
         if self.body_raw and actual != self.body_crc:
             raise CrcMismatchError(self.segment, self.file_offset,
                                    f"body CRC 0x{actual:08x} does not match BODYCRC 0x{self.body_crc:08x}")
-        if self.record_crc_ok is False:
-            raise CrcMismatchError(self.segment, self.file_offset,
-                                   f"record CRC 0x{self.record_crc:08x} does not match property "
-                                   f"{props.CRC32}={self.properties[props.CRC32]}")
 
     # -- output ------------------------------------------------------------------
     def to_json_dict(self) -> dict:

@@ -55,7 +55,8 @@ def _scan_filters(args: argparse.Namespace) -> dict:
     """The columnar scan's filter options for the filters given on the command line."""
     return {"topic": args.topic, "queue_id": args.queue, "tag": args.tag, "key": args.key, "since": args.since,
             "until": args.until, "from_offset": args.from_offset, "to_offset": args.to_offset,
-            "verify_crc": args.verify_crc, "salvage": args.salvage, "live": args.live}
+            "verify_crc": args.verify_crc, "force_verify_prop_crc": args.force_verify_prop_crc,
+            "salvage": args.salvage, "live": args.live}
 
 
 def _batches_with_progress(scan, total: int, label: str) -> Iterator:
@@ -105,7 +106,8 @@ def _object_messages(args: argparse.Namespace, log, from_offset: int | None) -> 
             start = log.segments[log.segment_index(from_offset)].start_offset
         except RmqFormatError:
             start = None
-    scan = log.scan(start=start, verify_crc=args.verify_crc, salvage=args.salvage, live=args.live)
+    scan = log.scan(start=start, verify_crc=args.verify_crc, salvage=args.salvage, live=args.live,
+                    force_verify_prop_crc=args.force_verify_prop_crc)
     keep = message_filter(argparse.Namespace(**{**vars(args), "from_offset": from_offset}))
 
     def selected() -> Iterator[Message]:

@@ -307,18 +307,24 @@ def body_crc_mismatch(w: Window, rows: np.ndarray) -> int:
 
 
 def record_crc_mismatch(w: Window, rows: np.ndarray, parsed: tuple) -> int:
-    """Index in ``rows`` of the first message whose ``__CRC32#`` property does not match its bytes, or -1."""
+    """Index in ``rows`` of the first message the broker's ``forceVerifyPropCRC`` check fails, or -1.
+
+    Its bytes (but the reserved tail) against its ``__CRC32#`` property, read
+    as the broker reads it (:func:`rmqformats.properties.broker_crc32_property`);
+    a message without the property fails.
+    """
     fpos, flen = parsed[6][NAMED_CRC], parsed[7][NAMED_CRC]
     size = w.i32[K.I32_SIZE][rows]
     reserved = props.CRC32_RESERVED
-    candidates = np.flatnonzero((fpos >= 0) & (size >= reserved))
-    if len(candidates) == 0:
-        return -1
+    missing = np.flatnonzero(fpos < 0)
+    first_missing = int(missing[0]) if len(missing) else -1
     buf = memoryview(w.buf)
     start = w.i64[K.I64_POS][rows]
-    for j in candidates.tolist():
+    for j in range(len(rows) if first_missing < 0 else first_missing):
         p = int(start[j])
         value = bytes(buf[int(fpos[j]):int(fpos[j]) + int(flen[j])]).decode("utf-8", "replace")
-        if props.decode_crc32_property(value) != zlib.crc32(buf[p:p + int(size[j]) - reserved]) & 0x7FFFFFFF:
+        expected = props.broker_crc32_property(value)
+        if expected is None or int(size[j]) < reserved \
+                or expected != zlib.crc32(buf[p:p + int(size[j]) - reserved]) & 0x7FFFFFFF:
             return j
-    return -1
+    return first_missing

@@ -86,7 +86,8 @@ class ColumnarScan:
                  until: int | str | datetime | None = None, from_offset: int | None = None,
                  to_offset: int | None = None, stop: int | None = None,
                  max_body_size: int = DEFAULT_MAX_BODY_SIZE, window_size: int = DEFAULT_WINDOW,
-                 threads: int = 1, range_size: int = DEFAULT_RANGE, live: bool = False):
+                 threads: int = 1, range_size: int = DEFAULT_RANGE, live: bool = False,
+                 force_verify_prop_crc: bool = False):
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
         self.columns = A.resolve_columns(columns)
@@ -101,6 +102,7 @@ class ColumnarScan:
         self._batch_size = batch_size
         self._decompress = decompress
         self._verify_crc = verify_crc
+        self._force_prop_crc = force_verify_prop_crc
         self._strict = strict
         self._max_body = max_body_size
         self._window = max(window_size, 1 << 16)
@@ -360,7 +362,7 @@ class ColumnarScan:
         total = int.from_bytes(bytes(buf[wpos:wpos + 4]), "big", signed=True)
         msg = decode_message(bytes(buf[wpos:wpos + total]), 0, seg.path, seg.start_offset + here)
         try:
-            check_record(msg, self._verify_crc)
+            check_record(msg, self._verify_crc, self._force_prop_crc)
             why = unfinished_reason(msg, self._log.record_crc)
             if why is not None:
                 raise UnfinishedRecordError(seg.path, here, why)
@@ -373,7 +375,7 @@ class ColumnarScan:
         all_rows = np.arange(n)
         cut = n
         if self._verify_crc:
-            cut = _first_crc_mismatch(w, all_rows)
+            cut = _first_crc_mismatch(w, all_rows, self._force_prop_crc)
         if cut:
             cut = _first_bad_delay(w, cut)
         offsets = w.i64[K.I64_POS][:cut] + w.base
@@ -409,7 +411,8 @@ class ColumnarScan:
             # A CRC mismatch: the object API's own error for that record.
             here = w.file_pos + int(w.i64[K.I64_POS][cut])
             seg = Segment(w.path, w.seg_start, size)
-            err = _record_error(fd, seg, here, size, verify_crc=self._verify_crc)
+            err = _record_error(fd, seg, here, size, verify_crc=self._verify_crc,
+                                force_verify_prop_crc=self._force_prop_crc)
             raise _Stop(self._end(seg, here, _REASONS.get(type(err), EndReason.BAD_SIZE), err.reason), err)
 
     def _tag_key_mask(self, w: A.Window, rows: np.ndarray) -> np.ndarray:
@@ -467,15 +470,17 @@ def _executor(threads: int) -> ThreadPoolExecutor:
         return pool
 
 
-def _first_crc_mismatch(w: A.Window, rows: np.ndarray) -> int:
-    """How many of ``rows`` pass the CRC checks before the first that fails (all: ``len(rows)``)."""
-    first = A.body_crc_mismatch(w, rows)
-    limit = len(rows) if first < 0 else first
-    if limit:
-        second = A.record_crc_mismatch(w, rows[:limit], A.parse_properties(w, rows[:limit]))
-        if second >= 0:
-            limit = second
-    return limit
+def _first_crc_mismatch(w: A.Window, rows: np.ndarray, force_verify_prop_crc: bool = False) -> int:
+    """How many of ``rows`` pass the broker's CRC check before the first that fails (all: ``len(rows)``).
+
+    The body CRC, or with ``force_verify_prop_crc`` the ``__CRC32#`` property
+    (see :meth:`rmqformats.message.Message.verify_crc`).
+    """
+    if force_verify_prop_crc:
+        first = A.record_crc_mismatch(w, rows, A.parse_properties(w, rows))
+    else:
+        first = A.body_crc_mismatch(w, rows)
+    return len(rows) if first < 0 else first
 
 
 def _first_bad_delay(w: A.Window, n: int) -> int:
@@ -533,7 +538,8 @@ def _read_into(fd: int, buf: np.ndarray, n: int, pos: int) -> int:
     return done
 
 
-def _record_error(fd: int, seg: Segment, pos: int, size: int, verify_crc: bool = False) -> RecordError:
+def _record_error(fd: int, seg: Segment, pos: int, size: int, verify_crc: bool = False,
+                  force_verify_prop_crc: bool = False) -> RecordError:
     """The object API's error for the record at ``pos``: the same type and text as its scan gives."""
     head = os.pread(fd, 4, pos)
     total = int.from_bytes(head, "big", signed=True) if len(head) == 4 else 0
@@ -541,7 +547,7 @@ def _record_error(fd: int, seg: Segment, pos: int, size: int, verify_crc: bool =
     data = os.pread(fd, min(size - pos, max(total, 0) + _ERROR_MARGIN), pos)
     try:
         msg = decode_message(data, 0, seg.path, seg.start_offset + pos)
-        check_record(msg, verify_crc)
+        check_record(msg, verify_crc, force_verify_prop_crc)
     except RecordError as exc:
         return type(exc)(seg.path, pos + (exc.offset or 0), exc.reason)
     # Valid now, not when the walk read it: a broker was writing it (bytes only change from zero to their value).
