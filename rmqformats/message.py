@@ -254,6 +254,22 @@ class Message(MessageFields):
             value = cache["_body"] = self.decompressed_body()
         return value
 
+    @property
+    def body_error(self) -> str | None:
+        """Why the compressed body does not decompress (then :attr:`body` raises), or ``None``."""
+        if not self.sys_flag & _COMPRESSED:
+            return None
+        try:
+            self.body
+        except DecompressionError as exc:
+            return exc.reason
+        return None
+
+    @property
+    def shown_body(self) -> bytes:
+        """:attr:`body`, or the stored bytes when the compressed body does not decompress (see :attr:`body_error`)."""
+        return self.body_raw if self.body_error is not None else self.body
+
     def inner_messages(self) -> list:
         """The messages of an inner-batch record (SYSFLAG ``is_inner_batch``), else ``[]``.
 
@@ -320,8 +336,12 @@ class Message(MessageFields):
 
     # -- output ------------------------------------------------------------------
     def to_json_dict(self) -> dict:
-        """The message with RocketMQ's own field names; ``body`` is base64 after decompression."""
-        return {
+        """The message with RocketMQ's own field names; ``body`` is base64 after decompression.
+
+        A compressed body that does not decompress is given as stored, and
+        ``bodyError`` (only then) says why.
+        """
+        d = {
             "commitLogOffset": self.commitlog_offset,
             "storeSize": self.store_size,
             "bodyCRC": self.body_crc,
@@ -338,5 +358,10 @@ class Message(MessageFields):
             "topic": self.topic,
             "properties": self.properties,
             "msgId": self.msg_id,
-            "body": base64.b64encode(self.body).decode("ascii"),
         }
+        error = self.body_error
+        # A body that does not decompress is shown as stored, with the reason (as the columnar batches do).
+        d["body"] = base64.b64encode(self.shown_body).decode("ascii")
+        if error is not None:
+            d["bodyError"] = error
+        return d

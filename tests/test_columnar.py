@@ -30,7 +30,8 @@ def object_rows(scan) -> list[dict]:
             "storeTimestamp": millis_to_datetime_or_none(m.store_timestamp), "storeHost": m.store_host,
             "reconsumeTimes": m.reconsume_times, "preparedTransactionOffset": m.prepared_transaction_offset,
             "topic": m.topic, "properties": m.properties, "propertiesString": m.properties_raw,
-            "msgId": m.msg_id, "body": m.body, "tags": m.tags, "keys": m.keys, "uniqKey": m.uniq_key,
+            "msgId": m.msg_id, "body": m.shown_body, "bodyError": m.body_error, "tags": m.tags, "keys": m.keys,
+            "uniqKey": m.uniq_key,
             "segment": os.path.basename(m.segment),
         })
     return rows

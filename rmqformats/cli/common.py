@@ -126,6 +126,9 @@ def add_message_filters(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--until", type=parse_time, help="store time < (epoch ms or ISO 8601)")
     sp.add_argument("--from-offset", type=int, help="commit-log offset >=")
     sp.add_argument("--to-offset", type=int, help="commit-log offset <")
+    sp.add_argument("--stop-at-corrupt-body", action="store_true",
+                    help="a compressed body that does not decompress ends the read with an error (by default the "
+                         "message keeps its stored body, with the reason in bodyError, and the read goes on)")
 
 
 def add_salvage(sp: argparse.ArgumentParser) -> None:

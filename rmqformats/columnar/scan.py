@@ -46,6 +46,9 @@ DEFAULT_WINDOW = 4 << 20
 DEFAULT_RANGE = 8 << 20
 #: Rows of one record batch at most.
 DEFAULT_BATCH_SIZE = 65536
+#: Bytes of (decompressed) bodies of one record batch at most: a batch closes at this size or at its rows.
+#: A body larger than it makes a batch of its own.
+DEFAULT_BATCH_BYTES = 64 << 20
 _HEADER_BYTES = 8
 #: Reads of the window where the data of the last segment ends, at most, until two agree (see ``_read_stable``).
 _STABLE_READS = 100
@@ -87,9 +90,12 @@ class ColumnarScan:
                  to_offset: int | None = None, stop: int | None = None,
                  max_body_size: int = DEFAULT_MAX_BODY_SIZE, window_size: int = DEFAULT_WINDOW,
                  threads: int = 1, range_size: int = DEFAULT_RANGE, live: bool = False,
-                 force_verify_prop_crc: bool = False):
+                 force_verify_prop_crc: bool = False, max_batch_bytes: int = DEFAULT_BATCH_BYTES,
+                 stop_at_corrupt_body: bool = False):
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+        if max_batch_bytes < 1:
+            raise ValueError(f"max_batch_bytes must be at least 1, not {max_batch_bytes}")
         self.columns = A.resolve_columns(columns)
         self.schema = pa.schema([A.SCHEMA.field(c) for c in self.columns])
         self.end: DataEnd | None = None
@@ -100,6 +106,8 @@ class ColumnarScan:
         self._live = live
         self._seg_index = {seg.path: i for i, seg in enumerate(commitlog.segments)}
         self._batch_size = batch_size
+        self._batch_bytes = max_batch_bytes
+        self._stop_at_bad_body = stop_at_corrupt_body
         self._decompress = decompress
         self._verify_crc = verify_crc
         self._force_prop_crc = force_verify_prop_crc
@@ -430,14 +438,60 @@ class ColumnarScan:
         return keep
 
     def _build(self, w: A.Window, rows: np.ndarray) -> Iterator[pa.RecordBatch]:
+        if self._decompress and ("body" in self.columns or "bodyError" in self.columns):
+            compressed = A.compressed_rows(w, rows)
+            if len(compressed):
+                yield from self._build_decompressing(w, rows, compressed)
+                return
+        yield from self._build_rows(w, rows)
+
+    def _build_rows(self, w: A.Window, rows: np.ndarray, decoded: list | None = None) -> Iterator[pa.RecordBatch]:
         try:
-            yield A.build(w, rows, self.columns, self._decompress, self._max_body)
+            yield A.build(w, rows, self.columns, self._decompress, self._max_body, decoded)
         except OverflowError:  # bodies of one batch over 2 GiB after decompression: halve it
             if len(rows) == 1:
                 raise
             half = len(rows) // 2
-            yield from self._build(w, rows[:half])
-            yield from self._build(w, rows[half:])
+            yield from self._build_rows(w, rows[:half], None if decoded is None else decoded[:half])
+            yield from self._build_rows(w, rows[half:], None if decoded is None else decoded[half:])
+
+    def _build_decompressing(self, w: A.Window, rows: np.ndarray, compressed: np.ndarray) -> Iterator[pa.RecordBatch]:
+        """The batches of ``rows``, closed whenever their decompressed bodies reach ``max_batch_bytes``.
+
+        Bodies are decompressed one at a time, in order, and each batch is
+        built as soon as it is full, so memory holds one batch of bodies
+        whatever the compression ratio. A body that does not decompress is
+        kept as stored, with its reason in ``bodyError``, unless
+        ``stop_at_corrupt_body`` (then it raises :class:`DecompressionError`).
+        """
+        stored = w.i64[K.I64_BODY_LEN][rows].tolist()
+        is_compressed = np.zeros(len(rows), np.bool_)
+        is_compressed[compressed] = True
+        want_body = "body" in self.columns
+        bound = self._batch_bytes
+        start = 0
+        held = 0
+        decoded: list = []
+        for j in range(len(rows)):
+            size = stored[j]
+            value = None
+            if is_compressed[j]:
+                value = A.decompress_row(w, int(rows[j]), self._max_body)
+                if isinstance(value, A.BodyError):
+                    if self._stop_at_bad_body:
+                        raise A.decompression_error(w, int(rows[j]), value)
+                else:
+                    size = len(value)
+                    if not want_body:
+                        value = None  # only whether it decompresses was needed
+            decoded.append(value)
+            held += size
+            value = None
+            if held >= bound:  # full: built now, so that no later body is held beside it
+                yield from self._build_rows(w, rows[start:j + 1], decoded)
+                start, held, decoded = j + 1, 0, []
+        if start < len(rows):
+            yield from self._build_rows(w, rows[start:], decoded)
 
 
 _EXECUTORS: dict[int, ThreadPoolExecutor] = {}
