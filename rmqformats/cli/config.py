@@ -195,7 +195,7 @@ def _lag_cells(r) -> list:
 
 
 def _flagged(r) -> bool:
-    return r.behind_min or r.beyond_max or not r.queue_found or r.behind_commitlog
+    return r.flagged
 
 
 def cmd_lag(args: argparse.Namespace) -> int:

@@ -152,6 +152,21 @@ class StoreReport:
     #: Messages the salvage walk read after the end of the data (past the damage).
     salvaged_messages: int = 0
 
+    @property
+    def lag_flagged(self) -> int:
+        """Rows of :attr:`lag` that ``rmqformats lag`` flags (see :attr:`rmqformats.lag.LagRow.flagged`)."""
+        return sum(1 for r in self.lag if r.flagged)
+
+    @property
+    def problems(self) -> int:
+        """The findings of ``check`` and the rows ``lag`` flags, together."""
+        return (0 if self.check is None else self.check.problems) + self.lag_flagged
+
+    @property
+    def ok(self) -> bool:
+        """Whether neither ``check`` nor ``lag`` found anything (``rmqformats report`` exits 0)."""
+        return (self.check is None or self.check.ok) and not self.lag_flagged
+
 
 def build_report(store: Store, *, index: bool = True, timer: bool = True, max_findings: int = MAX_LISTED,
                  salvage: bool = False) -> StoreReport:
@@ -440,6 +455,8 @@ def render_html(report: StoreReport) -> str:
     if check is not None:
         plan = check.recovery
         summary.append(("check", "consistent" if check.ok else f"{check.problems} problem(s)"))
+    if report.lag:
+        summary.append(("lag", f"{report.lag_flagged} row(s) flagged" if report.lag_flagged else "nothing flagged"))
         summary.append(("shutdown", "clean (no abort file)" if plan.clean_shutdown
                         else "not clean (abort file): the next start runs abnormal recovery"))
         summary.append(("next start", f"dispatches {plan.restart_dispatch} message(s) past the queues' ends"))
@@ -480,11 +497,18 @@ def render_html(report: StoreReport) -> str:
     sections.append(f'<section id="queues"><h2>Queue depths</h2>{body}</section>')
 
     if report.lag:
-        body = plot(_lag_figure(report), "plot-lag") + _table(
-            ["group", "topic", "queue", "committed", "max offset", "lag", "behind commit log"],
+        # Flagged rows first: a long table lists at most 500 rows, and those are the ones to see.
+        rows = sorted(report.lag, key=lambda r: not r.flagged)[:500]
+        flagged = report.lag_flagged
+        head = (f'<p class="{"problem" if flagged else "ok"}">'
+                + (f"{flagged} row(s) flagged, as rmqformats lag flags them." if flagged else "Nothing flagged.")
+                + "</p>")
+        body = head + plot(_lag_figure(report), "plot-lag") + _table(
+            ["group", "topic", "queue", "committed", "min offset", "max offset", "lag", "behind commit log",
+             "flagged"],
             [[r.group, r.topic, r.queue_id, "" if r.committed_offset is None else r.committed_offset,
-              r.max_offset, r.lag, r.behind_commitlog or ""] for r in report.lag[:500]],
-            ["problem" if r.behind_commitlog else "" for r in report.lag[:500]])
+              r.min_offset, r.max_offset, r.lag, r.behind_commitlog or "", "; ".join(r.flags)] for r in rows],
+            ["problem" if r.flagged else "" for r in rows])
     else:
         body = f"<p>{_e(report.lag_error or 'No committed consumer offsets (config/consumerOffset.json).')}</p>"
     sections.append(f'<section id="lag"><h2>Consumer lag per group</h2>{body}</section>')
@@ -523,7 +547,7 @@ def _data(report: StoreReport) -> dict:
     check = report.check
     return {"path": report.path, "messages": report.messages, "segments": len(report.segments),
             "queues": len(report.queues), "lagRows": len(report.lag),
-            "problems": None if check is None else check.problems,
+            "problems": None if check is None else check.problems, "lagFlagged": report.lag_flagged,
             "counts": None if check is None else {k.value: n for k, n in check.counts.items()}}
 
 
