@@ -18,11 +18,13 @@ import enum
 import os
 import struct
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from . import properties as props
+from .compression import DEFAULT_MAX_BODY_SIZE
 from .errors import (
     BadMagicError,
     CrcMismatchError,
@@ -957,28 +959,53 @@ class CommitLog:
         return iter(self.scan())
 
     # The columnar decoder is a capability above this reader; it is imported on first use only.
-    def batches(self, columns=None, **options) -> "ColumnarScan":
+    def batches(self, columns: str | Iterable[str] | None = None, *, topic: str | Iterable[str] | None = None,
+                queue_id: int | None = None, tag: str | None = None, key: str | None = None,
+                since: int | str | datetime | None = None, until: int | str | datetime | None = None,
+                from_offset: int | None = None, to_offset: int | None = None, start: int | None = None,
+                decompress: bool = True, verify_crc: bool = False, force_verify_prop_crc: bool = False,
+                strict: bool = False, salvage: bool = False, live: bool = False,
+                stop_at_corrupt_body: bool = False, batch_size: int = 65536, max_batch_bytes: int = 64 << 20,
+                threads: int = 1, max_body_size: int = DEFAULT_MAX_BODY_SIZE) -> "ColumnarScan":
         """Stream the messages as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar`).
 
-        ``columns`` picks columns by name (default: all of
-        :data:`rmqformats.columnar.COLUMNS`). Options: ``batch_size``,
-        ``decompress``, ``verify_crc``, ``strict``, ``start``, and the filters
-        ``topic``, ``queue_id``, ``tag``, ``key``, ``since``, ``until`` (store
-        time, epoch ms or datetime), ``from_offset``, ``to_offset``. The
-        returned iterator's ``end`` is the same :class:`DataEnd` as :meth:`scan` gives.
+        ``columns``: a column name or names (default: all of
+        :data:`rmqformats.columnar.COLUMNS`; the batches hold them in that
+        order, :meth:`to_arrow` and :meth:`to_pandas` in the order asked).
+        Filters: ``topic`` (a topic, or several), ``queue_id``, ``tag`` (the
+        TAGS value), ``key`` (one of the KEYS, or the UNIQ_KEY), ``since`` and
+        ``until`` (store time: epoch ms, ISO 8601 text or a datetime; UTC when
+        naive), ``from_offset`` and ``to_offset`` (commit-log offsets),
+        ``start`` (the offset of a record to start at). ``decompress`` bodies
+        by SYSFLAG (at most ``max_body_size`` bytes each; a body that does not
+        decompress keeps its stored bytes, with the reason in ``bodyError``,
+        unless ``stop_at_corrupt_body``); ``verify_crc``,
+        ``force_verify_prop_crc``, ``strict``, ``salvage`` and ``live`` as in
+        :meth:`scan`. A batch holds at most ``batch_size`` rows and closes when
+        its bodies reach ``max_batch_bytes``; ``threads`` decode byte ranges
+        of a segment at once. The returned iterator's ``end`` is the same
+        :class:`DataEnd` as :meth:`scan` gives.
         """
-        if options.pop("salvage", False):  # ``salvage=True``: see :meth:`scan`
+        options = dict(topic=topic, queue_id=queue_id, tag=tag, key=key, since=since, until=until,
+                       from_offset=from_offset, to_offset=to_offset, decompress=decompress, verify_crc=verify_crc,
+                       force_verify_prop_crc=force_verify_prop_crc, live=live,
+                       stop_at_corrupt_body=stop_at_corrupt_body, batch_size=batch_size,
+                       max_batch_bytes=max_batch_bytes, threads=threads, max_body_size=max_body_size)
+        if salvage:
             from .recovery.salvage import salvage_batches
-            return salvage_batches(self, columns, **options)
+            return salvage_batches(self, columns, start=start, **options)
         from .columnar import ColumnarScan
-        return ColumnarScan(self, columns=columns, **options)
+        return ColumnarScan(self, columns=columns, start=start, strict=strict, **options)
 
-    def to_arrow(self, columns=None, **options) -> "pyarrow.Table":
-        """The messages as one :class:`pyarrow.Table`; the options of :meth:`batches`."""
-        return self.batches(columns, **options).read_all()
+    def to_arrow(self, columns: str | Iterable[str] | None = None, **options: Any) -> "pyarrow.Table":
+        """The messages as one :class:`pyarrow.Table`, its columns in the order asked; the options of :meth:`batches`."""
+        table = self.batches(columns, **options).read_all()
+        if columns is not None and not isinstance(columns, str):
+            table = table.select(list(dict.fromkeys(columns)))
+        return table
 
-    def to_pandas(self, columns=None, **options) -> "pandas.DataFrame":
-        """The messages as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
+    def to_pandas(self, columns: str | Iterable[str] | None = None, **options: Any) -> "pandas.DataFrame":
+        """The messages as a :class:`pandas.DataFrame`, its columns in the order asked; the options of :meth:`batches`."""
         return self.to_arrow(columns, **options).to_pandas()
 
     def read(self, offset: int) -> Message:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import struct
 from collections.abc import Iterator
+from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -38,6 +39,7 @@ from .errors import IndexChainLoopError, IndexRangeError, IndexSizeError, RmqFor
 from .generated.layouts import rocketmq_index_file as layout
 from .javahash import java_string_hash
 from .mapped import FileImage, pread as _pread
+from .message import to_millis
 from .units import unit_dtype
 
 if TYPE_CHECKING:
@@ -542,13 +544,15 @@ class IndexHit(NamedTuple):
     error: str | None = None
 
 
-def lookup(store: Store, topic: str, key: str, *, begin: int | None = None, end: int | None = None,
+def lookup(store: Store, topic: str, key: str, *, begin: int | str | datetime | None = None,
+           end: int | str | datetime | None = None,
            max_num: int = DEFAULT_MAX_NUM, check_keys: bool = True, num_hash_slots: int | None = None,
            num_index: int | None = None) -> list[IndexHit]:
     """Messages of ``topic`` whose KEYS or UNIQ_KEY is ``key``, found through the index.
 
-    ``begin`` and ``end`` are store times in ms since the epoch, as in the
-    broker's ``queryMessage`` (default: all time). The index is searched as
+    ``begin`` and ``end`` are store times, as in the broker's ``queryMessage``
+    (default: all time): epoch milliseconds, ISO 8601 text or a datetime
+    (UTC when naive), as everywhere in the API (:func:`rmqformats.message.to_millis`). The index is searched as
     :meth:`IndexFiles.query_offsets` does, giving hits newest first.
 
     With ``check_keys`` (the default) each hit's message is read from the
@@ -561,8 +565,10 @@ def lookup(store: Store, topic: str, key: str, *, begin: int | None = None, end:
     point there. With ``check_keys=False`` the hits are returned as the
     broker returns them, without reading the commit log.
     """
-    begin = 0 if begin is None else begin
-    end = LONG_MAX if end is None else end
+    if not isinstance(topic, str) or not isinstance(key, str):
+        raise TypeError(f"topic and key must be str, not {type(topic).__name__} and {type(key).__name__}")
+    begin = 0 if begin is None else to_millis(begin)
+    end = LONG_MAX if end is None else to_millis(end)
     with IndexFiles(store.path("index"), num_hash_slots=num_hash_slots, num_index=num_index) as files:
         raw = files._query(topic, key, max_num, begin, end, True)
         found = [(f.name, n, phy, t) for f, n, phy, t in raw]

@@ -72,13 +72,18 @@ def to_millis(value: int | str | datetime) -> int:
 
     Raises ``ValueError`` for a text that is not ISO 8601.
     """
-    if isinstance(value, int):
-        return value
+    if isinstance(value, bool) or not isinstance(value, (int, str, datetime)) and not hasattr(value, "__index__"):
+        raise TypeError(f"a time is epoch milliseconds (int), ISO 8601 text or a datetime, not {type(value).__name__}")
+    if not isinstance(value, (str, datetime)):
+        return int(value.__index__())
     if isinstance(value, str):
-        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"{value!r} is not an ISO 8601 time (nor epoch milliseconds)") from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
-    return int(value.timestamp() * 1000)
+    return (value - _EPOCH) // timedelta(milliseconds=1)
 
 
 def millis_to_datetime_or_none(ms: int) -> datetime | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .commitlog import SEGMENT_NAME, CommitLog, split_folders
@@ -177,10 +178,20 @@ class Store:
         with self.index(num_hash_slots=num_hash_slots, num_index=num_index) as files:
             return files.to_arrow(**options)
 
-    def lookup(self, topic: str, key: str, **options) -> list[IndexHit]:
-        """Find messages by key or UNIQ_KEY through the index, as the broker's ``queryMessage`` does."""
+    def lookup(self, topic: str, key: str, *, begin: int | str | datetime | None = None,
+               end: int | str | datetime | None = None, max_num: int = 64, check_keys: bool = True,
+               num_hash_slots: int | None = None, num_index: int | None = None) -> list[IndexHit]:
+        """Find messages by key or UNIQ_KEY through the index, as the broker's ``queryMessage`` does.
+
+        ``begin`` and ``end``: store times (epoch ms, ISO 8601 text or a
+        datetime); ``max_num`` hits at most; ``check_keys`` reads each hit's
+        message and keeps it only if its topic and key match; the index
+        geometry is inferred unless ``num_hash_slots`` and ``num_index`` are
+        given. See :func:`rmqformats.index.lookup`.
+        """
         from .index import lookup
-        return lookup(self, topic, key, **options)
+        return lookup(self, topic, key, begin=begin, end=end, max_num=max_num, check_keys=check_keys,
+                      num_hash_slots=num_hash_slots, num_index=num_index)
 
     # -- timer (5.x) ------------------------------------------------------------------
 
@@ -217,10 +228,15 @@ class Store:
         from .rocksdb.config import read_rocksdb_configs
         return read_rocksdb_configs(self.path("config"), **options)
 
-    def consumer_lag(self, **options) -> LagRows:
-        """Consumer lag per group, topic and queue, from ``consumerOffset.json`` and the consume queues."""
+    def consumer_lag(self, *, group: str | None = None, topic: str | None = None,
+                     with_store_time: bool = True) -> LagRows:
+        """Consumer lag per group, topic and queue, from ``consumerOffset.json`` and the consume queues.
+
+        ``group`` / ``topic`` keep only those rows; ``with_store_time`` reads the
+        next unconsumed message of each lagging queue for its store time.
+        """
         from .lag import consumer_lag
-        return consumer_lag(self, **options)
+        return consumer_lag(self, group=group, topic=topic, with_store_time=with_store_time)
 
 
 def open_store(path: str | os.PathLike[str], *, commitlog: str | None = None) -> Store:

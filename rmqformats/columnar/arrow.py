@@ -71,10 +71,22 @@ MAX_COLUMN_BYTES = (1 << 31) - 1
 
 
 def resolve_columns(columns) -> tuple[str, ...]:
-    """The requested column names in schema order; raises ``ValueError`` for an unknown name."""
+    """The requested column names (a name, or an iterable of names) in schema order.
+
+    Raises ``ValueError`` for an unknown name and ``TypeError`` for anything but names.
+    """
     if columns is None:
         return COLUMNS
-    wanted = list(columns)
+    if isinstance(columns, str):
+        columns = (columns,)
+    try:
+        wanted = list(columns)
+    except TypeError:
+        raise TypeError(f"columns must be a column name or an iterable of names, not {type(columns).__name__}") \
+            from None
+    wrong = [c for c in wanted if not isinstance(c, str)]
+    if wrong:
+        raise TypeError(f"columns must be names (str), not {', '.join(sorted({type(c).__name__ for c in wrong}))}")
     unknown = [c for c in wanted if c not in COLUMNS]
     if unknown:
         raise ValueError(f"unknown column(s) {', '.join(map(repr, unknown))}; the columns are {', '.join(COLUMNS)}")

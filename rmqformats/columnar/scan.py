@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
@@ -84,7 +84,7 @@ class ColumnarScan:
 
     def __init__(self, commitlog: CommitLog, *, columns=None, batch_size: int = DEFAULT_BATCH_SIZE,
                  decompress: bool = True, verify_crc: bool = False, strict: bool = False,
-                 start: int | None = None, topic: str | None = None, queue_id: int | None = None,
+                 start: int | None = None, topic: str | Iterable[str] | None = None, queue_id: int | None = None,
                  tag: str | None = None, key: str | None = None, since: int | str | datetime | None = None,
                  until: int | str | datetime | None = None, from_offset: int | None = None,
                  to_offset: int | None = None, stop: int | None = None,
@@ -94,6 +94,11 @@ class ColumnarScan:
                  stop_at_corrupt_body: bool = False):
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+        for name, value in (("queue_id", queue_id), ("from_offset", from_offset), ("to_offset", to_offset),
+                            ("start", start), ("stop", stop)):
+            _check_type(name, value, (int, np.integer), "an int")
+        _check_type("tag", tag, (str,), "a str")
+        _check_type("key", key, (str,), "a str")
         if max_batch_bytes < 1:
             raise ValueError(f"max_batch_bytes must be at least 1, not {max_batch_bytes}")
         self.columns = A.resolve_columns(columns)
@@ -114,7 +119,8 @@ class ColumnarScan:
         self._strict = strict
         self._max_body = max_body_size
         self._window = max(window_size, 1 << 16)
-        self._topic = None if topic is None else np.frombuffer(topic.encode("utf-8"), np.uint8).copy()
+        self._topics = None if topic is None else [np.frombuffer(t.encode("utf-8"), np.uint8).copy()
+                                                   for t in _names("topic", topic)]
         self._queue_id = queue_id
         self._tag = tag
         self._key = key
@@ -407,8 +413,12 @@ class ColumnarScan:
             narrow(offsets[:cut] >= self._from)
         if mask is not None:
             rows = np.flatnonzero(mask)
-        if self._topic is not None and len(rows):
-            rows = rows[K.equals_each(w.buf, w.i64[K.I64_TOPIC_POS][rows], w.i64[K.I64_TOPIC_LEN][rows], self._topic)]
+        if self._topics is not None and len(rows):
+            pos, length = w.i64[K.I64_TOPIC_POS][rows], w.i64[K.I64_TOPIC_LEN][rows]
+            hit = K.equals_each(w.buf, pos, length, self._topics[0]) if self._topics else np.zeros(len(rows), np.bool_)
+            for t in self._topics[1:]:
+                hit |= K.equals_each(w.buf, pos, length, t)
+            rows = rows[hit]
         if (self._tag is not None or self._key is not None) and len(rows):
             rows = rows[self._tag_key_mask(w, rows)]
         if len(rows):
@@ -492,6 +502,24 @@ class ColumnarScan:
                 start, held, decoded = j + 1, 0, []
         if start < len(rows):
             yield from self._build_rows(w, rows[start:], decoded)
+
+
+def _names(what: str, value) -> list[str]:
+    """A name, or an iterable of names, as a list; ``TypeError`` for anything else."""
+    if isinstance(value, str):
+        return [value]
+    try:
+        names = list(value)
+    except TypeError:
+        raise TypeError(f"{what} must be a name (str) or an iterable of names, not {type(value).__name__}") from None
+    if not all(isinstance(n, str) for n in names):
+        raise TypeError(f"{what} must be names (str), not {', '.join(sorted({type(n).__name__ for n in names if not isinstance(n, str)}))}")
+    return names
+
+
+def _check_type(what: str, value, types: tuple, text: str) -> None:
+    if value is not None and (not isinstance(value, types) or isinstance(value, bool) and bool not in types):
+        raise TypeError(f"{what} must be {text}, not {type(value).__name__}")
 
 
 _EXECUTORS: dict[int, ThreadPoolExecutor] = {}
