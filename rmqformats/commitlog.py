@@ -966,7 +966,8 @@ class CommitLog:
                 decompress: bool = True, verify_crc: bool = False, force_verify_prop_crc: bool = False,
                 strict: bool = False, salvage: bool = False, live: bool = False,
                 stop_at_corrupt_body: bool = False, batch_size: int = 65536, max_batch_bytes: int = 64 << 20,
-                threads: int = 1, max_body_size: int = DEFAULT_MAX_BODY_SIZE) -> "ColumnarScan":
+                threads: int = 1, max_body_size: int = DEFAULT_MAX_BODY_SIZE, stop: int | None = None,
+                window_size: int = 4 << 20, range_size: int = 8 << 20) -> "ColumnarScan":
         """Stream the messages as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar`).
 
         ``columns``: a column name or names (default: all of
@@ -976,21 +977,24 @@ class CommitLog:
         TAGS value), ``key`` (one of the KEYS, or the UNIQ_KEY), ``since`` and
         ``until`` (store time: epoch ms, ISO 8601 text or a datetime; UTC when
         naive), ``from_offset`` and ``to_offset`` (commit-log offsets),
-        ``start`` (the offset of a record to start at). ``decompress`` bodies
+        ``start`` (the offset of a record to start at), ``stop`` (the walk
+        ends before the first record at or past this offset). ``decompress`` bodies
         by SYSFLAG (at most ``max_body_size`` bytes each; a body that does not
         decompress keeps its stored bytes, with the reason in ``bodyError``,
         unless ``stop_at_corrupt_body``); ``verify_crc``,
         ``force_verify_prop_crc``, ``strict``, ``salvage`` and ``live`` as in
         :meth:`scan`. A batch holds at most ``batch_size`` rows and closes when
         its bodies reach ``max_batch_bytes``; ``threads`` decode byte ranges
-        of a segment at once. The returned iterator's ``end`` is the same
+        of ``range_size`` bytes of a segment at once; segments are read
+        ``window_size`` bytes at a time. The returned iterator's ``end`` is the same
         :class:`DataEnd` as :meth:`scan` gives.
         """
         options = dict(topic=topic, queue_id=queue_id, tag=tag, key=key, since=since, until=until,
                        from_offset=from_offset, to_offset=to_offset, decompress=decompress, verify_crc=verify_crc,
                        force_verify_prop_crc=force_verify_prop_crc, live=live,
                        stop_at_corrupt_body=stop_at_corrupt_body, batch_size=batch_size,
-                       max_batch_bytes=max_batch_bytes, threads=threads, max_body_size=max_body_size)
+                       max_batch_bytes=max_batch_bytes, threads=threads, max_body_size=max_body_size, stop=stop,
+                       window_size=window_size, range_size=range_size)
         if salvage:
             from .recovery.salvage import salvage_batches
             return salvage_batches(self, columns, start=start, **options)
