@@ -109,7 +109,8 @@ def test_raw_bodies_on_request(version):
 def test_column_selection_and_pandas():
     log = rmqformats.open_store(store_path("rocketmq-5.3.3")).commitlog
     df = log.to_pandas(["topic", "queueId", "commitLogOffset"])
-    assert list(df.columns) == ["commitLogOffset", "queueId", "topic"]  # schema order
+    assert list(df.columns) == ["topic", "queueId", "commitLogOffset"]  # the order asked
+    assert log.batches(["topic", "queueId", "commitLogOffset"]).schema.names == ["commitLogOffset", "queueId", "topic"]
     assert len(df) == sum(1 for _ in log.scan())
     with pytest.raises(ValueError, match="unknown column"):
         log.batches(["nope"])
