@@ -155,10 +155,20 @@ class Store:
         from .columnar.queues import store_batch_queue_batches
         return store_batch_queue_batches(self, **options).read_all()
 
-    def check_consistency(self, **options) -> ConsistencyReport:
-        """Check that every consume-queue unit points at a matching commit-log message."""
-        from .consumequeue import check_consistency
-        return check_consistency(self, **options)
+    def check_consistency(self, *, topic: str | None = None, queue_id: int | None = None,
+                          delay_levels_ms: tuple[int, ...] | None = None, max_problems: int = 1000,
+                          verified: dict[tuple[str, int], int] | None = None) -> ConsistencyReport:
+        """Check that every consume-queue unit points at a matching commit-log message.
+
+        ``topic`` / ``queue_id`` check only those queues; ``delay_levels_ms``
+        are the broker's delay levels (default: its ``messageDelayLevel``);
+        at most ``max_problems`` are listed. See
+        :func:`rmqformats.consumequeue.check_consistency`.
+        """
+        from .consumequeue import DEFAULT_DELAY_LEVELS_MS, check_consistency
+        return check_consistency(self, topic=topic, queue_id=queue_id, max_problems=max_problems, verified=verified,
+                                 delay_levels_ms=DEFAULT_DELAY_LEVELS_MS if delay_levels_ms is None
+                                 else delay_levels_ms)
 
     # -- index files ------------------------------------------------------------------
 
@@ -219,14 +229,14 @@ class Store:
         from .config import load_config
         return load_config(self.path("config"))
 
-    def rocksdb_configs(self, **options) -> list[ConfigFile]:
+    def rocksdb_configs(self, *, schemas: tuple[str, ...] | None = None) -> list[ConfigFile]:
         """The RocksDB config databases under ``config/`` (v1 tables, v2 ``rdb``), in the JSON files' models.
 
-        Options: ``schemas`` (only those tables); see
+        ``schemas``: only those tables; see
         :func:`rmqformats.rocksdb.config.read_rocksdb_configs`.
         """
         from .rocksdb.config import read_rocksdb_configs
-        return read_rocksdb_configs(self.path("config"), **options)
+        return read_rocksdb_configs(self.path("config"), schemas=schemas)
 
     def consumer_lag(self, *, group: str | None = None, topic: str | None = None,
                      with_store_time: bool = True) -> LagRows:

@@ -51,7 +51,9 @@ def test_lookup_takes_times_like_messages(store):
 
 
 def test_explicit_keyword_parameters():
-    for fn in (rmqformats.CommitLog.batches, rmqformats.Store.lookup, rmqformats.Store.consumer_lag):
+    from rmqformats.recovery.report import write_report
+    for fn in (rmqformats.CommitLog.batches, rmqformats.Store.lookup, rmqformats.Store.consumer_lag,
+               rmqformats.Store.check_consistency, rmqformats.Store.rocksdb_configs, write_report):
         params = inspect.signature(fn).parameters.values()
         assert not any(p.kind is p.VAR_KEYWORD for p in params), fn
     doc = rmqformats.CommitLog.batches.__doc__

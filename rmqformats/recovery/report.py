@@ -551,9 +551,10 @@ def _data(report: StoreReport) -> dict:
             "counts": None if check is None else {k.value: n for k, n in check.counts.items()}}
 
 
-def write_report(store: Store, path: str | os.PathLike[str], **options) -> StoreReport:
-    """Build the report of ``store`` and write its page to ``path``; returns the report."""
-    report = build_report(store, **options)
+def write_report(store: Store, path: str | os.PathLike[str], *, index: bool = True, timer: bool = True,
+                 max_findings: int = MAX_LISTED, salvage: bool = False) -> StoreReport:
+    """Build the report of ``store`` (the options of :func:`build_report`) and write its page to ``path``."""
+    report = build_report(store, index=index, timer=timer, max_findings=max_findings, salvage=salvage)
     page = render_html(report)
     with open(path, "w", encoding="utf-8") as f:
         f.write(page)
