@@ -326,7 +326,7 @@ class IndexFile:
         return np.frombuffer(data, ENTRY_DTYPE).astype(ENTRY_DTYPE.newbyteorder("="))
 
     # The columnar readers are a capability above this reader; imported on first use only.
-    def batches(self, **options) -> Batches:
+    def batches(self, *, strict: bool = True, batch_size: int = 1 << 18) -> Batches:
         """The written entries as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar.queues`).
 
         Columns ``file``, ``entry``, ``slot``, ``keyHash``, ``commitLogOffset``,
@@ -335,15 +335,15 @@ class IndexFile:
         as far as the file goes.
         """
         from .columnar.queues import index_batches
-        return index_batches(self, **options)
+        return index_batches(self, strict=strict, batch_size=batch_size)
 
-    def to_arrow(self, **options) -> pyarrow.Table:
+    def to_arrow(self, *, strict: bool = True, batch_size: int = 1 << 18) -> pyarrow.Table:
         """The written entries as one :class:`pyarrow.Table`; the options of :meth:`batches`."""
-        return self.batches(**options).read_all()
+        return self.batches(strict=strict, batch_size=batch_size).read_all()
 
-    def to_pandas(self, **options) -> pandas.DataFrame:
+    def to_pandas(self, *, strict: bool = True, batch_size: int = 1 << 18) -> pandas.DataFrame:
         """The written entries as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
-        return self.to_arrow(**options).to_pandas()
+        return self.to_arrow(strict=strict, batch_size=batch_size).to_pandas()
 
     def headers_to_arrow(self) -> pyarrow.Table:
         """The header, size and counts as a one-row :class:`pyarrow.Table`."""
@@ -481,18 +481,18 @@ class IndexFiles:
         self.close()
 
     # The columnar readers are a capability above this reader; imported on first use only.
-    def batches(self, **options) -> Batches:
+    def batches(self, *, strict: bool = True, batch_size: int = 1 << 18) -> Batches:
         """The written entries of every file, in load order, as record batches; options of :meth:`IndexFile.batches`."""
         from .columnar.queues import index_batches
-        return index_batches(self, **options)
+        return index_batches(self, strict=strict, batch_size=batch_size)
 
-    def to_arrow(self, **options) -> pyarrow.Table:
+    def to_arrow(self, *, strict: bool = True, batch_size: int = 1 << 18) -> pyarrow.Table:
         """The written entries of every file as one :class:`pyarrow.Table`."""
-        return self.batches(**options).read_all()
+        return self.batches(strict=strict, batch_size=batch_size).read_all()
 
-    def to_pandas(self, **options) -> pandas.DataFrame:
+    def to_pandas(self, *, strict: bool = True, batch_size: int = 1 << 18) -> pandas.DataFrame:
         """The written entries of every file as a :class:`pandas.DataFrame`."""
-        return self.to_arrow(**options).to_pandas()
+        return self.to_arrow(strict=strict, batch_size=batch_size).to_pandas()
 
     def headers_to_arrow(self) -> pyarrow.Table:
         """One row per file: name, size, counts and header."""

@@ -127,7 +127,8 @@ class Store:
         return BatchConsumeQueue(self.path("batchconsumequeue", topic, str(queue_id)), topic, queue_id,
                                  store=self)
 
-    def queue_batches(self, **options) -> Batches:
+    def queue_batches(self, *, batch_queues: bool = False, topic: str | None = None, queue_id: int | None = None,
+                      placeholders: bool = False, errors: str = "raise", batch_size: int = 1 << 18) -> Batches:
         """The units of every consume queue as one stream of :class:`pyarrow.RecordBatch` objects.
 
         Options: ``batch_queues=True`` adds the batch consume queues (and a
@@ -136,24 +137,28 @@ class Store:
         :func:`rmqformats.columnar.queues.store_queue_batches`.
         """
         from .columnar.queues import store_queue_batches
-        return store_queue_batches(self, **options)
+        return store_queue_batches(self, batch_queues=batch_queues, topic=topic, queue_id=queue_id, placeholders=placeholders, errors=errors, batch_size=batch_size)
 
-    def queues_to_arrow(self, **options) -> pyarrow.Table:
+    def queues_to_arrow(self, *, batch_queues: bool = False, topic: str | None = None, queue_id: int | None = None,
+                      placeholders: bool = False, errors: str = "raise", batch_size: int = 1 << 18) -> pyarrow.Table:
         """The units of every consume queue as one :class:`pyarrow.Table`; the options of :meth:`queue_batches`."""
-        return self.queue_batches(**options).read_all()
+        return self.queue_batches(batch_queues=batch_queues, topic=topic, queue_id=queue_id, placeholders=placeholders, errors=errors, batch_size=batch_size).read_all()
 
-    def queues_to_pandas(self, **options) -> pandas.DataFrame:
+    def queues_to_pandas(self, *, batch_queues: bool = False, topic: str | None = None, queue_id: int | None = None,
+                      placeholders: bool = False, errors: str = "raise", batch_size: int = 1 << 18) -> pandas.DataFrame:
         """The units of every consume queue as a :class:`pandas.DataFrame`; the options of :meth:`queue_batches`."""
-        return self.queues_to_arrow(**options).to_pandas()
+        return self.queues_to_arrow(batch_queues=batch_queues, topic=topic, queue_id=queue_id, placeholders=placeholders, errors=errors, batch_size=batch_size).to_pandas()
 
-    def batch_queues_to_arrow(self, **options) -> pyarrow.Table:
+    def batch_queues_to_arrow(self, *, topic: str | None = None, queue_id: int | None = None, errors: str = "raise",
+                              batch_size: int = 1 << 18) -> pyarrow.Table:
         """Every unit of every batch consume queue, all fields, as one :class:`pyarrow.Table`.
 
         Options: ``topic``, ``queue_id``, ``errors``, ``batch_size``; see
         :func:`rmqformats.columnar.queues.store_batch_queue_batches`.
         """
         from .columnar.queues import store_batch_queue_batches
-        return store_batch_queue_batches(self, **options).read_all()
+        return store_batch_queue_batches(self, topic=topic, queue_id=queue_id, errors=errors,
+                                         batch_size=batch_size).read_all()
 
     def check_consistency(self, *, topic: str | None = None, queue_id: int | None = None,
                           delay_levels_ms: tuple[int, ...] | None = None, max_problems: int = 1000,
@@ -178,7 +183,7 @@ class Store:
         return IndexFiles(self.path("index"), num_hash_slots=num_hash_slots, num_index=num_index)
 
     def index_to_arrow(self, *, num_hash_slots: int | None = None, num_index: int | None = None,
-                       **options) -> pyarrow.Table:
+                       strict: bool = True, batch_size: int = 1 << 18) -> pyarrow.Table:
         """Every written entry of every index file as one :class:`pyarrow.Table`.
 
         Options of :meth:`IndexFile.batches <rmqformats.index.IndexFile.batches>`
@@ -186,7 +191,7 @@ class Store:
         and ``store.index().headers_to_arrow()`` gives the headers.
         """
         with self.index(num_hash_slots=num_hash_slots, num_index=num_index) as files:
-            return files.to_arrow(**options)
+            return files.to_arrow(strict=strict, batch_size=batch_size)
 
     def lookup(self, topic: str, key: str, *, begin: int | str | datetime | None = None,
                end: int | str | datetime | None = None, max_num: int = 64, check_keys: bool = True,
