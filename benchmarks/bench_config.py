@@ -12,6 +12,11 @@ time and peak RSS (``VmHWM``) and the RSS after its imports:
   counting the offsets and summing them;
 * ``config-jsonl``: ``rmqformats config ROOT --format jsonl`` (output to
   ``/dev/null``), which streams the file's offsets into its JSON line;
+* ``config-table``: ``rmqformats config ROOT`` (the table, to ``/dev/null``),
+  which reads the offsets twice (column widths, then lines) instead of
+  holding them;
+* ``config-file``: ``rmqformats config ROOT --file consumerOffset.json``, the
+  file's model as one JSON document (held whole: not bounded yet);
 * ``lag``: ``rmqformats lag ROOT --format jsonl --no-store-time``: every
   committed offset becomes a row (the store has no queues), written as it
   is made; the lines are counted;
@@ -22,7 +27,7 @@ time and peak RSS (``VmHWM``) and the RSS after its imports:
   the whole-document reader (Python objects for every offset), on a
   ``--document-mb`` file (default 20), for comparison; not run by default.
 
-The run fails unless ``stream``, ``config-jsonl``, ``lag`` and ``api`` stay
+The run fails unless ``stream``, ``config-jsonl``, ``config-table``, ``lag`` and ``api`` stay
 under 4x the file size (peak RSS, the interpreter and imports included) and
 agree with the generator on the count (and, but for ``lag``, the sum) of
 the offsets.
@@ -47,11 +52,11 @@ from procstats import peak_rss_kib, rss_kib  # noqa: E402 (benchmarks/ is on sys
 
 DATA = os.path.join(HERE, "data")
 QUEUES = 16
-READERS = ("stream", "config-jsonl", "lag", "api", "document")
+READERS = ("stream", "config-jsonl", "config-table", "config-file", "lag", "api", "document")
 #: Run unless ``--readers`` says otherwise.
-DEFAULT_READERS = ("stream", "config-jsonl", "lag", "api")
+DEFAULT_READERS = ("stream", "config-jsonl", "config-table", "config-file", "lag", "api")
 #: Readers whose peak RSS must stay under LIMIT.
-BOUNDED = ("stream", "config-jsonl", "lag", "api")
+BOUNDED = ("stream", "config-jsonl", "config-table", "lag", "api")
 #: Peak RSS allowed for the streaming readers, in file sizes.
 LIMIT = 4.0
 
@@ -114,8 +119,9 @@ def run_reader(name: str, root: str) -> dict:
             raise AssertionError(f"entries() iterates {n} offsets but its length is {len(entries)}")
         return {"offsets": n, "offset_sum": s, "model": type(f.model).__name__}
     from rmqformats.cli import main
-    args = (["config", root, "--format", "jsonl"] if name == "config-jsonl"
-            else ["lag", root, "--format", "jsonl", "--no-store-time"])
+    args = {"config-jsonl": ["config", root, "--format", "jsonl"], "config-table": ["config", root],
+            "config-file": ["config", root, "--file", "consumerOffset.json"]}.get(
+        name, ["lag", root, "--format", "jsonl", "--no-store-time"])
     sink = _LineCounter()
     with contextlib.redirect_stdout(sink):
         status = main(args)

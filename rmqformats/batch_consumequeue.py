@@ -243,7 +243,7 @@ class BatchConsumeQueue:
             unit += len(array)
 
     # The columnar readers are a capability above this reader; imported on first use only.
-    def batches(self, start: int | None = None, stop: int | None = None, **options) -> Batches:
+    def batches(self, start: int | None = None, stop: int | None = None, *, batch_size: int = 1 << 18) -> Batches:
         """The units of :meth:`units` as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar.queues`).
 
         Columns ``topic``, ``queueId``, ``unitIndex``, ``commitLogOffset``,
@@ -251,16 +251,16 @@ class BatchConsumeQueue:
         ``batchSize``, ``compactedOffset``, ``reservedInt``. Option: ``batch_size``.
         """
         from .columnar.queues import batch_consume_queue_batches
-        return batch_consume_queue_batches(self, start, stop, **options)
+        return batch_consume_queue_batches(self, start, stop, batch_size=batch_size)
 
-    def to_arrow(self, start: int | None = None, stop: int | None = None, **options) -> pyarrow.Table:
+    def to_arrow(self, start: int | None = None, stop: int | None = None, *, batch_size: int = 1 << 18) -> pyarrow.Table:
         """The units as one :class:`pyarrow.Table`; the options of :meth:`batches`."""
-        return self.batches(start, stop, **options).read_all()
+        return self.batches(start, stop, batch_size=batch_size).read_all()
 
-    def to_pandas(self, start: int | None = None, stop: int | None = None, **options) -> pandas.DataFrame:
+    def to_pandas(self, start: int | None = None, stop: int | None = None, *, batch_size: int = 1 << 18) -> pandas.DataFrame:
         """The units as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
         require_pandas()
-        return self.to_arrow(start, stop, **options).to_pandas()
+        return self.to_arrow(start, stop, batch_size=batch_size).to_pandas()
 
     def unit(self, index: int) -> BcqUnit:
         """The unit numbered ``index``; raises :class:`UnitNotFoundError`."""

@@ -18,11 +18,13 @@ import enum
 import os
 import struct
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from . import properties as props
+from .compression import DEFAULT_MAX_BODY_SIZE
 from .errors import (
     BadMagicError,
     CrcMismatchError,
@@ -301,16 +303,18 @@ def java_parse_int(text: str) -> int | None:
     return value if -(1 << 31) <= value < 1 << 31 else None
 
 
-def check_record(msg: Message, verify_crc: bool = False) -> None:
+def check_record(msg: Message, verify_crc: bool = False, force_verify_prop_crc: bool = False) -> None:
     """Raise where the broker's ``checkMessageAndReturnSize`` fails a record whose structure is valid.
 
-    With ``verify_crc`` the CRCs (BODYCRC only for a body longer than 0
-    bytes, as the broker does). Always: a ``SCHEDULE_TOPIC_XXXX`` record
-    whose ``DELAY`` property is not an integer, where the broker's
-    ``Integer.parseInt`` throws and its recovery ends the data.
+    With ``verify_crc`` the CRC the broker's recovery checks
+    (:meth:`Message.verify_crc`: BODYCRC, for a body longer than 0 bytes;
+    with ``force_verify_prop_crc`` the ``__CRC32#`` property instead).
+    Always: a ``SCHEDULE_TOPIC_XXXX`` record whose ``DELAY`` property is not
+    an integer, where the broker's ``Integer.parseInt`` throws and its
+    recovery ends the data.
     """
     if verify_crc:
-        msg.verify_crc()
+        msg.verify_crc(force_verify_prop_crc=force_verify_prop_crc)
     if msg.topic == SCHEDULE_TOPIC:
         value = msg.properties.get(props.DELAY)
         if value is not None and java_parse_int(value) is None:
@@ -761,8 +765,9 @@ class Scan:
     """
 
     def __init__(self, commitlog: "CommitLog", start: int | None, verify_crc: bool, strict: bool,
-                 live: bool = False):
+                 live: bool = False, force_verify_prop_crc: bool = False):
         self.end: DataEnd | None = None
+        self._force_prop_crc = force_verify_prop_crc
         self.blanks: list[Blank] = []
         #: Bytes of commit log covered so far (for progress reports).
         self.bytes_done = 0
@@ -842,7 +847,7 @@ class Scan:
                         frontier = nxt + _HEADER > limit or size < _HEADER or buf[nxt:nxt + _HEADER] == _ZEROS8
                         msg = _decode(buf, pos, size, magic == MAGIC_V2, limit, seg.path, seg.start_offset)
                         if verify_crc or msg.topic == SCHEDULE_TOPIC:  # check_record, without a call per message
-                            check_record(msg, verify_crc)
+                            check_record(msg, verify_crc, self._force_prop_crc)
                         if frontier:
                             why = unfinished_reason(msg, self._record_crc)
                             if why is not None:
@@ -926,12 +931,15 @@ class CommitLog:
         raise MessageNotFoundError(self.path, None, f"offset {offset} is in no segment file")
 
     def scan(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False,
-             salvage: bool = False, live: bool = False):
+             salvage: bool = False, live: bool = False, force_verify_prop_crc: bool = False):
         """Iterate the messages from ``start`` (default: the first segment's start).
 
-        ``verify_crc`` checks each body CRC (and ``__CRC32#`` where present)
-        and ends the data at the first mismatch, as recovery with
-        ``checkCRCOnRecover`` does.
+        ``verify_crc`` checks what the broker's recovery with its default
+        ``checkCRCOnRecover=true`` checks, each body CRC, and ends the data at
+        the first mismatch. ``force_verify_prop_crc`` makes it check what the
+        broker does with ``forceVerifyPropCRC=true`` (5.2.0 on): each record's
+        bytes against its ``__CRC32#`` property (written with
+        ``enabledAppendPropCRC``), a record without one failing, and no body CRC.
 
         ``salvage`` goes on after damage: it resyncs at the next valid record
         and returns every intact message; the iterator's ``damaged`` lists the
@@ -945,35 +953,64 @@ class CommitLog:
         """
         if salvage:  # a capability above this reader, imported on first use only
             from .recovery.salvage import SalvageScan
-            return SalvageScan(self, lambda at: Scan(self, at, verify_crc, False, live), start)
-        return Scan(self, start, verify_crc, strict, live)
+            return SalvageScan(self, lambda at: Scan(self, at, verify_crc, False, live, force_verify_prop_crc), start)
+        return Scan(self, start, verify_crc, strict, live, force_verify_prop_crc)
 
     def __iter__(self) -> Iterator[Message]:
         return iter(self.scan())
 
     # The columnar decoder is a capability above this reader; it is imported on first use only.
-    def batches(self, columns=None, **options) -> "ColumnarScan":
+    def batches(self, columns: str | Iterable[str] | None = None, *, topic: str | Iterable[str] | None = None,
+                queue_id: int | None = None, tag: str | None = None, key: str | None = None,
+                since: int | str | datetime | None = None, until: int | str | datetime | None = None,
+                from_offset: int | None = None, to_offset: int | None = None, start: int | None = None,
+                decompress: bool = True, verify_crc: bool = False, force_verify_prop_crc: bool = False,
+                strict: bool = False, salvage: bool = False, live: bool = False,
+                stop_at_corrupt_body: bool = False, batch_size: int = 65536, max_batch_bytes: int = 64 << 20,
+                threads: int = 1, max_body_size: int = DEFAULT_MAX_BODY_SIZE, stop: int | None = None,
+                window_size: int = 4 << 20, range_size: int = 8 << 20) -> "ColumnarScan":
         """Stream the messages as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar`).
 
-        ``columns`` picks columns by name (default: all of
-        :data:`rmqformats.columnar.COLUMNS`). Options: ``batch_size``,
-        ``decompress``, ``verify_crc``, ``strict``, ``start``, and the filters
-        ``topic``, ``queue_id``, ``tag``, ``key``, ``since``, ``until`` (store
-        time, epoch ms or datetime), ``from_offset``, ``to_offset``. The
-        returned iterator's ``end`` is the same :class:`DataEnd` as :meth:`scan` gives.
+        ``columns``: a column name or names (default: all of
+        :data:`rmqformats.columnar.COLUMNS`; the batches hold them in that
+        order, :meth:`to_arrow` and :meth:`to_pandas` in the order asked).
+        Filters: ``topic`` (a topic, or several), ``queue_id``, ``tag`` (the
+        TAGS value), ``key`` (one of the KEYS, or the UNIQ_KEY), ``since`` and
+        ``until`` (store time: epoch ms, ISO 8601 text or a datetime; UTC when
+        naive), ``from_offset`` and ``to_offset`` (commit-log offsets),
+        ``start`` (the offset of a record to start at), ``stop`` (the walk
+        ends before the first record at or past this offset). ``decompress`` bodies
+        by SYSFLAG (at most ``max_body_size`` bytes each; a body that does not
+        decompress keeps its stored bytes, with the reason in ``bodyError``,
+        unless ``stop_at_corrupt_body``); ``verify_crc``,
+        ``force_verify_prop_crc``, ``strict``, ``salvage`` and ``live`` as in
+        :meth:`scan`. A batch holds at most ``batch_size`` rows and closes when
+        its bodies reach ``max_batch_bytes``; ``threads`` decode byte ranges
+        of ``range_size`` bytes of a segment at once; segments are read
+        ``window_size`` bytes at a time. The returned iterator's ``end`` is the same
+        :class:`DataEnd` as :meth:`scan` gives.
         """
-        if options.pop("salvage", False):  # ``salvage=True``: see :meth:`scan`
+        options = dict(topic=topic, queue_id=queue_id, tag=tag, key=key, since=since, until=until,
+                       from_offset=from_offset, to_offset=to_offset, decompress=decompress, verify_crc=verify_crc,
+                       force_verify_prop_crc=force_verify_prop_crc, live=live,
+                       stop_at_corrupt_body=stop_at_corrupt_body, batch_size=batch_size,
+                       max_batch_bytes=max_batch_bytes, threads=threads, max_body_size=max_body_size, stop=stop,
+                       window_size=window_size, range_size=range_size)
+        if salvage:
             from .recovery.salvage import salvage_batches
-            return salvage_batches(self, columns, **options)
+            return salvage_batches(self, columns, start=start, **options)
         from .columnar import ColumnarScan
-        return ColumnarScan(self, columns=columns, **options)
+        return ColumnarScan(self, columns=columns, start=start, strict=strict, **options)
 
-    def to_arrow(self, columns=None, **options) -> "pyarrow.Table":
-        """The messages as one :class:`pyarrow.Table`; the options of :meth:`batches`."""
-        return self.batches(columns, **options).read_all()
+    def to_arrow(self, columns: str | Iterable[str] | None = None, **options: Any) -> "pyarrow.Table":
+        """The messages as one :class:`pyarrow.Table`, its columns in the order asked; the options of :meth:`batches`."""
+        table = self.batches(columns, **options).read_all()
+        if columns is not None and not isinstance(columns, str):
+            table = table.select(list(dict.fromkeys(columns)))
+        return table
 
-    def to_pandas(self, columns=None, **options) -> "pandas.DataFrame":
-        """The messages as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
+    def to_pandas(self, columns: str | Iterable[str] | None = None, **options: Any) -> "pandas.DataFrame":
+        """The messages as a :class:`pandas.DataFrame`, its columns in the order asked; the options of :meth:`batches`."""
         require_pandas()
         return self.to_arrow(columns, **options).to_pandas()
 

@@ -6,6 +6,7 @@ import threading
 import zlib
 
 import lz4.frame
+import numpy as np
 import zstandard
 
 #: Default upper bound of a decompressed body. The broker limits the stored
@@ -27,6 +28,58 @@ def _zstd() -> zstandard.ZstdDecompressor:
 
 class BodyDecompressionError(ValueError):
     """Raised by :func:`decompress`; the caller adds the file and offset."""
+
+
+#: Bytes of a zlib body inflated at a time by :func:`decompress_large`.
+_PIECE = 8 << 20
+
+
+def decompress_large(data, compression: str, max_size: int = DEFAULT_MAX_BODY_SIZE):
+    """:func:`decompress` for bodies of any size, holding little more than the result: a bytes-like object.
+
+    zlib does not say how large its output is, and inflating into a growing
+    buffer holds up to twice the result (the pieces and their join). A zlib
+    body that inflates to more than one piece is inflated into a numpy array
+    of ``max_size`` bytes, a piece at a time: the array is only reserved
+    address space (a block this large is mapped, and its pages become memory
+    when they are written), so the memory held is the result and a piece; a
+    view of the written part is returned.
+    """
+    if compression != "zlib":
+        return decompress(data, compression, max_size)
+    try:
+        d = zlib.decompressobj()
+        piece = d.decompress(data, _PIECE)
+        if len(piece) > max_size:
+            raise BodyDecompressionError(f"zlib body decompresses to more than {max_size} bytes")
+        if d.eof or (not d.unconsumed_tail and len(piece) < _PIECE):
+            if not d.eof:
+                raise BodyDecompressionError("zlib body is incomplete")
+            return piece
+        out = np.empty(max_size, np.uint8)
+        out[:len(piece)] = np.frombuffer(piece, np.uint8)
+        at = len(piece)
+        for piece in _inflate_rest(d, at, max_size):
+            out[at:at + len(piece)] = np.frombuffer(piece, np.uint8)
+            at += len(piece)
+        return out[:at]
+    except BodyDecompressionError:
+        raise
+    except (zlib.error, ValueError, MemoryError) as exc:
+        raise BodyDecompressionError(f"zlib body is corrupt: {exc}") from exc
+
+
+def _inflate_rest(d, done: int, max_size: int):
+    """The remaining output of a zlib decompressor that gave ``done`` bytes, a piece at a time, up to ``max_size``."""
+    while not d.eof:
+        tail = d.unconsumed_tail
+        piece = d.decompress(tail, _PIECE) if tail else d.decompress(b"", _PIECE)
+        if not piece and not tail:
+            raise BodyDecompressionError("zlib body is incomplete")
+        done += len(piece)
+        if done > max_size:
+            raise BodyDecompressionError(f"zlib body decompresses to more than {max_size} bytes")
+        yield piece
 
 
 def decompress(data: bytes, compression: str, max_size: int = DEFAULT_MAX_BODY_SIZE) -> bytes:

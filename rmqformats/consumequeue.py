@@ -204,7 +204,8 @@ class ConsumeQueue:
         return tags_code(tag)
 
     # The columnar readers are a capability above this reader; imported on first use only.
-    def batches(self, start: int | None = None, stop: int | None = None, **options) -> Batches:
+    def batches(self, start: int | None = None, stop: int | None = None, *, placeholders: bool = False,
+                tag: str | None = None, batch_size: int = 1 << 18) -> Batches:
         """The units of :meth:`units` as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar.queues`).
 
         Columns ``topic``, ``queueId``, ``cqOffset``, ``commitLogOffset``,
@@ -212,16 +213,18 @@ class ConsumeQueue:
         units, as :meth:`unit_array` does), ``tag``, ``batch_size``.
         """
         from .columnar.queues import consume_queue_batches
-        return consume_queue_batches(self, start, stop, **options)
+        return consume_queue_batches(self, start, stop, placeholders=placeholders, tag=tag, batch_size=batch_size)
 
-    def to_arrow(self, start: int | None = None, stop: int | None = None, **options) -> pyarrow.Table:
+    def to_arrow(self, start: int | None = None, stop: int | None = None, *, placeholders: bool = False,
+                 tag: str | None = None, batch_size: int = 1 << 18) -> pyarrow.Table:
         """The units as one :class:`pyarrow.Table`; the options of :meth:`batches`."""
-        return self.batches(start, stop, **options).read_all()
+        return self.batches(start, stop, placeholders=placeholders, tag=tag, batch_size=batch_size).read_all()
 
-    def to_pandas(self, start: int | None = None, stop: int | None = None, **options) -> pandas.DataFrame:
+    def to_pandas(self, start: int | None = None, stop: int | None = None, *, placeholders: bool = False,
+                  tag: str | None = None, batch_size: int = 1 << 18) -> pandas.DataFrame:
         """The units as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
         require_pandas()
-        return self.to_arrow(start, stop, **options).to_pandas()
+        return self.to_arrow(start, stop, placeholders=placeholders, tag=tag, batch_size=batch_size).to_pandas()
 
     def unit(self, cq_offset: int) -> CqUnit:
         """The unit at logical offset ``cq_offset``; raises :class:`UnitNotFoundError`."""

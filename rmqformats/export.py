@@ -15,6 +15,7 @@ properties an object, keys in the column order.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import urllib.parse
@@ -29,13 +30,16 @@ from numba import njit
 
 from . import output
 from .columnar import COLUMNS
+from .jit import jit_options
 from .message import MAX_DATETIME_MS, MIN_DATETIME_MS, OUT_OF_RANGE_MARK
 from .output import OutputExistsError
 
 #: The keys of :meth:`rmqformats.message.Message.to_json_dict`, in order: the JSON Lines columns.
 JSONL_COLUMNS = ("commitLogOffset", "storeSize", "bodyCRC", "queueId", "flag", "queueOffset", "sysFlag",
                  "bornTimestamp", "bornHost", "storeTimestamp", "storeHost", "reconsumeTimes",
-                 "preparedTransactionOffset", "topic", "properties", "msgId", "body")
+                 "preparedTransactionOffset", "topic", "properties", "msgId", "body", "bodyError")
+#: Columns a JSON object has only where they are not null (as ``to_json_dict`` adds ``bodyError`` only then).
+OPTIONAL_JSON_KEYS = frozenset(("bodyError",))
 #: Columns of a Parquet or CSV export by default: all but the raw properties string and the segment name.
 TABLE_COLUMNS = tuple(c for c in COLUMNS if c not in ("propertiesString", "segment"))
 FORMATS = ("parquet", "jsonl", "csv")
@@ -48,6 +52,10 @@ MAX_PENDING_BYTES = 128 << 20
 MAX_OPEN_FILES = 64
 #: Rows turned into text at a time.
 TEXT_ROWS = 8192
+#: Bytes of binary values (bodies) turned into text at a time; a longer body is written in pieces.
+TEXT_BYTES = 16 << 20
+#: Bytes of a long body base64-encoded at a time (a multiple of 3: the pieces' text joins into the whole's).
+_B64_PIECE = 3 << 20
 #: Longest file or folder name written (most file systems allow 255 bytes).
 _MAX_NAME = 255
 
@@ -63,7 +71,7 @@ def _lit(text: str) -> pa.Scalar:
 
 # -- kernels: JSON strings and base64 over Arrow buffers -------------------------------------------------
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = jit_options(__file__, nogil=True)
 _HEX = np.frombuffer(b"0123456789abcdef", np.uint8).copy()
 _B64 = np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", np.uint8).copy()
 _B64_PAIRS = np.stack([np.repeat(_B64, 64), np.tile(_B64, 64)], axis=1).ravel().copy()
@@ -274,11 +282,20 @@ def json_values(arr: pa.Array) -> pa.Array:
 
 
 def jsonl_lines(batch: pa.RecordBatch) -> pa.Array:
-    """One JSON object and a newline per row of ``batch``, keys in column order, as ``large_string``."""
+    """One JSON object and a newline per row of ``batch``, keys in column order, as ``large_string``.
+
+    A column of :data:`OPTIONAL_JSON_KEYS` (but the first) is a key only in the rows where it is not null.
+    """
     parts: list = []
     for i, name in enumerate(batch.schema.names):
-        parts.append(_lit(("{" if i == 0 else ", ") + json.dumps(name, ensure_ascii=False) + ": "))
-        parts.append(json_values(batch.column(i)))
+        key = _lit(("{" if i == 0 else ", ") + json.dumps(name, ensure_ascii=False) + ": ")
+        column = batch.column(i)
+        if name in OPTIONAL_JSON_KEYS and i > 0:  # (the first key is always written: it opens the object)
+            if column.null_count < len(column):
+                parts.append(pc.if_else(pc.is_null(column), _EMPTY, _join(key, json_values(column))))
+            continue
+        parts.append(key)
+        parts.append(json_values(column))
     parts.append(_lit("}\n"))
     return _join(*parts)
 
@@ -296,10 +313,64 @@ def jsonl_bytes(batch: pa.RecordBatch) -> memoryview:
     return text_bytes(jsonl_lines(batch))
 
 
+def text_slices(batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
+    """Slices of ``batch`` of at most :data:`TEXT_ROWS` rows and :data:`TEXT_BYTES` bytes of binary values.
+
+    The text of a slice is built whole: bounding its bodies bounds that text
+    (base64 adds a third). A row over the bound is a slice of its own.
+    """
+    n = batch.num_rows
+    binary = [batch.column(i) for i, f in enumerate(batch.schema)
+              if pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)]
+    if not binary or sum(c.nbytes for c in binary) <= TEXT_BYTES:
+        for at in range(0, n, TEXT_ROWS):
+            yield batch.slice(at, TEXT_ROWS)
+        return
+    sizes = np.zeros(n, np.int64)
+    for c in binary:
+        sizes += pc.fill_null(pc.binary_length(c), 0).to_numpy(zero_copy_only=False)
+    ends = np.cumsum(sizes)
+    at = 0
+    while at < n:
+        base = int(ends[at - 1]) if at else 0
+        stop = int(np.searchsorted(ends, base + TEXT_BYTES, side="right"))
+        stop = min(max(stop, at + 1), at + TEXT_ROWS)
+        yield batch.slice(at, stop - at)
+        at = stop
+
+
+def _binary_bytes(batch: pa.RecordBatch) -> int:
+    """Bytes of the binary values of ``batch`` (its slice only)."""
+    return sum(int(pc.sum(pc.binary_length(c)).as_py() or 0) for c, f in zip(batch.columns, batch.schema)
+               if pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type))
+
+
+def _write_long_row(row: pa.RecordBatch, stream) -> None:
+    """The JSON line of one row with large binary values, written with their base64 a piece at a time."""
+    for i, name in enumerate(row.schema.names):
+        column = row.column(i)
+        if name in OPTIONAL_JSON_KEYS and i > 0 and column.null_count:
+            continue
+        stream.write((("{" if i == 0 else ", ") + json.dumps(name, ensure_ascii=False) + ": ").encode())
+        t = column.type
+        if (pa.types.is_binary(t) or pa.types.is_large_binary(t)) and column.null_count == 0:
+            value = memoryview(column[0].as_buffer())
+            stream.write(b'"')
+            for at in range(0, len(value), _B64_PIECE):
+                stream.write(base64.b64encode(value[at:at + _B64_PIECE]))
+            stream.write(b'"')
+        else:
+            stream.write(text_bytes(json_values(column)))
+    stream.write(b"}\n")
+
+
 def write_jsonl(batch: pa.RecordBatch, stream) -> None:
     """Write the JSON Lines of ``batch`` to a binary ``stream``, a slice of rows at a time (bounding the text held)."""
-    for at in range(0, batch.num_rows, TEXT_ROWS):
-        stream.write(jsonl_bytes(batch.slice(at, TEXT_ROWS)))
+    for piece in text_slices(batch):
+        if piece.num_rows == 1 and _binary_bytes(piece) > TEXT_BYTES:
+            _write_long_row(piece, stream)
+        else:
+            stream.write(jsonl_bytes(piece))
 
 
 # -- CSV -----------------------------------------------------------------------------------------------
@@ -390,7 +461,11 @@ class _ParquetFile:
         import pyarrow.parquet as pq
         with output.write_errors(self.path):
             if self.writer is None:
-                self.writer = pq.ParquetWriter(self.path, self.schema, compression=self.compression)
+                # Binary columns (bodies) get neither a dictionary nor min/max statistics: both would copy
+                # each value (a body can be hundreds of MiB) and neither helps a reader of bodies.
+                other = [f.name for f in self.schema if not pa.types.is_binary(f.type)]
+                self.writer = pq.ParquetWriter(self.path, self.schema, compression=self.compression,
+                                               use_dictionary=other, write_statistics=other)
             table = pa.Table.from_batches(self.pending, schema=self.schema)
             self.writer.write_table(table, row_group_size=max(table.num_rows, 1))
         self.pending, self.rows, self.bytes = [], 0, 0
@@ -579,8 +654,8 @@ class TextSink:
             return
         with self._errors():
             if self._csv is not None:
-                for at in range(0, batch.num_rows, TEXT_ROWS):
-                    self._csv.write_batch(csv_batch(batch.slice(at, TEXT_ROWS)))
+                for piece in text_slices(batch):
+                    self._csv.write_batch(csv_batch(piece))
             else:
                 write_jsonl(batch, self._stream)
         self.rows += batch.num_rows
@@ -640,6 +715,7 @@ def _drain(batches: Iterable[pa.RecordBatch], sink) -> None:
     try:
         for batch in batches:
             sink.write(batch)
+            del batch  # not held while the next one is decoded: a batch can hold hundreds of MiB of bodies
         sink.close()
     except BaseException:
         sink.abort()

@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import struct
 from collections.abc import Iterator
+from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -39,6 +40,7 @@ from .frames import require_pandas
 from .generated.layouts import rocketmq_index_file as layout
 from .javahash import java_string_hash
 from .mapped import FileImage, pread as _pread
+from .message import to_millis
 from .units import unit_dtype
 
 if TYPE_CHECKING:
@@ -325,7 +327,7 @@ class IndexFile:
         return np.frombuffer(data, ENTRY_DTYPE).astype(ENTRY_DTYPE.newbyteorder("="))
 
     # The columnar readers are a capability above this reader; imported on first use only.
-    def batches(self, **options) -> Batches:
+    def batches(self, *, strict: bool = True, batch_size: int = 1 << 18) -> Batches:
         """The written entries as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar.queues`).
 
         Columns ``file``, ``entry``, ``slot``, ``keyHash``, ``commitLogOffset``,
@@ -334,16 +336,16 @@ class IndexFile:
         as far as the file goes.
         """
         from .columnar.queues import index_batches
-        return index_batches(self, **options)
+        return index_batches(self, strict=strict, batch_size=batch_size)
 
-    def to_arrow(self, **options) -> pyarrow.Table:
+    def to_arrow(self, *, strict: bool = True, batch_size: int = 1 << 18) -> pyarrow.Table:
         """The written entries as one :class:`pyarrow.Table`; the options of :meth:`batches`."""
-        return self.batches(**options).read_all()
+        return self.batches(strict=strict, batch_size=batch_size).read_all()
 
-    def to_pandas(self, **options) -> pandas.DataFrame:
+    def to_pandas(self, *, strict: bool = True, batch_size: int = 1 << 18) -> pandas.DataFrame:
         """The written entries as a :class:`pandas.DataFrame`, through :meth:`to_arrow`."""
         require_pandas()
-        return self.to_arrow(**options).to_pandas()
+        return self.to_arrow(strict=strict, batch_size=batch_size).to_pandas()
 
     def headers_to_arrow(self) -> pyarrow.Table:
         """The header, size and counts as a one-row :class:`pyarrow.Table`."""
@@ -481,19 +483,19 @@ class IndexFiles:
         self.close()
 
     # The columnar readers are a capability above this reader; imported on first use only.
-    def batches(self, **options) -> Batches:
+    def batches(self, *, strict: bool = True, batch_size: int = 1 << 18) -> Batches:
         """The written entries of every file, in load order, as record batches; options of :meth:`IndexFile.batches`."""
         from .columnar.queues import index_batches
-        return index_batches(self, **options)
+        return index_batches(self, strict=strict, batch_size=batch_size)
 
-    def to_arrow(self, **options) -> pyarrow.Table:
+    def to_arrow(self, *, strict: bool = True, batch_size: int = 1 << 18) -> pyarrow.Table:
         """The written entries of every file as one :class:`pyarrow.Table`."""
-        return self.batches(**options).read_all()
+        return self.batches(strict=strict, batch_size=batch_size).read_all()
 
-    def to_pandas(self, **options) -> pandas.DataFrame:
+    def to_pandas(self, *, strict: bool = True, batch_size: int = 1 << 18) -> pandas.DataFrame:
         """The written entries of every file as a :class:`pandas.DataFrame`."""
         require_pandas()
-        return self.to_arrow(**options).to_pandas()
+        return self.to_arrow(strict=strict, batch_size=batch_size).to_pandas()
 
     def headers_to_arrow(self) -> pyarrow.Table:
         """One row per file: name, size, counts and header."""
@@ -545,13 +547,15 @@ class IndexHit(NamedTuple):
     error: str | None = None
 
 
-def lookup(store: Store, topic: str, key: str, *, begin: int | None = None, end: int | None = None,
+def lookup(store: Store, topic: str, key: str, *, begin: int | str | datetime | None = None,
+           end: int | str | datetime | None = None,
            max_num: int = DEFAULT_MAX_NUM, check_keys: bool = True, num_hash_slots: int | None = None,
            num_index: int | None = None) -> list[IndexHit]:
     """Messages of ``topic`` whose KEYS or UNIQ_KEY is ``key``, found through the index.
 
-    ``begin`` and ``end`` are store times in ms since the epoch, as in the
-    broker's ``queryMessage`` (default: all time). The index is searched as
+    ``begin`` and ``end`` are store times, as in the broker's ``queryMessage``
+    (default: all time): epoch milliseconds, ISO 8601 text or a datetime
+    (UTC when naive), as everywhere in the API (:func:`rmqformats.message.to_millis`). The index is searched as
     :meth:`IndexFiles.query_offsets` does, giving hits newest first.
 
     With ``check_keys`` (the default) each hit's message is read from the
@@ -564,8 +568,10 @@ def lookup(store: Store, topic: str, key: str, *, begin: int | None = None, end:
     point there. With ``check_keys=False`` the hits are returned as the
     broker returns them, without reading the commit log.
     """
-    begin = 0 if begin is None else begin
-    end = LONG_MAX if end is None else end
+    if not isinstance(topic, str) or not isinstance(key, str):
+        raise TypeError(f"topic and key must be str, not {type(topic).__name__} and {type(key).__name__}")
+    begin = 0 if begin is None else to_millis(begin)
+    end = LONG_MAX if end is None else to_millis(end)
     with IndexFiles(store.path("index"), num_hash_slots=num_hash_slots, num_index=num_index) as files:
         raw = files._query(topic, key, max_num, begin, end, True)
         found = [(f.name, n, phy, t) for f, n, phy, t in raw]

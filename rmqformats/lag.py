@@ -59,6 +59,25 @@ class LagRow(NamedTuple):
     #: :func:`rmqformats.recovery.crosscheck.undispatched` through ``rmqformats lag``; 0 otherwise.
     behind_commitlog: int = 0
 
+    @property
+    def flags(self) -> list[str]:
+        """What this row is flagged for (``rmqformats lag`` exits 1 when a row has any), in words."""
+        out = []
+        if self.behind_min:
+            out.append("committed offset below the queue's first (messages deleted unconsumed)")
+        if self.beyond_max:
+            out.append("committed offset past the queue's end")
+        if not self.queue_found:
+            out.append("no consume queue on disk")
+        if self.behind_commitlog:
+            out.append(f"queue behind the commit log by {self.behind_commitlog} message(s)")
+        return out
+
+    @property
+    def flagged(self) -> bool:
+        """Whether ``rmqformats lag`` flags this row (and exits 1)."""
+        return bool(self.behind_min or self.beyond_max or not self.queue_found or self.behind_commitlog)
+
     def to_json_dict(self) -> dict:
         """Java-style names, for JSON output."""
         return {"group": self.group, "topic": self.topic, "queueId": self.queue_id,

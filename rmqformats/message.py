@@ -72,13 +72,18 @@ def to_millis(value: int | str | datetime) -> int:
 
     Raises ``ValueError`` for a text that is not ISO 8601.
     """
-    if isinstance(value, int):
-        return value
+    if isinstance(value, bool) or not isinstance(value, (int, str, datetime)) and not hasattr(value, "__index__"):
+        raise TypeError(f"a time is epoch milliseconds (int), ISO 8601 text or a datetime, not {type(value).__name__}")
+    if not isinstance(value, (str, datetime)):
+        return int(value.__index__())
     if isinstance(value, str):
-        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"{value!r} is not an ISO 8601 time (nor epoch milliseconds)") from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
-    return int(value.timestamp() * 1000)
+    return (value - _EPOCH) // timedelta(milliseconds=1)
 
 
 def millis_to_datetime_or_none(ms: int) -> datetime | None:
@@ -254,6 +259,22 @@ class Message(MessageFields):
             value = cache["_body"] = self.decompressed_body()
         return value
 
+    @property
+    def body_error(self) -> str | None:
+        """Why the compressed body does not decompress (then :attr:`body` raises), or ``None``."""
+        if not self.sys_flag & _COMPRESSED:
+            return None
+        try:
+            self.body
+        except DecompressionError as exc:
+            return exc.reason
+        return None
+
+    @property
+    def shown_body(self) -> bytes:
+        """:attr:`body`, or the stored bytes when the compressed body does not decompress (see :attr:`body_error`)."""
+        return self.body_raw if self.body_error is not None else self.body
+
     def inner_messages(self) -> list:
         """The messages of an inner-batch record (SYSFLAG ``is_inner_batch``), else ``[]``.
 
@@ -289,25 +310,43 @@ class Message(MessageFields):
             return None
         return props.decode_crc32_property(value) == self.record_crc
 
-    def verify_crc(self) -> None:
-        """Raise :class:`CrcMismatchError` unless the body CRC (and ``__CRC32#``) match.
+    def verify_crc(self, *, force_verify_prop_crc: bool = False) -> None:
+        """Raise :class:`CrcMismatchError` where the broker's recovery with ``checkCRCOnRecover`` fails the record.
 
-        As the broker's check does, BODYCRC is compared only for a body
-        longer than 0 bytes: an empty body passes whatever BODYCRC holds.
+        By default, as the broker's default configuration does, BODYCRC only,
+        and only for a body longer than 0 bytes (an empty body passes
+        whatever BODYCRC holds). ``force_verify_prop_crc`` is the broker's
+        ``forceVerifyPropCRC=true`` (5.2.0 on): the record's bytes against its
+        ``__CRC32#`` property instead, and a record without one fails.
         """
+        if force_verify_prop_crc:
+            value = self.properties.get(props.CRC32)
+            expected = None if value is None else props.broker_crc32_property(value)
+            if expected is None:
+                raise CrcMismatchError(self.segment, self.file_offset,
+                                       f"no {props.CRC32} property to check (forceVerifyPropCRC)" if value is None
+                                       else f"property {props.CRC32}={value} holds no CRC (forceVerifyPropCRC)")
+            actual = self.record_crc
+            if actual is None:  # no property CRC was computed: a record shorter than the reserved tail
+                actual = -1
+            if actual != expected:
+                raise CrcMismatchError(self.segment, self.file_offset,
+                                       f"record CRC 0x{actual & 0xFFFFFFFF:08x} does not match property "
+                                       f"{props.CRC32}={value} (forceVerifyPropCRC)")
+            return
         actual = crc32(self.body_raw)
         if self.body_raw and actual != self.body_crc:
             raise CrcMismatchError(self.segment, self.file_offset,
                                    f"body CRC 0x{actual:08x} does not match BODYCRC 0x{self.body_crc:08x}")
-        if self.record_crc_ok is False:
-            raise CrcMismatchError(self.segment, self.file_offset,
-                                   f"record CRC 0x{self.record_crc:08x} does not match property "
-                                   f"{props.CRC32}={self.properties[props.CRC32]}")
 
     # -- output ------------------------------------------------------------------
     def to_json_dict(self) -> dict:
-        """The message with RocketMQ's own field names; ``body`` is base64 after decompression."""
-        return {
+        """The message with RocketMQ's own field names; ``body`` is base64 after decompression.
+
+        A compressed body that does not decompress is given as stored, and
+        ``bodyError`` (only then) says why.
+        """
+        d = {
             "commitLogOffset": self.commitlog_offset,
             "storeSize": self.store_size,
             "bodyCRC": self.body_crc,
@@ -324,5 +363,10 @@ class Message(MessageFields):
             "topic": self.topic,
             "properties": self.properties,
             "msgId": self.msg_id,
-            "body": base64.b64encode(self.body).decode("ascii"),
         }
+        error = self.body_error
+        # A body that does not decompress is shown as stored, with the reason (as the columnar batches do).
+        d["body"] = base64.b64encode(self.shown_body).decode("ascii")
+        if error is not None:
+            d["bodyError"] = error
+        return d

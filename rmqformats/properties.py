@@ -43,6 +43,20 @@ def format_properties(props: dict[str, str], *, trailing_separator: bool = False
     return text
 
 
+def broker_crc32_property(value: str) -> int | None:
+    """The CRC the broker's recovery reads from a ``__CRC32#`` value, or ``None`` where it finds none.
+
+    ``CommitLog.checkMessageAndReturnSize`` (with ``forceVerifyPropCRC``,
+    rocketmq-all-5.2.0:store/src/main/java/org/apache/rocketmq/store/CommitLog.java)
+    adds ``char - '0'`` of each character, last first, in Java ``int``
+    arithmetic, and takes a negative result as no CRC.
+    """
+    crc = 0
+    for ch in reversed(value):
+        crc = (crc * 10 + ord(ch) - 48) & 0xFFFFFFFF
+    return None if crc >= 1 << 31 else crc
+
+
 def decode_crc32_property(value: str) -> int | None:
     """The CRC held by a ``__CRC32#`` value: 10 decimal digits, least significant first."""
     if len(value) != 10 or not value.isascii() or not value.isdigit():

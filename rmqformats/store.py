@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .commitlog import SEGMENT_NAME, CommitLog, split_folders
@@ -134,7 +135,8 @@ class Store:
         return BatchConsumeQueue(self.path("batchconsumequeue", topic, str(queue_id)), topic, queue_id,
                                  store=self)
 
-    def queue_batches(self, **options) -> Batches:
+    def queue_batches(self, *, batch_queues: bool = False, topic: str | None = None, queue_id: int | None = None,
+                      placeholders: bool = False, errors: str = "raise", batch_size: int = 1 << 18) -> Batches:
         """The units of every consume queue as one stream of :class:`pyarrow.RecordBatch` objects.
 
         Options: ``batch_queues=True`` adds the batch consume queues (and a
@@ -143,30 +145,44 @@ class Store:
         :func:`rmqformats.columnar.queues.store_queue_batches`.
         """
         from .columnar.queues import store_queue_batches
-        return store_queue_batches(self, **options)
+        return store_queue_batches(self, batch_queues=batch_queues, topic=topic, queue_id=queue_id, placeholders=placeholders, errors=errors, batch_size=batch_size)
 
-    def queues_to_arrow(self, **options) -> pyarrow.Table:
+    def queues_to_arrow(self, *, batch_queues: bool = False, topic: str | None = None, queue_id: int | None = None,
+                      placeholders: bool = False, errors: str = "raise", batch_size: int = 1 << 18) -> pyarrow.Table:
         """The units of every consume queue as one :class:`pyarrow.Table`; the options of :meth:`queue_batches`."""
-        return self.queue_batches(**options).read_all()
+        return self.queue_batches(batch_queues=batch_queues, topic=topic, queue_id=queue_id, placeholders=placeholders, errors=errors, batch_size=batch_size).read_all()
 
-    def queues_to_pandas(self, **options) -> pandas.DataFrame:
+    def queues_to_pandas(self, *, batch_queues: bool = False, topic: str | None = None, queue_id: int | None = None,
+                      placeholders: bool = False, errors: str = "raise", batch_size: int = 1 << 18) -> pandas.DataFrame:
         """The units of every consume queue as a :class:`pandas.DataFrame`; the options of :meth:`queue_batches`."""
         require_pandas()
-        return self.queues_to_arrow(**options).to_pandas()
+        return self.queues_to_arrow(batch_queues=batch_queues, topic=topic, queue_id=queue_id, placeholders=placeholders, errors=errors, batch_size=batch_size).to_pandas()
 
-    def batch_queues_to_arrow(self, **options) -> pyarrow.Table:
+    def batch_queues_to_arrow(self, *, topic: str | None = None, queue_id: int | None = None, errors: str = "raise",
+                              batch_size: int = 1 << 18) -> pyarrow.Table:
         """Every unit of every batch consume queue, all fields, as one :class:`pyarrow.Table`.
 
         Options: ``topic``, ``queue_id``, ``errors``, ``batch_size``; see
         :func:`rmqformats.columnar.queues.store_batch_queue_batches`.
         """
         from .columnar.queues import store_batch_queue_batches
-        return store_batch_queue_batches(self, **options).read_all()
+        return store_batch_queue_batches(self, topic=topic, queue_id=queue_id, errors=errors,
+                                         batch_size=batch_size).read_all()
 
-    def check_consistency(self, **options) -> ConsistencyReport:
-        """Check that every consume-queue unit points at a matching commit-log message."""
-        from .consumequeue import check_consistency
-        return check_consistency(self, **options)
+    def check_consistency(self, *, topic: str | None = None, queue_id: int | None = None,
+                          delay_levels_ms: tuple[int, ...] | None = None, max_problems: int = 1000,
+                          verified: dict[tuple[str, int], int] | None = None) -> ConsistencyReport:
+        """Check that every consume-queue unit points at a matching commit-log message.
+
+        ``topic`` / ``queue_id`` check only those queues; ``delay_levels_ms``
+        are the broker's delay levels (default: its ``messageDelayLevel``);
+        at most ``max_problems`` are listed. See
+        :func:`rmqformats.consumequeue.check_consistency`.
+        """
+        from .consumequeue import DEFAULT_DELAY_LEVELS_MS, check_consistency
+        return check_consistency(self, topic=topic, queue_id=queue_id, max_problems=max_problems, verified=verified,
+                                 delay_levels_ms=DEFAULT_DELAY_LEVELS_MS if delay_levels_ms is None
+                                 else delay_levels_ms)
 
     # -- index files ------------------------------------------------------------------
 
@@ -176,7 +192,7 @@ class Store:
         return IndexFiles(self.path("index"), num_hash_slots=num_hash_slots, num_index=num_index)
 
     def index_to_arrow(self, *, num_hash_slots: int | None = None, num_index: int | None = None,
-                       **options) -> pyarrow.Table:
+                       strict: bool = True, batch_size: int = 1 << 18) -> pyarrow.Table:
         """Every written entry of every index file as one :class:`pyarrow.Table`.
 
         Options of :meth:`IndexFile.batches <rmqformats.index.IndexFile.batches>`
@@ -184,12 +200,22 @@ class Store:
         and ``store.index().headers_to_arrow()`` gives the headers.
         """
         with self.index(num_hash_slots=num_hash_slots, num_index=num_index) as files:
-            return files.to_arrow(**options)
+            return files.to_arrow(strict=strict, batch_size=batch_size)
 
-    def lookup(self, topic: str, key: str, **options) -> list[IndexHit]:
-        """Find messages by key or UNIQ_KEY through the index, as the broker's ``queryMessage`` does."""
+    def lookup(self, topic: str, key: str, *, begin: int | str | datetime | None = None,
+               end: int | str | datetime | None = None, max_num: int = 64, check_keys: bool = True,
+               num_hash_slots: int | None = None, num_index: int | None = None) -> list[IndexHit]:
+        """Find messages by key or UNIQ_KEY through the index, as the broker's ``queryMessage`` does.
+
+        ``begin`` and ``end``: store times (epoch ms, ISO 8601 text or a
+        datetime); ``max_num`` hits at most; ``check_keys`` reads each hit's
+        message and keeps it only if its topic and key match; the index
+        geometry is inferred unless ``num_hash_slots`` and ``num_index`` are
+        given. See :func:`rmqformats.index.lookup`.
+        """
         from .index import lookup
-        return lookup(self, topic, key, **options)
+        return lookup(self, topic, key, begin=begin, end=end, max_num=max_num, check_keys=check_keys,
+                      num_hash_slots=num_hash_slots, num_index=num_index)
 
     def rocksdb_message_store(self) -> RocksDBMessageStore | None:
         """The RocksDB message store in ``rocksdbstore/`` (5.4.0+ timer, transaction and index records), or ``None``."""
@@ -225,19 +251,24 @@ class Store:
         from .config import load_config
         return load_config(self.path("config"))
 
-    def rocksdb_configs(self, **options) -> list[ConfigFile]:
+    def rocksdb_configs(self, *, schemas: tuple[str, ...] | None = None) -> list[ConfigFile]:
         """The RocksDB config databases under ``config/`` (v1 tables, v2 ``rdb``), in the JSON files' models.
 
-        Options: ``schemas`` (only those tables); see
+        ``schemas``: only those tables; see
         :func:`rmqformats.rocksdb.config.read_rocksdb_configs`.
         """
         from .rocksdb.config import read_rocksdb_configs
-        return read_rocksdb_configs(self.path("config"), **options)
+        return read_rocksdb_configs(self.path("config"), schemas=schemas)
 
-    def consumer_lag(self, **options) -> LagRows:
-        """Consumer lag per group, topic and queue, from ``consumerOffset.json`` and the consume queues."""
+    def consumer_lag(self, *, group: str | None = None, topic: str | None = None,
+                     with_store_time: bool = True) -> LagRows:
+        """Consumer lag per group, topic and queue, from ``consumerOffset.json`` and the consume queues.
+
+        ``group`` / ``topic`` keep only those rows; ``with_store_time`` reads the
+        next unconsumed message of each lagging queue for its store time.
+        """
         from .lag import consumer_lag
-        return consumer_lag(self, **options)
+        return consumer_lag(self, group=group, topic=topic, with_store_time=with_store_time)
 
 
 def open_store(path: str | os.PathLike[str], *, commitlog: str | None = None) -> Store:

@@ -144,7 +144,8 @@ class SplitReader:
         while True:
             scan = ColumnarScan(log, columns=self.columns, start=seg.start_offset + pos,
                                 stop=seg.start_offset + stop, verify_crc=verify, decompress=self.decompress,
-                                batch_size=self.batch_size, topic=self.topic, predicate=self.predicate)
+                                batch_size=self.batch_size, topic=self.topic, predicate=self.predicate,
+                                stop_at_corrupt_body=True)  # a malformed record here (see below)
             done = pos  # file position after the last record yielded
             try:
                 for batch in scan:

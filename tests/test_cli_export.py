@@ -19,7 +19,7 @@ import rmqformats
 from rmqformats import synth
 from rmqformats.cli import main
 from rmqformats.columnar import COLUMNS, SCHEMA
-from rmqformats.export import JSONL_COLUMNS, TABLE_COLUMNS, ParquetSink, export_batches, topic_folder
+from rmqformats.export import JSONL_COLUMNS, OPTIONAL_JSON_KEYS, TABLE_COLUMNS, ParquetSink, export_batches, topic_folder
 from rmqformats.generated.layouts import rocketmq_commitlog as layout
 from rmqformats.sample import sample_store_path
 
@@ -47,8 +47,8 @@ def object_rows(root, **scan_options) -> list[dict]:
             "bornTimestamp": m.born_timestamp, "bornHost": m.born_host, "storeTimestamp": m.store_timestamp,
             "storeHost": m.store_host, "reconsumeTimes": m.reconsume_times,
             "preparedTransactionOffset": m.prepared_transaction_offset, "topic": m.topic,
-            "properties": m.properties, "propertiesString": m.properties_raw, "msgId": m.msg_id, "body": m.body,
-            "bodyRaw": m.body_raw, "tags": m.tags, "keys": m.keys, "uniqKey": m.uniq_key,
+            "properties": m.properties, "propertiesString": m.properties_raw, "msgId": m.msg_id, "body": m.shown_body,
+            "bodyError": m.body_error, "bodyRaw": m.body_raw, "tags": m.tags, "keys": m.keys, "uniqKey": m.uniq_key,
             "segment": os.path.basename(m.segment),
         })
     return rows
@@ -234,7 +234,7 @@ def test_jsonl_every_record_variant(tmp_path, capsys, variants):
     for sample in (sample_store_path(),):
         code, out, _ = run(capsys, "messages", sample, "--format", "jsonl", "--limit", "50")
         assert out.encode() == b"".join(object_jsonl(sample).splitlines(keepends=True)[:50])
-    assert all(list(json.loads(line)) == list(JSONL_COLUMNS) for line in lines)
+    assert all(list(json.loads(line)) == [c for c in JSONL_COLUMNS if c not in OPTIONAL_JSON_KEYS] for line in lines)
 
 
 def test_jsonl_columns_and_raw_bodies(tmp_path, capsys, variants):
@@ -251,23 +251,30 @@ def test_jsonl_columns_and_raw_bodies(tmp_path, capsys, variants):
 
 
 def test_messages_jsonl_after_a_body_that_does_not_decompress(tmp_path, capsys):
-    """The lines before the bad body, then the object API's error, as the messages command always did."""
+    """A body that does not decompress is kept as stored, with bodyError; --stop-at-corrupt-body stops there:
+    the lines before the bad body, then the object API's error, as the messages command did before."""
     compressed = layout.SYS_FLAG_BITS["is_compressed"][0]
     specs = [synth.MessageSpec(topic="T", body=b"b%d" % i, queue_offset=i) for i in range(20)]
     specs.insert(13, synth.MessageSpec(topic="T", body=b"not zlib", sys_flag=compressed, queue_offset=99))
     root = tmp_path / "store"
     synth.write_commitlog(root / "commitlog", specs, segment_size=1 << 20)
-    good = [json.dumps(m.to_json_dict(), ensure_ascii=False) + "\n"
-            for m in list(rmqformats.open_store(root).commitlog.scan())[:13]]
+    every = [json.dumps(m.to_json_dict(), ensure_ascii=False) + "\n"
+             for m in rmqformats.open_store(root).commitlog.scan()]
+    good = every[:13]
+    assert "bodyError" in json.loads(every[13]) and json.loads(every[13])["body"] == base64.b64encode(b"not zlib").decode()
     code, out, err = run(capsys, "messages", root, "--format", "jsonl")
+    assert code == 0 and out == "".join(every)
+    code, out, err = run(capsys, "messages", root, "--format", "jsonl", "--stop-at-corrupt-body")
     assert code == 2 and out == "".join(good) and "rmqformats: error:" in err
-    code, out, err = run(capsys, "messages", root, "--format", "jsonl", "--limit", "5")
+    code, out, err = run(capsys, "messages", root, "--format", "jsonl", "--limit", "5", "--stop-at-corrupt-body")
     assert code == 0 and out == "".join(good[:5])
-    code, _, err = run(capsys, "export", root, "--to", "jsonl", tmp_path / "x.jsonl")
+    code, _, err = run(capsys, "export", root, "--to", "jsonl", tmp_path / "x.jsonl", "--stop-at-corrupt-body")
     assert code == 2 and "rmqformats: error:" in err and not os.path.exists(tmp_path / "x.jsonl")
     assert not os.path.exists(tmp_path / "x.jsonl.tmp")
-    code, _, _ = run(capsys, "export", root, "--to", "jsonl", tmp_path / "x.jsonl", "--no-decompress")
-    assert code == 0 and len((tmp_path / "x.jsonl").read_text().splitlines()) == 21
+    code, _, _ = run(capsys, "export", root, "--to", "jsonl", tmp_path / "x.jsonl")
+    assert code == 0 and (tmp_path / "x.jsonl").read_text() == "".join(every)
+    code, _, _ = run(capsys, "export", root, "--to", "jsonl", tmp_path / "y.jsonl", "--no-decompress")
+    assert code == 0 and len((tmp_path / "y.jsonl").read_text().splitlines()) == 21
 
 
 # -- CSV ------------------------------------------------------------------------------------------------

@@ -30,7 +30,8 @@ def object_rows(scan) -> list[dict]:
             "storeTimestamp": millis_to_datetime_or_none(m.store_timestamp), "storeHost": m.store_host,
             "reconsumeTimes": m.reconsume_times, "preparedTransactionOffset": m.prepared_transaction_offset,
             "topic": m.topic, "properties": m.properties, "propertiesString": m.properties_raw,
-            "msgId": m.msg_id, "body": m.body, "tags": m.tags, "keys": m.keys, "uniqKey": m.uniq_key,
+            "msgId": m.msg_id, "body": m.shown_body, "bodyError": m.body_error, "tags": m.tags, "keys": m.keys,
+            "uniqKey": m.uniq_key,
             "segment": os.path.basename(m.segment),
         })
     return rows
@@ -108,7 +109,8 @@ def test_raw_bodies_on_request(version):
 def test_column_selection_and_pandas():
     log = rmqformats.open_store(store_path("rocketmq-5.3.3")).commitlog
     df = log.to_pandas(["topic", "queueId", "commitLogOffset"])
-    assert list(df.columns) == ["commitLogOffset", "queueId", "topic"]  # schema order
+    assert list(df.columns) == ["topic", "queueId", "commitLogOffset"]  # the order asked
+    assert log.batches(["topic", "queueId", "commitLogOffset"]).schema.names == ["commitLogOffset", "queueId", "topic"]
     assert len(df) == sum(1 for _ in log.scan())
     with pytest.raises(ValueError, match="unknown column"):
         log.batches(["nope"])

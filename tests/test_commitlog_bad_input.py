@@ -263,3 +263,42 @@ def test_full_segment_cut_at_its_blank(store_copy, version):
     assert "without a BLANK record" in end.detail
     with pytest.raises(rmqformats.TruncatedRecordError):
         _scan(store_copy, strict=True)
+
+
+@pytest.mark.parametrize("field, at, data", [("FLAG", 16, b"\x7f"), ("BORNTIMESTAMP", 47, b"\x55"),
+                                             ("__CRC32# digit", -3, None)])
+def test_only_the_property_crc_wrong(tmp_path, field, at, data):
+    """The broker's default recovery checks BODYCRC only: it goes on past a record whose __CRC32# alone is
+    wrong, and so do both decoders; forceVerifyPropCRC ends the data there, in both decoders alike."""
+    import shutil
+    from conftest import store_path
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    records = [t for t in _messages("rocketmq-5.3.3") if "__CRC32#" in t["properties"]]
+    rec = records[len(records) // 2]
+    seg = root / "commitlog" / rec["file"]
+    pos = rec["fileOffset"] + (at if at >= 0 else rec["totalSize"] + at)
+    old = seg.read_bytes()[pos]
+    _patch(seg, pos, data if data is not None else bytes([ord("0") + (old - ord("0") + 1) % 10]))
+    msg = rmqformats.open_store(root).commitlog.read(rec["commitlogOffset"])
+    assert msg.body_crc_ok and msg.record_crc_ok is False
+    expected, expected_end = _scan(store_path("rocketmq-5.3.3"), verify_crc=True)
+    log = rmqformats.open_store(root).commitlog
+    for threads in (1, 2):
+        offsets, end = _scan(root, verify_crc=True)
+        batches = log.batches(["commitLogOffset"], verify_crc=True, threads=threads, range_size=4096)
+        assert offsets == expected and (end.offset, end.reason) == (expected_end.offset, expected_end.reason)
+        assert batches.read_all().column(0).to_pylist() == expected and batches.end == end
+        before = [o for o in expected if o < rec["commitlogOffset"]]
+        offsets, end = _scan(root, verify_crc=True, force_verify_prop_crc=True)
+        assert end.reason is EndReason.CRC_MISMATCH and end.offset == rec["commitlogOffset"]
+        assert "forceVerifyPropCRC" in end.detail
+        batches = log.batches(["commitLogOffset"], verify_crc=True, force_verify_prop_crc=True, threads=threads,
+                              range_size=4096)
+        assert batches.read_all().column(0).to_pylist() == offsets
+        assert batches.end == end
+        # Records before it without the property (written before enabledAppendPropCRC) end the data first.
+        assert offsets == before[:len(offsets)]
+        if all("__CRC32#" in t["properties"] for t in _messages("rocketmq-5.3.3") if t["kind"] == "MESSAGE"
+               and t["commitlogOffset"] < rec["commitlogOffset"]):
+            assert offsets == before

@@ -89,13 +89,20 @@ def test_crc32_property_round_trip():
     assert msg.properties_raw.endswith("\x02") and "__CRC32#" in msg.properties
     assert msg.record_crc_ok is True
     msg.verify_crc()
-    # Any change to the record bytes before the property breaks the record CRC, not the body CRC.
+    msg.verify_crc(force_verify_prop_crc=True)
+    # Any change to the record bytes before the property breaks the record CRC, not the body CRC: the
+    # broker's default check (BODYCRC) passes it, its forceVerifyPropCRC check does not.
     bad = bytearray(data)
     bad[16] ^= 0xFF  # FLAG
     damaged = rmqformats.decode_message(bytes(bad), 0, "commitlog/00000000000000000000")
     assert damaged.body_crc_ok and damaged.record_crc_ok is False
-    with pytest.raises(rmqformats.CrcMismatchError, match=r"@ 0x0: record CRC"):
-        damaged.verify_crc()
+    damaged.verify_crc()
+    with pytest.raises(rmqformats.CrcMismatchError, match=r"@ 0x0: record CRC .*forceVerifyPropCRC"):
+        damaged.verify_crc(force_verify_prop_crc=True)
+    # forceVerifyPropCRC fails a record without the property, and checks no body CRC.
+    plain = rmqformats.decode_message(synth.encode_message(synth.MessageSpec(topic="T", body=b"x"), 4096), 0)
+    with pytest.raises(rmqformats.CrcMismatchError, match="no __CRC32# property"):
+        plain.verify_crc(force_verify_prop_crc=True)
 
 
 def _spec_from_truth(t: dict) -> synth.MessageSpec:

@@ -15,6 +15,7 @@ import shutil
 import struct
 import subprocess
 import sys
+from collections import Counter
 
 import pytest
 
@@ -23,6 +24,7 @@ from rmqformats.cli import main
 from rmqformats.config import read_config_file
 from rmqformats.config.stream import iter_consumer_offsets, read_committed_offsets
 from rmqformats.errors import ConfigSchemaError, ConfigSyntaxError, IndexChainLoopError
+from rmqformats.recovery.report import build_report
 from rmqformats.message import MAX_DATETIME_MS, format_millis, millis_to_datetime, millis_to_datetime_or_none
 
 from conftest import store_path
@@ -87,6 +89,21 @@ def test_flipped_bit_in_a_store_timestamp(tmp_path, capsys):
         assert f'"{raw} {FLAG}"' in f.readline()
 
 
+def test_report_over_a_store_timestamp_with_its_sign_bit_flipped(tmp_path, capsys):
+    s = _copy(tmp_path, "rocketmq-4.9.7")
+    _patch(s / "commitlog" / "00000000000000000000", 56,
+           bytes([(s / "commitlog" / "00000000000000000000").read_bytes()[56] ^ 0x80]))
+    raw = next(iter(rmqformats.open_store(s).commitlog.scan())).store_timestamp
+    assert raw < 0
+    report = build_report(rmqformats.open_store(s))
+    assert sum(report.times.totals.values()) == report.messages
+    assert report.times.totals == Counter(m.topic for m in rmqformats.open_store(s).commitlog.scan())
+    assert report.first_time == raw
+    status, _, err = run(capsys, "report", s, "-o", tmp_path / "report.html")
+    assert status == 0 and "305 message(s)" in err
+    assert f"{raw} ms (out of range)" in (tmp_path / "report.html").read_text(encoding="utf-8")
+
+
 def test_huge_times_in_checkpoint_batch_queue_and_index(tmp_path, capsys):
     s = _copy(tmp_path, "rocketmq-5.1.4")
     _patch(s / "checkpoint", 0, struct.pack(">q", 1 << 62))
@@ -109,6 +126,9 @@ def test_huge_times_in_checkpoint_batch_queue_and_index(tmp_path, capsys):
 CONFIG_CASES = {
     "dash key": ('{"offsetTable":{-:{0:1}}}', ConfigSyntaxError, "expected a key"),
     "5000 digits": ('{"offsetTable":{"T@G":{0:' + "9" * 5000 + "}}}", ConfigSyntaxError, "5,000 digits"),
+    "queue id of 5000 digits": ('{"offsetTable":{"T@G":{' + "7" * 5000 + ":1}}}", ConfigSyntaxError, "5,000 digits"),
+    "quoted queue id of 5000 digits": ('{"offsetTable":{"T@G":{"' + "7" * 5000 + '":1}}}', ConfigSchemaError,
+                                       "a Java int holds"),
 }
 
 
@@ -122,9 +142,10 @@ def test_config_that_broke_the_reader(tmp_path, capsys, case):
         read_config_file(path)
     with pytest.raises(error, match=reason):
         list(iter_consumer_offsets(path))
-    for argv in (["config", s], ["config", s, "--format", "jsonl"], ["lag", s]):
+    for argv in (["config", s], ["config", s, "--format", "jsonl"], ["lag", s], ["dump", path]):
         status, _, err = run(capsys, *argv)
         assert status == 2 and "consumerOffset.json @ 0x" in err and reason in err, argv
+        assert len(err) < 1000, argv  # the key's ends name it, not its 5,000 characters
 
 
 def test_integer_topic_keys_are_text_as_fastjson_reads_them(tmp_path, capsys):
@@ -246,3 +267,17 @@ def test_tag_filter_on_the_schedule_topic(tmp_path, capsys):
     assert status == 0 and len(out.splitlines()) == 1
 
 
+
+
+def test_config_written_back_with_an_integer_top_level_key(tmp_path):
+    # An unknown top-level member with an unquoted integer name is kept, and written among the bean's
+    # names by its text, as fastjson orders a bean's names; the rest is written as it was.
+    original = (store_path("rocketmq-5.3.3") / "config" / "consumerOffset.json").read_text(encoding="utf-8")
+    path = tmp_path / "consumerOffset.json"
+    path.write_text(original.replace("{\n", "{7:1,\n", 1), encoding="utf-8")
+    f = read_config_file(path)
+    assert f.model.extra == {7: 1}
+    assert f.to_bytes().decode("utf-8") == original.replace("{\n", '{\n\t"7":1,\n', 1)
+    path.write_bytes(f.to_bytes())
+    again = read_config_file(path)
+    assert again.model.offsets == f.model.offsets and again.to_bytes() == f.to_bytes()

@@ -49,7 +49,8 @@ def test_time_buckets_widen_to_stay_bounded():
 
 def test_page_is_self_contained(tmp_path, capsys):
     out = tmp_path / "report.html"
-    assert main(["report", str(store_path("rocketmq-5.3.3")), "-o", str(out)]) == status.OK
+    # lag flags one row of this store (a queue behind the commit log), so the report exits as lag does.
+    assert main(["report", str(store_path("rocketmq-5.3.3")), "-o", str(out)]) == status.FINDINGS
     page = out.read_text(encoding="utf-8")
     # Nothing is loaded from elsewhere: no script, style or image by URL.
     assert not re.search(r"<(script|link|img|iframe)[^>]+(src|href)=", page)
@@ -58,7 +59,7 @@ def test_page_is_self_contained(tmp_path, capsys):
         assert f'<section id="{section}">' in page
     data = json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page)
                       .group(1).replace("&quot;", '"'))
-    assert data["problems"] == 0 and data["messages"] == 322
+    assert data["problems"] == 0 and data["lagFlagged"] == 1 and data["messages"] == 322
 
 
 def _chromium() -> str | None:
@@ -117,3 +118,32 @@ def test_report_in_headless_chromium(tmp_path, capsys, record_property, damaged)
     record_property("screenshot", str(screenshot))
     with capsys.disabled():
         print(f"\nstore report screenshot: {screenshot}")
+
+
+def test_report_includes_what_lag_flags(tmp_path, capsys):
+    """Committed offsets past the queues' ends: lag flags them and exits 1; so does the report, with the same count."""
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-4.9.7"), root)
+    path = root / "config" / "consumerOffset.json"
+    path.write_text(path.read_text(encoding="utf-8").replace("{0:29,1:31,2:28,3:28", "{0:29,1:90,2:28,3:77"),
+                    encoding="utf-8")
+    code = main(["lag", str(root), "--format", "jsonl"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    flagged = [(r["topic"], r["queueId"]) for r in rows if r["beyondMax"]]
+    assert code == status.FINDINGS and flagged == [("TopicTest", 1), ("TopicTest", 3)]
+    report = build_report(rmqformats.open_store(root))
+    assert report.check.ok and report.lag_flagged == 2 and report.problems == 2 and not report.ok
+    assert [(r.topic, r.queue_id) for r in report.lag if r.flagged] == flagged
+    out = tmp_path / "report.html"
+    code = main(["report", str(root), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == status.FINDINGS and "2 problem(s) found (0 by check, 2 lag row(s) flagged)" in err
+    page = out.read_text(encoding="utf-8")
+    assert "2 row(s) flagged, as rmqformats lag flags them." in page
+    assert page.count("committed offset past the queue&#x27;s end") == 2 or \
+        page.count("committed offset past the queue's end") == 2
+    data = json.loads(re.search(r'id="report-data">(.*?)</script>', page).group(1).replace("&quot;", '"'))
+    assert data["lagFlagged"] == 2
+    # The unedited store: nothing flagged, exit 0, as lag.
+    assert main(["lag", str(store_path("rocketmq-4.9.7")), "--format", "jsonl"]) == status.OK
+    assert main(["report", str(store_path("rocketmq-4.9.7")), "-o", str(tmp_path / "clean.html")]) == status.OK

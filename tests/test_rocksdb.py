@@ -356,6 +356,24 @@ def test_corrupt_offset_value_and_key(twin_copy, capsys):
     assert code == 2 and "not an offset key" in err and hostile.hex() in err
 
 
+def test_max_offset_value_at_the_extreme(twin_copy, capsys):
+    """A ``max`` value of 2^63-1: the queue reads its units, and check names the offsets without a key."""
+    from rmqformats.synth.rocksdb import offset_value
+    top = (1 << 63) - 1
+    expected = run(capsys, "queue", twin_copy, "TopicTest", "1", "--format", "jsonl")[1]
+    units = len(expected.splitlines())
+    _rewrite(str(twin_copy / "consumequeue"), CF_OFFSETS, offset_key("TopicTest", 1, "max"), offset_value(100, top))
+    cq = rmqformats.open_store(twin_copy).consume_queue("TopicTest", 1)
+    assert cq.max_offset == 1 << 63
+    assert len(list(cq.units())) == units and len(list(cq.units(start=top - 1))) == 0
+    code, out, err = run(capsys, "queue", twin_copy, "TopicTest", "1", "--format", "jsonl")
+    assert code == 0 and out == expected, err
+    code, out, err = run(capsys, "check", twin_copy, "--format", "jsonl")
+    assert code == 1, err
+    report = json.loads(out)
+    assert [p["unitValue"] for p in report["problems"] if p["topic"] == "TopicTest"] == [f"units {units}..{top}"]
+
+
 def test_corrupt_table_file_and_missing_database(twin_copy, capsys, tmp_path):
     db = twin_copy / "consumequeue"
     for name in os.listdir(db):

@@ -140,10 +140,14 @@ def add_commitlog_arg(sp: argparse.ArgumentParser) -> None:
 
 
 def add_verify_crc(sp: argparse.ArgumentParser, default: bool) -> None:
-    """``--verify-crc``, on or off by default."""
+    """``--verify-crc``, on or off by default, and ``--force-verify-prop-crc``."""
     sp.add_argument("--verify-crc", action=argparse.BooleanOptionalAction, default=default,
-                    help="check body CRCs (and __CRC32#); the data ends at the first mismatch, as in "
-                         f"broker recovery with checkCRCOnRecover (default: {'on' if default else 'off'})")
+                    help="check body CRCs; the data ends at the first mismatch, as in broker recovery with "
+                         f"checkCRCOnRecover and its default configuration (default: {'on' if default else 'off'})")
+    sp.add_argument("--force-verify-prop-crc", action="store_true",
+                    help="with --verify-crc, check each record against its __CRC32# property instead (a record "
+                         "without one fails), as broker recovery with forceVerifyPropCRC=true: stricter on "
+                         "stores written with enabledAppendPropCRC")
 
 
 def add_message_filters(sp: argparse.ArgumentParser) -> None:
@@ -157,6 +161,9 @@ def add_message_filters(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--until", type=parse_time, help="store time < (epoch ms or ISO 8601)")
     sp.add_argument("--from-offset", type=int, help="commit-log offset >=")
     sp.add_argument("--to-offset", type=int, help="commit-log offset <")
+    sp.add_argument("--stop-at-corrupt-body", action="store_true",
+                    help="a compressed body that does not decompress ends the read with an error (by default the "
+                         "message keeps its stored body, with the reason in bodyError, and the read goes on)")
 
 
 def add_salvage(sp: argparse.ArgumentParser) -> None:

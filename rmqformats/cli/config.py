@@ -87,9 +87,19 @@ def config_summary(files: list, errors: list[str]) -> dict:
             for level, off in m.by_level.items():
                 topic, qid = m.queue_of(level)
                 out["delayOffsets"].append({"level": level, "topic": topic, "queueId": qid, "offset": off})
-    if streamed:  # read while written out (see _write_jsonl); a list only for the table
-        out["consumerOffsets"] = _chain(out["consumerOffsets"], streamed)
+    if streamed:  # read while written out (see _write_jsonl), twice for a table (widths, then lines)
+        out["consumerOffsets"] = _Offsets(out["consumerOffsets"], streamed)
     return out
+
+
+class _Offsets:
+    """The consumer offsets of parsed and streamed files, read again at each iteration (never held)."""
+
+    def __init__(self, first: list, streamed: list):
+        self._first, self._streamed = first, streamed
+
+    def __iter__(self):
+        return _chain(self._first, self._streamed)
 
 
 def _chain(first: list, streamed: list):
@@ -123,6 +133,10 @@ def _write_jsonl(info: dict, out) -> None:
         out.write((sep + ", ".join(parts) if parts else "") + "]" + tail + "\n")
 
 
+def _offset_cells(o: dict) -> list:
+    return [short(o["group"]), short(o["topic"]), o["queueId"], o["offset"]]
+
+
 def _print_config(info: dict, out) -> None:
     w = out.write
     w("files\n")
@@ -145,9 +159,16 @@ def _print_config(info: dict, out) -> None:
              yn[g["consumeMessageOrderly"]], g["retryQueueNums"], g["retryMaxTimes"], g["brokerId"]]
             for g in info["groups"]],
            ["group", "consume", "broadcast", "orderly", "retryQueues", "retryMax", "brokerId"], out, "  ")
-    w(f"consumer offsets ({len(info['consumerOffsets'])})\n")
-    print_table([[short(o["group"]), short(o["topic"]), o["queueId"], o["offset"]] for o in info["consumerOffsets"]],
-           ["group", "topic", "queue", "offset"], out, "  ")
+    # Read twice (widths, then lines) rather than held: a large file has millions of offsets.
+    from .tables import ColumnWidths, print_table_streamed
+    offsets = info["consumerOffsets"]
+    columns = ColumnWidths(["group", "topic", "queue", "offset"])
+    count = 0
+    for o in offsets:
+        columns.add(_offset_cells(o))
+        count += 1
+    w(f"consumer offsets ({count})\n")
+    print_table_streamed(columns, (_offset_cells(o) for o in offsets), out, "  ")
     w(f"delay offsets ({len(info['delayOffsets'])})\n")
     print_table([[d["level"], f"{d['topic']}/{d['queueId']}", d["offset"]] for d in info["delayOffsets"]],
            ["level", "queue", "offset"], out, "  ")
@@ -171,7 +192,6 @@ def cmd_config(args: argparse.Namespace) -> int:
     if args.format == "jsonl":
         _write_jsonl(info, sys.stdout)
     else:
-        info["consumerOffsets"] = list(info["consumerOffsets"])
         _print_config(info, sys.stdout)
     for err in errors:
         sys.stderr.write(f"rmqformats: error: {err}\n")
@@ -195,7 +215,7 @@ def _lag_cells(r) -> list:
 
 
 def _flagged(r) -> bool:
-    return r.behind_min or r.beyond_max or not r.queue_found or r.behind_commitlog
+    return r.flagged
 
 
 def cmd_lag(args: argparse.Namespace) -> int:

@@ -16,7 +16,8 @@ from ..versions.detect import Detector
 from .common import iso, open_from_args, short, print_table, with_progress, add_store_args, add_verify_crc
 from .common import add_salvage
 
-def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = True, salvage: bool = False,
+def inspect_store(store: Store, *, verify_crc: bool = False, force_verify_prop_crc: bool = False,
+                  progress: bool = True, salvage: bool = False,
                   live: bool = False, tiered: str | None = None) -> dict:
     """Summarise a store's commit log: segments, counts per topic and queue, time range, data end.
 
@@ -24,7 +25,7 @@ def inspect_store(store: Store, *, verify_crc: bool = False, progress: bool = Tr
     ``damaged`` lists the ranges skipped (see :mod:`rmqformats.recovery.salvage`).
     """
     log = store.commitlog
-    scan = log.scan(verify_crc=verify_crc, salvage=salvage, live=live)
+    scan = log.scan(verify_crc=verify_crc, salvage=salvage, live=live, force_verify_prop_crc=force_verify_prop_crc)
     it = with_progress(scan, log.total_size, "scan") if progress else scan
     per_queue: dict[tuple[str, int], int] = Counter()
     per_segment: dict[str, int] = Counter()
@@ -336,7 +337,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if args.tiered:
         from .layouts import require_tiered
         require_tiered(args.tiered, store.root)
-    info = inspect_store(store, verify_crc=args.verify_crc, salvage=args.salvage, live=args.live,
+    info = inspect_store(store, verify_crc=args.verify_crc, force_verify_prop_crc=args.force_verify_prop_crc,
+                         salvage=args.salvage, live=args.live,
                          tiered=args.tiered)
     if args.format == "jsonl":
         sys.stdout.write(json.dumps(info, ensure_ascii=False) + "\n")

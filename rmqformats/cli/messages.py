@@ -55,7 +55,8 @@ def _scan_filters(args: argparse.Namespace) -> dict:
     """The columnar scan's filter options for the filters given on the command line."""
     return {"topic": args.topic, "queue_id": args.queue, "tag": args.tag, "key": args.key, "since": args.since,
             "until": args.until, "from_offset": args.from_offset, "to_offset": args.to_offset,
-            "verify_crc": args.verify_crc, "salvage": args.salvage, "live": args.live}
+            "verify_crc": args.verify_crc, "force_verify_prop_crc": args.force_verify_prop_crc,
+            "salvage": args.salvage, "live": args.live, "stop_at_corrupt_body": args.stop_at_corrupt_body}
 
 
 def _batches_with_progress(scan, total: int, label: str) -> Iterator:
@@ -105,7 +106,8 @@ def _object_messages(args: argparse.Namespace, log, from_offset: int | None) -> 
             start = log.segments[log.segment_index(from_offset)].start_offset
         except RmqFormatError:
             start = None
-    scan = log.scan(start=start, verify_crc=args.verify_crc, salvage=args.salvage, live=args.live)
+    scan = log.scan(start=start, verify_crc=args.verify_crc, salvage=args.salvage, live=args.live,
+                    force_verify_prop_crc=args.force_verify_prop_crc)
     keep = message_filter(argparse.Namespace(**{**vars(args), "from_offset": from_offset}))
 
     def selected() -> Iterator[Message]:
@@ -171,9 +173,11 @@ def _note_empty(n: int, args: argparse.Namespace) -> None:
         sys.stderr.write("rmqformats: no message matched\n")
 
 
-def _with_body(row: list, data: bytes, args: argparse.Namespace) -> list:
+def _with_body(row: list, data: bytes, args: argparse.Namespace, error: str | None = None) -> list:
     limit = bodies.TABLE_LIMIT if args.body_limit is None else args.body_limit
-    return [*row, bodies.render(data, args.body, limit, table=True)]
+    shown = bodies.render(data, args.body, limit, table=True)
+    # A body that does not decompress is shown as stored, after the reason.
+    return [*row, shown if error is None else f"[not decompressed: {error}] {shown}"]
 
 
 def _read_msg_id(store, msg_id: str) -> list[Message]:
@@ -212,12 +216,12 @@ def cmd_messages(args: argparse.Namespace) -> int:
         msgs = msgs[:args.limit] if args.limit is not None else msgs
         if args.format == "jsonl":
             for msg in msgs:
-                d = bodies.apply_json(msg.to_json_dict(), msg.body, args.body, args.body_limit)
+                d = bodies.apply_json(msg.to_json_dict(), msg.shown_body, args.body, args.body_limit)
                 out.write(json.dumps(d, ensure_ascii=False) + "\n")
         else:
             rows = [_message_row(msg) for msg in msgs]
-            print_table([_with_body(row, msg.body, args) if body else row for row, msg in zip(rows, msgs)],
-                        header, out)
+            print_table([_with_body(row, msg.shown_body, args, msg.body_error) if body else row
+                         for row, msg in zip(rows, msgs)], header, out)
         return 0
     if (args.key is not None or args.tag is not None) and store.root is not None and store.batch_queues():
         # Inner batches (batch consume queues) are searched item by item, through the object API.
@@ -228,7 +232,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
                 break
             n += 1
             m, item = (it, None) if isinstance(it, Message) else it
-            data = item.body if item is not None else m.body
+            data = item.body if item is not None else m.shown_body
             if args.format == "jsonl":
                 d = _inner_json(m, item) if item is not None else m.to_json_dict()
                 d = bodies.apply_json(d, data, args.body, args.body_limit)
@@ -252,7 +256,8 @@ def cmd_messages(args: argparse.Namespace) -> int:
     if limit is not None:
         batch_size = min(batch_size, max(limit + 1, 1024))
     reshape = jsonl and (args.body not in (None, "base64") or args.body_limit is not None)
-    scan = log.batches(JSONL_COLUMNS if jsonl else MESSAGE_TABLE_SOURCE, decompress=jsonl or body,
+    scan = log.batches(JSONL_COLUMNS if jsonl else MESSAGE_TABLE_SOURCE + (("bodyError",) if body else ()),
+                       decompress=jsonl or body,
                        batch_size=batch_size, window_size=_MESSAGES_WINDOW, **_scan_filters(args))
     raw = _binary_stdout() if jsonl and not reshape else None
     table = None
@@ -277,7 +282,8 @@ def cmd_messages(args: argparse.Namespace) -> int:
                 cells = message_table_columns(batch, 48 if width is not None else 1 << 30)
                 if body:
                     import pyarrow as pa
-                    cells.append(pa.array([_with_body([], b, args)[0] for b in batch.column("body").to_pylist()],
+                    cells.append(pa.array([_with_body([], b, args, e)[0] for b, e in
+                                           zip(batch.column("body").to_pylist(), batch.column("bodyError").to_pylist())],
                                           pa.string()))
                 table.write(cells)
             elif raw is not None:
@@ -301,7 +307,8 @@ def cmd_messages(args: argparse.Namespace) -> int:
             if limit is not None and n >= limit:
                 break
             n += 1
-            d = bodies.apply_json(m.to_json_dict(), m.body, args.body, args.body_limit)
+            m.body  # noqa: B018 - raises the typed error at the body that does not decompress
+            d = bodies.apply_json(m.to_json_dict(), m.shown_body, args.body, args.body_limit)
             out.write(json.dumps(d, ensure_ascii=False) + "\n")
         return report_end(obj_scan, log)
     if table is not None:

@@ -15,10 +15,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     report = write_report(store, args.output, force=args.force, reads=store_paths(store), index=args.index,
                           timer=args.timer, max_findings=args.max_findings, salvage=args.salvage)
     check = report.check
+    flagged = report.lag_flagged
+    found = "" if check is None and not flagged else f", {report.problems} problem(s) found"
+    if flagged:
+        found += f" ({'' if check is None else f'{check.problems} by check, '}{flagged} lag row(s) flagged)"
     sys.stderr.write(f"rmqformats: wrote {args.output}: {report.messages} message(s), {len(report.segments)} "
-                     f"segment(s), {len(report.queues)} queue(s)"
-                     + ("" if check is None else f", {check.problems} problem(s) found") + "\n")
-    return status.OK if check is None or check.ok else status.FINDINGS
+                     f"segment(s), {len(report.queues)} queue(s){found}\n")
+    return status.OK if report.ok else status.FINDINGS
 
 
 def add_commands(sub) -> None:
@@ -27,7 +30,8 @@ def add_commands(sub) -> None:
                         description="Walk the store once and write one HTML page that opens without a network: "
                                     "messages per topic over time, a map of the commit-log segments with where "
                                     "the data ends and any damaged ranges, queue depths, consumer lag per group "
-                                    "and the findings of check. Exit status 1 when check found problems.",
+                                    "and the findings of check. Exit status 1 when check found problems or lag "
+                                    "flagged rows (as those commands exit).",
                         epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     sp.add_argument("store", nargs="?", help="store root (a commit-log folder or segment gives the commit-log parts)")
     sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")

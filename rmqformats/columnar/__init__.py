@@ -13,6 +13,6 @@ interpreter. Start from a store::
 
 from .arrow import COLUMNS, SCHEMA
 from .kernels import warm_up
-from .scan import DEFAULT_BATCH_SIZE, ColumnarScan, find_record_start
+from .scan import DEFAULT_BATCH_BYTES, DEFAULT_BATCH_SIZE, ColumnarScan, find_record_start
 
-__all__ = ["COLUMNS", "DEFAULT_BATCH_SIZE", "SCHEMA", "ColumnarScan", "find_record_start", "warm_up"]
+__all__ = ["COLUMNS", "DEFAULT_BATCH_BYTES", "DEFAULT_BATCH_SIZE", "SCHEMA", "ColumnarScan", "find_record_start", "warm_up"]

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import properties as props
-from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError, decompress
+from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError, decompress_large
 from ..errors import DecompressionError
 from . import kernels as K
 from . import layout as L
@@ -45,6 +45,8 @@ SCHEMA = pa.schema([
     ("propertiesString", pa.string()),
     ("msgId", pa.string()),
     ("body", pa.binary()),
+    # Why a compressed body does not decompress (its stored bytes are then the body); null otherwise.
+    ("bodyError", pa.string()),
     ("tags", pa.string()),
     ("keys", pa.list_(pa.string())),
     ("uniqKey", pa.string()),
@@ -69,10 +71,22 @@ MAX_COLUMN_BYTES = (1 << 31) - 1
 
 
 def resolve_columns(columns) -> tuple[str, ...]:
-    """The requested column names in schema order; raises ``ValueError`` for an unknown name."""
+    """The requested column names (a name, or an iterable of names) in schema order.
+
+    Raises ``ValueError`` for an unknown name and ``TypeError`` for anything but names.
+    """
     if columns is None:
         return COLUMNS
-    wanted = list(columns)
+    if isinstance(columns, str):
+        columns = (columns,)
+    try:
+        wanted = list(columns)
+    except TypeError:
+        raise TypeError(f"columns must be a column name or an iterable of names, not {type(columns).__name__}") \
+            from None
+    wrong = [c for c in wanted if not isinstance(c, str)]
+    if wrong:
+        raise TypeError(f"columns must be names (str), not {', '.join(sorted({type(c).__name__ for c in wrong}))}")
     unknown = [c for c in wanted if c not in COLUMNS]
     if unknown:
         raise ValueError(f"unknown column(s) {', '.join(map(repr, unknown))}; the columns are {', '.join(COLUMNS)}")
@@ -204,45 +218,90 @@ def _property_columns_slow(w: Window, rows: np.ndarray, wanted: set[str]) -> dic
     return out
 
 
-def _bodies(w: Window, rows: np.ndarray, decompress_bodies: bool, max_body: int) -> pa.Array:
-    """The ``body`` column: stored bytes, decompressed by SYSFLAG when asked."""
+def compressed_rows(w: Window, rows: np.ndarray) -> np.ndarray:
+    """Indices into ``rows`` of the messages whose SYSFLAG marks the body compressed."""
+    return np.flatnonzero(w.i32[K.I32_SYS_FLAG][rows] & L.COMPRESSED)
+
+
+def decompress_row(w: Window, row: int, max_body: int) -> bytes | np.ndarray | BodyError:
+    """The decompressed body of the message ``row`` of the window, or why it does not decompress."""
+    sys_flag = int(w.i32[K.I32_SYS_FLAG][row])
+    code = (sys_flag & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT
+    p, n = int(w.i64[K.I64_BODY_POS][row]), int(w.i64[K.I64_BODY_LEN][row])
+    try:
+        return decompress_large(memoryview(w.buf)[p:p + n], _KINDS.get(code) or f"unknown({code})", max_body)
+    except BodyDecompressionError as exc:
+        return BodyError(str(exc))
+
+
+class BodyError(str):
+    """Why a compressed body does not decompress (the ``bodyError`` column's text)."""
+
+
+def decompression_error(w: Window, row: int, reason: str) -> DecompressionError:
+    """The typed error of a body that does not decompress: segment file, record position, reason."""
+    return DecompressionError(w.path, w.file_pos + int(w.i64[K.I64_POS][row]), reason)
+
+
+def _bodies(w: Window, rows: np.ndarray, decompress_bodies: bool, max_body: int,
+            decoded: list | None = None) -> tuple[pa.Array, list[BodyError | None] | None]:
+    """The ``body`` column: stored bytes, decompressed by SYSFLAG when asked; and the per-row decompression errors.
+
+    ``decoded`` holds, per row, what :func:`decompress_row` gave for a
+    compressed body (``None`` for the others), when the caller decompressed
+    already. A body that does not decompress keeps its stored bytes; its row
+    of the returned list (``None`` when every body decompressed) says why.
+    """
     pos = w.i64[K.I64_BODY_POS][rows]
     length = w.i64[K.I64_BODY_LEN][rows]
-    sys_flag = w.i32[K.I32_SYS_FLAG][rows]
-    compressed = np.flatnonzero(sys_flag & L.COMPRESSED) if decompress_bodies else np.empty(0, np.int64)
+    compressed = compressed_rows(w, rows) if decompress_bodies else np.empty(0, np.int64)
     if len(compressed) == 0:
         offsets, data, _ = K.gather(w.buf, pos, length)
-        return pa.Array.from_buffers(pa.binary(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+        return pa.Array.from_buffers(pa.binary(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(data)]), None
     # Decompress the compressed bodies in Python (one library call each), then copy the stored
-    # bodies and the decompressed ones into place in two compiled passes.
-    view = memoryview(w.buf)
-    kinds = _KINDS
+    # bodies in one compiled pass and each decompressed one into its place.
     idx = compressed.tolist()
-    codes = ((sys_flag[compressed] & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT).tolist()
-    starts = pos[compressed].tolist()
-    lengths = length[compressed].tolist()
-    plain = []
-    for i, code, p, n in zip(idx, codes, starts, lengths):
-        try:
-            plain.append(decompress(view[p:p + n], kinds.get(code) or f"unknown({code})", max_body))
-        except BodyDecompressionError as exc:
-            raise DecompressionError(w.path, w.file_pos + int(w.i64[K.I64_POS][rows[i]]), str(exc)) from None
+    plain = [decoded[i] if decoded is not None else decompress_row(w, int(rows[i]), max_body) for i in idx]
+    errors: list[BodyError | None] | None = None
     sizes = length.copy()
-    sizes[compressed] = [len(b) for b in plain]
     skip = np.zeros(len(rows), np.bool_)
-    skip[compressed] = True
+    for i, b in zip(idx, plain):
+        if isinstance(b, BodyError):  # kept as stored, with the reason
+            if errors is None:
+                errors = [None] * len(rows)
+            errors[i] = b
+        else:
+            sizes[i] = len(b)
+            skip[i] = True
+    if len(rows) == 1 and skip[0]:  # one body: the decompressed bytes are the column's data, not copied
+        offsets = np.array([0, sizes[0]], np.int64)
+        if offsets[-1] > MAX_COLUMN_BYTES:
+            raise OverflowError("bodies of one batch exceed 2 GiB")
+        return pa.Array.from_buffers(pa.binary(), 1, [None, pa.py_buffer(offsets.astype(np.int32)),
+                                                       pa.py_buffer(plain[0])]), errors
     offsets = np.zeros(len(rows) + 1, np.int64)
     np.cumsum(sizes, out=offsets[1:])
     if offsets[-1] > MAX_COLUMN_BYTES:
         raise OverflowError("bodies of one batch exceed 2 GiB")  # the caller splits the batch
     data = np.empty(int(offsets[-1]), np.uint8)
     K.gather_into(w.buf, pos, length, skip, offsets, data)
-    blob = np.frombuffer(b"".join(plain), np.uint8)
-    blob_pos = np.zeros(len(plain), np.int64)
-    np.cumsum(sizes[compressed][:-1], out=blob_pos[1:])
-    K.scatter(blob, blob_pos, sizes[compressed], offsets[compressed], data)
+    for i, b in zip(idx, plain):
+        if skip[i] and len(b):
+            data[offsets[i]:offsets[i + 1]] = np.frombuffer(b, np.uint8)
     return pa.Array.from_buffers(pa.binary(), len(rows), [None, pa.py_buffer(offsets.astype(np.int32)),
-                                                           pa.py_buffer(data)])
+                                                           pa.py_buffer(data)]), errors
+
+
+def _body_errors(w: Window, rows: np.ndarray, max_body: int) -> list[BodyError | None] | None:
+    """The per-row decompression errors alone (for ``bodyError`` without ``body``)."""
+    errors = None
+    for i in compressed_rows(w, rows).tolist():
+        b = decompress_row(w, int(rows[i]), max_body)
+        if isinstance(b, BodyError):
+            if errors is None:
+                errors = [None] * len(rows)
+            errors[i] = b
+    return errors
 
 
 #: Compression type code -> name for :func:`rmqformats.compression.decompress` (type 0 is zlib).
@@ -250,8 +309,11 @@ _KINDS = {code: ("zlib" if name == "unspecified" else name) for code, name in L.
 
 
 def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], decompress_bodies: bool = True,
-          max_body: int = DEFAULT_MAX_BODY_SIZE) -> pa.RecordBatch:
-    """A record batch of ``columns`` for the messages ``rows`` of the window."""
+          max_body: int = DEFAULT_MAX_BODY_SIZE, decoded: list | None = None) -> pa.RecordBatch:
+    """A record batch of ``columns`` for the messages ``rows`` of the window.
+
+    ``decoded``: the compressed bodies already decompressed (see :func:`_bodies`).
+    """
     wanted = set(columns)
     arrays: dict[str, pa.Array] = {}
     i32, i64 = w.i32, w.i64
@@ -286,8 +348,16 @@ def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], decompress_bodi
     if wanted & _FROM_PROPERTIES:
         cols = _property_columns(w, rows, parse_properties(w, rows), wanted)
         arrays.update(cols if cols is not None else _property_columns_slow(w, rows, wanted))
+    errors = None
     if "body" in wanted:
-        arrays["body"] = _bodies(w, rows, decompress_bodies, max_body)
+        arrays["body"], errors = _bodies(w, rows, decompress_bodies, max_body, decoded)
+    elif "bodyError" in wanted and decompress_bodies:
+        if decoded is None:
+            errors = _body_errors(w, rows, max_body)
+        elif any(isinstance(v, BodyError) for v in decoded):
+            errors = [v if isinstance(v, BodyError) else None for v in decoded]
+    if "bodyError" in wanted:
+        arrays["bodyError"] = pa.nulls(m, pa.string()) if errors is None else pa.array(errors, pa.string())
     if "segment" in wanted:
         arrays["segment"] = _text(*K.repeat_string(np.frombuffer(w.name.encode(), np.uint8), m))
     return pa.RecordBatch.from_arrays([arrays[c] for c in columns], schema=pa.schema([SCHEMA.field(c) for c in columns]))
@@ -307,18 +377,24 @@ def body_crc_mismatch(w: Window, rows: np.ndarray) -> int:
 
 
 def record_crc_mismatch(w: Window, rows: np.ndarray, parsed: tuple) -> int:
-    """Index in ``rows`` of the first message whose ``__CRC32#`` property does not match its bytes, or -1."""
+    """Index in ``rows`` of the first message the broker's ``forceVerifyPropCRC`` check fails, or -1.
+
+    Its bytes (but the reserved tail) against its ``__CRC32#`` property, read
+    as the broker reads it (:func:`rmqformats.properties.broker_crc32_property`);
+    a message without the property fails.
+    """
     fpos, flen = parsed[6][NAMED_CRC], parsed[7][NAMED_CRC]
     size = w.i32[K.I32_SIZE][rows]
     reserved = props.CRC32_RESERVED
-    candidates = np.flatnonzero((fpos >= 0) & (size >= reserved))
-    if len(candidates) == 0:
-        return -1
+    missing = np.flatnonzero(fpos < 0)
+    first_missing = int(missing[0]) if len(missing) else -1
     buf = memoryview(w.buf)
     start = w.i64[K.I64_POS][rows]
-    for j in candidates.tolist():
+    for j in range(len(rows) if first_missing < 0 else first_missing):
         p = int(start[j])
         value = bytes(buf[int(fpos[j]):int(fpos[j]) + int(flen[j])]).decode("utf-8", "replace")
-        if props.decode_crc32_property(value) != zlib.crc32(buf[p:p + int(size[j]) - reserved]) & 0x7FFFFFFF:
+        expected = props.broker_crc32_property(value)
+        if expected is None or int(size[j]) < reserved \
+                or expected != zlib.crc32(buf[p:p + int(size[j]) - reserved]) & 0x7FFFFFFF:
             return j
-    return -1
+    return first_missing

@@ -12,11 +12,12 @@ record, not per message.
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
-from llvmlite import ir
 
+from ..jit import jit_options
 from . import layout as L
 
 # Constants are module globals so that numba folds them into the machine code.
@@ -67,7 +68,7 @@ I64_POS, I64_QUEUE_OFFSET, I64_PHYSICAL, I64_BORN_TS, I64_STORE_TS, I64_PREPARED
     I64_STORE_ADDR = range(14)
 N_I64 = 14
 
-_JIT = dict(cache=True, nogil=True, boundscheck=False)
+_JIT = jit_options(__file__, nogil=True, boundscheck=False)
 # Unsigned positions: numba adds no negative-index wraparound to indexing with them.
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)

@@ -20,10 +20,12 @@ import sys
 #: ``mallopt`` parameters of glibc's malloc.h.
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
-#: Blocks up to this size come from the heap and are reused after ``free``.
-MMAP_THRESHOLD = 512 << 20
-#: Free memory kept at the top of the heap before it is returned to the kernel.
-TRIM_THRESHOLD = 1 << 30
+#: Blocks up to this size come from the heap and are reused after ``free``: every buffer of a batch of
+#: ordinary messages (windows, field matrices, columns) is smaller. A larger block is a body decompressed
+#: to hundreds of MiB: it is mapped, and unmapped when freed, so that it does not stay in the heap.
+MMAP_THRESHOLD = 64 << 20
+#: Free memory kept at the top of the heap before it is returned to the kernel (a few batches' worth).
+TRIM_THRESHOLD = 256 << 20
 
 _tuned = False
 

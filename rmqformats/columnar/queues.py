@@ -519,9 +519,10 @@ def index_batches(files: IndexFile | IndexFiles | Iterable[IndexFile], *, strict
     return Batches(INDEX_SCHEMA, _batches(INDEX_SCHEMA, parts(), batch_size))
 
 
-def index_table(files: IndexFile | IndexFiles | Iterable[IndexFile], **options) -> pa.Table:
+def index_table(files: IndexFile | IndexFiles | Iterable[IndexFile], *, strict: bool = True,
+                batch_size: int = DEFAULT_BATCH_SIZE) -> pa.Table:
     """:func:`index_batches` as one table."""
-    return index_batches(files, **options).read_all()
+    return index_batches(files, strict=strict, batch_size=batch_size).read_all()
 
 
 def index_headers(files: IndexFile | IndexFiles | Iterable[IndexFile]) -> pa.Table:

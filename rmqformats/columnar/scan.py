@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
@@ -46,6 +46,9 @@ DEFAULT_WINDOW = 4 << 20
 DEFAULT_RANGE = 8 << 20
 #: Rows of one record batch at most.
 DEFAULT_BATCH_SIZE = 65536
+#: Bytes of (decompressed) bodies of one record batch at most: a batch closes at this size or at its rows.
+#: A body larger than it makes a batch of its own.
+DEFAULT_BATCH_BYTES = 64 << 20
 _HEADER_BYTES = 8
 #: Reads of the window where the data of the last segment ends, at most, until two agree (see ``_read_stable``).
 _STABLE_READS = 100
@@ -90,15 +93,24 @@ class ColumnarScan:
 
     def __init__(self, commitlog: CommitLog, *, columns=None, batch_size: int = DEFAULT_BATCH_SIZE,
                  decompress: bool = True, verify_crc: bool = False, strict: bool = False,
-                 start: int | None = None, topic: str | None = None, queue_id: int | None = None,
+                 start: int | None = None, topic: str | Iterable[str] | None = None, queue_id: int | None = None,
                  tag: str | None = None, key: str | None = None, since: int | str | datetime | None = None,
                  until: int | str | datetime | None = None, from_offset: int | None = None,
                  to_offset: int | None = None, stop: int | None = None,
                  max_body_size: int = DEFAULT_MAX_BODY_SIZE, window_size: int = DEFAULT_WINDOW,
                  threads: int = 1, range_size: int = DEFAULT_RANGE, live: bool = False,
-                 predicate: Predicate | None = None):
+                 predicate: Predicate | None = None,
+                 force_verify_prop_crc: bool = False, max_batch_bytes: int = DEFAULT_BATCH_BYTES,
+                 stop_at_corrupt_body: bool = False):
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+        for name, value in (("queue_id", queue_id), ("from_offset", from_offset), ("to_offset", to_offset),
+                            ("start", start), ("stop", stop)):
+            _check_type(name, value, (int, np.integer), "an int")
+        _check_type("tag", tag, (str,), "a str")
+        _check_type("key", key, (str,), "a str")
+        if max_batch_bytes < 1:
+            raise ValueError(f"max_batch_bytes must be at least 1, not {max_batch_bytes}")
         self.columns = A.resolve_columns(columns)
         self.schema = pa.schema([A.SCHEMA.field(c) for c in self.columns])
         self.end: DataEnd | None = None
@@ -109,12 +121,16 @@ class ColumnarScan:
         self._live = live
         self._seg_index = {seg.path: i for i, seg in enumerate(commitlog.segments)}
         self._batch_size = batch_size
+        self._batch_bytes = max_batch_bytes
+        self._stop_at_bad_body = stop_at_corrupt_body
         self._decompress = decompress
         self._verify_crc = verify_crc
+        self._force_prop_crc = force_verify_prop_crc
         self._strict = strict
         self._max_body = max_body_size
         self._window = max(window_size, 1 << 16)
-        self._topic = None if topic is None else np.frombuffer(topic.encode("utf-8"), np.uint8).copy()
+        self._topics = None if topic is None else [np.frombuffer(t.encode("utf-8"), np.uint8).copy()
+                                                   for t in _names("topic", topic)]
         self._queue_id = queue_id
         self._tag = tag
         self._key = key
@@ -371,7 +387,7 @@ class ColumnarScan:
         total = int.from_bytes(bytes(buf[wpos:wpos + 4]), "big", signed=True)
         msg = decode_message(bytes(buf[wpos:wpos + total]), 0, seg.path, seg.start_offset + here)
         try:
-            check_record(msg, self._verify_crc)
+            check_record(msg, self._verify_crc, self._force_prop_crc)
             why = unfinished_reason(msg, self._log.record_crc)
             if why is not None:
                 raise UnfinishedRecordError(seg.path, here, why)
@@ -384,7 +400,7 @@ class ColumnarScan:
         all_rows = np.arange(n)
         cut = n
         if self._verify_crc:
-            cut = _first_crc_mismatch(w, all_rows)
+            cut = _first_crc_mismatch(w, all_rows, self._force_prop_crc)
         if cut:
             cut = _first_bad_delay(w, cut)
         offsets = w.i64[K.I64_POS][:cut] + w.base
@@ -408,8 +424,12 @@ class ColumnarScan:
             narrow(offsets[:cut] >= self._from)
         if mask is not None:
             rows = np.flatnonzero(mask)
-        if self._topic is not None and len(rows):
-            rows = rows[K.equals_each(w.buf, w.i64[K.I64_TOPIC_POS][rows], w.i64[K.I64_TOPIC_LEN][rows], self._topic)]
+        if self._topics is not None and len(rows):
+            pos, length = w.i64[K.I64_TOPIC_POS][rows], w.i64[K.I64_TOPIC_LEN][rows]
+            hit = K.equals_each(w.buf, pos, length, self._topics[0]) if self._topics else np.zeros(len(rows), np.bool_)
+            for t in self._topics[1:]:
+                hit |= K.equals_each(w.buf, pos, length, t)
+            rows = rows[hit]
         if (self._tag is not None or self._key is not None) and len(rows):
             rows = rows[self._tag_key_mask(w, rows)]
         if self._predicate is not None and len(rows):
@@ -422,7 +442,8 @@ class ColumnarScan:
             # A CRC mismatch: the object API's own error for that record.
             here = w.file_pos + int(w.i64[K.I64_POS][cut])
             seg = Segment(w.path, w.seg_start, size)
-            err = _record_error(fd, seg, here, size, verify_crc=self._verify_crc)
+            err = _record_error(fd, seg, here, size, verify_crc=self._verify_crc,
+                                force_verify_prop_crc=self._force_prop_crc)
             raise _Stop(self._end(seg, here, _REASONS.get(type(err), EndReason.BAD_SIZE), err.reason), err)
 
     def _tag_key_mask(self, w: A.Window, rows: np.ndarray) -> np.ndarray:
@@ -440,18 +461,99 @@ class ColumnarScan:
         return keep
 
     def _build(self, w: A.Window, rows: np.ndarray) -> Iterator[pa.RecordBatch]:
+        if self._decompress and ("body" in self.columns or "bodyError" in self.columns):
+            compressed = A.compressed_rows(w, rows)
+            if len(compressed):
+                yield from self._build_decompressing(w, rows, compressed)
+                return
+        yield from self._build_rows(w, rows)
+
+    def _build_rows(self, w: A.Window, rows: np.ndarray, decoded: list | None = None) -> Iterator[pa.RecordBatch]:
         try:
-            yield A.build(w, rows, self.columns, self._decompress, self._max_body)
+            yield A.build(w, rows, self.columns, self._decompress, self._max_body, decoded)
         except OverflowError:  # bodies of one batch over 2 GiB after decompression: halve it
             if len(rows) == 1:
                 raise
             half = len(rows) // 2
-            yield from self._build(w, rows[:half])
-            yield from self._build(w, rows[half:])
+            yield from self._build_rows(w, rows[:half], None if decoded is None else decoded[:half])
+            yield from self._build_rows(w, rows[half:], None if decoded is None else decoded[half:])
+
+    def _build_decompressing(self, w: A.Window, rows: np.ndarray, compressed: np.ndarray) -> Iterator[pa.RecordBatch]:
+        """The batches of ``rows``, closed whenever their decompressed bodies reach ``max_batch_bytes``.
+
+        Bodies are decompressed one at a time, in order, and each batch is
+        built as soon as it is full, so memory holds one batch of bodies
+        whatever the compression ratio. A body that does not decompress is
+        kept as stored, with its reason in ``bodyError``, unless
+        ``stop_at_corrupt_body`` (then it raises :class:`DecompressionError`).
+        """
+        stored = w.i64[K.I64_BODY_LEN][rows].tolist()
+        is_compressed = np.zeros(len(rows), np.bool_)
+        is_compressed[compressed] = True
+        want_body = "body" in self.columns
+        bound = self._batch_bytes
+        start = 0
+        held = 0
+        decoded: list = []
+        for j in range(len(rows)):
+            size = stored[j]
+            value = None
+            if is_compressed[j]:
+                value = A.decompress_row(w, int(rows[j]), self._max_body)
+                if isinstance(value, A.BodyError):
+                    if self._stop_at_bad_body:
+                        raise A.decompression_error(w, int(rows[j]), value)
+                else:
+                    size = len(value)
+                    if not want_body:
+                        value = None  # only whether it decompresses was needed
+            decoded.append(value)
+            held += size
+            value = None
+            if held >= bound:  # full: built now, so that no later body is held beside it
+                yield from self._build_rows(w, rows[start:j + 1], decoded)
+                start, held, decoded = j + 1, 0, []
+        if start < len(rows):
+            yield from self._build_rows(w, rows[start:], decoded)
+
+
+def _names(what: str, value) -> list[str]:
+    """A name, or an iterable of names, as a list; ``TypeError`` for anything else."""
+    if isinstance(value, str):
+        return [value]
+    try:
+        names = list(value)
+    except TypeError:
+        raise TypeError(f"{what} must be a name (str) or an iterable of names, not {type(value).__name__}") from None
+    if not all(isinstance(n, str) for n in names):
+        raise TypeError(f"{what} must be names (str), not {', '.join(sorted({type(n).__name__ for n in names if not isinstance(n, str)}))}")
+    return names
+
+
+def _check_type(what: str, value, types: tuple, text: str) -> None:
+    if value is not None and (not isinstance(value, types) or isinstance(value, bool) and bool not in types):
+        raise TypeError(f"{what} must be {text}, not {type(value).__name__}")
 
 
 _EXECUTORS: dict[int, ThreadPoolExecutor] = {}
 _EXECUTORS_LOCK = threading.Lock()
+
+
+def _forget_executors() -> None:
+    """Drop the parent's pools in a forked child: their worker threads do not exist there.
+
+    A child of ``fork()`` inherits the pool objects but only the thread that
+    forked, so work submitted to them would wait forever; the lock may also
+    have been held by another parent thread at the fork. The child makes new
+    pools on first use.
+    """
+    global _EXECUTORS_LOCK
+    _EXECUTORS_LOCK = threading.Lock()
+    _EXECUTORS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_executors)
 
 
 def _executor(threads: int) -> ThreadPoolExecutor:
@@ -463,15 +565,17 @@ def _executor(threads: int) -> ThreadPoolExecutor:
         return pool
 
 
-def _first_crc_mismatch(w: A.Window, rows: np.ndarray) -> int:
-    """How many of ``rows`` pass the CRC checks before the first that fails (all: ``len(rows)``)."""
-    first = A.body_crc_mismatch(w, rows)
-    limit = len(rows) if first < 0 else first
-    if limit:
-        second = A.record_crc_mismatch(w, rows[:limit], A.parse_properties(w, rows[:limit]))
-        if second >= 0:
-            limit = second
-    return limit
+def _first_crc_mismatch(w: A.Window, rows: np.ndarray, force_verify_prop_crc: bool = False) -> int:
+    """How many of ``rows`` pass the broker's CRC check before the first that fails (all: ``len(rows)``).
+
+    The body CRC, or with ``force_verify_prop_crc`` the ``__CRC32#`` property
+    (see :meth:`rmqformats.message.Message.verify_crc`).
+    """
+    if force_verify_prop_crc:
+        first = A.record_crc_mismatch(w, rows, A.parse_properties(w, rows))
+    else:
+        first = A.body_crc_mismatch(w, rows)
+    return len(rows) if first < 0 else first
 
 
 def _first_bad_delay(w: A.Window, n: int) -> int:
@@ -529,7 +633,8 @@ def _read_into(fd: int, buf: np.ndarray, n: int, pos: int) -> int:
     return done
 
 
-def _record_error(fd: int, seg: Segment, pos: int, size: int, verify_crc: bool = False) -> RecordError:
+def _record_error(fd: int, seg: Segment, pos: int, size: int, verify_crc: bool = False,
+                  force_verify_prop_crc: bool = False) -> RecordError:
     """The object API's error for the record at ``pos``: the same type and text as its scan gives."""
     head = os.pread(fd, 4, pos)
     total = int.from_bytes(head, "big", signed=True) if len(head) == 4 else 0
@@ -537,7 +642,7 @@ def _record_error(fd: int, seg: Segment, pos: int, size: int, verify_crc: bool =
     data = os.pread(fd, min(size - pos, max(total, 0) + _ERROR_MARGIN), pos)
     try:
         msg = decode_message(data, 0, seg.path, seg.start_offset + pos)
-        check_record(msg, verify_crc)
+        check_record(msg, verify_crc, force_verify_prop_crc)
     except RecordError as exc:
         return type(exc)(seg.path, pos + (exc.offset or 0), exc.reason)
     # Valid now, not when the walk read it: a broker was writing it (bytes only change from zero to their value).

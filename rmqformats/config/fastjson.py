@@ -56,7 +56,8 @@ def format_path(path: JsonPath) -> str:
         elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
             out.append("." + part)
         else:
-            out.append("[" + repr(part) + "]")
+            # A hostile key of thousands of characters would fill the error line: its ends name it.
+            out.append("[" + repr(part if len(part) <= 80 else f"{part[:40]}…{part[-20:]}") + "]")
     return "".join(out)
 
 

@@ -83,7 +83,9 @@ def _dump(obj: Any, **overrides: Any) -> dict[str, Any]:
         out[j] = dump(v) if dump else v
     out.update(overrides)
     out.update(obj.extra)
-    return dict(sorted(out.items()))
+    # A kept unknown key may be an unquoted integer (fastjson's dialect): a bean writes every name as
+    # text, so it sorts by its text among the others.
+    return dict(sorted(out.items(), key=lambda item: str(item[0])))
 
 
 def _map(load: Callable[[Any], Any]) -> Callable[[Mapping], dict]:

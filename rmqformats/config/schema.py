@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -189,8 +190,12 @@ def _reason(err: jsonschema.ValidationError) -> str:
     if err.validator == "oneOf" and err.context:
         best = jsonschema.exceptions.best_match(err.context)
         return f"{best.message} (none of the version variants matches)"
-    if err.validator == "pattern" and err.validator_value == "^-?[0-9]+$":
-        return f"key {err.instance!r} is not an integer"
+    if err.validator == "pattern" and str(err.validator_value).startswith("^-?[0-9]{1,"):
+        java = "int" if err.validator_value.endswith("10}$") else "long"
+        text = err.instance if len(err.instance) <= 40 else f"{err.instance[:20]}…{err.instance[-10:]}"
+        if re.fullmatch(r"-?[0-9]+", err.instance):
+            return f"key {text!r} ({len(err.instance):,} characters) has more digits than a Java {java} holds"
+        return f"key {text!r} is not an integer"
     return err.message
 
 

@@ -193,10 +193,11 @@ def _walk_tables(w: _Walker, where: str, encoding: str, *,
                     _schema_error(where, text, vat, encoding, path, f"{type(value).__name__} is not an object")
                 pairs = []
                 for q, o in value.items():
-                    if isinstance(q, str) and re.fullmatch(r"-?[0-9]+", q):
+                    if isinstance(q, str) and re.fullmatch(r"-?[0-9]{1,10}", q):  # a Java Integer key
                         q = int(q)
                     if not isinstance(q, int):
-                        _schema_error(where, text, vat, encoding, path, f"queue id {q!r} is not an integer")
+                        _schema_error(where, text, vat, encoding, path, f"queue id {_short_repr(q)} is not an integer "
+                                                                        f"that a Java int holds")
                     pairs.append((q, o))
             for q, o in pairs:
                 if isinstance(o, bool) or not isinstance(o, int) or not _LONG_MIN <= o <= _LONG_MAX:
@@ -209,7 +210,7 @@ def _walk_tables(w: _Walker, where: str, encoding: str, *,
 
 def _short_repr(value) -> str:
     r = repr(value)
-    return r if len(r) <= 80 else r[:77] + "..."
+    return r if len(r) <= 80 else f"{r[:60]}… ({len(r):,} characters)"
 
 
 def _schema_error(where: str, text: str, pos: int, encoding: str, path: tuple, reason: str):

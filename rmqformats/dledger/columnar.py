@@ -17,12 +17,30 @@ import pyarrow as pa
 from ..columnar.arrow import SCHEMA, resolve_columns
 from ..columnar.scan import DEFAULT_BATCH_SIZE
 from ..compression import DEFAULT_MAX_BODY_SIZE
+from ..errors import DecompressionError
 from ..message import Message, to_millis
 
 #: Options of the compiled scan that only tune its speed.
-_PERFORMANCE = ("window_size", "threads", "range_size")
+_PERFORMANCE = ("window_size", "threads", "range_size", "max_batch_bytes")
 #: Messages decoded before a batch is built from them, at most.
 _MAX_OBJECTS = 8192
+
+
+def _body_error(m: Message, max_body: int) -> str | None:
+    if m.compression is None:
+        return None
+    try:
+        m.decompressed_body(max_body)
+    except DecompressionError as exc:
+        return exc.reason
+    return None
+
+
+def _body(m: Message, max_body: int) -> bytes:
+    try:
+        return m.decompressed_body(max_body)
+    except DecompressionError:
+        return m.body_raw
 
 
 def _column(name: str, msgs: list[Message], decompress: bool, max_body: int) -> list:
@@ -60,8 +78,10 @@ def _column(name: str, msgs: list[Message], decompress: bool, max_body: int) -> 
         return [m.properties_raw for m in msgs]
     if name == "msgId":
         return [m.msg_id for m in msgs]
-    if name == "body":
-        return [m.decompressed_body(max_body) if decompress else m.body_raw for m in msgs]
+    if name == "body":  # a body that does not decompress is kept as stored (bodyError says why)
+        return [_body(m, max_body) if decompress else m.body_raw for m in msgs]
+    if name == "bodyError":
+        return [_body_error(m, max_body) if decompress else None for m in msgs]
     if name == "tags":
         return [m.tags for m in msgs]
     if name == "keys":

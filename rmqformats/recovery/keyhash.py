@@ -16,12 +16,13 @@ import pyarrow as pa
 from numba import njit
 
 from ..index import index_key_hash
+from ..jit import jit_options
 from ..javahash import java_string_hash
 
 _MASK = 0xFFFFFFFF
 
 
-@njit(cache=True, nogil=True)
+@njit(**jit_options(__file__, nogil=True))
 def _continue_hash(data, offsets, starts, out, ascii_ok):  # pragma: no cover (compiled)
     for i in range(len(starts)):
         h = starts[i]

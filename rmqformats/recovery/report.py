@@ -73,13 +73,13 @@ class TimeHistogram:
     totals: Counter = field(default_factory=Counter)
 
     def add(self, topics: list[str], codes: np.ndarray, times: np.ndarray) -> None:
-        buckets = times // self.bucket_ms
-        key = codes.astype(np.int64) * (1 << 40) + (buckets - buckets.min())
-        uniq, counts = np.unique(key, return_counts=True)
-        base = int(buckets.min())
-        for k, c in zip(uniq.tolist(), counts.tolist()):
-            topic = topics[k >> 40]
-            self.cells[(topic, base + (k & ((1 << 40) - 1)))] += c
+        # Any 64-bit time (a damaged record's included): the pairs are counted as pairs, not packed
+        # into one integer that a time span past 2^40 buckets would overflow.
+        pairs = np.stack([codes.astype(np.int64), times // self.bucket_ms])
+        uniq, counts = np.unique(pairs, axis=1, return_counts=True)
+        for code, bucket, c in zip(uniq[0].tolist(), uniq[1].tolist(), counts.tolist()):
+            topic = topics[code]
+            self.cells[(topic, bucket)] += c
             self.totals[topic] += c
         while len(self.cells) > MAX_CELLS and self.bucket_ms != BUCKETS_MS[-1]:
             self._widen()
@@ -154,6 +154,21 @@ class StoreReport:
     salvaged_messages: int = 0
     #: The 5.4+ RocksDB message store's summary (``RocksDBMessageStore.summary``), ``None`` without one.
     rocksdb_messages: dict | None = None
+
+    @property
+    def lag_flagged(self) -> int:
+        """Rows of :attr:`lag` that ``rmqformats lag`` flags (see :attr:`rmqformats.lag.LagRow.flagged`)."""
+        return sum(1 for r in self.lag if r.flagged)
+
+    @property
+    def problems(self) -> int:
+        """The findings of ``check`` and the rows ``lag`` flags, together."""
+        return (0 if self.check is None else self.check.problems) + self.lag_flagged
+
+    @property
+    def ok(self) -> bool:
+        """Whether neither ``check`` nor ``lag`` found anything (``rmqformats report`` exits 0)."""
+        return (self.check is None or self.check.ok) and not self.lag_flagged
 
 
 def build_report(store: Store, *, index: bool = True, timer: bool = True, max_findings: int = MAX_LISTED,
@@ -446,6 +461,8 @@ def render_html(report: StoreReport) -> str:
     if check is not None:
         plan = check.recovery
         summary.append(("check", "consistent" if check.ok else f"{check.problems} problem(s)"))
+    if report.lag:
+        summary.append(("lag", f"{report.lag_flagged} row(s) flagged" if report.lag_flagged else "nothing flagged"))
         summary.append(("shutdown", "clean (no abort file)" if plan.clean_shutdown
                         else "not clean (abort file): the next start runs abnormal recovery"))
         summary.append(("next start", f"dispatches {plan.restart_dispatch} message(s) past the queues' ends"))
@@ -495,11 +512,18 @@ def render_html(report: StoreReport) -> str:
     sections.append(f'<section id="queues"><h2>Queue depths</h2>{body}</section>')
 
     if report.lag:
-        body = plot(_lag_figure(report), "plot-lag") + _table(
-            ["group", "topic", "queue", "committed", "max offset", "lag", "behind commit log"],
+        # Flagged rows first: a long table lists at most 500 rows, and those are the ones to see.
+        rows = sorted(report.lag, key=lambda r: not r.flagged)[:500]
+        flagged = report.lag_flagged
+        head = (f'<p class="{"problem" if flagged else "ok"}">'
+                + (f"{flagged} row(s) flagged, as rmqformats lag flags them." if flagged else "Nothing flagged.")
+                + "</p>")
+        body = head + plot(_lag_figure(report), "plot-lag") + _table(
+            ["group", "topic", "queue", "committed", "min offset", "max offset", "lag", "behind commit log",
+             "flagged"],
             [[r.group, r.topic, r.queue_id, "" if r.committed_offset is None else r.committed_offset,
-              r.max_offset, r.lag, r.behind_commitlog or ""] for r in report.lag[:500]],
-            ["problem" if r.behind_commitlog else "" for r in report.lag[:500]])
+              r.min_offset, r.max_offset, r.lag, r.behind_commitlog or "", "; ".join(r.flags)] for r in rows],
+            ["problem" if r.flagged else "" for r in rows])
     else:
         body = f"<p>{_e(report.lag_error or 'No committed consumer offsets (config/consumerOffset.json).')}</p>"
     sections.append(f'<section id="lag"><h2>Consumer lag per group</h2>{body}</section>')
@@ -538,14 +562,16 @@ def _data(report: StoreReport) -> dict:
     check = report.check
     return {"path": report.path, "messages": report.messages, "segments": len(report.segments),
             "queues": len(report.queues), "lagRows": len(report.lag),
-            "problems": None if check is None else check.problems,
+            "problems": None if check is None else check.problems, "lagFlagged": report.lag_flagged,
             "counts": None if check is None else {k.value: n for k, n in check.counts.items()},
             "rocksdbMessageStore": report.rocksdb_messages}
 
 
-def write_report(store: Store, path: str | os.PathLike[str], *, force: bool = False,
-                 reads: Iterable[str | os.PathLike[str]] = (), **options) -> StoreReport:
-    """Build the report of ``store`` and write its page to ``path``; returns the report.
+def write_report(store: Store, path: str | os.PathLike[str], *, index: bool = True, timer: bool = True,
+                 max_findings: int = MAX_LISTED, salvage: bool = False, force: bool = False,
+                 reads: Iterable[str | os.PathLike[str]] = ()) -> StoreReport:
+    """Build the report of ``store`` (the options of :func:`build_report`) and write its page to ``path``;
+    returns the report.
 
     The page is written as :mod:`rmqformats.output` writes a file: ``path``
     is locked before the store is read, the page goes to a temporary renamed
@@ -556,7 +582,7 @@ def write_report(store: Store, path: str | os.PathLike[str], *, force: bool = Fa
     from .. import output
     reads = [*reads, *([store.root] if store.root is not None else []), *split_folders(store.commitlog.path)]
     with output.AtomicFile(path, force=force, reads=reads) as f:
-        report = build_report(store, **options)
+        report = build_report(store, index=index, timer=timer, max_findings=max_findings, salvage=salvage)
         page = render_html(report)
         with output.write_errors(path):
             f.stream.write(page.encode("utf-8"))

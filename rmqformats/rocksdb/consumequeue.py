@@ -57,6 +57,9 @@ _OFFSET_KEY = _offset_key_spec.rocketmq_rocksdb_cq_offset_key
 _CQ_OFFSET_BYTES = 8
 
 
+_INT64_MAX = (1 << 63) - 1
+
+
 def unit_key(topic: str, queue_id: int, cq_offset: int) -> bytes:
     """The ``default`` column family key of a unit."""
     name = topic.encode("utf-8")
@@ -330,10 +333,12 @@ class RocksDBConsumeQueue(ConsumeQueue):
         offset test; lengths are checked per batch with numpy.
         """
         prefix = self._prefix
-        if start >= stop or stop <= 0:
+        if start >= stop or stop <= 0 or start > _INT64_MAX:
             return
         # Keys whose length is not the unit key's still stop at the stop key or fail in _batch.
-        stop_key = unit_key(self.topic, self.queue_id, stop)
+        # A ``max`` value of 2^63-1 makes ``stop`` 2^63, which no key holds: the keys of negative
+        # offsets (sign bit set) are the first past every offset a key can hold.
+        stop_key = unit_key(self.topic, self.queue_id, stop) if stop <= _INT64_MAX else prefix + b"\x80" + bytes(7)
         for keys, values in self.queues.db.batches(CF_UNITS, unit_key(self.topic, self.queue_id, max(start, 0)),
                                                    prefix, stop_key, BATCH_UNITS):
             yield self._batch(keys, values)
