@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 KSC    := tools/ksc
 
-.PHONY: setup setup-spark setup-browser generate test bench sample clean
+.PHONY: setup setup-spark setup-browser setup-toolchains targets-table generate test bench sample clean
 
 setup: $(VENV)/.installed $(KSC)/node_modules/.installed
 
@@ -30,6 +30,20 @@ setup-spark: setup
 setup-browser:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+# The toolchains of every Kaitai target that Debian packages (tests/targets/), for
+# tests/test_targets.py: installs only the packages that are missing; needs root.
+TOOLCHAINS := golang-go golang-golang-x-text-dev default-jdk-headless g++ zlib1g-dev mono-mcs lua5.3 nim \
+	php-cli ruby perl rustc cargo librust-encoding-dev librust-flate2-dev librust-unicode-segmentation-dev
+setup-toolchains:
+	@missing=$$(for p in $(TOOLCHAINS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+# The README's language table, from the last full run of tests/test_targets.py.
+targets-table: setup
+	$(PY) tests/targets/table.py
 
 # Regenerate generated/ from formats/ (Kaitai Python, construct schemas, layouts).
 generate: setup

@@ -33,3 +33,20 @@ def store_copy(tmp_path, version) -> Path:
     dst = tmp_path / "store"
     shutil.copytree(store_path(version), dst)
     return dst
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """The language table of tests/test_targets.py (spec x language), when it ran."""
+    import sys
+
+    table = sys.modules.get("table")
+    if table is None or not getattr(table, "RESULTS", None):
+        return
+    names = [n for n in table.ORDER if n in table.RESULTS] + sorted(set(table.RESULTS) - set(table.ORDER))
+    specs = sorted(p.stem for p in (Path(__file__).parents[1] / "formats").glob("*.ksy"))
+    text = table.markdown(table.RESULTS, names, specs)
+    terminalreporter.write_sep("=", "Kaitai targets: spec x language (tests/test_targets.py)")
+    terminalreporter.write_line(text)
+    complete = table.render(names, specs)
+    if complete is not None:
+        config.cache.set(table.CACHE_KEY, {"table": complete, "results": table.RESULTS})
