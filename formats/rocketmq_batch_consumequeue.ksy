@@ -118,5 +118,5 @@ types:
           The end-of-file unit of a compaction consume queue (5.1.0+
           `SparseConsumeQueue`).
       msg_end_offset:
-        value: msg_base_offset + num_messages.as<s8>
+        value: (msg_base_offset + num_messages.as<s8>).as<s8>
         doc: Queue offset after the last message of the record.

@@ -93,11 +93,11 @@ seq:
 instances:
   min_timestamp:
     value: >-
-      (physic_msg_timestamp < logics_msg_timestamp
+      ((physic_msg_timestamp < logics_msg_timestamp
       ? physic_msg_timestamp : logics_msg_timestamp) >= 3000
       ? ((physic_msg_timestamp < logics_msg_timestamp
       ? physic_msg_timestamp : logics_msg_timestamp) - 3000).as<s8>
-      : 0
+      : 0).as<s8>
     doc: |
       `StoreCheckpoint.getMinTimestamp`: the older of the commit-log and
       consume-queue timestamps, minus 3 seconds, not below 0. Abnormal
@@ -105,7 +105,8 @@ instances:
       was stored at or before this time.
   min_timestamp_index:
     value: >-
-      min_timestamp < index_msg_timestamp ? min_timestamp : index_msg_timestamp
+      (min_timestamp < index_msg_timestamp
+      ? min_timestamp : index_msg_timestamp).as<s8>
     doc: |
       `StoreCheckpoint.getMinTimestampIndex`: `min_timestamp`, or the index
       timestamp when older; the recovery start time with `messageIndexSafe`.

@@ -95,12 +95,18 @@ types:
         doc: |
           True for a unit, false for the blank marker and the zero-filled tail.
       is_roll:
-        value: is_unit and (magic.to_i & magic_flag::roll.to_i) != 0
+        # Both operands cast to one integer type: Go refuses `&` between
+        # two enum types (and between an enum and an integer).
+        value: >-
+          is_unit and (magic.to_i.as<u4>
+          & magic_flag::roll.to_i.as<u4>) != 0
         doc: |
           The unit only moves its message closer to the delivery time
           (`roll` and `roll_delete`).
       is_delete:
-        value: is_unit and (magic.to_i & magic_flag::delete.to_i) != 0
+        value: >-
+          is_unit and (magic.to_i.as<u4>
+          & magic_flag::delete.to_i.as<u4>) != 0
         doc: The unit cancels a timer message (`delete` and `roll_delete`).
       len_padding:
         value: 'magic == unit_magic::blank ? (len_unit - 16).as<s4> : 0'
@@ -147,7 +153,7 @@ types:
         doc: Written as 0 ("reserved value, just in case").
     instances:
       delayed_time_ms:
-        value: curr_write_time_ms + delay_ms.as<s8>
+        value: (curr_write_time_ms + delay_ms.as<s8>).as<s8>
         doc: |
           The due time in ms since the epoch: the wheel slot this unit is
           linked into is the one for this time.

@@ -195,7 +195,7 @@ class RocketmqTimerLog(KaitaiStruct):
             if hasattr(self, '_m_delayed_time_ms'):
                 return self._m_delayed_time_ms
 
-            self._m_delayed_time_ms = self.curr_write_time_ms + self.delay_ms
+            self._m_delayed_time_ms = (self.curr_write_time_ms + self.delay_ms)
             return getattr(self, '_m_delayed_time_ms', None)
 
 

@@ -145,7 +145,8 @@ def _bytes(value):
     if isinstance(value, dict):
         if set(value) == {"$b64"}:
             return base64.b64decode(value["$b64"])
-        return {k: _bytes(v) for k, v in value.items()}
+        # Keys starting with "_" are a driver's extras (the JavaScript dumper's "_label"), except "_error".
+        return {k: _bytes(v) for k, v in value.items() if not k.startswith("_") or k == "_error"}
     if isinstance(value, list):
         return [_bytes(v) for v in value]
     return value
