@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 KSC    := tools/ksc
 
-.PHONY: setup setup-spark setup-browser setup-toolchains targets-table generate test bench sample clean
+.PHONY: setup setup-spark setup-browser setup-toolchains targets-table dist dist-parsers generate test bench sample clean
 
 setup: $(VENV)/.installed $(KSC)/node_modules/.installed
 
@@ -33,8 +33,8 @@ setup-browser:
 
 # The toolchains of every Kaitai target that Debian packages (tests/targets/), for
 # tests/test_targets.py: installs only the packages that are missing; needs root.
-TOOLCHAINS := golang-go golang-golang-x-text-dev default-jdk-headless g++ zlib1g-dev mono-mcs lua5.3 nim \
-	php-cli ruby perl rustc cargo librust-encoding-dev librust-flate2-dev librust-unicode-segmentation-dev
+TOOLCHAINS := golang-go golang-golang-x-text-dev default-jdk-headless g++ cmake zlib1g-dev mono-mcs lua5.3 \
+	lua-dkjson nim php-cli ruby perl rustc cargo librust-encoding-dev librust-flate2-dev librust-unicode-segmentation-dev
 setup-toolchains:
 	@missing=$$(for p in $(TOOLCHAINS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -44,6 +44,14 @@ setup-toolchains:
 # The README's language table, from the last full run of tests/test_targets.py.
 targets-table: setup
 	$(PY) tests/targets/table.py
+
+# Ready-to-use parsers for every Kaitai language under dist/parsers/<language>/ (Go module, Java
+# sources and jar, C++ with CMake, npm package, Rust crate, Ruby, PHP, Lua, Perl, Nim, C#, Python),
+# compiled from formats/ with the pinned compiler; the jar needs javac and ../shared/kaitai/runtimes/java.
+dist-parsers: setup
+	$(PY) -m rmqformats.codegen.dist --out dist/parsers
+
+dist: dist-parsers
 
 # Regenerate generated/ from formats/ (Kaitai Python, construct schemas, layouts).
 generate: setup
