@@ -153,7 +153,10 @@ types:
         doc: Written as 0 ("reserved value, just in case").
     instances:
       delayed_time_ms:
-        value: (curr_write_time_ms + delay_ms.as<s8>).as<s8>
+        # Both operands and the sum cast to s8: Rust adds operands of different
+        # types as 32-bit values; Java, C++, C# and Rust type an uncast sum as
+        # 32-bit.
+        value: (curr_write_time_ms.as<s8> + delay_ms.as<s8>).as<s8>
         doc: |
           The due time in ms since the epoch: the wheel slot this unit is
           linked into is the one for this time.

@@ -79,5 +79,6 @@ types:
           value on every write, so always 0.
     instances:
       is_used:
-        value: time_units != 0
+        # Both sides s8: Rust compares operands of different types as i32.
+        value: time_units.as<s8> != (0).as<s8>
         doc: False for a slot that was never written (all zeros).
