@@ -130,14 +130,14 @@ types:
 enums:
   table_prefix:
     0:
-      id: unspecified
+      id: no_table_prefix
       doc: Not used in keys.
     1:
       id: table
       doc: A table record.
   table_id:
     0:
-      id: unspecified
+      id: no_table
       doc: Not used in keys.
     1:
       id: consumer_offset
@@ -153,7 +153,7 @@ enums:
       doc: Subscription groups (`subscriptionGroup.json`).
   record_prefix:
     0:
-      id: unspecified
+      id: no_record_prefix
       doc: Not used in keys.
     1:
       id: data_version

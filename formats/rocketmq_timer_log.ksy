@@ -99,14 +99,14 @@ types:
         # two enum types (and between an enum and an integer).
         value: >-
           is_unit and (magic.to_i.as<u4>
-          & magic_flag::roll.to_i.as<u4>) != 0
+          & magic_flag::roll_bit.to_i.as<u4>) != 0
         doc: |
           The unit only moves its message closer to the delivery time
           (`roll` and `roll_delete`).
       is_delete:
         value: >-
           is_unit and (magic.to_i.as<u4>
-          & magic_flag::delete.to_i.as<u4>) != 0
+          & magic_flag::delete_bit.to_i.as<u4>) != 0
         doc: The unit cancels a timer message (`delete` and `roll_delete`).
       len_padding:
         value: 'magic == unit_magic::blank ? (len_unit - 16).as<s4> : 0'
@@ -200,16 +200,16 @@ enums:
         BLANK magic code.
   magic_flag:
     0x1:
-      id: enqueue
+      id: enqueue_bit
       -orig-id: MAGIC_DEFAULT
       doc: Set in every unit a broker writes.
     0x2:
-      id: roll
+      id: roll_bit
       -orig-id: MAGIC_ROLL
       doc: |
         The unit only moves the message closer to its delivery time
         (re-enqueue).
     0x4:
-      id: delete
+      id: delete_bit
       -orig-id: MAGIC_DELETE
       doc: The unit cancels an earlier timer message.

@@ -5,7 +5,7 @@ meta:
   tags:
     - database
   license: Apache-2.0
-  ks-version: '0.9'
+  ks-version: '0.11'
   endian: be
 doc: |
   The file `<store>/timerwheel` (`TimerWheel`, 5.0.0+): the slot table of

@@ -27,7 +27,7 @@ class TablePrefix(enum.IntEnum):
     """Kaitai enum table_prefix (enums/table_prefix)."""
 
     # Not used in keys.
-    unspecified = 0
+    no_table_prefix = 0
 
     # A table record.
     table = 1
@@ -37,7 +37,7 @@ class TableId(enum.IntEnum):
     """Kaitai enum table_id (enums/table_id)."""
 
     # Not used in keys.
-    unspecified = 0
+    no_table = 0
 
     # Committed consumer offsets (`consumerOffset.json`).
     consumer_offset = 1
@@ -56,7 +56,7 @@ class RecordPrefix(enum.IntEnum):
     """Kaitai enum record_prefix (enums/record_prefix)."""
 
     # Not used in keys.
-    unspecified = 0
+    no_record_prefix = 0
 
     # The table's `DataVersion`.
     data_version = 1

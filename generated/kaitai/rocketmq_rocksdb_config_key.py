@@ -40,19 +40,19 @@ class RocketmqRocksdbConfigKey(KaitaiStruct):
     """
 
     class RecordPrefix(IntEnum):
-        unspecified = 0
+        no_record_prefix = 0
         data_version = 1
         data = 2
 
     class TableId(IntEnum):
-        unspecified = 0
+        no_table = 0
         consumer_offset = 1
         pull_offset = 2
         topic = 3
         subscription_group = 4
 
     class TablePrefix(IntEnum):
-        unspecified = 0
+        no_table_prefix = 0
         table = 1
     def __init__(self, _io, _parent=None, _root=None):
         super(RocketmqRocksdbConfigKey, self).__init__(_io)

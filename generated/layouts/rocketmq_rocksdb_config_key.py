@@ -4,18 +4,18 @@
 ENDIAN = ">"
 
 TABLE_PREFIX = {
-    "unspecified": 0,
+    "no_table_prefix": 0,
     "table": 1,
 }
 TABLE_ID = {
-    "unspecified": 0,
+    "no_table": 0,
     "consumer_offset": 1,
     "pull_offset": 2,
     "topic": 3,
     "subscription_group": 4,
 }
 RECORD_PREFIX = {
-    "unspecified": 0,
+    "no_record_prefix": 0,
     "data_version": 1,
     "data": 2,
 }

@@ -15,7 +15,7 @@ parsed objects with it, static languages generate their dumper code from it. Its
 
 ``kind`` is ``seq`` (a seq field), ``value`` (a value instance) or ``pos`` (a positioned
 instance, printed only when a job names it). ``type`` is an integer type (``u1`` ... ``s8``;
-``int`` for a switch between integer types),
+``int`` for a switch between integer types, whose ``classes`` lists them),
 ``f4``/``f8``, ``bool``, ``bits`` (an unsigned bit field wider than one bit), ``str``, ``bytes``,
 ``user`` (one type, named in ``classes``), ``switch`` (one of ``classes``, or ``bytes`` when a
 case has no type) or, for value instances, ``value`` (the type the compiler infers).
@@ -72,7 +72,7 @@ def _type_of(attr: dict, scope: list[str], types: dict[tuple, dict]) -> tuple[st
             elif sub == "bytes":
                 has_bytes = True
         if kinds and all(_INT.match(k) for k in kinds) and not has_bytes:
-            return "int", []  # an integer of a width chosen at run time
+            return "int", sorted(kinds)  # an integer of a width chosen at run time
         if "size" in attr or "size-eos" in attr:
             has_bytes = True  # no matching case: the raw bytes
         return "switch", classes + (["bytes"] if has_bytes else [])
