@@ -24,8 +24,11 @@ RESULTS: dict[str, dict] = {}
 EXPECTED: set = set()
 
 
-def record_builds(name: str, builds: dict[str, str | None]) -> None:
-    RESULTS.setdefault(name, {"builds": {}, "values": {}})["builds"] = {s: (e is not None) for s, e in builds.items()}
+def record_builds(name: str, builds: dict[str, str | None], limits: dict[str, str] | None = None) -> None:
+    """Which specs built; ``limits``: the specs the target names as not building, with why."""
+    r = RESULTS.setdefault(name, {"builds": {}, "values": {}})
+    r["builds"] = {s: (e is not None) for s, e in builds.items()}
+    r["build_limits"] = {s: why for s, why in (limits or {}).items() if builds.get(s) is not None}
 
 
 def record_values(name: str, spec: str, checked: int, diffs: list[str], limits: dict[str, str]) -> None:
@@ -40,7 +43,8 @@ def cell(result: dict | None, spec: str) -> str:
     if not result or spec not in result["builds"]:
         return "not run"
     if result["builds"][spec]:
-        return "**does not build**"
+        why = result.get("build_limits", {}).get(spec)
+        return "does not build (limit)" if why else "**does not build**"
     v = result["values"].get(spec)
     if v is None:
         return "builds (no real file)"
@@ -60,6 +64,8 @@ def markdown(results: dict, names: list[str], specs: list[str]) -> str:
         rows.append(f"| `{spec}` | " + " | ".join(cell(results.get(n), spec) for n in names) + " |")
     limits = {(n, f): why for n in names for v in results.get(n, {}).get("values", {}).values()
               for f, why in v["limits"].items()}
+    limits.update({(n, f"{s}._build"): why for n in names
+                   for s, why in results.get(n, {}).get("build_limits", {}).items()})
     notes = [f"- {TITLES.get(n, n)}, `{f}`: {why}" for (n, f), why in sorted(limits.items())]
     return "\n".join(rows + ([""] + notes if notes else [])) + "\n"
 
