@@ -64,7 +64,10 @@ NAMES = [
     (_spec({}, {}, {"unit_magic": {1: "roll"}, "magic_flag": {2: "roll"}}), "/enums", "Nim puts them in one scope"),
     # C#: a field named like a type declared in the same type (rocketmq_index_file's header)
     (_spec({"header": "header"}, {}, types={"header": {"seq": [{"id": "x", "type": "u1"}]}}), "/seq/0",
-     "like a type declared in the same type"),
+     "like a type or enum declared in the same type"),
+    # C#: a field named like an enum of the same type (rocketmq_rocksdb_config_key's table_id)
+    (_spec({"table_id": {"type": "u1", "enum": "table_id"}}, {}, {"table_id": {1: "topic"}}), "/seq/0",
+     "like a type or enum declared"),
     # C#: an enum value of 2^31 or more (the BLANK magic 0xcbd43194)
     (_spec({}, {}, {"magic_code": {0xCBD43194: "blank"}}), "/enums/magic_code/3419681172", "int range of C#"),
     # C++ (and others): a field named like a keyword

@@ -11,8 +11,8 @@ Each target writes a spec's names in its own way; these are the ways that broke 
   Python, Ruby, Lua, Nim, Perl, PHP, Rust) or lower camel case (Java, JavaScript): a
   keyword of any of them does not build there.
 * C# makes a type nested in another a nested class, and each member a property in upper
-  camel case: a member named like a type declared in the same type, or like the type
-  itself, is a duplicate name; C# enums are ``int``, so a value outside the int range does
+  camel case: a member named like a type or an enum declared in the same type, or like the
+  type itself, is a duplicate name; C# enums are ``int``, so a value outside the int range does
   not compile.
 
 :func:`check_spec` returns one finding per offending name (the same ``Finding`` as
@@ -121,7 +121,7 @@ def check_spec(spec: dict) -> list[Finding]:
     owners: dict[str, list[str]] = {}  # enum value name -> enums that use it
     for tpath, t in _types(spec):
         type_name = tpath.rstrip("/").split("/")[-1] if tpath else root
-        nested = {_camel(n) for n in (t.get("types") or {})}
+        nested = {_camel(n) for n in (t.get("types") or {})} | {_camel(n) for n in (t.get("enums") or {})}
         members = [(f"/{tpath}seq/{i}", f.get("id")) for i, f in enumerate(t.get("seq") or []) if f.get("id")]
         members += [(f"/{tpath}params/{i}", p.get("id")) for i, p in enumerate(t.get("params") or [])]
         members += [(f"/{tpath}instances/{n}", n) for n in (t.get("instances") or {})]
@@ -130,8 +130,8 @@ def check_spec(spec: dict) -> list[Finding]:
             if bad:
                 findings.append(Finding(where, name, f"{name!r} is a keyword in {', '.join(bad)}"))
             if _camel(name) in nested or _camel(name) == _camel(type_name):
-                findings.append(Finding(where, name, f"C# names the member {_camel(name)!r} like a type declared "
-                                        f"in the same type (or the type itself): rename the type"))
+                findings.append(Finding(where, name, f"C# names the member {_camel(name)!r} like a type or enum "
+                                        f"declared in the same type (or the type itself): rename the type or enum"))
         for ename, values in (t.get("enums") or {}).items():
             for key, value in values.items():
                 vname = value["id"] if isinstance(value, dict) else value
