@@ -6,6 +6,12 @@ plus ``support.nim`` (JSON text for the built-in types, the main loop). Nim keep
 for an absent field: an optional seq field prints unless it is an unset object or switch
 (nil), so an absent integer prints as 0 (the truth checks read such fields only where the
 field is present).
+
+Nim 1.6 (Debian 12) keeps an enum with values of 2^31 or more (the u4 magic codes of the commit
+log, timer log, DLedger and tiered index files) in 32 signed bits and range-checks the
+conversion from the read u4 against that signed range, so every such value raises RangeDefect:
+the parsers are built with ``--rangeChecks:off`` (bounds checks stay on) and such enums print
+through their unsigned 32-bit value.
 """
 
 import json
@@ -46,9 +52,16 @@ def _member(m: dict, classes: dict) -> list[str]:
             return ["b.add \"[\"", f"for i, v in {get}:", "  if i > 0: b.add \",\""]\
                 + ["  " + line for line in body] + ["b.add \"]\""]
         return [f"let v = {get}"] + body
+    if m["enum"] and m["type"] == "u4":
+        # Nim 1.6 keeps an enum with values of 2^31 or more in 32 signed bits: its ordinal of such a
+        # value is negative, so it prints as the unsigned 32-bit value the field holds.
+        one = "j(b, uint32(ord({}) and 0xFFFFFFFF))"
+    else:
+        one = "j(b, {})"
     if m["repeat"]:
-        return ["b.add \"[\"", f"for i, v in {get}:", "  if i > 0: b.add \",\"", "  j(b, v)", "b.add \"]\""]
-    return [f"j(b, {get})"]
+        return ["b.add \"[\"", f"for i, v in {get}:", "  if i > 0: b.add \",\"", "  " + one.format("v"),
+                "b.add \"]\""]
+    return [one.format(get)]
 
 
 def dumper(plans: dict[str, dict]) -> str:
@@ -131,7 +144,10 @@ def build(ctx: BuildContext) -> Built:
     (src / "driver.nim").write_text(dumper(plans), encoding="utf-8")
     (src / "support.nim").write_text((ctx.here / "support.nim").read_text(encoding="utf-8"), encoding="utf-8")
     exe = ctx.work / "driver"
-    run_tool(["nim", "c", "--hints:off", "--warnings:off", "-d:release", f"--nimcache:{ctx.work / 'cache'}",
+    # --rangeChecks:off: Nim 1.6 range-checks the conversion of a u4 to an enum with values of 2^31 or
+    # more against a signed 32-bit range and raises RangeDefect on every such value (the magic codes).
+    run_tool(["nim", "c", "--hints:off", "--warnings:off", "-d:release", "--rangeChecks:off",
+              f"--nimcache:{ctx.work / 'cache'}",
               f"--path:{ctx.runtime}", f"--path:{ctx.generated}", f"--out:{exe}", str(src / "driver.nim")])
     return Built(argv=[str(exe)])
 
