@@ -180,8 +180,9 @@ let l = m[^1]
 echo [$m.len, m[0].topic, $m[0].queueOffset, l.topic, $l.queueOffset, $l.storeTimestamp].join(" ")
 """)
     exe = work / "consumer"
-    _run(["nim", "c", "--hints:off", "--warnings:off", f"--nimcache:{work / 'cache'}", f"--path:{RUNTIMES / 'nim'}",
-          f"--path:{pkg}", f"--out:{exe}", work / "consumer.nim"], what="nim build")
+    # --rangeChecks:off as the package README says (Nim 1.6 and u4 enums of 2^31 and more).
+    _run(["nim", "c", "--hints:off", "--warnings:off", "--rangeChecks:off", f"--nimcache:{work / 'cache'}",
+          f"--path:{RUNTIMES / 'nim'}", f"--path:{pkg}", f"--out:{exe}", work / "consumer.nim"], what="nim build")
     return _run([exe, SEGMENT], what="nim consumer")
 
 
@@ -205,8 +206,8 @@ static class Consumer
 """)
     exe = work / "consumer.exe"
     # A consumer compiles the classes it uses: the commit-log parser and the runtime.
-    _run(["mcs", "-nologo", "-nowarn:0108,0114,0162,0168,0219,0414", f"-out:{exe}", RUNTIMES / "csharp" / "KaitaiStream.cs",
-          RUNTIMES / "csharp" / "KaitaiStruct.cs", pkg / "RocketmqCommitlog.cs", work / "Consumer.cs"],
+    _run(["mcs", "-nologo", "-nowarn:0108,0114,0162,0168,0219,0414", f"-out:{exe}",
+          RUNTIMES / "csharp" / "KaitaiStream.cs", RUNTIMES / "csharp" / "KaitaiStruct.cs", pkg / "RocketmqCommitlog.cs", work / "Consumer.cs"],
          what="c# build")
     return _run(["mono", exe, SEGMENT], what="c# consumer")
 
@@ -413,6 +414,14 @@ LIMITS = {
 }
 
 
+#: Languages whose package cannot build the commit-log parser, and why: the consumer's build must
+#: still fail (a limit that went away fails the test), then the language is skipped with the reason.
+BUILD_LIMITS = {
+    "csharp": "the compiler's C# target declares enums with an `int` base, which cannot hold the commit log's "
+              "u4 magic codes of 2^31 and more (0xCBD43194, 0xDAA320A7; error CS0031)",
+}
+
+
 def test_every_language_has_a_consumer():
     assert set(CONSUMERS) == set(dist.LANGUAGES)
 
@@ -430,6 +439,10 @@ def test_consumer_reads_a_real_segment(package_of, tmp_path, lang):
     pkg = package_of(lang)
     assert (pkg / "README.md").is_file()
     assert dist.RUNTIMES[lang].repository in (pkg / "README.md").read_text(encoding="utf-8")
+    if lang in BUILD_LIMITS:
+        with pytest.raises(AssertionError, match="CS0031"):
+            consume(pkg, tmp_path)
+        pytest.skip(f"{lang}: {BUILD_LIMITS[lang]}")
     got = dict(zip(FIELDS, consume(pkg, tmp_path).strip().split(" ")))
     want = dict(zip(FIELDS, _expected().split(" ")))
     limited, why = LIMITS.get(lang, (set(), ""))

@@ -273,7 +273,8 @@ def _javascript(gen: Path, out: Path, specs: list[str], runtimes: Path) -> None:
     for name in modules:
         shutil.copy2(gen / name, out / name)
     exports = "\n".join(f"  {Path(m).stem}: require('./{Path(m).stem}').{Path(m).stem}," for m in modules)
-    (out / "index.js").write_text(f"'use strict';\n// Every root class, by name.\nmodule.exports = {{\n{exports}\n}};\n")
+    (out / "index.js").write_text(
+        f"'use strict';\n// Every root class, by name.\nmodule.exports = {{\n{exports}\n}};\n")
     package = {
         "name": NPM_NAME, "version": VERSION,
         "description": "Apache RocketMQ store file parsers generated from the rmqformats Kaitai Struct specs",
@@ -411,8 +412,14 @@ header) decode wrongly in Perl."""
 
 _NIM_USE = """
 ```
-nim c --path:/path/to/kaitai_struct_nim_runtime --path:/path/to/this/folder your_program.nim
+nim c --rangeChecks:off --path:/path/to/kaitai_struct_nim_runtime --path:/path/to/this/folder your_program.nim
 ```
+
+`--rangeChecks:off` is needed with Nim 1.6: it keeps an enum with values of 2^31 or more (the u4
+magic codes of the commit log, timer log, DLedger and tiered index files) in 32 signed bits and
+range-checks the conversion from the read value against that signed range, so every such value
+raises RangeDefect. Such an enum's `ord` is then the signed 32-bit value
+(`uint32(ord(x) and 0xFFFFFFFF)` gives the unsigned one).
 
 ```nim
 import kaitai_struct_nim_runtime
