@@ -207,7 +207,8 @@ static class Consumer
     exe = work / "consumer.exe"
     # A consumer compiles the classes it uses: the commit-log parser and the runtime.
     _run(["mcs", "-nologo", "-nowarn:0108,0114,0162,0168,0219,0414", f"-out:{exe}",
-          RUNTIMES / "csharp" / "KaitaiStream.cs", RUNTIMES / "csharp" / "KaitaiStruct.cs", pkg / "RocketmqCommitlog.cs", work / "Consumer.cs"],
+          RUNTIMES / "csharp" / "KaitaiStream.cs", RUNTIMES / "csharp" / "KaitaiStruct.cs",
+          pkg / "RocketmqCommitlog.cs", work / "Consumer.cs"],
          what="c# build")
     return _run(["mono", exe, SEGMENT], what="c# consumer")
 

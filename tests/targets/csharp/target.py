@@ -14,7 +14,8 @@ def build(ctx: BuildContext) -> Built:
 
 _ENUM = ("does not build: the compiler's C# target declares every enum with C#'s default `int` base, and {what} "
          "has values of 2^31 or more ({values}), which `int` cannot hold (error CS0031). "
-         "The only spec-side way round, reading the magic as s4 with negative enum values, would change the field in every target and in the readers built on "
+         "The only spec-side way round, reading the magic as s4 with negative enum values, would change the field "
+         "in every target and in the readers built on "
          "it")
 LIMITS = {
     "rocketmq_commitlog._build": _ENUM.format(what="the record magic (`magic_code`)",
