@@ -248,7 +248,10 @@ def check_index(driver, version: str, tmp: Path, tallies: dict[str, Tally]) -> N
         entries = get(d, "tables", "entries")
         n = get(d, "header", "next_index")
         if isinstance(entries, list) and isinstance(n, int):
-            t.eq("last_entry", get(d, "last_entry"), entries[n - 1], path.name)
+            if 0 < n <= len(entries):
+                t.eq("last_entry", get(d, "last_entry"), entries[n - 1], path.name)
+            else:  # the tables were read short: a difference in them, not a crash of the check
+                t.eq("tables.entries", len(entries), config["maxIndexNum"], f"{path.name} entries read")
     got = {}
     for query in truth["queries_topic#key_to_phyOffsets"]:
         hits: list = []
@@ -257,7 +260,7 @@ def check_index(driver, version: str, tmp: Path, tallies: dict[str, Tally]) -> N
                 _walk(d, index_key_hash(query), hits, max_num)
                 if len(hits) >= max_num:
                     break
-        except (KeyError, TypeError, IndexError) as err:
+        except (KeyError, TypeError, IndexError, ZeroDivisionError) as err:  # tables read short
             hits = [repr(err)]
         got[query] = hits
     for query, want in truth["queries_topic#key_to_phyOffsets"].items():
