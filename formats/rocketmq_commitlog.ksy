@@ -110,9 +110,12 @@ types:
         size: len_record - 8
         type:
           switch-on: magic
+          # V1 as the default case, not a case of its own: with `size` and
+          # no default, an unmatched magic reads raw bytes, and the Nim
+          # target cannot store them in the field (only messages get here).
           cases:
-            'magic_code::message_v1': message(false)
             'magic_code::message_v2': message(true)
+            _: message(false)
           -rmq-cases:
             'magic_code::message_v2':
               since: '5.1.0'

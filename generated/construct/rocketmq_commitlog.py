@@ -504,8 +504,8 @@ record = ka.Struct(
             lambda this: this["len_record"] - 8,
             c.Switch(
                 lambda this: ka.enum_value(this["magic"], MagicCode),
-                {MagicCode.message_v1: message(False), MagicCode.message_v2: message(True)},
-                default=c.GreedyBytes,
+                {MagicCode.message_v2: message(True)},
+                default=message(False),
             ),
         ),
     ),

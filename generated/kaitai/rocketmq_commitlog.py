@@ -730,19 +730,16 @@ class RocketmqCommitlog(KaitaiStruct):
             if self.is_message:
                 pass
                 _on = self.magic
-                if _on == RocketmqCommitlog.MagicCode.message_v1:
-                    pass
-                    self._raw_body = self._io.read_bytes(self.len_record - 8)
-                    _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
-                    self.body = RocketmqCommitlog.Message(False, _io__raw_body, self, self._root)
-                elif _on == RocketmqCommitlog.MagicCode.message_v2:
+                if _on == RocketmqCommitlog.MagicCode.message_v2:
                     pass
                     self._raw_body = self._io.read_bytes(self.len_record - 8)
                     _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
                     self.body = RocketmqCommitlog.Message(True, _io__raw_body, self, self._root)
                 else:
                     pass
-                    self.body = self._io.read_bytes(self.len_record - 8)
+                    self._raw_body = self._io.read_bytes(self.len_record - 8)
+                    _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
+                    self.body = RocketmqCommitlog.Message(False, _io__raw_body, self, self._root)
 
 
 
@@ -751,14 +748,12 @@ class RocketmqCommitlog(KaitaiStruct):
             if self.is_message:
                 pass
                 _on = self.magic
-                if _on == RocketmqCommitlog.MagicCode.message_v1:
-                    pass
-                    self.body._fetch_instances()
-                elif _on == RocketmqCommitlog.MagicCode.message_v2:
+                if _on == RocketmqCommitlog.MagicCode.message_v2:
                     pass
                     self.body._fetch_instances()
                 else:
                     pass
+                    self.body._fetch_instances()
 
 
         @property
