@@ -37,8 +37,17 @@ from .__main__ import compile_ksy
 
 REPO = Path(__file__).resolve().parents[2]
 
+def _project_version() -> str:
+    """The version in pyproject.toml (the checkout's, which the packages are built from)."""
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    match = re.search(r'^version\s*=\s*"([^"]+)"', text, re.MULTILINE)
+    if not match:
+        raise RuntimeError(f"{REPO / 'pyproject.toml'}: no version line")
+    return match.group(1)
+
+
 #: The package version of every artifact: the project's version.
-VERSION = "0.1.0"
+VERSION = _project_version()
 #: Names the packages are published under.
 GO_MODULE = "rmqformats/parsers"
 GO_PACKAGE = "rmqformats"
@@ -480,7 +489,7 @@ def build(out: Path, *, formats: Path = REPO / "formats", ksc: Path = REPO / "to
                 shutil.rmtree(folder)
             shutil.copytree(staging, folder)
         written[lang] = folder
-    _index(out, written)
+    _index(out, {lang: out / lang for lang in LANGUAGES if (out / lang).is_dir()})
     return written
 
 
