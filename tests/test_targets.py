@@ -97,21 +97,27 @@ def test_every_spec_builds(built, name):
 def test_values_equal_truth(built, tmp_path, name, check):
     driver, failed = built(name)
     tallies: dict[str, truth.Tally] = {}
-    for version in VERSIONS:
-        specs_used = truth.SPECS_OF[check]
-        if driver is None or any(s in failed for s in specs_used):
-            table.DONE.add((name, check))  # the table shows these specs as not building
-            missing = [s for s in specs_used if s in failed]
-            limited = _build_limits(name)
-            if all(s in limited for s in missing):
-                pytest.skip(f"{name}: {', '.join(missing)} do not build there (a named limit): "
-                            + "; ".join(limited[s] for s in missing))
-            pytest.fail(f"{name}: {', '.join(missing)} did not build")
-        truth.CHECKS[check](driver, version, tmp_path, tallies)
+    try:
+        for version in VERSIONS:
+            specs_used = truth.SPECS_OF[check]
+            if driver is None or any(s in failed for s in specs_used):
+                missing = [s for s in specs_used if s in failed]
+                limited = _build_limits(name)
+                if all(s in limited for s in missing):
+                    pytest.skip(f"{name}: {', '.join(missing)} do not build there (a named limit): "
+                                + "; ".join(limited[s] for s in missing))
+                pytest.fail(f"{name}: {', '.join(missing)} did not build")
+            truth.CHECKS[check](driver, version, tmp_path, tallies)
+    except Exception as err:  # a driver that crashed: the table names the check as differing
+        if not isinstance(err, (pytest.skip.Exception, pytest.fail.Exception)):
+            for spec in truth.SPECS_OF[check]:
+                tallies.setdefault(spec, truth.Tally(spec)).diffs.setdefault(f"{spec}._crash", []).append(repr(err))
+        raise
+    finally:
+        table.DONE.add((name, check))  # it ran: the table shows how, also when it failed
+        for spec, t in tallies.items():
+            table.record_values(name, spec, t.checked, sorted(t.diffs), _limits(name))
     limits = {f: why for f, why in _limits(name).items() if f.split(".")[0] in tallies and not f.endswith("._build")}
-    for spec, t in tallies.items():
-        table.record_values(name, spec, t.checked, sorted(t.diffs), limits)
-    table.DONE.add((name, check))
     differing = {f for t in tallies.values() for f in t.diffs}
     unexpected = {f: t.diffs[f][:5] for t in tallies.values() for f in t.diffs if f not in limits}
     assert not unexpected, f"{name}: values differ from the truth:\n" + "\n".join(
