@@ -29,6 +29,7 @@ TARGETS = harness.targets()
 SPECS = harness.spec_ids()
 REPO = Path(__file__).resolve().parents[1]
 table.EXPECTED.update((n, c) for n in TARGETS for c in truth.CHECKS)
+table.COMPARED.update(s for specs in truth.SPECS_OF.values() for s in specs)
 
 
 def _limits(name: str) -> dict[str, str]:

@@ -82,6 +82,14 @@ class Target:
         return [t for t in self.tools if shutil.which(t) is None]
 
 
+def load_module(path: Path, name: str):
+    """A module of a target's folder, by file (targets' helper modules may share a file name)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def targets() -> dict[str, Target]:
     """Every ``tests/targets/<name>/target.py``'s ``TARGET``, by name."""
     found = {}

@@ -4,12 +4,11 @@ a line job (linejob.py)."""
 
 import sys
 
-from harness import HERE, BuildContext, Built, Target, run_tool
+from harness import HERE, BuildContext, Built, Target, load_module, run_tool
 
 
 def build(ctx: BuildContext) -> Built:
-    sys.path.insert(0, str(ctx.here))
-    from gen_dumper import generate
+    generate = load_module(ctx.here / "gen_dumper.py", f"gen_dumper_{TARGET.name}").generate
 
     main = ctx.work / "dump.cpp"
     main.write_text(generate(ctx.plans, ctx.specs))

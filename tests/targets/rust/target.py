@@ -7,7 +7,7 @@ under its old name) and ``cp437`` decodes the ASCII half of code page 437 (no sp
 
 import sys
 
-from harness import HERE, BuildContext, Built, Target, run_tool
+from harness import HERE, BuildContext, Built, Target, load_module, run_tool
 
 REGISTRY = "/usr/share/cargo/registry"
 
@@ -27,8 +27,7 @@ impl<'a, I: Iterator<Item = std::io::Result<u8>>> Reader<'a, I> {
 
 
 def build(ctx: BuildContext) -> Built:
-    sys.path.insert(0, str(ctx.here))
-    from gen_dumper import generate
+    generate = load_module(ctx.here / "gen_dumper.py", f"gen_dumper_{TARGET.name}").generate
 
     crate = ctx.work / "driver"
     (crate / "src").mkdir(parents=True)
