@@ -240,7 +240,8 @@ func main() {{
 			panic(err)
 		}}
 		if ok {{
-			m = append(m, r.Body.(*rmq.RocketmqCommitlog_Message))
+			// Body is an interface when the switch has cases of several types, else the one type.
+			m = append(m, interface{{}}(r.Body).(*rmq.RocketmqCommitlog_Message))
 		}}
 	}}
 	l := m[len(m)-1]
