@@ -73,8 +73,8 @@ def _type_of(attr: dict, scope: list[str], types: dict[tuple, dict]) -> tuple[st
                 has_bytes = True
         if kinds and all(_INT.match(k) for k in kinds) and not has_bytes:
             return "int", sorted(kinds)  # an integer of a width chosen at run time
-        if "size" in attr or "size-eos" in attr:
-            has_bytes = True  # no matching case: the raw bytes
+        if ("size" in attr or "size-eos" in attr) and "_" not in (t.get("cases") or {}):
+            has_bytes = True  # no matching case (no default): the raw bytes
         return "switch", classes + (["bytes"] if has_bytes else [])
     if t is None:
         return "bytes", []
