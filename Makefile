@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 KSC    := tools/ksc
 
-.PHONY: setup setup-spark setup-spark-old test-spark-old setup-browser generate test bench sample dist dist-python clean
+.PHONY: setup setup-spark setup-spark-old test-spark-old setup-browser setup-toolchains targets-table dist dist-python dist-parsers generate test bench sample clean
 
 setup: $(VENV)/.installed $(KSC)/node_modules/.installed
 
@@ -45,6 +45,27 @@ setup-browser:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
+# The toolchains of every Kaitai target that Debian packages (tests/targets/), for
+# tests/test_targets.py: installs only the packages that are missing; needs root.
+TOOLCHAINS := golang-go golang-golang-x-text-dev default-jdk-headless g++ cmake zlib1g-dev mono-mcs lua5.3 \
+	lua-dkjson nim php-cli ruby perl rustc cargo librust-encoding-dev librust-flate2-dev librust-unicode-segmentation-dev
+setup-toolchains:
+	@missing=$$(for p in $(TOOLCHAINS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+# The README's language table, from the last full run of tests/test_targets.py.
+targets-table: setup
+	$(PY) tests/targets/table.py
+
+# Ready-to-use parsers for every Kaitai language under dist/parsers/<language>/ (Go module, Java
+# sources and jar, C++ with CMake, npm package, Rust crate, Ruby, PHP, Lua, Perl, Nim, C#, Python),
+# compiled from formats/ with the pinned compiler; the jar needs javac and ../shared/kaitai/runtimes/java.
+dist-parsers: setup
+	$(PY) -m rmqformats.codegen.dist --out dist/parsers
+
+
 # Regenerate generated/ from formats/ (Kaitai Python, construct schemas, layouts).
 generate: setup
 	$(PY) -m rmqformats.codegen --out generated
@@ -60,7 +81,7 @@ bench: setup
 	$(PY) benchmarks/bench_columnar.py
 
 # What the project hands out, in dist/: one target per kind of artifact.
-dist: dist-python
+dist: dist-python dist-parsers
 
 # The sdist and the wheel built from it, from the files git tracks (tools/dist_python.py).
 dist-python: setup

@@ -104,19 +104,23 @@ types:
         doc: Written as 0.
     instances:
       is_accepted:
+        # The s8 fields compared with s8 zeros: Rust compares operands of
+        # different types as i32.
         value: >-
-          ofs_commitlog >= 0 and len_message > 0 and msg_base_offset >= 0 and
-          num_messages > 0
+          ofs_commitlog.as<s8> >= (0).as<s8> and len_message > 0
+          and msg_base_offset.as<s8> >= (0).as<s8> and num_messages > 0
         doc: |
           Whether recovery keeps this unit; the first unit it rejects ends the
           queue.
       is_end_of_file:
         value: >-
-          ofs_commitlog == -1 and len_message == 0 and num_messages == 0 and
-          compacted_offset == -1
+          ofs_commitlog.as<s8> == (-1).as<s8> and len_message == 0
+          and num_messages == 0 and compacted_offset == -1
         doc: |
           The end-of-file unit of a compaction consume queue (5.1.0+
           `SparseConsumeQueue`).
       msg_end_offset:
-        value: msg_base_offset + num_messages.as<s8>
+        # Both operands and the sum cast to s8 (see rocketmq_timer_log's
+        # delayed_time_ms).
+        value: (msg_base_offset.as<s8> + num_messages.as<s8>).as<s8>
         doc: Queue offset after the last message of the record.

@@ -91,13 +91,20 @@ seq:
     size-eos: true
     doc: Rest of the 4096-byte page; never written, so zero.
 instances:
-  min_timestamp:
+  min_flush_timestamp:
+    # Rust compares and computes operands of different integer types (a
+    # field and a literal or a computed value) as 32-bit values, so both
+    # sides of each operator below have one type, and each value is cast to
+    # s8 as a whole
+    # (Java, C++, C# and Rust type an uncast computed value as 32-bit).
     value: >-
       (physic_msg_timestamp < logics_msg_timestamp
-      ? physic_msg_timestamp : logics_msg_timestamp) >= 3000
-      ? ((physic_msg_timestamp < logics_msg_timestamp
-      ? physic_msg_timestamp : logics_msg_timestamp) - 3000).as<s8>
-      : 0
+      ? physic_msg_timestamp : logics_msg_timestamp).as<s8>
+    doc: The older of the commit-log and consume-queue timestamps.
+  min_timestamp:
+    value: >-
+      (min_flush_timestamp >= (3000).as<s8>
+      ? (min_flush_timestamp - (3000).as<s8>).as<s8> : (0).as<s8>).as<s8>
     doc: |
       `StoreCheckpoint.getMinTimestamp`: the older of the commit-log and
       consume-queue timestamps, minus 3 seconds, not below 0. Abnormal
@@ -105,7 +112,8 @@ instances:
       was stored at or before this time.
   min_timestamp_index:
     value: >-
-      min_timestamp < index_msg_timestamp ? min_timestamp : index_msg_timestamp
+      (min_timestamp < index_msg_timestamp.as<s8>
+      ? min_timestamp : index_msg_timestamp).as<s8>
     doc: |
       `StoreCheckpoint.getMinTimestampIndex`: `min_timestamp`, or the index
       timestamp when older; the recovery start time with `messageIndexSafe`.

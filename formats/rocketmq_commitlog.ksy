@@ -120,9 +120,12 @@ types:
         size: len_record - 8
         type:
           switch-on: magic
+          # V1 as the default case, not a case of its own: with `size` and
+          # no default, an unmatched magic reads raw bytes, and the Nim
+          # target cannot store them in the field (only messages get here).
           cases:
-            'magic_code::message_v1': message(false)
             'magic_code::message_v2': message(true)
+            _: message(false)
           -rmq-cases:
             'magic_code::message_v2':
               since: '5.1.0'
@@ -626,75 +629,267 @@ types:
           + ipv6_group_6 + ":" + ipv6_group_7
         if: is_v6
         doc: An IPv6 address, uncompressed, in lower-case hex.
-      digits:
-        value: '"0123456789abcdef"'
-        doc: |
-          The hex digits, looked up by value. Nibbles are masked (`& 15`)
-          because some targets (C++) index bytes as signed chars.
       ipv6_group_0:
+        # Each nibble through a chain of conditionals, not a `substring` of
+        # "0123456789abcdef": Rust cannot index a string by an integer
+        # expression.
         value: >-
-          digits.substring(address[0] >> 4 & 15, (address[0] >> 4 & 15) + 1)
-          + digits.substring(address[0] & 15, (address[0] & 15) + 1)
-          + digits.substring(address[1] >> 4 & 15, (address[1] >> 4 & 15) + 1)
-          + digits.substring(address[1] & 15, (address[1] & 15) + 1)
+          (nibble_0 < 10 ? nibble_0.to_s : nibble_0 == 10 ? "a"
+          : nibble_0 == 11 ? "b" : nibble_0 == 12 ? "c"
+          : nibble_0 == 13 ? "d" : nibble_0 == 14 ? "e" : "f")
+          + (nibble_1 < 10 ? nibble_1.to_s : nibble_1 == 10 ? "a"
+          : nibble_1 == 11 ? "b" : nibble_1 == 12 ? "c"
+          : nibble_1 == 13 ? "d" : nibble_1 == 14 ? "e" : "f")
+          + (nibble_2 < 10 ? nibble_2.to_s : nibble_2 == 10 ? "a"
+          : nibble_2 == 11 ? "b" : nibble_2 == 12 ? "c"
+          : nibble_2 == 13 ? "d" : nibble_2 == 14 ? "e" : "f")
+          + (nibble_3 < 10 ? nibble_3.to_s : nibble_3 == 10 ? "a"
+          : nibble_3 == 11 ? "b" : nibble_3 == 12 ? "c"
+          : nibble_3 == 13 ? "d" : nibble_3 == 14 ? "e" : "f")
         if: is_v6
         doc: Bytes 0 and 1 of an IPv6 address as four hex digits.
       ipv6_group_1:
         value: >-
-          digits.substring(address[2] >> 4 & 15, (address[2] >> 4 & 15) + 1)
-          + digits.substring(address[2] & 15, (address[2] & 15) + 1)
-          + digits.substring(address[3] >> 4 & 15, (address[3] >> 4 & 15) + 1)
-          + digits.substring(address[3] & 15, (address[3] & 15) + 1)
+          (nibble_4 < 10 ? nibble_4.to_s : nibble_4 == 10 ? "a"
+          : nibble_4 == 11 ? "b" : nibble_4 == 12 ? "c"
+          : nibble_4 == 13 ? "d" : nibble_4 == 14 ? "e" : "f")
+          + (nibble_5 < 10 ? nibble_5.to_s : nibble_5 == 10 ? "a"
+          : nibble_5 == 11 ? "b" : nibble_5 == 12 ? "c"
+          : nibble_5 == 13 ? "d" : nibble_5 == 14 ? "e" : "f")
+          + (nibble_6 < 10 ? nibble_6.to_s : nibble_6 == 10 ? "a"
+          : nibble_6 == 11 ? "b" : nibble_6 == 12 ? "c"
+          : nibble_6 == 13 ? "d" : nibble_6 == 14 ? "e" : "f")
+          + (nibble_7 < 10 ? nibble_7.to_s : nibble_7 == 10 ? "a"
+          : nibble_7 == 11 ? "b" : nibble_7 == 12 ? "c"
+          : nibble_7 == 13 ? "d" : nibble_7 == 14 ? "e" : "f")
         if: is_v6
         doc: Bytes 2 and 3 of an IPv6 address as four hex digits.
       ipv6_group_2:
         value: >-
-          digits.substring(address[4] >> 4 & 15, (address[4] >> 4 & 15) + 1)
-          + digits.substring(address[4] & 15, (address[4] & 15) + 1)
-          + digits.substring(address[5] >> 4 & 15, (address[5] >> 4 & 15) + 1)
-          + digits.substring(address[5] & 15, (address[5] & 15) + 1)
+          (nibble_8 < 10 ? nibble_8.to_s : nibble_8 == 10 ? "a"
+          : nibble_8 == 11 ? "b" : nibble_8 == 12 ? "c"
+          : nibble_8 == 13 ? "d" : nibble_8 == 14 ? "e" : "f")
+          + (nibble_9 < 10 ? nibble_9.to_s : nibble_9 == 10 ? "a"
+          : nibble_9 == 11 ? "b" : nibble_9 == 12 ? "c"
+          : nibble_9 == 13 ? "d" : nibble_9 == 14 ? "e" : "f")
+          + (nibble_10 < 10 ? nibble_10.to_s : nibble_10 == 10 ? "a"
+          : nibble_10 == 11 ? "b" : nibble_10 == 12 ? "c"
+          : nibble_10 == 13 ? "d" : nibble_10 == 14 ? "e" : "f")
+          + (nibble_11 < 10 ? nibble_11.to_s : nibble_11 == 10 ? "a"
+          : nibble_11 == 11 ? "b" : nibble_11 == 12 ? "c"
+          : nibble_11 == 13 ? "d" : nibble_11 == 14 ? "e" : "f")
         if: is_v6
         doc: Bytes 4 and 5 of an IPv6 address as four hex digits.
       ipv6_group_3:
         value: >-
-          digits.substring(address[6] >> 4 & 15, (address[6] >> 4 & 15) + 1)
-          + digits.substring(address[6] & 15, (address[6] & 15) + 1)
-          + digits.substring(address[7] >> 4 & 15, (address[7] >> 4 & 15) + 1)
-          + digits.substring(address[7] & 15, (address[7] & 15) + 1)
+          (nibble_12 < 10 ? nibble_12.to_s : nibble_12 == 10 ? "a"
+          : nibble_12 == 11 ? "b" : nibble_12 == 12 ? "c"
+          : nibble_12 == 13 ? "d" : nibble_12 == 14 ? "e" : "f")
+          + (nibble_13 < 10 ? nibble_13.to_s : nibble_13 == 10 ? "a"
+          : nibble_13 == 11 ? "b" : nibble_13 == 12 ? "c"
+          : nibble_13 == 13 ? "d" : nibble_13 == 14 ? "e" : "f")
+          + (nibble_14 < 10 ? nibble_14.to_s : nibble_14 == 10 ? "a"
+          : nibble_14 == 11 ? "b" : nibble_14 == 12 ? "c"
+          : nibble_14 == 13 ? "d" : nibble_14 == 14 ? "e" : "f")
+          + (nibble_15 < 10 ? nibble_15.to_s : nibble_15 == 10 ? "a"
+          : nibble_15 == 11 ? "b" : nibble_15 == 12 ? "c"
+          : nibble_15 == 13 ? "d" : nibble_15 == 14 ? "e" : "f")
         if: is_v6
         doc: Bytes 6 and 7 of an IPv6 address as four hex digits.
       ipv6_group_4:
         value: >-
-          digits.substring(address[8] >> 4 & 15, (address[8] >> 4 & 15) + 1)
-          + digits.substring(address[8] & 15, (address[8] & 15) + 1)
-          + digits.substring(address[9] >> 4 & 15, (address[9] >> 4 & 15) + 1)
-          + digits.substring(address[9] & 15, (address[9] & 15) + 1)
+          (nibble_16 < 10 ? nibble_16.to_s : nibble_16 == 10 ? "a"
+          : nibble_16 == 11 ? "b" : nibble_16 == 12 ? "c"
+          : nibble_16 == 13 ? "d" : nibble_16 == 14 ? "e" : "f")
+          + (nibble_17 < 10 ? nibble_17.to_s : nibble_17 == 10 ? "a"
+          : nibble_17 == 11 ? "b" : nibble_17 == 12 ? "c"
+          : nibble_17 == 13 ? "d" : nibble_17 == 14 ? "e" : "f")
+          + (nibble_18 < 10 ? nibble_18.to_s : nibble_18 == 10 ? "a"
+          : nibble_18 == 11 ? "b" : nibble_18 == 12 ? "c"
+          : nibble_18 == 13 ? "d" : nibble_18 == 14 ? "e" : "f")
+          + (nibble_19 < 10 ? nibble_19.to_s : nibble_19 == 10 ? "a"
+          : nibble_19 == 11 ? "b" : nibble_19 == 12 ? "c"
+          : nibble_19 == 13 ? "d" : nibble_19 == 14 ? "e" : "f")
         if: is_v6
         doc: Bytes 8 and 9 of an IPv6 address as four hex digits.
       ipv6_group_5:
         value: >-
-          digits.substring(address[10] >> 4 & 15, (address[10] >> 4 & 15) + 1)
-          + digits.substring(address[10] & 15, (address[10] & 15) + 1)
-          + digits.substring(address[11] >> 4 & 15, (address[11] >> 4 & 15) + 1)
-          + digits.substring(address[11] & 15, (address[11] & 15) + 1)
+          (nibble_20 < 10 ? nibble_20.to_s : nibble_20 == 10 ? "a"
+          : nibble_20 == 11 ? "b" : nibble_20 == 12 ? "c"
+          : nibble_20 == 13 ? "d" : nibble_20 == 14 ? "e" : "f")
+          + (nibble_21 < 10 ? nibble_21.to_s : nibble_21 == 10 ? "a"
+          : nibble_21 == 11 ? "b" : nibble_21 == 12 ? "c"
+          : nibble_21 == 13 ? "d" : nibble_21 == 14 ? "e" : "f")
+          + (nibble_22 < 10 ? nibble_22.to_s : nibble_22 == 10 ? "a"
+          : nibble_22 == 11 ? "b" : nibble_22 == 12 ? "c"
+          : nibble_22 == 13 ? "d" : nibble_22 == 14 ? "e" : "f")
+          + (nibble_23 < 10 ? nibble_23.to_s : nibble_23 == 10 ? "a"
+          : nibble_23 == 11 ? "b" : nibble_23 == 12 ? "c"
+          : nibble_23 == 13 ? "d" : nibble_23 == 14 ? "e" : "f")
         if: is_v6
         doc: Bytes 10 and 11 of an IPv6 address as four hex digits.
       ipv6_group_6:
         value: >-
-          digits.substring(address[12] >> 4 & 15, (address[12] >> 4 & 15) + 1)
-          + digits.substring(address[12] & 15, (address[12] & 15) + 1)
-          + digits.substring(address[13] >> 4 & 15, (address[13] >> 4 & 15) + 1)
-          + digits.substring(address[13] & 15, (address[13] & 15) + 1)
+          (nibble_24 < 10 ? nibble_24.to_s : nibble_24 == 10 ? "a"
+          : nibble_24 == 11 ? "b" : nibble_24 == 12 ? "c"
+          : nibble_24 == 13 ? "d" : nibble_24 == 14 ? "e" : "f")
+          + (nibble_25 < 10 ? nibble_25.to_s : nibble_25 == 10 ? "a"
+          : nibble_25 == 11 ? "b" : nibble_25 == 12 ? "c"
+          : nibble_25 == 13 ? "d" : nibble_25 == 14 ? "e" : "f")
+          + (nibble_26 < 10 ? nibble_26.to_s : nibble_26 == 10 ? "a"
+          : nibble_26 == 11 ? "b" : nibble_26 == 12 ? "c"
+          : nibble_26 == 13 ? "d" : nibble_26 == 14 ? "e" : "f")
+          + (nibble_27 < 10 ? nibble_27.to_s : nibble_27 == 10 ? "a"
+          : nibble_27 == 11 ? "b" : nibble_27 == 12 ? "c"
+          : nibble_27 == 13 ? "d" : nibble_27 == 14 ? "e" : "f")
         if: is_v6
         doc: Bytes 12 and 13 of an IPv6 address as four hex digits.
       ipv6_group_7:
         value: >-
-          digits.substring(address[14] >> 4 & 15, (address[14] >> 4 & 15) + 1)
-          + digits.substring(address[14] & 15, (address[14] & 15) + 1)
-          + digits.substring(address[15] >> 4 & 15, (address[15] >> 4 & 15) + 1)
-          + digits.substring(address[15] & 15, (address[15] & 15) + 1)
+          (nibble_28 < 10 ? nibble_28.to_s : nibble_28 == 10 ? "a"
+          : nibble_28 == 11 ? "b" : nibble_28 == 12 ? "c"
+          : nibble_28 == 13 ? "d" : nibble_28 == 14 ? "e" : "f")
+          + (nibble_29 < 10 ? nibble_29.to_s : nibble_29 == 10 ? "a"
+          : nibble_29 == 11 ? "b" : nibble_29 == 12 ? "c"
+          : nibble_29 == 13 ? "d" : nibble_29 == 14 ? "e" : "f")
+          + (nibble_30 < 10 ? nibble_30.to_s : nibble_30 == 10 ? "a"
+          : nibble_30 == 11 ? "b" : nibble_30 == 12 ? "c"
+          : nibble_30 == 13 ? "d" : nibble_30 == 14 ? "e" : "f")
+          + (nibble_31 < 10 ? nibble_31.to_s : nibble_31 == 10 ? "a"
+          : nibble_31 == 11 ? "b" : nibble_31 == 12 ? "c"
+          : nibble_31 == 13 ? "d" : nibble_31 == 14 ? "e" : "f")
         if: is_v6
         doc: Bytes 14 and 15 of an IPv6 address as four hex digits.
+      nibble_0:
+        # Masked (`& 15`) because some targets (C++) index bytes as signed
+        # chars.
+        value: address[0] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 0 of an IPv6 address.
+      nibble_1:
+        value: address[0] & 15
+        if: is_v6
+        doc: Low four bits of byte 0 of an IPv6 address.
+      nibble_2:
+        value: address[1] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 1 of an IPv6 address.
+      nibble_3:
+        value: address[1] & 15
+        if: is_v6
+        doc: Low four bits of byte 1 of an IPv6 address.
+      nibble_4:
+        value: address[2] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 2 of an IPv6 address.
+      nibble_5:
+        value: address[2] & 15
+        if: is_v6
+        doc: Low four bits of byte 2 of an IPv6 address.
+      nibble_6:
+        value: address[3] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 3 of an IPv6 address.
+      nibble_7:
+        value: address[3] & 15
+        if: is_v6
+        doc: Low four bits of byte 3 of an IPv6 address.
+      nibble_8:
+        value: address[4] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 4 of an IPv6 address.
+      nibble_9:
+        value: address[4] & 15
+        if: is_v6
+        doc: Low four bits of byte 4 of an IPv6 address.
+      nibble_10:
+        value: address[5] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 5 of an IPv6 address.
+      nibble_11:
+        value: address[5] & 15
+        if: is_v6
+        doc: Low four bits of byte 5 of an IPv6 address.
+      nibble_12:
+        value: address[6] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 6 of an IPv6 address.
+      nibble_13:
+        value: address[6] & 15
+        if: is_v6
+        doc: Low four bits of byte 6 of an IPv6 address.
+      nibble_14:
+        value: address[7] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 7 of an IPv6 address.
+      nibble_15:
+        value: address[7] & 15
+        if: is_v6
+        doc: Low four bits of byte 7 of an IPv6 address.
+      nibble_16:
+        value: address[8] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 8 of an IPv6 address.
+      nibble_17:
+        value: address[8] & 15
+        if: is_v6
+        doc: Low four bits of byte 8 of an IPv6 address.
+      nibble_18:
+        value: address[9] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 9 of an IPv6 address.
+      nibble_19:
+        value: address[9] & 15
+        if: is_v6
+        doc: Low four bits of byte 9 of an IPv6 address.
+      nibble_20:
+        value: address[10] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 10 of an IPv6 address.
+      nibble_21:
+        value: address[10] & 15
+        if: is_v6
+        doc: Low four bits of byte 10 of an IPv6 address.
+      nibble_22:
+        value: address[11] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 11 of an IPv6 address.
+      nibble_23:
+        value: address[11] & 15
+        if: is_v6
+        doc: Low four bits of byte 11 of an IPv6 address.
+      nibble_24:
+        value: address[12] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 12 of an IPv6 address.
+      nibble_25:
+        value: address[12] & 15
+        if: is_v6
+        doc: Low four bits of byte 12 of an IPv6 address.
+      nibble_26:
+        value: address[13] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 13 of an IPv6 address.
+      nibble_27:
+        value: address[13] & 15
+        if: is_v6
+        doc: Low four bits of byte 13 of an IPv6 address.
+      nibble_28:
+        value: address[14] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 14 of an IPv6 address.
+      nibble_29:
+        value: address[14] & 15
+        if: is_v6
+        doc: Low four bits of byte 14 of an IPv6 address.
+      nibble_30:
+        value: address[15] >> 4 & 15
+        if: is_v6
+        doc: High four bits of byte 15 of an IPv6 address.
+      nibble_31:
+        value: address[15] & 15
+        if: is_v6
+        doc: Low four bits of byte 15 of an IPv6 address.
 enums:
   magic_code:
     0x0:

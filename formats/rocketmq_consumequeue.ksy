@@ -5,7 +5,7 @@ meta:
   tags:
     - database
   license: Apache-2.0
-  ks-version: '0.9'
+  ks-version: '0.11'
   endian: be
 doc: |
   One file of a consume queue, `consumequeue/<topic>/<queueId>/<name>`: the
@@ -73,19 +73,24 @@ types:
           `Long.MIN_VALUE`; see rocketmq_consumequeue_ext.
     instances:
       is_valid:
-        value: ofs_commitlog >= 0 and len_message > 0
+        # The s8 fields compared with s8 literals: Rust compares operands of
+        # different types as i32.
+        value: ofs_commitlog.as<s8> >= (0).as<s8> and len_message > 0
         doc: |
           The broker's recovery test: true for a written unit (placeholders
           included), false for the zero-filled tail. The first invalid unit
           ends the queue.
       is_placeholder:
         value: >-
-          ofs_commitlog == 0 and len_message == 0x7fffffff and tags_code == 0
+          ofs_commitlog.as<s8> == (0).as<s8> and len_message == 0x7fffffff
+          and tags_code.as<s8> == (0).as<s8>
         doc: |
           A placeholder before a queue's first real unit (`fillPreBlank`); it
           stands for no message.
       is_ext_address:
-        value: tags_code <= -2147483649
+        # Both sides cast to one type: Rust compares operands of different
+        # integer types as 32-bit values.
+        value: tags_code.as<s8> <= (-2147483649).as<s8>
         doc: |
           True when `tags_code` is the address of a `consumequeue_ext` unit, not
           a tags hash.

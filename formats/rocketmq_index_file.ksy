@@ -66,7 +66,7 @@ doc-ref:
 seq:
   - id: header
     -orig-id: indexHeader
-    type: header
+    type: index_header
     doc: Time and commit-log ranges covered by the file, and its fill level.
 instances:
   num_hash_slots:
@@ -89,7 +89,7 @@ instances:
       counts from the broker configuration.
   tables:
     pos: 40
-    type: tables(num_hash_slots.as<u4>, num_index.as<u4>)
+    type: index_tables(num_hash_slots.as<u4>, num_index.as<u4>)
     doc: |
       The hash slots and the entries, with the inferred counts. Reading it
       parses every slot and entry of the file.
@@ -99,7 +99,7 @@ instances:
     if: header.next_index > 1 and header.next_index.as<s8> <= num_index.as<s8>
     doc: The most recently written entry, number `header.next_index - 1`.
 types:
-  header:
+  index_header:
     doc: |
       The 40-byte file header (`IndexHeader.INDEX_HEADER_SIZE`). The broker
       keeps it in memory and writes it through on every change.
@@ -159,7 +159,7 @@ types:
       num_entries:
         value: 'next_index > 1 ? (next_index - 1).as<s4> : 0'
         doc: Number of entries written.
-  tables:
+  index_tables:
     doc: |
       The hash slots and the entries, for given counts. Starts at byte 40
       of the file, right after the header.

@@ -21,10 +21,10 @@ doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/m
 seq:
   - id: data_version
     -orig-id: dataVersion
-    type: data_version
+    type: data_version_value
     doc: The 24 bytes of the value.
 types:
-  data_version:
+  data_version_value:
     doc: A `DataVersion`.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConfigHelper.java
     -webide-representation: 'counter {counter:dec}'

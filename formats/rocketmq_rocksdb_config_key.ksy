@@ -38,40 +38,41 @@ seq:
   - id: table_prefix
     -orig-id: TablePrefix
     type: u1
-    enum: table_prefix
+    enum: table_prefix_code
     valid:
-      eq: table_prefix::table
+      eq: table_prefix_code::table
     doc: Always `TABLE` (1).
   - id: table_id
     -orig-id: TableId
     type: u2
-    enum: table_id
+    enum: table_id_code
     doc: Which table the record belongs to.
   - id: record_prefix
     -orig-id: RecordPrefix
     type: u1
-    enum: record_prefix
+    enum: record_prefix_code
     doc: The table's data version, or one of its records.
   - id: data_version_name
     -orig-id: DATA_VERSION_KEY
     size-eos: true
     type: str
-    if: record_prefix == record_prefix::data_version
+    if: record_prefix == record_prefix_code::data_version
     doc: '`data_version`.'
   - id: named
     -orig-id: keyBufOf
     type: named_record
     if: |
-      record_prefix == record_prefix::data and
-      (table_id == table_id::topic or table_id == table_id::subscription_group)
+      record_prefix == record_prefix_code::data and
+      (table_id == table_id_code::topic
+      or table_id == table_id_code::subscription_group)
     doc: A topic or a subscription group, by name.
   - id: offset
     -orig-id: keyOfConsumerOffset
     type: offset_record
     if: |
-      record_prefix == record_prefix::data and
-      (table_id == table_id::consumer_offset or
-      table_id == table_id::pull_offset)
+      record_prefix == record_prefix_code::data and
+      (table_id == table_id_code::consumer_offset or
+      table_id == table_id_code::pull_offset)
     doc: The offset of a group on a topic queue.
 types:
   named_record:
@@ -128,16 +129,16 @@ types:
         type: s4
         doc: The queue id.
 enums:
-  table_prefix:
+  table_prefix_code:
     0:
-      id: unspecified
+      id: no_table_prefix
       doc: Not used in keys.
     1:
       id: table
       doc: A table record.
-  table_id:
+  table_id_code:
     0:
-      id: unspecified
+      id: no_table
       doc: Not used in keys.
     1:
       id: consumer_offset
@@ -151,9 +152,9 @@ enums:
     4:
       id: subscription_group
       doc: Subscription groups (`subscriptionGroup.json`).
-  record_prefix:
+  record_prefix_code:
     0:
-      id: unspecified
+      id: no_record_prefix
       doc: Not used in keys.
     1:
       id: data_version

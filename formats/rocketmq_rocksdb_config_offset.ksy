@@ -20,10 +20,10 @@ doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/m
 seq:
   - id: offset
     -orig-id: valueBuf
-    type: offset
+    type: offset_value
     doc: The 8 bytes of the value.
 types:
-  offset:
+  offset_value:
     doc: A committed offset.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConsumerOffsetManagerV2.java
     -webide-representation: '{offset:dec}'

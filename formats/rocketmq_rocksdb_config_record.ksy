@@ -22,14 +22,14 @@ seq:
   - id: serialization_type
     -orig-id: SerializationType
     type: u1
-    enum: serialization_type
+    enum: serialization_type_code
     doc: How the rest of the value is serialized.
   - id: payload
     -orig-id: payload
     size-eos: true
     doc: The serialized bean (UTF-8 JSON text for `json`).
 enums:
-  serialization_type:
+  serialization_type_code:
     0:
       id: unspecified
       doc: Unknown; the broker skips the record.

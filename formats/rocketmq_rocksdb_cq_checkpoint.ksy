@@ -22,10 +22,10 @@ doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/ma
 seq:
   - id: checkpoint
     -orig-id: maxPhyOffsetBB
-    type: checkpoint
+    type: checkpoint_value
     doc: The 8 bytes of the value.
 types:
-  checkpoint:
+  checkpoint_value:
     doc: The dispatch position.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/main/java/org/apache/rocketmq/store/queue/RocksDBConsumeQueueOffsetTable.java
     -webide-representation: 'dispatched to {ofs_max_phy:dec}'

@@ -22,10 +22,10 @@ doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/ma
 seq:
   - id: offset
     -orig-id: offsetValue
-    type: offset
+    type: offset_value
     doc: The 16 bytes of the value.
 types:
-  offset:
+  offset_value:
     doc: The bound of one topic queue.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/main/java/org/apache/rocketmq/store/queue/RocksDBConsumeQueueOffsetTable.java
     -webide-representation: 'cq {cq_offset:dec} @{ofs_commitlog:dec}'

@@ -22,10 +22,10 @@ doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/ma
 seq:
   - id: unit
     -orig-id: cqValue
-    type: unit
+    type: unit_value
     doc: The 28 bytes of the value.
 types:
-  unit:
+  unit_value:
     doc: |
       One unit as `RocksDBConsumeQueueTable.buildCQValueByteBuffer` writes
       it for a dispatched message.

@@ -8,7 +8,7 @@ meta:
     - database
     - log
   license: Apache-2.0
-  ks-version: '0.9'
+  ks-version: '0.11'
   endian: be
 -rmq-since: '5.1.0'
 -rmq-ref: "rocketmq-all-5.1.0:tieredstore/src/main/java/org/apache/rocketmq/\
@@ -50,7 +50,10 @@ types:
       - id: magic
         -orig-id: BLANK_MAGIC_CODE
         type: u4
-        valid: '0xcbd43194'
+        # The literal cast to u4: Rust compares with an i32 and refuses a
+        # literal out of its range.
+        valid:
+          eq: 0xcbd43194.as<u4>
         doc: The commit log's BLANK magic.
       - id: max_store_timestamp
         -orig-id: maxStoreTimestamp

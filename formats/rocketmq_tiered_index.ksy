@@ -61,7 +61,7 @@ doc-ref:
 seq:
   - id: header
     -orig-id: flushNewMetadata
-    type: header
+    type: index_header
     doc: |
       The 28-byte header (`INDEX_HEADER_SIZE`), as `flushNewMetadata`
       writes it.
@@ -72,7 +72,7 @@ seq:
       `compact_item`); where one ends depends on the hash slot count
       configured when the file was made, which is not in the file.
 types:
-  header:
+  index_header:
     doc: The header, rewritten by `flushNewMetadata` after each put.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexStoreFile.java
     -webide-representation: '{magic} {num_items:dec} items'
@@ -192,10 +192,10 @@ types:
 enums:
   file_magic:
     0xbcc50289:
-      id: begin
+      id: begin_marker
       -orig-id: BEGIN_MAGIC_CODE
       doc: The file takes items (`0xCCDDEEFF ^ 1880681586 + 4`).
     0xbcc50285:
-      id: end
+      id: end_marker
       -orig-id: END_MAGIC_CODE
       doc: The file is full, or compacted (`0xCCDDEEFF ^ 1880681586 + 8`).

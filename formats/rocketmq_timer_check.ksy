@@ -55,7 +55,7 @@ seq:
       synchronised.
   - id: data_version
     -orig-id: dataVersion
-    type: data_version
+    type: timer_data_version
     doc: |
       Version stamp of this checkpoint, changed whenever the timer store commits
       progress.
@@ -63,7 +63,7 @@ seq:
     size-eos: true
     doc: Rest of the 4096-byte page; never written, so zero.
 types:
-  data_version:
+  timer_data_version:
     doc: |
       A `DataVersion` (the version stamp the broker's JSON config files also
       carry), stored as three longs.

@@ -95,12 +95,18 @@ types:
         doc: |
           True for a unit, false for the blank marker and the zero-filled tail.
       is_roll:
-        value: is_unit and (magic.to_i & magic_flag::roll.to_i) != 0
+        # Both operands cast to one integer type: Go refuses `&` between
+        # two enum types (and between an enum and an integer).
+        value: >-
+          is_unit and (magic.to_i.as<u4>
+          & magic_flag::roll_bit.to_i.as<u4>) != 0
         doc: |
           The unit only moves its message closer to the delivery time
           (`roll` and `roll_delete`).
       is_delete:
-        value: is_unit and (magic.to_i & magic_flag::delete.to_i) != 0
+        value: >-
+          is_unit and (magic.to_i.as<u4>
+          & magic_flag::delete_bit.to_i.as<u4>) != 0
         doc: The unit cancels a timer message (`delete` and `roll_delete`).
       len_padding:
         value: 'magic == unit_magic::blank ? (len_unit - 16).as<s4> : 0'
@@ -147,7 +153,10 @@ types:
         doc: Written as 0 ("reserved value, just in case").
     instances:
       delayed_time_ms:
-        value: curr_write_time_ms + delay_ms.as<s8>
+        # Both operands and the sum cast to s8: Rust adds operands of different
+        # types as 32-bit values; Java, C++, C# and Rust type an uncast sum as
+        # 32-bit.
+        value: (curr_write_time_ms.as<s8> + delay_ms.as<s8>).as<s8>
         doc: |
           The due time in ms since the epoch: the wheel slot this unit is
           linked into is the one for this time.
@@ -191,16 +200,16 @@ enums:
         BLANK magic code.
   magic_flag:
     0x1:
-      id: enqueue
+      id: enqueue_bit
       -orig-id: MAGIC_DEFAULT
       doc: Set in every unit a broker writes.
     0x2:
-      id: roll
+      id: roll_bit
       -orig-id: MAGIC_ROLL
       doc: |
         The unit only moves the message closer to its delivery time
         (re-enqueue).
     0x4:
-      id: delete
+      id: delete_bit
       -orig-id: MAGIC_DELETE
       doc: The unit cancels an earlier timer message.

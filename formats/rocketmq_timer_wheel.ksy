@@ -5,7 +5,7 @@ meta:
   tags:
     - database
   license: Apache-2.0
-  ks-version: '0.9'
+  ks-version: '0.11'
   endian: be
 doc: |
   The file `<store>/timerwheel` (`TimerWheel`, 5.0.0+): the slot table of
@@ -80,5 +80,6 @@ types:
           value on every write, so always 0.
     instances:
       is_used:
-        value: time_units != 0
+        # Both sides s8: Rust compares operands of different types as i32.
+        value: time_units.as<s8> != (0).as<s8>
         doc: False for a slot that was never written (all zeros).

@@ -54,18 +54,18 @@ if TYPE_CHECKING:
 # The readers below unpack fields in the spec's order; fail at import, not
 # with wrong values, if the spec changes.
 assert layout.ROCKETMQ_INDEX_FILE_SEQ == ("header",)
-assert layout.HEADER_SEQ == ("begin_timestamp", "end_timestamp", "ofs_begin_physical", "ofs_end_physical",
+assert layout.INDEX_HEADER_SEQ == ("begin_timestamp", "end_timestamp", "ofs_begin_physical", "ofs_end_physical",
                              "num_hash_slots_used", "next_index")
-assert layout.TABLES_SEQ == ("hash_slots", "entries")
+assert layout.INDEX_TABLES_SEQ == ("hash_slots", "entries")
 assert layout.HASH_SLOT_SEQ == ("latest_index",)
 assert layout.ENTRY_SEQ == ("key_hash", "ofs_physical", "time_diff", "prev_index")
-assert len(layout.HEADER_RUNS) == len(layout.HASH_SLOT_RUNS) == len(layout.ENTRY_RUNS) == 1
+assert len(layout.INDEX_HEADER_RUNS) == len(layout.HASH_SLOT_RUNS) == len(layout.ENTRY_RUNS) == 1
 
-_HEADER = struct.Struct(layout.HEADER_RUNS[0][1])
+_HEADER = struct.Struct(layout.INDEX_HEADER_RUNS[0][1])
 _SLOT = struct.Struct(layout.HASH_SLOT_RUNS[0][1])
 _ENTRY = struct.Struct(layout.ENTRY_RUNS[0][1])
 #: numpy record types of the header and of an entry, in the file's byte order.
-HEADER_DTYPE = unit_dtype(layout.HEADER_RUNS, layout.HEADER_SEQ)
+HEADER_DTYPE = unit_dtype(layout.INDEX_HEADER_RUNS, layout.INDEX_HEADER_SEQ)
 ENTRY_DTYPE = unit_dtype(layout.ENTRY_RUNS, layout.ENTRY_SEQ)
 #: Byte position of ``indexCount`` in the header.
 INDEX_COUNT_AT = HEADER_DTYPE.fields["next_index"][1]

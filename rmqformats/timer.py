@@ -55,7 +55,7 @@ assert wheel_layout.SLOT_SEQ == ("time_units", "ofs_first", "ofs_last", "num_mes
 assert check_layout.ROCKETMQ_TIMER_CHECK_SEQ == (
     "last_read_time_ms", "ofs_last_timer_log_flush", "last_timer_queue_offset",
     "master_timer_queue_offset", "data_version", "reserved")
-assert check_layout.DATA_VERSION_SEQ == ("state_version", "timestamp", "counter")
+assert check_layout.TIMER_DATA_VERSION_SEQ == ("state_version", "timestamp", "counter")
 
 TIMER_LOG_DIR = "timerlog"
 TIMER_WHEEL_FILE = "timerwheel"
@@ -82,8 +82,8 @@ UNIT_DTYPE = np.dtype(unit_dtype(log_layout.UNIT_RUNS, _HEAD_NAMES).descr
                       + unit_dtype(log_layout.UNIT_BODY_RUNS, log_layout.UNIT_BODY_SEQ).descr)
 assert UNIT_DTYPE.itemsize == UNIT_SIZE
 BLANK_MAGIC = log_layout.UNIT_MAGIC["blank"]
-_ROLL = log_layout.MAGIC_FLAG["roll"]
-_DELETE = log_layout.MAGIC_FLAG["delete"]
+_ROLL = log_layout.MAGIC_FLAG["roll_bit"]
+_DELETE = log_layout.MAGIC_FLAG["delete_bit"]
 #: The broker accepts a unit magic with no bit above these (``isMagicOK``).
 _MAGIC_BITS = 0xF
 _MAGIC_NAMES = {v: k for k, v in log_layout.UNIT_MAGIC.items()}
@@ -94,7 +94,7 @@ SLOT_DTYPE = unit_dtype(wheel_layout.SLOT_RUNS, wheel_layout.SLOT_SEQ)
 SLOT_SIZE = SLOT_DTYPE.itemsize
 
 _CHECK = struct.Struct(check_layout.ENDIAN + check_layout.ROCKETMQ_TIMER_CHECK_RUNS[0][1][1:]
-                       + check_layout.DATA_VERSION_RUNS[0][1][1:])
+                       + check_layout.TIMER_DATA_VERSION_RUNS[0][1][1:])
 
 
 # -- timer log ----------------------------------------------------------------------------
@@ -466,7 +466,7 @@ def read_timer_checkpoint(path: str | os.PathLike[str]) -> TimerCheckpoint:
         raise CheckpointError(path, len(data), f"file ends after {len(data)} bytes, the timer checkpoint fields "
                                                f"need {_CHECK.size} (a broker writes 4096)")
     names = check_layout.ROCKETMQ_TIMER_CHECK_RUNS[0][0] + tuple(
-        f"data_version_{n}" for n in check_layout.DATA_VERSION_RUNS[0][0])
+        f"data_version_{n}" for n in check_layout.TIMER_DATA_VERSION_RUNS[0][0])
     v = dict(zip(names, _CHECK.unpack(data)))
     return TimerCheckpoint(
         last_read_time_ms=v["last_read_time_ms"],

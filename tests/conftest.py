@@ -36,9 +36,23 @@ def store_copy(tmp_path, version) -> Path:
     return dst
 
 
-def pytest_terminal_summary(terminalreporter) -> None:
-    """Say loudly, at the end of every run, when the Spark adapter's tests could not run."""
+def pytest_terminal_summary(terminalreporter, config):
+    """Say loudly, at the end of every run, when the Spark adapter's tests could not run; print the language
+    table of tests/test_targets.py (spec x language) when it ran."""
+    import sys
+
     if importlib.util.find_spec("pyspark") is None:
         terminalreporter.write_sep(
             "!", "SPARK TESTS SKIPPED: pyspark is not installed (make setup-spark installs the [spark] extra)",
             yellow=True, bold=True)
+    table = sys.modules.get("table")
+    if table is None or not getattr(table, "RESULTS", None):
+        return
+    names = [n for n in table.ORDER if n in table.RESULTS] + sorted(set(table.RESULTS) - set(table.ORDER))
+    specs = sorted(p.stem for p in (Path(__file__).parents[1] / "formats").glob("*.ksy"))
+    text = table.markdown(table.RESULTS, names, specs)
+    terminalreporter.write_sep("=", "Kaitai targets: spec x language (tests/test_targets.py)")
+    terminalreporter.write_line(text)
+    complete = table.render(names, specs)
+    if complete is not None and getattr(config, "cache", None) is not None:
+        config.cache.set(table.CACHE_KEY, {"table": complete, "results": table.RESULTS})

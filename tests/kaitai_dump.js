@@ -1,6 +1,6 @@
 // Parses files with a JavaScript parser generated from a spec and prints them as JSON.
 // Usage: node kaitai_dump.js JOB.json   (NODE_PATH must reach the kaitai-struct runtime)
-// JOB: {"parser": "<dir>/<Class>.js", "ksy": "<spec>.ksy",
+// JOB: {"parser": "<dir>/<Class>.js" (or "generated": "<dir>"), "ksy": "<spec>.ksy",
 //       "files": [{"path": "...", "offset": 0, "length": null}], "instances": ["tables", ...],
 //       "filter": {"array": "slots", "where": "is_used"}}   (filter optional)
 // Each object becomes {"<ksy id>": value, ..., "_label": "<Web IDE label>"}: its seq fields,
@@ -18,7 +18,7 @@ const spec = yaml.load(fs.readFileSync(job.ksy, 'utf8'));
 const camel = (s) => s.split('_').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
 const jsName = (s) => s.split('_').map((p, i) => (i === 0 ? p : p.charAt(0).toUpperCase() + p.slice(1))).join('');
 const rootName = camel(spec.meta.id);
-const Root = require(job.parser)[rootName];
+const Root = require(job.parser || require('path').join(job.generated, rootName + '.js'))[rootName];
 const wanted = new Set(job.instances || []);
 
 // Class name -> ksy type; the names of nested types are unique in these specs.

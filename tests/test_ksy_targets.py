@@ -72,23 +72,28 @@ PLANTED = [
 ]
 
 
+def _go(findings):
+    """The findings about Go (the others are about Java, C++, C# and Rust: tests/test_codegen_guard.py)."""
+    return [f for f in findings if "Rust" not in f.message and "Java" not in f.message]
+
+
 @pytest.mark.parametrize("fields,bad,good,message", PLANTED, ids=[p[1] for p in PLANTED])
 def test_the_check_flags_a_planted_mix_and_accepts_its_cast(fields, bad, good, message):
     extra = {"sum_ab": "a + b"} if "a" in fields else {}  # an instance: `int` in Go
-    found = check_spec(_planted(fields, {**extra, "v": bad}))
+    found = _go(check_spec(_planted(fields, {**extra, "v": bad})))
     assert found and any(message in f.message for f in found), found
     assert found[0].path == "/instances/v/value" and found[0].expr == bad
-    assert check_spec(_planted(fields, {**extra, "v": good})) == []
+    assert _go(check_spec(_planted(fields, {**extra, "v": good}))) == []
 
 
 def test_the_check_covers_type_arguments_and_positions():
     types = {"t": {"params": [{"id": "n", "type": "u4"}], "seq": []}}
     bad = _planted({"a": "s4"}, {"w": {"pos": "a + _io.pos", "type": "t(a)"}}, types)
-    messages = [f"{f.path}: {f.message}" for f in check_spec(bad)]
+    messages = [f"{f.path}: {f.message}" for f in _go(check_spec(bad))]
     assert any("/instances/w/pos" in m and "mixes int32 and int64" in m for m in messages), messages
     assert any("/instances/w/type" in m and "argument 1 is int32" in m for m in messages), messages
     good = _planted({"a": "s4"}, {"w": {"pos": "a.as<s8> + _io.pos", "type": "t(a.as<u4>)"}}, types)
-    assert check_spec(good) == []
+    assert _go(check_spec(good)) == []
 
 
 def test_generation_refuses_a_spec_that_mixes_widths(tmp_path):
@@ -124,6 +129,6 @@ def test_without_their_casts_the_check_flags_exactly_the_specs_go_refused():
         if path.stem not in GO_FAILED_WITHOUT_CASTS | GO_COMPILED:
             continue
         text = re.sub(r"\.as<[a-z0-9_:]+>", "", path.read_text(encoding="utf-8"))
-        if check_spec(yaml.safe_load(text)):
+        if _go(check_spec(yaml.safe_load(text))):
             flagged.add(path.stem)
     assert flagged == GO_FAILED_WITHOUT_CASTS

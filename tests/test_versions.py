@@ -140,7 +140,7 @@ def test_the_issues_changes_are_annotated():
     assert (*props, "5.2.0", "PROPERTY_ADDED") in changes  # __CRC32#
     assert (cl, "types/record/seq/len_record", "4.9.4", "MEANING_CHANGED") in changes  # body bounded only
     assert (cl, "types/record/seq/len_record", "4.9.5", "MEANING_CHANGED") in changes  # record <= max + 64 KiB
-    assert ("rocketmq_index_file", "types/header/seq/num_hash_slots_used", "4.7.1", "MEANING_CHANGED") in changes
+    assert ("rocketmq_index_file", "types/index_header/seq/num_hash_slots_used", "4.7.1", "MEANING_CHANGED") in changes
     crc = next(c for c in facts.changes if c.path == props[1] and c.rule == "PROPERTY_ADDED" and
                c.release.version == "5.2.0")
     assert "least significant first" in crc.doc and "ten" in crc.doc

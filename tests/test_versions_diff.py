@@ -174,7 +174,7 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, bool]]] = {
     ],
     # 9.2 "Index hashSlotCount counts used slots instead of entries" (4.7.1).
     ("4.7.0", "4.7.1"): [
-        ("MEANING_CHANGED", "formats/rocketmq_index_file.ksy:types/header/seq/num_hash_slots_used", True),
+        ("MEANING_CHANGED", "formats/rocketmq_index_file.ksy:types/index_header/seq/num_hash_slots_used", True),
     ],
     # 9.1 "Single-message BLANK writes only 8 bytes", "Property string without trailing \\u0002",
     # "WAIT property stripped on store" (4.9.1).

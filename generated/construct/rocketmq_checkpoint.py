@@ -57,25 +57,25 @@ rocketmq_checkpoint = ka.Struct(
     # Store time (ms since the epoch) of the last message dispatched to a
     # consume queue, as of the last write of this file. All releases.
     "logics_msg_timestamp" / c.Int64sb,
+    # The older of the commit-log and consume-queue timestamps.
+    "min_flush_timestamp" / c.Computed(
+        lambda this: this["physic_msg_timestamp"] if this["physic_msg_timestamp"] < this["logics_msg_timestamp"] else this["logics_msg_timestamp"],
+    ),
     # `StoreCheckpoint.getMinTimestamp`: the older of the commit-log and
     # consume-queue timestamps, minus 3 seconds, not below 0. Abnormal
     # recovery starts at the newest commit-log segment whose first message
     # was stored at or before this time.
-    "min_timestamp" / c.Computed(lambda this: (
-        (this["physic_msg_timestamp"] if this["physic_msg_timestamp"] < this["logics_msg_timestamp"] else this["logics_msg_timestamp"]) - 3000
-        if (this["physic_msg_timestamp"] if this["physic_msg_timestamp"] < this["logics_msg_timestamp"] else this["logics_msg_timestamp"]) >= 3000
-        else 0
-    )),
+    "min_timestamp" / c.Computed(
+        lambda this: this["min_flush_timestamp"] - 3000 if this["min_flush_timestamp"] >= 3000 else 0,
+    ),
     # End timestamp (ms since the epoch) of the last index file flushed,
     # as recorded in its header. All releases.
     "index_msg_timestamp" / c.Int64sb,
     # `StoreCheckpoint.getMinTimestampIndex`: `min_timestamp`, or the index
     # timestamp when older; the recovery start time with `messageIndexSafe`.
-    "min_timestamp_index" / c.Computed(lambda this: (
-        this["min_timestamp"]
-        if this["min_timestamp"] < this["index_msg_timestamp"]
-        else this["index_msg_timestamp"]
-    )),
+    "min_timestamp_index" / c.Computed(
+        lambda this: this["min_timestamp"] if this["min_timestamp"] < this["index_msg_timestamp"] else this["index_msg_timestamp"],
+    ),
     # Commit-log offset up to which the master had flushed, as told to a
     # slave (controller mode); 0 on a master or standalone broker. Written
     # by 5.0.0 and later; zero in a file created by 4.x.

@@ -145,80 +145,205 @@ def host(is_v6):
         "is_v6" / c.Computed(ka.param(is_v6)),
         # Width of the address bytes.
         "len_address" / c.Computed(lambda this: 16 if this["is_v6"] else 4),
-        # The hex digits, looked up by value. Nibbles are masked (`& 15`)
-        # because some targets (C++) index bytes as signed chars.
-        "digits" / c.Computed("0123456789abcdef"),
         # IPv4 or IPv6 address bytes.
         "address" / c.Bytes(lambda this: 16 if this["is_v6"] else 4),
+        # High four bits of byte 0 of an IPv6 address.
+        "nibble_0" / c.Computed(lambda this: (
+            (this["address"][0] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 0 of an IPv6 address.
+        "nibble_1" / c.Computed(lambda this: this["address"][0] & 15 if this["is_v6"] else None),
+        # High four bits of byte 1 of an IPv6 address.
+        "nibble_2" / c.Computed(lambda this: (
+            (this["address"][1] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 1 of an IPv6 address.
+        "nibble_3" / c.Computed(lambda this: this["address"][1] & 15 if this["is_v6"] else None),
         # Bytes 0 and 1 of an IPv6 address as four hex digits.
         "ipv6_group_0" / c.Computed(lambda this: (
-            this["digits"][(this["address"][0] >> 4) & 15:((this["address"][0] >> 4) & 15) + 1]
-            + this["digits"][this["address"][0] & 15:(this["address"][0] & 15) + 1]
-            + this["digits"][(this["address"][1] >> 4) & 15:((this["address"][1] >> 4) & 15) + 1]
-            + this["digits"][this["address"][1] & 15:(this["address"][1] & 15) + 1]
+            (str(this["nibble_0"]) if this["nibble_0"] < 10 else ("a" if this["nibble_0"] == 10 else ("b" if this["nibble_0"] == 11 else ("c" if this["nibble_0"] == 12 else ("d" if this["nibble_0"] == 13 else ("e" if this["nibble_0"] == 14 else "f"))))))
+            + (str(this["nibble_1"]) if this["nibble_1"] < 10 else ("a" if this["nibble_1"] == 10 else ("b" if this["nibble_1"] == 11 else ("c" if this["nibble_1"] == 12 else ("d" if this["nibble_1"] == 13 else ("e" if this["nibble_1"] == 14 else "f"))))))
+            + (str(this["nibble_2"]) if this["nibble_2"] < 10 else ("a" if this["nibble_2"] == 10 else ("b" if this["nibble_2"] == 11 else ("c" if this["nibble_2"] == 12 else ("d" if this["nibble_2"] == 13 else ("e" if this["nibble_2"] == 14 else "f"))))))
+            + (str(this["nibble_3"]) if this["nibble_3"] < 10 else ("a" if this["nibble_3"] == 10 else ("b" if this["nibble_3"] == 11 else ("c" if this["nibble_3"] == 12 else ("d" if this["nibble_3"] == 13 else ("e" if this["nibble_3"] == 14 else "f"))))))
             if this["is_v6"]
             else None
         )),
+        # High four bits of byte 2 of an IPv6 address.
+        "nibble_4" / c.Computed(lambda this: (
+            (this["address"][2] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 2 of an IPv6 address.
+        "nibble_5" / c.Computed(lambda this: this["address"][2] & 15 if this["is_v6"] else None),
+        # High four bits of byte 3 of an IPv6 address.
+        "nibble_6" / c.Computed(lambda this: (
+            (this["address"][3] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 3 of an IPv6 address.
+        "nibble_7" / c.Computed(lambda this: this["address"][3] & 15 if this["is_v6"] else None),
         # Bytes 2 and 3 of an IPv6 address as four hex digits.
         "ipv6_group_1" / c.Computed(lambda this: (
-            this["digits"][(this["address"][2] >> 4) & 15:((this["address"][2] >> 4) & 15) + 1]
-            + this["digits"][this["address"][2] & 15:(this["address"][2] & 15) + 1]
-            + this["digits"][(this["address"][3] >> 4) & 15:((this["address"][3] >> 4) & 15) + 1]
-            + this["digits"][this["address"][3] & 15:(this["address"][3] & 15) + 1]
+            (str(this["nibble_4"]) if this["nibble_4"] < 10 else ("a" if this["nibble_4"] == 10 else ("b" if this["nibble_4"] == 11 else ("c" if this["nibble_4"] == 12 else ("d" if this["nibble_4"] == 13 else ("e" if this["nibble_4"] == 14 else "f"))))))
+            + (str(this["nibble_5"]) if this["nibble_5"] < 10 else ("a" if this["nibble_5"] == 10 else ("b" if this["nibble_5"] == 11 else ("c" if this["nibble_5"] == 12 else ("d" if this["nibble_5"] == 13 else ("e" if this["nibble_5"] == 14 else "f"))))))
+            + (str(this["nibble_6"]) if this["nibble_6"] < 10 else ("a" if this["nibble_6"] == 10 else ("b" if this["nibble_6"] == 11 else ("c" if this["nibble_6"] == 12 else ("d" if this["nibble_6"] == 13 else ("e" if this["nibble_6"] == 14 else "f"))))))
+            + (str(this["nibble_7"]) if this["nibble_7"] < 10 else ("a" if this["nibble_7"] == 10 else ("b" if this["nibble_7"] == 11 else ("c" if this["nibble_7"] == 12 else ("d" if this["nibble_7"] == 13 else ("e" if this["nibble_7"] == 14 else "f"))))))
             if this["is_v6"]
             else None
         )),
+        # High four bits of byte 4 of an IPv6 address.
+        "nibble_8" / c.Computed(lambda this: (
+            (this["address"][4] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 4 of an IPv6 address.
+        "nibble_9" / c.Computed(lambda this: this["address"][4] & 15 if this["is_v6"] else None),
+        # High four bits of byte 5 of an IPv6 address.
+        "nibble_10" / c.Computed(lambda this: (
+            (this["address"][5] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 5 of an IPv6 address.
+        "nibble_11" / c.Computed(lambda this: this["address"][5] & 15 if this["is_v6"] else None),
         # Bytes 4 and 5 of an IPv6 address as four hex digits.
         "ipv6_group_2" / c.Computed(lambda this: (
-            this["digits"][(this["address"][4] >> 4) & 15:((this["address"][4] >> 4) & 15) + 1]
-            + this["digits"][this["address"][4] & 15:(this["address"][4] & 15) + 1]
-            + this["digits"][(this["address"][5] >> 4) & 15:((this["address"][5] >> 4) & 15) + 1]
-            + this["digits"][this["address"][5] & 15:(this["address"][5] & 15) + 1]
+            (str(this["nibble_8"]) if this["nibble_8"] < 10 else ("a" if this["nibble_8"] == 10 else ("b" if this["nibble_8"] == 11 else ("c" if this["nibble_8"] == 12 else ("d" if this["nibble_8"] == 13 else ("e" if this["nibble_8"] == 14 else "f"))))))
+            + (str(this["nibble_9"]) if this["nibble_9"] < 10 else ("a" if this["nibble_9"] == 10 else ("b" if this["nibble_9"] == 11 else ("c" if this["nibble_9"] == 12 else ("d" if this["nibble_9"] == 13 else ("e" if this["nibble_9"] == 14 else "f"))))))
+            + (str(this["nibble_10"]) if this["nibble_10"] < 10 else ("a" if this["nibble_10"] == 10 else ("b" if this["nibble_10"] == 11 else ("c" if this["nibble_10"] == 12 else ("d" if this["nibble_10"] == 13 else ("e" if this["nibble_10"] == 14 else "f"))))))
+            + (str(this["nibble_11"]) if this["nibble_11"] < 10 else ("a" if this["nibble_11"] == 10 else ("b" if this["nibble_11"] == 11 else ("c" if this["nibble_11"] == 12 else ("d" if this["nibble_11"] == 13 else ("e" if this["nibble_11"] == 14 else "f"))))))
             if this["is_v6"]
             else None
         )),
+        # High four bits of byte 6 of an IPv6 address.
+        "nibble_12" / c.Computed(lambda this: (
+            (this["address"][6] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 6 of an IPv6 address.
+        "nibble_13" / c.Computed(lambda this: this["address"][6] & 15 if this["is_v6"] else None),
+        # High four bits of byte 7 of an IPv6 address.
+        "nibble_14" / c.Computed(lambda this: (
+            (this["address"][7] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 7 of an IPv6 address.
+        "nibble_15" / c.Computed(lambda this: this["address"][7] & 15 if this["is_v6"] else None),
         # Bytes 6 and 7 of an IPv6 address as four hex digits.
         "ipv6_group_3" / c.Computed(lambda this: (
-            this["digits"][(this["address"][6] >> 4) & 15:((this["address"][6] >> 4) & 15) + 1]
-            + this["digits"][this["address"][6] & 15:(this["address"][6] & 15) + 1]
-            + this["digits"][(this["address"][7] >> 4) & 15:((this["address"][7] >> 4) & 15) + 1]
-            + this["digits"][this["address"][7] & 15:(this["address"][7] & 15) + 1]
+            (str(this["nibble_12"]) if this["nibble_12"] < 10 else ("a" if this["nibble_12"] == 10 else ("b" if this["nibble_12"] == 11 else ("c" if this["nibble_12"] == 12 else ("d" if this["nibble_12"] == 13 else ("e" if this["nibble_12"] == 14 else "f"))))))
+            + (str(this["nibble_13"]) if this["nibble_13"] < 10 else ("a" if this["nibble_13"] == 10 else ("b" if this["nibble_13"] == 11 else ("c" if this["nibble_13"] == 12 else ("d" if this["nibble_13"] == 13 else ("e" if this["nibble_13"] == 14 else "f"))))))
+            + (str(this["nibble_14"]) if this["nibble_14"] < 10 else ("a" if this["nibble_14"] == 10 else ("b" if this["nibble_14"] == 11 else ("c" if this["nibble_14"] == 12 else ("d" if this["nibble_14"] == 13 else ("e" if this["nibble_14"] == 14 else "f"))))))
+            + (str(this["nibble_15"]) if this["nibble_15"] < 10 else ("a" if this["nibble_15"] == 10 else ("b" if this["nibble_15"] == 11 else ("c" if this["nibble_15"] == 12 else ("d" if this["nibble_15"] == 13 else ("e" if this["nibble_15"] == 14 else "f"))))))
             if this["is_v6"]
             else None
         )),
+        # High four bits of byte 8 of an IPv6 address.
+        "nibble_16" / c.Computed(lambda this: (
+            (this["address"][8] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 8 of an IPv6 address.
+        "nibble_17" / c.Computed(lambda this: this["address"][8] & 15 if this["is_v6"] else None),
+        # High four bits of byte 9 of an IPv6 address.
+        "nibble_18" / c.Computed(lambda this: (
+            (this["address"][9] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 9 of an IPv6 address.
+        "nibble_19" / c.Computed(lambda this: this["address"][9] & 15 if this["is_v6"] else None),
         # Bytes 8 and 9 of an IPv6 address as four hex digits.
         "ipv6_group_4" / c.Computed(lambda this: (
-            this["digits"][(this["address"][8] >> 4) & 15:((this["address"][8] >> 4) & 15) + 1]
-            + this["digits"][this["address"][8] & 15:(this["address"][8] & 15) + 1]
-            + this["digits"][(this["address"][9] >> 4) & 15:((this["address"][9] >> 4) & 15) + 1]
-            + this["digits"][this["address"][9] & 15:(this["address"][9] & 15) + 1]
+            (str(this["nibble_16"]) if this["nibble_16"] < 10 else ("a" if this["nibble_16"] == 10 else ("b" if this["nibble_16"] == 11 else ("c" if this["nibble_16"] == 12 else ("d" if this["nibble_16"] == 13 else ("e" if this["nibble_16"] == 14 else "f"))))))
+            + (str(this["nibble_17"]) if this["nibble_17"] < 10 else ("a" if this["nibble_17"] == 10 else ("b" if this["nibble_17"] == 11 else ("c" if this["nibble_17"] == 12 else ("d" if this["nibble_17"] == 13 else ("e" if this["nibble_17"] == 14 else "f"))))))
+            + (str(this["nibble_18"]) if this["nibble_18"] < 10 else ("a" if this["nibble_18"] == 10 else ("b" if this["nibble_18"] == 11 else ("c" if this["nibble_18"] == 12 else ("d" if this["nibble_18"] == 13 else ("e" if this["nibble_18"] == 14 else "f"))))))
+            + (str(this["nibble_19"]) if this["nibble_19"] < 10 else ("a" if this["nibble_19"] == 10 else ("b" if this["nibble_19"] == 11 else ("c" if this["nibble_19"] == 12 else ("d" if this["nibble_19"] == 13 else ("e" if this["nibble_19"] == 14 else "f"))))))
             if this["is_v6"]
             else None
         )),
+        # High four bits of byte 10 of an IPv6 address.
+        "nibble_20" / c.Computed(lambda this: (
+            (this["address"][10] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 10 of an IPv6 address.
+        "nibble_21" / c.Computed(lambda this: this["address"][10] & 15 if this["is_v6"] else None),
+        # High four bits of byte 11 of an IPv6 address.
+        "nibble_22" / c.Computed(lambda this: (
+            (this["address"][11] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 11 of an IPv6 address.
+        "nibble_23" / c.Computed(lambda this: this["address"][11] & 15 if this["is_v6"] else None),
         # Bytes 10 and 11 of an IPv6 address as four hex digits.
         "ipv6_group_5" / c.Computed(lambda this: (
-            this["digits"][(this["address"][10] >> 4) & 15:((this["address"][10] >> 4) & 15) + 1]
-            + this["digits"][this["address"][10] & 15:(this["address"][10] & 15) + 1]
-            + this["digits"][(this["address"][11] >> 4) & 15:((this["address"][11] >> 4) & 15) + 1]
-            + this["digits"][this["address"][11] & 15:(this["address"][11] & 15) + 1]
+            (str(this["nibble_20"]) if this["nibble_20"] < 10 else ("a" if this["nibble_20"] == 10 else ("b" if this["nibble_20"] == 11 else ("c" if this["nibble_20"] == 12 else ("d" if this["nibble_20"] == 13 else ("e" if this["nibble_20"] == 14 else "f"))))))
+            + (str(this["nibble_21"]) if this["nibble_21"] < 10 else ("a" if this["nibble_21"] == 10 else ("b" if this["nibble_21"] == 11 else ("c" if this["nibble_21"] == 12 else ("d" if this["nibble_21"] == 13 else ("e" if this["nibble_21"] == 14 else "f"))))))
+            + (str(this["nibble_22"]) if this["nibble_22"] < 10 else ("a" if this["nibble_22"] == 10 else ("b" if this["nibble_22"] == 11 else ("c" if this["nibble_22"] == 12 else ("d" if this["nibble_22"] == 13 else ("e" if this["nibble_22"] == 14 else "f"))))))
+            + (str(this["nibble_23"]) if this["nibble_23"] < 10 else ("a" if this["nibble_23"] == 10 else ("b" if this["nibble_23"] == 11 else ("c" if this["nibble_23"] == 12 else ("d" if this["nibble_23"] == 13 else ("e" if this["nibble_23"] == 14 else "f"))))))
             if this["is_v6"]
             else None
         )),
+        # High four bits of byte 12 of an IPv6 address.
+        "nibble_24" / c.Computed(lambda this: (
+            (this["address"][12] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 12 of an IPv6 address.
+        "nibble_25" / c.Computed(lambda this: this["address"][12] & 15 if this["is_v6"] else None),
+        # High four bits of byte 13 of an IPv6 address.
+        "nibble_26" / c.Computed(lambda this: (
+            (this["address"][13] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 13 of an IPv6 address.
+        "nibble_27" / c.Computed(lambda this: this["address"][13] & 15 if this["is_v6"] else None),
         # Bytes 12 and 13 of an IPv6 address as four hex digits.
         "ipv6_group_6" / c.Computed(lambda this: (
-            this["digits"][(this["address"][12] >> 4) & 15:((this["address"][12] >> 4) & 15) + 1]
-            + this["digits"][this["address"][12] & 15:(this["address"][12] & 15) + 1]
-            + this["digits"][(this["address"][13] >> 4) & 15:((this["address"][13] >> 4) & 15) + 1]
-            + this["digits"][this["address"][13] & 15:(this["address"][13] & 15) + 1]
+            (str(this["nibble_24"]) if this["nibble_24"] < 10 else ("a" if this["nibble_24"] == 10 else ("b" if this["nibble_24"] == 11 else ("c" if this["nibble_24"] == 12 else ("d" if this["nibble_24"] == 13 else ("e" if this["nibble_24"] == 14 else "f"))))))
+            + (str(this["nibble_25"]) if this["nibble_25"] < 10 else ("a" if this["nibble_25"] == 10 else ("b" if this["nibble_25"] == 11 else ("c" if this["nibble_25"] == 12 else ("d" if this["nibble_25"] == 13 else ("e" if this["nibble_25"] == 14 else "f"))))))
+            + (str(this["nibble_26"]) if this["nibble_26"] < 10 else ("a" if this["nibble_26"] == 10 else ("b" if this["nibble_26"] == 11 else ("c" if this["nibble_26"] == 12 else ("d" if this["nibble_26"] == 13 else ("e" if this["nibble_26"] == 14 else "f"))))))
+            + (str(this["nibble_27"]) if this["nibble_27"] < 10 else ("a" if this["nibble_27"] == 10 else ("b" if this["nibble_27"] == 11 else ("c" if this["nibble_27"] == 12 else ("d" if this["nibble_27"] == 13 else ("e" if this["nibble_27"] == 14 else "f"))))))
             if this["is_v6"]
             else None
         )),
+        # High four bits of byte 14 of an IPv6 address.
+        "nibble_28" / c.Computed(lambda this: (
+            (this["address"][14] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 14 of an IPv6 address.
+        "nibble_29" / c.Computed(lambda this: this["address"][14] & 15 if this["is_v6"] else None),
+        # High four bits of byte 15 of an IPv6 address.
+        "nibble_30" / c.Computed(lambda this: (
+            (this["address"][15] >> 4) & 15
+            if this["is_v6"]
+            else None
+        )),
+        # Low four bits of byte 15 of an IPv6 address.
+        "nibble_31" / c.Computed(lambda this: this["address"][15] & 15 if this["is_v6"] else None),
         # Bytes 14 and 15 of an IPv6 address as four hex digits.
         "ipv6_group_7" / c.Computed(lambda this: (
-            this["digits"][(this["address"][14] >> 4) & 15:((this["address"][14] >> 4) & 15) + 1]
-            + this["digits"][this["address"][14] & 15:(this["address"][14] & 15) + 1]
-            + this["digits"][(this["address"][15] >> 4) & 15:((this["address"][15] >> 4) & 15) + 1]
-            + this["digits"][this["address"][15] & 15:(this["address"][15] & 15) + 1]
+            (str(this["nibble_28"]) if this["nibble_28"] < 10 else ("a" if this["nibble_28"] == 10 else ("b" if this["nibble_28"] == 11 else ("c" if this["nibble_28"] == 12 else ("d" if this["nibble_28"] == 13 else ("e" if this["nibble_28"] == 14 else "f"))))))
+            + (str(this["nibble_29"]) if this["nibble_29"] < 10 else ("a" if this["nibble_29"] == 10 else ("b" if this["nibble_29"] == 11 else ("c" if this["nibble_29"] == 12 else ("d" if this["nibble_29"] == 13 else ("e" if this["nibble_29"] == 14 else "f"))))))
+            + (str(this["nibble_30"]) if this["nibble_30"] < 10 else ("a" if this["nibble_30"] == 10 else ("b" if this["nibble_30"] == 11 else ("c" if this["nibble_30"] == 12 else ("d" if this["nibble_30"] == 13 else ("e" if this["nibble_30"] == 14 else "f"))))))
+            + (str(this["nibble_31"]) if this["nibble_31"] < 10 else ("a" if this["nibble_31"] == 10 else ("b" if this["nibble_31"] == 11 else ("c" if this["nibble_31"] == 12 else ("d" if this["nibble_31"] == 13 else ("e" if this["nibble_31"] == 14 else "f"))))))
             if this["is_v6"]
             else None
         )),
@@ -384,8 +509,8 @@ record = ka.Struct(
             lambda this: this["len_record"] - 8,
             c.Switch(
                 lambda this: ka.enum_value(this["magic"], MagicCode),
-                {MagicCode.message_v1: message(False), MagicCode.message_v2: message(True)},
-                default=c.GreedyBytes,
+                {MagicCode.message_v2: message(True)},
+                default=message(False),
             ),
         ),
     ),

@@ -14,10 +14,10 @@ import construct as c
 from rmqformats import construct_adapters as ka
 
 __all__ = [
-    "header",
+    "index_header",
     "hash_slot",
     "entry",
-    "tables",
+    "index_tables",
     "rocketmq_index_file",
 ]
 
@@ -25,7 +25,7 @@ __all__ = [
 # The 40-byte file header (`IndexHeader.INDEX_HEADER_SIZE`). The broker
 # keeps it in memory and writes it through on every change.
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/index/IndexHeader.java
-header = ka.Struct(
+index_header = ka.Struct(
     # Store time (ms since the Unix epoch) of the first indexed message.
     # A new file first copies the previous file's `end_timestamp` (0 for
     # the first file) and replaces it when its first entry is written.
@@ -90,7 +90,7 @@ entry = ka.Struct(
 )
 
 
-def tables(num_hash_slots, num_index):
+def index_tables(num_hash_slots, num_index):
     """The hash slots and the entries, for given counts. Starts at byte 40
     of the file, right after the header.
 
@@ -167,7 +167,7 @@ def tables(num_hash_slots, num_index):
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-4.9.7/store/src/main/java/org/apache/rocketmq/store/index/IndexFile.java
 rocketmq_index_file = ka.Struct(
     # Time and commit-log ranges covered by the file, and its fill level.
-    "header" / header,
+    "header" / index_header,
     # Number of hash slots (`maxHashSlotNum`), inferred from the file size
     # assuming four entries per slot, as with the default settings
     # (5,000,000 slots for a 420,000,040-byte file). Wrong when the broker
@@ -187,7 +187,7 @@ rocketmq_index_file = ka.Struct(
     # parses every slot and entry of the file.
     "tables" / c.Pointer(
         lambda this: (40) + this["_io"].tell() - ka.io_pos(this),
-        tables(lambda this: this["num_hash_slots"], lambda this: this["num_index"]),
+        index_tables(lambda this: this["num_hash_slots"], lambda this: this["num_index"]),
     ),
     # The most recently written entry, number `header.next_index - 1`.
     "last_entry" / ka.If(

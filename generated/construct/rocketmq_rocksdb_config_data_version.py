@@ -14,14 +14,14 @@ import construct as c
 from rmqformats import construct_adapters as ka
 
 __all__ = [
-    "data_version",
+    "data_version_value",
     "rocketmq_rocksdb_config_data_version",
 ]
 
 
 # A `DataVersion`.
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConfigHelper.java
-data_version = ka.Struct(
+data_version_value = ka.Struct(
     # The state machine version.
     "state_version" / c.Int64sb,
     # Time of the last change, in milliseconds since the Unix epoch.
@@ -38,5 +38,5 @@ data_version = ka.Struct(
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConfigHelper.java
 rocketmq_rocksdb_config_data_version = ka.Struct(
     # The 24 bytes of the value.
-    "data_version" / data_version,
+    "data_version" / data_version_value,
 )

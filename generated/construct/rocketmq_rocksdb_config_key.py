@@ -14,30 +14,30 @@ import construct as c
 from rmqformats import construct_adapters as ka
 
 __all__ = [
-    "TablePrefix",
-    "TableId",
-    "RecordPrefix",
+    "TablePrefixCode",
+    "TableIdCode",
+    "RecordPrefixCode",
     "named_record",
     "offset_record",
     "rocketmq_rocksdb_config_key",
 ]
 
 
-class TablePrefix(enum.IntEnum):
-    """Kaitai enum table_prefix (enums/table_prefix)."""
+class TablePrefixCode(enum.IntEnum):
+    """Kaitai enum table_prefix_code (enums/table_prefix_code)."""
 
     # Not used in keys.
-    unspecified = 0
+    no_table_prefix = 0
 
     # A table record.
     table = 1
 
 
-class TableId(enum.IntEnum):
-    """Kaitai enum table_id (enums/table_id)."""
+class TableIdCode(enum.IntEnum):
+    """Kaitai enum table_id_code (enums/table_id_code)."""
 
     # Not used in keys.
-    unspecified = 0
+    no_table = 0
 
     # Committed consumer offsets (`consumerOffset.json`).
     consumer_offset = 1
@@ -52,11 +52,11 @@ class TableId(enum.IntEnum):
     subscription_group = 4
 
 
-class RecordPrefix(enum.IntEnum):
-    """Kaitai enum record_prefix (enums/record_prefix)."""
+class RecordPrefixCode(enum.IntEnum):
+    """Kaitai enum record_prefix_code (enums/record_prefix_code)."""
 
     # Not used in keys.
-    unspecified = 0
+    no_record_prefix = 0
 
     # The table's `DataVersion`.
     data_version = 1
@@ -119,34 +119,34 @@ offset_record = ka.Struct(
 rocketmq_rocksdb_config_key = ka.Struct(
     # Always `TABLE` (1).
     "table_prefix" / ka.Valid(
-        c.Enum(c.Int8ub, TablePrefix),
+        c.Enum(c.Int8ub, TablePrefixCode),
         (
-            "eq table_prefix::table",
-            lambda value, this: ka.enum_value(value, TablePrefix) == TablePrefix.table,
+            "eq table_prefix_code::table",
+            lambda value, this: ka.enum_value(value, TablePrefixCode) == TablePrefixCode.table,
         ),
     ),
     # Which table the record belongs to.
-    "table_id" / c.Enum(c.Int16ub, TableId),
+    "table_id" / c.Enum(c.Int16ub, TableIdCode),
     # The table's data version, or one of its records.
-    "record_prefix" / c.Enum(c.Int8ub, RecordPrefix),
+    "record_prefix" / c.Enum(c.Int8ub, RecordPrefixCode),
     # `data_version`.
     "data_version_name" / ka.If(
-        lambda this: ka.enum_value(this["record_prefix"], RecordPrefix) == RecordPrefix.data_version,
+        lambda this: ka.enum_value(this["record_prefix"], RecordPrefixCode) == RecordPrefixCode.data_version,
         c.StringEncoded(c.GreedyBytes, "UTF-8"),
     ),
     # A topic or a subscription group, by name.
     "named" / ka.If(
         lambda this: (
-            ka.enum_value(this["record_prefix"], RecordPrefix) == RecordPrefix.data
-            and (ka.enum_value(this["table_id"], TableId) == TableId.topic or ka.enum_value(this["table_id"], TableId) == TableId.subscription_group)
+            ka.enum_value(this["record_prefix"], RecordPrefixCode) == RecordPrefixCode.data
+            and (ka.enum_value(this["table_id"], TableIdCode) == TableIdCode.topic or ka.enum_value(this["table_id"], TableIdCode) == TableIdCode.subscription_group)
         ),
         named_record,
     ),
     # The offset of a group on a topic queue.
     "offset" / ka.If(
         lambda this: (
-            ka.enum_value(this["record_prefix"], RecordPrefix) == RecordPrefix.data
-            and (ka.enum_value(this["table_id"], TableId) == TableId.consumer_offset or ka.enum_value(this["table_id"], TableId) == TableId.pull_offset)
+            ka.enum_value(this["record_prefix"], RecordPrefixCode) == RecordPrefixCode.data
+            and (ka.enum_value(this["table_id"], TableIdCode) == TableIdCode.consumer_offset or ka.enum_value(this["table_id"], TableIdCode) == TableIdCode.pull_offset)
         ),
         offset_record,
     ),

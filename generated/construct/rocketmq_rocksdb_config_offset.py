@@ -14,14 +14,14 @@ import construct as c
 from rmqformats import construct_adapters as ka
 
 __all__ = [
-    "offset",
+    "offset_value",
     "rocketmq_rocksdb_config_offset",
 ]
 
 
 # A committed offset.
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConsumerOffsetManagerV2.java
-offset = ka.Struct(
+offset_value = ka.Struct(
     # The committed offset.
     "offset" / c.Int64sb,
 )
@@ -33,5 +33,5 @@ offset = ka.Struct(
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConsumerOffsetManagerV2.java
 rocketmq_rocksdb_config_offset = ka.Struct(
     # The 8 bytes of the value.
-    "offset" / offset,
+    "offset" / offset_value,
 )

@@ -14,13 +14,13 @@ import construct as c
 from rmqformats import construct_adapters as ka
 
 __all__ = [
-    "SerializationType",
+    "SerializationTypeCode",
     "rocketmq_rocksdb_config_record",
 ]
 
 
-class SerializationType(enum.IntEnum):
-    """Kaitai enum serialization_type (enums/serialization_type)."""
+class SerializationTypeCode(enum.IntEnum):
+    """Kaitai enum serialization_type_code (enums/serialization_type_code)."""
 
     # Unknown; the broker skips the record.
     unspecified = 0
@@ -42,7 +42,7 @@ class SerializationType(enum.IntEnum):
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConfigHelper.java
 rocketmq_rocksdb_config_record = ka.Struct(
     # How the rest of the value is serialized.
-    "serialization_type" / c.Enum(c.Int8ub, SerializationType),
+    "serialization_type" / c.Enum(c.Int8ub, SerializationTypeCode),
     # The serialized bean (UTF-8 JSON text for `json`).
     "payload" / c.GreedyBytes,
 )

@@ -14,14 +14,14 @@ import construct as c
 from rmqformats import construct_adapters as ka
 
 __all__ = [
-    "checkpoint",
+    "checkpoint_value",
     "rocketmq_rocksdb_cq_checkpoint",
 ]
 
 
 # The dispatch position.
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/main/java/org/apache/rocketmq/store/queue/RocksDBConsumeQueueOffsetTable.java
-checkpoint = ka.Struct(
+checkpoint_value = ka.Struct(
     # Commit-log offset after the last dispatched message
     # (`getMaxPhyOffsetInConsumeQueue`).
     "ofs_max_phy" / c.Int64sb,
@@ -36,5 +36,5 @@ checkpoint = ka.Struct(
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/main/java/org/apache/rocketmq/store/queue/RocksDBConsumeQueueOffsetTable.java
 rocketmq_rocksdb_cq_checkpoint = ka.Struct(
     # The 8 bytes of the value.
-    "checkpoint" / checkpoint,
+    "checkpoint" / checkpoint_value,
 )

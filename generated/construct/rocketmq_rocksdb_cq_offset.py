@@ -14,14 +14,14 @@ import construct as c
 from rmqformats import construct_adapters as ka
 
 __all__ = [
-    "offset",
+    "offset_value",
     "rocketmq_rocksdb_cq_offset",
 ]
 
 
 # The bound of one topic queue.
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/main/java/org/apache/rocketmq/store/queue/RocksDBConsumeQueueOffsetTable.java
-offset = ka.Struct(
+offset_value = ka.Struct(
     # Commit-log offset of the unit's message.
     "ofs_commitlog" / c.Int64sb,
     # Logical offset of the unit.
@@ -37,5 +37,5 @@ offset = ka.Struct(
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/main/java/org/apache/rocketmq/store/queue/RocksDBConsumeQueueOffsetTable.java
 rocketmq_rocksdb_cq_offset = ka.Struct(
     # The 16 bytes of the value.
-    "offset" / offset,
+    "offset" / offset_value,
 )

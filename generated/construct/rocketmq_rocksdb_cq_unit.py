@@ -14,7 +14,7 @@ import construct as c
 from rmqformats import construct_adapters as ka
 
 __all__ = [
-    "unit",
+    "unit_value",
     "rocketmq_rocksdb_cq_unit",
 ]
 
@@ -22,7 +22,7 @@ __all__ = [
 # One unit as `RocksDBConsumeQueueTable.buildCQValueByteBuffer` writes
 # it for a dispatched message.
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/main/java/org/apache/rocketmq/store/queue/RocksDBConsumeQueueTable.java
-unit = ka.Struct(
+unit_value = ka.Struct(
     # Commit-log offset of the message record (its PHYSICALOFFSET).
     "ofs_commitlog" / c.Int64sb,
     # Size of the message record (its TOTALSIZE).
@@ -43,5 +43,5 @@ unit = ka.Struct(
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/main/java/org/apache/rocketmq/store/queue/RocksDBConsumeQueueTable.java
 rocketmq_rocksdb_cq_unit = ka.Struct(
     # The 28 bytes of the value.
-    "unit" / unit,
+    "unit" / unit_value,
 )

@@ -26,7 +26,7 @@ coda = ka.Struct(
     # 16, the coda's size.
     "len_coda" / c.Int32sb,
     # The commit log's BLANK magic.
-    "magic" / ka.Valid(c.Int32ub, ("eq 0xcbd43194", lambda value, this: value == 0xcbd43194)),
+    "magic" / ka.Valid(c.Int32ub, ("eq 0xcbd43194.as<u4>", lambda value, this: value == 0xcbd43194)),
     # Newest store time (ms) of the segment's messages.
     "max_store_timestamp" / c.Int64sb,
 )

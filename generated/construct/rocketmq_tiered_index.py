@@ -15,7 +15,7 @@ from rmqformats import construct_adapters as ka
 
 __all__ = [
     "FileMagic",
-    "header",
+    "index_header",
     "slot",
     "item",
     "compact_item",
@@ -27,15 +27,15 @@ class FileMagic(enum.IntEnum):
     """Kaitai enum file_magic (enums/file_magic)."""
 
     # The file takes items (`0xCCDDEEFF ^ 1880681586 + 4`).
-    begin = 0xbcc50289
+    begin_marker = 0xbcc50289
 
     # The file is full, or compacted (`0xCCDDEEFF ^ 1880681586 + 8`).
-    end = 0xbcc50285
+    end_marker = 0xbcc50285
 
 
 # The header, rewritten by `flushNewMetadata` after each put.
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexStoreFile.java
-header = ka.Struct(
+index_header = ka.Struct(
     # BEGIN while the file takes items, END once it is full or compacted.
     "magic" / ka.Valid(
         c.Enum(c.Int32ub, FileMagic),
@@ -144,7 +144,7 @@ compact_item = ka.Struct(
 rocketmq_tiered_index = ka.Struct(
     # The 28-byte header (`INDEX_HEADER_SIZE`), as `flushNewMetadata`
     # writes it.
-    "header" / header,
+    "header" / index_header,
     # The slot table (`slot`) and then the items (`item` or
     # `compact_item`); where one ends depends on the hash slot count
     # configured when the file was made, which is not in the file.

@@ -14,7 +14,7 @@ import construct as c
 from rmqformats import construct_adapters as ka
 
 __all__ = [
-    "data_version",
+    "timer_data_version",
     "rocketmq_timer_check",
 ]
 
@@ -22,7 +22,7 @@ __all__ = [
 # A `DataVersion` (the version stamp the broker's JSON config files also
 # carry), stored as three longs.
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/remoting/src/main/java/org/apache/rocketmq/remoting/protocol/DataVersion.java
-data_version = ka.Struct(
+timer_data_version = ka.Struct(
     # The message store's state-machine version when the stamp last changed
     # (0 unless in controller mode).
     "state_version" / c.Int64sb,
@@ -65,7 +65,7 @@ rocketmq_timer_check = ka.Struct(
     "master_timer_queue_offset" / c.Int64sb,
     # Version stamp of this checkpoint, changed whenever the timer store commits
     # progress.
-    "data_version" / data_version,
+    "data_version" / timer_data_version,
     # Rest of the 4096-byte page; never written, so zero.
     "reserved" / c.GreedyBytes,
 )

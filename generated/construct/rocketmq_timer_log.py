@@ -56,14 +56,14 @@ class MagicFlag(enum.IntEnum):
     """Kaitai enum magic_flag (enums/magic_flag)."""
 
     # Set in every unit a broker writes.
-    enqueue = 1
+    enqueue_bit = 1
 
     # The unit only moves the message closer to its delivery time
     # (re-enqueue).
-    roll = 2
+    roll_bit = 2
 
     # The unit cancels an earlier timer message.
-    delete = 4
+    delete_bit = 4
 
 
 # The fields of a unit after its 16-byte header.
@@ -120,12 +120,12 @@ unit = ka.Struct(
     # (`roll` and `roll_delete`).
     "is_roll" / c.Computed(lambda this: (
         this["is_unit"]
-        and (int(ka.enum_value(this["magic"], UnitMagic)) & int(ka.enum_value(MagicFlag.roll, MagicFlag))) != 0
+        and (int(ka.enum_value(this["magic"], UnitMagic)) & int(ka.enum_value(MagicFlag.roll_bit, MagicFlag))) != 0
     )),
     # The unit cancels a timer message (`delete` and `roll_delete`).
     "is_delete" / c.Computed(lambda this: (
         this["is_unit"]
-        and (int(ka.enum_value(this["magic"], UnitMagic)) & int(ka.enum_value(MagicFlag.delete, MagicFlag))) != 0
+        and (int(ka.enum_value(this["magic"], UnitMagic)) & int(ka.enum_value(MagicFlag.delete_bit, MagicFlag))) != 0
     )),
     # Bytes after the 16-byte blank marker up to the end of the segment
     # (0 with the default segment size); never written, so zero.

@@ -126,7 +126,7 @@ class RocketmqBatchConsumequeue(KaitaiStruct):
             if hasattr(self, '_m_msg_end_offset'):
                 return self._m_msg_end_offset
 
-            self._m_msg_end_offset = self.msg_base_offset + self.num_messages
+            self._m_msg_end_offset = (self.msg_base_offset + self.num_messages)
             return getattr(self, '_m_msg_end_offset', None)
 
 

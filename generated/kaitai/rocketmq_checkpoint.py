@@ -73,6 +73,15 @@ class RocketmqCheckpoint(KaitaiStruct):
         pass
 
     @property
+    def min_flush_timestamp(self):
+        """The older of the commit-log and consume-queue timestamps."""
+        if hasattr(self, '_m_min_flush_timestamp'):
+            return self._m_min_flush_timestamp
+
+        self._m_min_flush_timestamp = (self.physic_msg_timestamp if self.physic_msg_timestamp < self.logics_msg_timestamp else self.logics_msg_timestamp)
+        return getattr(self, '_m_min_flush_timestamp', None)
+
+    @property
     def min_timestamp(self):
         """`StoreCheckpoint.getMinTimestamp`: the older of the commit-log and
         consume-queue timestamps, minus 3 seconds, not below 0. Abnormal
@@ -82,7 +91,7 @@ class RocketmqCheckpoint(KaitaiStruct):
         if hasattr(self, '_m_min_timestamp'):
             return self._m_min_timestamp
 
-        self._m_min_timestamp = (((self.physic_msg_timestamp if self.physic_msg_timestamp < self.logics_msg_timestamp else self.logics_msg_timestamp) - 3000) if (self.physic_msg_timestamp if self.physic_msg_timestamp < self.logics_msg_timestamp else self.logics_msg_timestamp) >= 3000 else 0)
+        self._m_min_timestamp = ((self.min_flush_timestamp - 3000) if self.min_flush_timestamp >= 3000 else 0)
         return getattr(self, '_m_min_timestamp', None)
 
     @property

@@ -122,17 +122,6 @@ class RocketmqCommitlog(KaitaiStruct):
             return getattr(self, '_m_address_text', None)
 
         @property
-        def digits(self):
-            """The hex digits, looked up by value. Nibbles are masked (`& 15`)
-            because some targets (C++) index bytes as signed chars.
-            """
-            if hasattr(self, '_m_digits'):
-                return self._m_digits
-
-            self._m_digits = u"0123456789abcdef"
-            return getattr(self, '_m_digits', None)
-
-        @property
         def ipv4_text(self):
             """An IPv4 address in dotted decimal."""
             if hasattr(self, '_m_ipv4_text'):
@@ -152,7 +141,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_0 = ((self.digits[KaitaiStream.byte_array_index(self.address, 0) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 0) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 0) & 15:(KaitaiStream.byte_array_index(self.address, 0) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 1) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 1) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 1) & 15:(KaitaiStream.byte_array_index(self.address, 1) & 15) + 1]
+                self._m_ipv6_group_0 = (((str(self.nibble_0) if self.nibble_0 < 10 else (u"a" if self.nibble_0 == 10 else (u"b" if self.nibble_0 == 11 else (u"c" if self.nibble_0 == 12 else (u"d" if self.nibble_0 == 13 else (u"e" if self.nibble_0 == 14 else u"f")))))) + (str(self.nibble_1) if self.nibble_1 < 10 else (u"a" if self.nibble_1 == 10 else (u"b" if self.nibble_1 == 11 else (u"c" if self.nibble_1 == 12 else (u"d" if self.nibble_1 == 13 else (u"e" if self.nibble_1 == 14 else u"f"))))))) + (str(self.nibble_2) if self.nibble_2 < 10 else (u"a" if self.nibble_2 == 10 else (u"b" if self.nibble_2 == 11 else (u"c" if self.nibble_2 == 12 else (u"d" if self.nibble_2 == 13 else (u"e" if self.nibble_2 == 14 else u"f"))))))) + (str(self.nibble_3) if self.nibble_3 < 10 else (u"a" if self.nibble_3 == 10 else (u"b" if self.nibble_3 == 11 else (u"c" if self.nibble_3 == 12 else (u"d" if self.nibble_3 == 13 else (u"e" if self.nibble_3 == 14 else u"f"))))))
 
             return getattr(self, '_m_ipv6_group_0', None)
 
@@ -164,7 +153,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_1 = ((self.digits[KaitaiStream.byte_array_index(self.address, 2) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 2) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 2) & 15:(KaitaiStream.byte_array_index(self.address, 2) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 3) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 3) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 3) & 15:(KaitaiStream.byte_array_index(self.address, 3) & 15) + 1]
+                self._m_ipv6_group_1 = (((str(self.nibble_4) if self.nibble_4 < 10 else (u"a" if self.nibble_4 == 10 else (u"b" if self.nibble_4 == 11 else (u"c" if self.nibble_4 == 12 else (u"d" if self.nibble_4 == 13 else (u"e" if self.nibble_4 == 14 else u"f")))))) + (str(self.nibble_5) if self.nibble_5 < 10 else (u"a" if self.nibble_5 == 10 else (u"b" if self.nibble_5 == 11 else (u"c" if self.nibble_5 == 12 else (u"d" if self.nibble_5 == 13 else (u"e" if self.nibble_5 == 14 else u"f"))))))) + (str(self.nibble_6) if self.nibble_6 < 10 else (u"a" if self.nibble_6 == 10 else (u"b" if self.nibble_6 == 11 else (u"c" if self.nibble_6 == 12 else (u"d" if self.nibble_6 == 13 else (u"e" if self.nibble_6 == 14 else u"f"))))))) + (str(self.nibble_7) if self.nibble_7 < 10 else (u"a" if self.nibble_7 == 10 else (u"b" if self.nibble_7 == 11 else (u"c" if self.nibble_7 == 12 else (u"d" if self.nibble_7 == 13 else (u"e" if self.nibble_7 == 14 else u"f"))))))
 
             return getattr(self, '_m_ipv6_group_1', None)
 
@@ -176,7 +165,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_2 = ((self.digits[KaitaiStream.byte_array_index(self.address, 4) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 4) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 4) & 15:(KaitaiStream.byte_array_index(self.address, 4) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 5) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 5) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 5) & 15:(KaitaiStream.byte_array_index(self.address, 5) & 15) + 1]
+                self._m_ipv6_group_2 = (((str(self.nibble_8) if self.nibble_8 < 10 else (u"a" if self.nibble_8 == 10 else (u"b" if self.nibble_8 == 11 else (u"c" if self.nibble_8 == 12 else (u"d" if self.nibble_8 == 13 else (u"e" if self.nibble_8 == 14 else u"f")))))) + (str(self.nibble_9) if self.nibble_9 < 10 else (u"a" if self.nibble_9 == 10 else (u"b" if self.nibble_9 == 11 else (u"c" if self.nibble_9 == 12 else (u"d" if self.nibble_9 == 13 else (u"e" if self.nibble_9 == 14 else u"f"))))))) + (str(self.nibble_10) if self.nibble_10 < 10 else (u"a" if self.nibble_10 == 10 else (u"b" if self.nibble_10 == 11 else (u"c" if self.nibble_10 == 12 else (u"d" if self.nibble_10 == 13 else (u"e" if self.nibble_10 == 14 else u"f"))))))) + (str(self.nibble_11) if self.nibble_11 < 10 else (u"a" if self.nibble_11 == 10 else (u"b" if self.nibble_11 == 11 else (u"c" if self.nibble_11 == 12 else (u"d" if self.nibble_11 == 13 else (u"e" if self.nibble_11 == 14 else u"f"))))))
 
             return getattr(self, '_m_ipv6_group_2', None)
 
@@ -188,7 +177,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_3 = ((self.digits[KaitaiStream.byte_array_index(self.address, 6) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 6) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 6) & 15:(KaitaiStream.byte_array_index(self.address, 6) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 7) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 7) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 7) & 15:(KaitaiStream.byte_array_index(self.address, 7) & 15) + 1]
+                self._m_ipv6_group_3 = (((str(self.nibble_12) if self.nibble_12 < 10 else (u"a" if self.nibble_12 == 10 else (u"b" if self.nibble_12 == 11 else (u"c" if self.nibble_12 == 12 else (u"d" if self.nibble_12 == 13 else (u"e" if self.nibble_12 == 14 else u"f")))))) + (str(self.nibble_13) if self.nibble_13 < 10 else (u"a" if self.nibble_13 == 10 else (u"b" if self.nibble_13 == 11 else (u"c" if self.nibble_13 == 12 else (u"d" if self.nibble_13 == 13 else (u"e" if self.nibble_13 == 14 else u"f"))))))) + (str(self.nibble_14) if self.nibble_14 < 10 else (u"a" if self.nibble_14 == 10 else (u"b" if self.nibble_14 == 11 else (u"c" if self.nibble_14 == 12 else (u"d" if self.nibble_14 == 13 else (u"e" if self.nibble_14 == 14 else u"f"))))))) + (str(self.nibble_15) if self.nibble_15 < 10 else (u"a" if self.nibble_15 == 10 else (u"b" if self.nibble_15 == 11 else (u"c" if self.nibble_15 == 12 else (u"d" if self.nibble_15 == 13 else (u"e" if self.nibble_15 == 14 else u"f"))))))
 
             return getattr(self, '_m_ipv6_group_3', None)
 
@@ -200,7 +189,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_4 = ((self.digits[KaitaiStream.byte_array_index(self.address, 8) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 8) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 8) & 15:(KaitaiStream.byte_array_index(self.address, 8) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 9) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 9) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 9) & 15:(KaitaiStream.byte_array_index(self.address, 9) & 15) + 1]
+                self._m_ipv6_group_4 = (((str(self.nibble_16) if self.nibble_16 < 10 else (u"a" if self.nibble_16 == 10 else (u"b" if self.nibble_16 == 11 else (u"c" if self.nibble_16 == 12 else (u"d" if self.nibble_16 == 13 else (u"e" if self.nibble_16 == 14 else u"f")))))) + (str(self.nibble_17) if self.nibble_17 < 10 else (u"a" if self.nibble_17 == 10 else (u"b" if self.nibble_17 == 11 else (u"c" if self.nibble_17 == 12 else (u"d" if self.nibble_17 == 13 else (u"e" if self.nibble_17 == 14 else u"f"))))))) + (str(self.nibble_18) if self.nibble_18 < 10 else (u"a" if self.nibble_18 == 10 else (u"b" if self.nibble_18 == 11 else (u"c" if self.nibble_18 == 12 else (u"d" if self.nibble_18 == 13 else (u"e" if self.nibble_18 == 14 else u"f"))))))) + (str(self.nibble_19) if self.nibble_19 < 10 else (u"a" if self.nibble_19 == 10 else (u"b" if self.nibble_19 == 11 else (u"c" if self.nibble_19 == 12 else (u"d" if self.nibble_19 == 13 else (u"e" if self.nibble_19 == 14 else u"f"))))))
 
             return getattr(self, '_m_ipv6_group_4', None)
 
@@ -212,7 +201,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_5 = ((self.digits[KaitaiStream.byte_array_index(self.address, 10) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 10) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 10) & 15:(KaitaiStream.byte_array_index(self.address, 10) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 11) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 11) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 11) & 15:(KaitaiStream.byte_array_index(self.address, 11) & 15) + 1]
+                self._m_ipv6_group_5 = (((str(self.nibble_20) if self.nibble_20 < 10 else (u"a" if self.nibble_20 == 10 else (u"b" if self.nibble_20 == 11 else (u"c" if self.nibble_20 == 12 else (u"d" if self.nibble_20 == 13 else (u"e" if self.nibble_20 == 14 else u"f")))))) + (str(self.nibble_21) if self.nibble_21 < 10 else (u"a" if self.nibble_21 == 10 else (u"b" if self.nibble_21 == 11 else (u"c" if self.nibble_21 == 12 else (u"d" if self.nibble_21 == 13 else (u"e" if self.nibble_21 == 14 else u"f"))))))) + (str(self.nibble_22) if self.nibble_22 < 10 else (u"a" if self.nibble_22 == 10 else (u"b" if self.nibble_22 == 11 else (u"c" if self.nibble_22 == 12 else (u"d" if self.nibble_22 == 13 else (u"e" if self.nibble_22 == 14 else u"f"))))))) + (str(self.nibble_23) if self.nibble_23 < 10 else (u"a" if self.nibble_23 == 10 else (u"b" if self.nibble_23 == 11 else (u"c" if self.nibble_23 == 12 else (u"d" if self.nibble_23 == 13 else (u"e" if self.nibble_23 == 14 else u"f"))))))
 
             return getattr(self, '_m_ipv6_group_5', None)
 
@@ -224,7 +213,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_6 = ((self.digits[KaitaiStream.byte_array_index(self.address, 12) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 12) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 12) & 15:(KaitaiStream.byte_array_index(self.address, 12) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 13) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 13) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 13) & 15:(KaitaiStream.byte_array_index(self.address, 13) & 15) + 1]
+                self._m_ipv6_group_6 = (((str(self.nibble_24) if self.nibble_24 < 10 else (u"a" if self.nibble_24 == 10 else (u"b" if self.nibble_24 == 11 else (u"c" if self.nibble_24 == 12 else (u"d" if self.nibble_24 == 13 else (u"e" if self.nibble_24 == 14 else u"f")))))) + (str(self.nibble_25) if self.nibble_25 < 10 else (u"a" if self.nibble_25 == 10 else (u"b" if self.nibble_25 == 11 else (u"c" if self.nibble_25 == 12 else (u"d" if self.nibble_25 == 13 else (u"e" if self.nibble_25 == 14 else u"f"))))))) + (str(self.nibble_26) if self.nibble_26 < 10 else (u"a" if self.nibble_26 == 10 else (u"b" if self.nibble_26 == 11 else (u"c" if self.nibble_26 == 12 else (u"d" if self.nibble_26 == 13 else (u"e" if self.nibble_26 == 14 else u"f"))))))) + (str(self.nibble_27) if self.nibble_27 < 10 else (u"a" if self.nibble_27 == 10 else (u"b" if self.nibble_27 == 11 else (u"c" if self.nibble_27 == 12 else (u"d" if self.nibble_27 == 13 else (u"e" if self.nibble_27 == 14 else u"f"))))))
 
             return getattr(self, '_m_ipv6_group_6', None)
 
@@ -236,7 +225,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
             if self.is_v6:
                 pass
-                self._m_ipv6_group_7 = ((self.digits[KaitaiStream.byte_array_index(self.address, 14) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 14) >> 4 & 15) + 1] + self.digits[KaitaiStream.byte_array_index(self.address, 14) & 15:(KaitaiStream.byte_array_index(self.address, 14) & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 15) >> 4 & 15:(KaitaiStream.byte_array_index(self.address, 15) >> 4 & 15) + 1]) + self.digits[KaitaiStream.byte_array_index(self.address, 15) & 15:(KaitaiStream.byte_array_index(self.address, 15) & 15) + 1]
+                self._m_ipv6_group_7 = (((str(self.nibble_28) if self.nibble_28 < 10 else (u"a" if self.nibble_28 == 10 else (u"b" if self.nibble_28 == 11 else (u"c" if self.nibble_28 == 12 else (u"d" if self.nibble_28 == 13 else (u"e" if self.nibble_28 == 14 else u"f")))))) + (str(self.nibble_29) if self.nibble_29 < 10 else (u"a" if self.nibble_29 == 10 else (u"b" if self.nibble_29 == 11 else (u"c" if self.nibble_29 == 12 else (u"d" if self.nibble_29 == 13 else (u"e" if self.nibble_29 == 14 else u"f"))))))) + (str(self.nibble_30) if self.nibble_30 < 10 else (u"a" if self.nibble_30 == 10 else (u"b" if self.nibble_30 == 11 else (u"c" if self.nibble_30 == 12 else (u"d" if self.nibble_30 == 13 else (u"e" if self.nibble_30 == 14 else u"f"))))))) + (str(self.nibble_31) if self.nibble_31 < 10 else (u"a" if self.nibble_31 == 10 else (u"b" if self.nibble_31 == 11 else (u"c" if self.nibble_31 == 12 else (u"d" if self.nibble_31 == 13 else (u"e" if self.nibble_31 == 14 else u"f"))))))
 
             return getattr(self, '_m_ipv6_group_7', None)
 
@@ -260,6 +249,390 @@ class RocketmqCommitlog(KaitaiStruct):
 
             self._m_len_address = (16 if self.is_v6 else 4)
             return getattr(self, '_m_len_address', None)
+
+        @property
+        def nibble_0(self):
+            """High four bits of byte 0 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_0'):
+                return self._m_nibble_0
+
+            if self.is_v6:
+                pass
+                self._m_nibble_0 = KaitaiStream.byte_array_index(self.address, 0) >> 4 & 15
+
+            return getattr(self, '_m_nibble_0', None)
+
+        @property
+        def nibble_1(self):
+            """Low four bits of byte 0 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_1'):
+                return self._m_nibble_1
+
+            if self.is_v6:
+                pass
+                self._m_nibble_1 = KaitaiStream.byte_array_index(self.address, 0) & 15
+
+            return getattr(self, '_m_nibble_1', None)
+
+        @property
+        def nibble_10(self):
+            """High four bits of byte 5 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_10'):
+                return self._m_nibble_10
+
+            if self.is_v6:
+                pass
+                self._m_nibble_10 = KaitaiStream.byte_array_index(self.address, 5) >> 4 & 15
+
+            return getattr(self, '_m_nibble_10', None)
+
+        @property
+        def nibble_11(self):
+            """Low four bits of byte 5 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_11'):
+                return self._m_nibble_11
+
+            if self.is_v6:
+                pass
+                self._m_nibble_11 = KaitaiStream.byte_array_index(self.address, 5) & 15
+
+            return getattr(self, '_m_nibble_11', None)
+
+        @property
+        def nibble_12(self):
+            """High four bits of byte 6 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_12'):
+                return self._m_nibble_12
+
+            if self.is_v6:
+                pass
+                self._m_nibble_12 = KaitaiStream.byte_array_index(self.address, 6) >> 4 & 15
+
+            return getattr(self, '_m_nibble_12', None)
+
+        @property
+        def nibble_13(self):
+            """Low four bits of byte 6 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_13'):
+                return self._m_nibble_13
+
+            if self.is_v6:
+                pass
+                self._m_nibble_13 = KaitaiStream.byte_array_index(self.address, 6) & 15
+
+            return getattr(self, '_m_nibble_13', None)
+
+        @property
+        def nibble_14(self):
+            """High four bits of byte 7 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_14'):
+                return self._m_nibble_14
+
+            if self.is_v6:
+                pass
+                self._m_nibble_14 = KaitaiStream.byte_array_index(self.address, 7) >> 4 & 15
+
+            return getattr(self, '_m_nibble_14', None)
+
+        @property
+        def nibble_15(self):
+            """Low four bits of byte 7 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_15'):
+                return self._m_nibble_15
+
+            if self.is_v6:
+                pass
+                self._m_nibble_15 = KaitaiStream.byte_array_index(self.address, 7) & 15
+
+            return getattr(self, '_m_nibble_15', None)
+
+        @property
+        def nibble_16(self):
+            """High four bits of byte 8 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_16'):
+                return self._m_nibble_16
+
+            if self.is_v6:
+                pass
+                self._m_nibble_16 = KaitaiStream.byte_array_index(self.address, 8) >> 4 & 15
+
+            return getattr(self, '_m_nibble_16', None)
+
+        @property
+        def nibble_17(self):
+            """Low four bits of byte 8 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_17'):
+                return self._m_nibble_17
+
+            if self.is_v6:
+                pass
+                self._m_nibble_17 = KaitaiStream.byte_array_index(self.address, 8) & 15
+
+            return getattr(self, '_m_nibble_17', None)
+
+        @property
+        def nibble_18(self):
+            """High four bits of byte 9 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_18'):
+                return self._m_nibble_18
+
+            if self.is_v6:
+                pass
+                self._m_nibble_18 = KaitaiStream.byte_array_index(self.address, 9) >> 4 & 15
+
+            return getattr(self, '_m_nibble_18', None)
+
+        @property
+        def nibble_19(self):
+            """Low four bits of byte 9 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_19'):
+                return self._m_nibble_19
+
+            if self.is_v6:
+                pass
+                self._m_nibble_19 = KaitaiStream.byte_array_index(self.address, 9) & 15
+
+            return getattr(self, '_m_nibble_19', None)
+
+        @property
+        def nibble_2(self):
+            """High four bits of byte 1 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_2'):
+                return self._m_nibble_2
+
+            if self.is_v6:
+                pass
+                self._m_nibble_2 = KaitaiStream.byte_array_index(self.address, 1) >> 4 & 15
+
+            return getattr(self, '_m_nibble_2', None)
+
+        @property
+        def nibble_20(self):
+            """High four bits of byte 10 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_20'):
+                return self._m_nibble_20
+
+            if self.is_v6:
+                pass
+                self._m_nibble_20 = KaitaiStream.byte_array_index(self.address, 10) >> 4 & 15
+
+            return getattr(self, '_m_nibble_20', None)
+
+        @property
+        def nibble_21(self):
+            """Low four bits of byte 10 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_21'):
+                return self._m_nibble_21
+
+            if self.is_v6:
+                pass
+                self._m_nibble_21 = KaitaiStream.byte_array_index(self.address, 10) & 15
+
+            return getattr(self, '_m_nibble_21', None)
+
+        @property
+        def nibble_22(self):
+            """High four bits of byte 11 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_22'):
+                return self._m_nibble_22
+
+            if self.is_v6:
+                pass
+                self._m_nibble_22 = KaitaiStream.byte_array_index(self.address, 11) >> 4 & 15
+
+            return getattr(self, '_m_nibble_22', None)
+
+        @property
+        def nibble_23(self):
+            """Low four bits of byte 11 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_23'):
+                return self._m_nibble_23
+
+            if self.is_v6:
+                pass
+                self._m_nibble_23 = KaitaiStream.byte_array_index(self.address, 11) & 15
+
+            return getattr(self, '_m_nibble_23', None)
+
+        @property
+        def nibble_24(self):
+            """High four bits of byte 12 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_24'):
+                return self._m_nibble_24
+
+            if self.is_v6:
+                pass
+                self._m_nibble_24 = KaitaiStream.byte_array_index(self.address, 12) >> 4 & 15
+
+            return getattr(self, '_m_nibble_24', None)
+
+        @property
+        def nibble_25(self):
+            """Low four bits of byte 12 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_25'):
+                return self._m_nibble_25
+
+            if self.is_v6:
+                pass
+                self._m_nibble_25 = KaitaiStream.byte_array_index(self.address, 12) & 15
+
+            return getattr(self, '_m_nibble_25', None)
+
+        @property
+        def nibble_26(self):
+            """High four bits of byte 13 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_26'):
+                return self._m_nibble_26
+
+            if self.is_v6:
+                pass
+                self._m_nibble_26 = KaitaiStream.byte_array_index(self.address, 13) >> 4 & 15
+
+            return getattr(self, '_m_nibble_26', None)
+
+        @property
+        def nibble_27(self):
+            """Low four bits of byte 13 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_27'):
+                return self._m_nibble_27
+
+            if self.is_v6:
+                pass
+                self._m_nibble_27 = KaitaiStream.byte_array_index(self.address, 13) & 15
+
+            return getattr(self, '_m_nibble_27', None)
+
+        @property
+        def nibble_28(self):
+            """High four bits of byte 14 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_28'):
+                return self._m_nibble_28
+
+            if self.is_v6:
+                pass
+                self._m_nibble_28 = KaitaiStream.byte_array_index(self.address, 14) >> 4 & 15
+
+            return getattr(self, '_m_nibble_28', None)
+
+        @property
+        def nibble_29(self):
+            """Low four bits of byte 14 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_29'):
+                return self._m_nibble_29
+
+            if self.is_v6:
+                pass
+                self._m_nibble_29 = KaitaiStream.byte_array_index(self.address, 14) & 15
+
+            return getattr(self, '_m_nibble_29', None)
+
+        @property
+        def nibble_3(self):
+            """Low four bits of byte 1 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_3'):
+                return self._m_nibble_3
+
+            if self.is_v6:
+                pass
+                self._m_nibble_3 = KaitaiStream.byte_array_index(self.address, 1) & 15
+
+            return getattr(self, '_m_nibble_3', None)
+
+        @property
+        def nibble_30(self):
+            """High four bits of byte 15 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_30'):
+                return self._m_nibble_30
+
+            if self.is_v6:
+                pass
+                self._m_nibble_30 = KaitaiStream.byte_array_index(self.address, 15) >> 4 & 15
+
+            return getattr(self, '_m_nibble_30', None)
+
+        @property
+        def nibble_31(self):
+            """Low four bits of byte 15 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_31'):
+                return self._m_nibble_31
+
+            if self.is_v6:
+                pass
+                self._m_nibble_31 = KaitaiStream.byte_array_index(self.address, 15) & 15
+
+            return getattr(self, '_m_nibble_31', None)
+
+        @property
+        def nibble_4(self):
+            """High four bits of byte 2 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_4'):
+                return self._m_nibble_4
+
+            if self.is_v6:
+                pass
+                self._m_nibble_4 = KaitaiStream.byte_array_index(self.address, 2) >> 4 & 15
+
+            return getattr(self, '_m_nibble_4', None)
+
+        @property
+        def nibble_5(self):
+            """Low four bits of byte 2 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_5'):
+                return self._m_nibble_5
+
+            if self.is_v6:
+                pass
+                self._m_nibble_5 = KaitaiStream.byte_array_index(self.address, 2) & 15
+
+            return getattr(self, '_m_nibble_5', None)
+
+        @property
+        def nibble_6(self):
+            """High four bits of byte 3 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_6'):
+                return self._m_nibble_6
+
+            if self.is_v6:
+                pass
+                self._m_nibble_6 = KaitaiStream.byte_array_index(self.address, 3) >> 4 & 15
+
+            return getattr(self, '_m_nibble_6', None)
+
+        @property
+        def nibble_7(self):
+            """Low four bits of byte 3 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_7'):
+                return self._m_nibble_7
+
+            if self.is_v6:
+                pass
+                self._m_nibble_7 = KaitaiStream.byte_array_index(self.address, 3) & 15
+
+            return getattr(self, '_m_nibble_7', None)
+
+        @property
+        def nibble_8(self):
+            """High four bits of byte 4 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_8'):
+                return self._m_nibble_8
+
+            if self.is_v6:
+                pass
+                self._m_nibble_8 = KaitaiStream.byte_array_index(self.address, 4) >> 4 & 15
+
+            return getattr(self, '_m_nibble_8', None)
+
+        @property
+        def nibble_9(self):
+            """Low four bits of byte 4 of an IPv6 address."""
+            if hasattr(self, '_m_nibble_9'):
+                return self._m_nibble_9
+
+            if self.is_v6:
+                pass
+                self._m_nibble_9 = KaitaiStream.byte_array_index(self.address, 4) & 15
+
+            return getattr(self, '_m_nibble_9', None)
 
 
     class Message(KaitaiStruct):
@@ -358,19 +731,16 @@ class RocketmqCommitlog(KaitaiStruct):
             if self.is_message:
                 pass
                 _on = self.magic
-                if _on == RocketmqCommitlog.MagicCode.message_v1:
-                    pass
-                    self._raw_body = self._io.read_bytes(self.len_record - 8)
-                    _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
-                    self.body = RocketmqCommitlog.Message(False, _io__raw_body, self, self._root)
-                elif _on == RocketmqCommitlog.MagicCode.message_v2:
+                if _on == RocketmqCommitlog.MagicCode.message_v2:
                     pass
                     self._raw_body = self._io.read_bytes(self.len_record - 8)
                     _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
                     self.body = RocketmqCommitlog.Message(True, _io__raw_body, self, self._root)
                 else:
                     pass
-                    self.body = self._io.read_bytes(self.len_record - 8)
+                    self._raw_body = self._io.read_bytes(self.len_record - 8)
+                    _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
+                    self.body = RocketmqCommitlog.Message(False, _io__raw_body, self, self._root)
 
 
 
@@ -379,14 +749,12 @@ class RocketmqCommitlog(KaitaiStruct):
             if self.is_message:
                 pass
                 _on = self.magic
-                if _on == RocketmqCommitlog.MagicCode.message_v1:
-                    pass
-                    self.body._fetch_instances()
-                elif _on == RocketmqCommitlog.MagicCode.message_v2:
+                if _on == RocketmqCommitlog.MagicCode.message_v2:
                     pass
                     self.body._fetch_instances()
                 else:
                     pass
+                    self.body._fetch_instances()
 
 
         @property

@@ -79,7 +79,7 @@ class RocketmqIndexFile(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.header = RocketmqIndexFile.Header(self._io, self, self._root)
+        self.header = RocketmqIndexFile.IndexHeader(self._io, self, self._root)
 
 
     def _fetch_instances(self):
@@ -141,7 +141,7 @@ class RocketmqIndexFile(KaitaiStruct):
             pass
 
 
-    class Header(KaitaiStruct):
+    class IndexHeader(KaitaiStruct):
         """The 40-byte file header (`IndexHeader.INDEX_HEADER_SIZE`). The broker
         keeps it in memory and writes it through on every change.
         
@@ -149,7 +149,7 @@ class RocketmqIndexFile(KaitaiStruct):
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/index/IndexHeader.java
         """
         def __init__(self, _io, _parent=None, _root=None):
-            super(RocketmqIndexFile.Header, self).__init__(_io)
+            super(RocketmqIndexFile.IndexHeader, self).__init__(_io)
             self._parent = _parent
             self._root = _root
             self._read()
@@ -176,7 +176,7 @@ class RocketmqIndexFile(KaitaiStruct):
             return getattr(self, '_m_num_entries', None)
 
 
-    class Tables(KaitaiStruct):
+    class IndexTables(KaitaiStruct):
         """The hash slots and the entries, for given counts. Starts at byte 40
         of the file, right after the header.
         
@@ -184,7 +184,7 @@ class RocketmqIndexFile(KaitaiStruct):
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/index/IndexFile.java
         """
         def __init__(self, num_hash_slots, num_index, _io, _parent=None, _root=None):
-            super(RocketmqIndexFile.Tables, self).__init__(_io)
+            super(RocketmqIndexFile.IndexTables, self).__init__(_io)
             self._parent = _parent
             self._root = _root
             self.num_hash_slots = num_hash_slots
@@ -275,7 +275,7 @@ class RocketmqIndexFile(KaitaiStruct):
 
         _pos = self._io.pos()
         self._io.seek(40)
-        self._m_tables = RocketmqIndexFile.Tables(self.num_hash_slots, self.num_index, self._io, self, self._root)
+        self._m_tables = RocketmqIndexFile.IndexTables(self.num_hash_slots, self.num_index, self._io, self, self._root)
         self._io.seek(_pos)
         return getattr(self, '_m_tables', None)
 

@@ -24,21 +24,21 @@ class RocketmqRocksdbConfigDataVersion(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.data_version = RocketmqRocksdbConfigDataVersion.DataVersion(self._io, self, self._root)
+        self.data_version = RocketmqRocksdbConfigDataVersion.DataVersionValue(self._io, self, self._root)
 
 
     def _fetch_instances(self):
         pass
         self.data_version._fetch_instances()
 
-    class DataVersion(KaitaiStruct):
+    class DataVersionValue(KaitaiStruct):
         """A `DataVersion`.
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConfigHelper.java
         """
         def __init__(self, _io, _parent=None, _root=None):
-            super(RocketmqRocksdbConfigDataVersion.DataVersion, self).__init__(_io)
+            super(RocketmqRocksdbConfigDataVersion.DataVersionValue, self).__init__(_io)
             self._parent = _parent
             self._root = _root
             self._read()

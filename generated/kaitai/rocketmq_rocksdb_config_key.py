@@ -39,20 +39,20 @@ class RocketmqRocksdbConfigKey(KaitaiStruct):
        Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v1/RocksDBTopicConfigManager.java
     """
 
-    class RecordPrefix(IntEnum):
-        unspecified = 0
+    class RecordPrefixCode(IntEnum):
+        no_record_prefix = 0
         data_version = 1
         data = 2
 
-    class TableId(IntEnum):
-        unspecified = 0
+    class TableIdCode(IntEnum):
+        no_table = 0
         consumer_offset = 1
         pull_offset = 2
         topic = 3
         subscription_group = 4
 
-    class TablePrefix(IntEnum):
-        unspecified = 0
+    class TablePrefixCode(IntEnum):
+        no_table_prefix = 0
         table = 1
     def __init__(self, _io, _parent=None, _root=None):
         super(RocketmqRocksdbConfigKey, self).__init__(_io)
@@ -61,20 +61,20 @@ class RocketmqRocksdbConfigKey(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.table_prefix = KaitaiStream.resolve_enum(RocketmqRocksdbConfigKey.TablePrefix, self._io.read_u1())
-        if not self.table_prefix == RocketmqRocksdbConfigKey.TablePrefix.table:
-            raise kaitaistruct.ValidationNotEqualError(RocketmqRocksdbConfigKey.TablePrefix.table, self.table_prefix, self._io, u"/seq/0")
-        self.table_id = KaitaiStream.resolve_enum(RocketmqRocksdbConfigKey.TableId, self._io.read_u2be())
-        self.record_prefix = KaitaiStream.resolve_enum(RocketmqRocksdbConfigKey.RecordPrefix, self._io.read_u1())
-        if self.record_prefix == RocketmqRocksdbConfigKey.RecordPrefix.data_version:
+        self.table_prefix = KaitaiStream.resolve_enum(RocketmqRocksdbConfigKey.TablePrefixCode, self._io.read_u1())
+        if not self.table_prefix == RocketmqRocksdbConfigKey.TablePrefixCode.table:
+            raise kaitaistruct.ValidationNotEqualError(RocketmqRocksdbConfigKey.TablePrefixCode.table, self.table_prefix, self._io, u"/seq/0")
+        self.table_id = KaitaiStream.resolve_enum(RocketmqRocksdbConfigKey.TableIdCode, self._io.read_u2be())
+        self.record_prefix = KaitaiStream.resolve_enum(RocketmqRocksdbConfigKey.RecordPrefixCode, self._io.read_u1())
+        if self.record_prefix == RocketmqRocksdbConfigKey.RecordPrefixCode.data_version:
             pass
             self.data_version_name = (self._io.read_bytes_full()).decode(u"UTF-8")
 
-        if  ((self.record_prefix == RocketmqRocksdbConfigKey.RecordPrefix.data) and ( ((self.table_id == RocketmqRocksdbConfigKey.TableId.topic) or (self.table_id == RocketmqRocksdbConfigKey.TableId.subscription_group)) )) :
+        if  ((self.record_prefix == RocketmqRocksdbConfigKey.RecordPrefixCode.data) and ( ((self.table_id == RocketmqRocksdbConfigKey.TableIdCode.topic) or (self.table_id == RocketmqRocksdbConfigKey.TableIdCode.subscription_group)) )) :
             pass
             self.named = RocketmqRocksdbConfigKey.NamedRecord(self._io, self, self._root)
 
-        if  ((self.record_prefix == RocketmqRocksdbConfigKey.RecordPrefix.data) and ( ((self.table_id == RocketmqRocksdbConfigKey.TableId.consumer_offset) or (self.table_id == RocketmqRocksdbConfigKey.TableId.pull_offset)) )) :
+        if  ((self.record_prefix == RocketmqRocksdbConfigKey.RecordPrefixCode.data) and ( ((self.table_id == RocketmqRocksdbConfigKey.TableIdCode.consumer_offset) or (self.table_id == RocketmqRocksdbConfigKey.TableIdCode.pull_offset)) )) :
             pass
             self.offset = RocketmqRocksdbConfigKey.OffsetRecord(self._io, self, self._root)
 
@@ -82,14 +82,14 @@ class RocketmqRocksdbConfigKey(KaitaiStruct):
 
     def _fetch_instances(self):
         pass
-        if self.record_prefix == RocketmqRocksdbConfigKey.RecordPrefix.data_version:
+        if self.record_prefix == RocketmqRocksdbConfigKey.RecordPrefixCode.data_version:
             pass
 
-        if  ((self.record_prefix == RocketmqRocksdbConfigKey.RecordPrefix.data) and ( ((self.table_id == RocketmqRocksdbConfigKey.TableId.topic) or (self.table_id == RocketmqRocksdbConfigKey.TableId.subscription_group)) )) :
+        if  ((self.record_prefix == RocketmqRocksdbConfigKey.RecordPrefixCode.data) and ( ((self.table_id == RocketmqRocksdbConfigKey.TableIdCode.topic) or (self.table_id == RocketmqRocksdbConfigKey.TableIdCode.subscription_group)) )) :
             pass
             self.named._fetch_instances()
 
-        if  ((self.record_prefix == RocketmqRocksdbConfigKey.RecordPrefix.data) and ( ((self.table_id == RocketmqRocksdbConfigKey.TableId.consumer_offset) or (self.table_id == RocketmqRocksdbConfigKey.TableId.pull_offset)) )) :
+        if  ((self.record_prefix == RocketmqRocksdbConfigKey.RecordPrefixCode.data) and ( ((self.table_id == RocketmqRocksdbConfigKey.TableIdCode.consumer_offset) or (self.table_id == RocketmqRocksdbConfigKey.TableIdCode.pull_offset)) )) :
             pass
             self.offset._fetch_instances()
 

@@ -23,21 +23,21 @@ class RocketmqRocksdbConfigOffset(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.offset = RocketmqRocksdbConfigOffset.Offset(self._io, self, self._root)
+        self.offset = RocketmqRocksdbConfigOffset.OffsetValue(self._io, self, self._root)
 
 
     def _fetch_instances(self):
         pass
         self.offset._fetch_instances()
 
-    class Offset(KaitaiStruct):
+    class OffsetValue(KaitaiStruct):
         """A committed offset.
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConsumerOffsetManagerV2.java
         """
         def __init__(self, _io, _parent=None, _root=None):
-            super(RocketmqRocksdbConfigOffset.Offset, self).__init__(_io)
+            super(RocketmqRocksdbConfigOffset.OffsetValue, self).__init__(_io)
             self._parent = _parent
             self._root = _root
             self._read()

@@ -19,7 +19,7 @@ class RocketmqRocksdbConfigRecord(KaitaiStruct):
        Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/broker/src/main/java/org/apache/rocketmq/broker/config/v2/ConfigHelper.java
     """
 
-    class SerializationType(IntEnum):
+    class SerializationTypeCode(IntEnum):
         unspecified = 0
         json = 1
         protobuf = 2
@@ -31,7 +31,7 @@ class RocketmqRocksdbConfigRecord(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.serialization_type = KaitaiStream.resolve_enum(RocketmqRocksdbConfigRecord.SerializationType, self._io.read_u1())
+        self.serialization_type = KaitaiStream.resolve_enum(RocketmqRocksdbConfigRecord.SerializationTypeCode, self._io.read_u1())
         self.payload = self._io.read_bytes_full()
 
 

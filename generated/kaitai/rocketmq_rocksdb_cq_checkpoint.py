@@ -25,21 +25,21 @@ class RocketmqRocksdbCqCheckpoint(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.checkpoint = RocketmqRocksdbCqCheckpoint.Checkpoint(self._io, self, self._root)
+        self.checkpoint = RocketmqRocksdbCqCheckpoint.CheckpointValue(self._io, self, self._root)
 
 
     def _fetch_instances(self):
         pass
         self.checkpoint._fetch_instances()
 
-    class Checkpoint(KaitaiStruct):
+    class CheckpointValue(KaitaiStruct):
         """The dispatch position.
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/main/java/org/apache/rocketmq/store/queue/RocksDBConsumeQueueOffsetTable.java
         """
         def __init__(self, _io, _parent=None, _root=None):
-            super(RocketmqRocksdbCqCheckpoint.Checkpoint, self).__init__(_io)
+            super(RocketmqRocksdbCqCheckpoint.CheckpointValue, self).__init__(_io)
             self._parent = _parent
             self._root = _root
             self._read()

@@ -25,21 +25,21 @@ class RocketmqRocksdbCqOffset(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.offset = RocketmqRocksdbCqOffset.Offset(self._io, self, self._root)
+        self.offset = RocketmqRocksdbCqOffset.OffsetValue(self._io, self, self._root)
 
 
     def _fetch_instances(self):
         pass
         self.offset._fetch_instances()
 
-    class Offset(KaitaiStruct):
+    class OffsetValue(KaitaiStruct):
         """The bound of one topic queue.
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/main/java/org/apache/rocketmq/store/queue/RocksDBConsumeQueueOffsetTable.java
         """
         def __init__(self, _io, _parent=None, _root=None):
-            super(RocketmqRocksdbCqOffset.Offset, self).__init__(_io)
+            super(RocketmqRocksdbCqOffset.OffsetValue, self).__init__(_io)
             self._parent = _parent
             self._root = _root
             self._read()

@@ -25,14 +25,14 @@ class RocketmqRocksdbCqUnit(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.unit = RocketmqRocksdbCqUnit.Unit(self._io, self, self._root)
+        self.unit = RocketmqRocksdbCqUnit.UnitValue(self._io, self, self._root)
 
 
     def _fetch_instances(self):
         pass
         self.unit._fetch_instances()
 
-    class Unit(KaitaiStruct):
+    class UnitValue(KaitaiStruct):
         """One unit as `RocksDBConsumeQueueTable.buildCQValueByteBuffer` writes
         it for a dispatched message.
         
@@ -40,7 +40,7 @@ class RocketmqRocksdbCqUnit(KaitaiStruct):
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/store/src/main/java/org/apache/rocketmq/store/queue/RocksDBConsumeQueueTable.java
         """
         def __init__(self, _io, _parent=None, _root=None):
-            super(RocketmqRocksdbCqUnit.Unit, self).__init__(_io)
+            super(RocketmqRocksdbCqUnit.UnitValue, self).__init__(_io)
             self._parent = _parent
             self._root = _root
             self._read()

@@ -55,8 +55,8 @@ class RocketmqTieredIndex(KaitaiStruct):
     """
 
     class FileMagic(IntEnum):
-        end = 3167027845
-        begin = 3167027849
+        end_marker = 3167027845
+        begin_marker = 3167027849
     def __init__(self, _io, _parent=None, _root=None):
         super(RocketmqTieredIndex, self).__init__(_io)
         self._parent = _parent
@@ -64,7 +64,7 @@ class RocketmqTieredIndex(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.header = RocketmqTieredIndex.Header(self._io, self, self._root)
+        self.header = RocketmqTieredIndex.IndexHeader(self._io, self, self._root)
         self.slots = self._io.read_bytes_full()
 
 
@@ -98,14 +98,14 @@ class RocketmqTieredIndex(KaitaiStruct):
             pass
 
 
-    class Header(KaitaiStruct):
+    class IndexHeader(KaitaiStruct):
         """The header, rewritten by `flushNewMetadata` after each put.
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexStoreFile.java
         """
         def __init__(self, _io, _parent=None, _root=None):
-            super(RocketmqTieredIndex.Header, self).__init__(_io)
+            super(RocketmqTieredIndex.IndexHeader, self).__init__(_io)
             self._parent = _parent
             self._root = _root
             self._read()
@@ -113,7 +113,7 @@ class RocketmqTieredIndex(KaitaiStruct):
         def _read(self):
             self.magic = KaitaiStream.resolve_enum(RocketmqTieredIndex.FileMagic, self._io.read_u4be())
             if not isinstance(self.magic, RocketmqTieredIndex.FileMagic):
-                raise kaitaistruct.ValidationNotInEnumError(self.magic, self._io, u"/types/header/seq/0")
+                raise kaitaistruct.ValidationNotInEnumError(self.magic, self._io, u"/types/index_header/seq/0")
             self.begin_timestamp = self._io.read_s8be()
             self.end_timestamp = self._io.read_s8be()
             self.num_used_slots = self._io.read_s4be()

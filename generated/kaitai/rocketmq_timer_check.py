@@ -44,7 +44,7 @@ class RocketmqTimerCheck(KaitaiStruct):
         self.ofs_last_timer_log_flush = self._io.read_s8be()
         self.last_timer_queue_offset = self._io.read_s8be()
         self.master_timer_queue_offset = self._io.read_s8be()
-        self.data_version = RocketmqTimerCheck.DataVersion(self._io, self, self._root)
+        self.data_version = RocketmqTimerCheck.TimerDataVersion(self._io, self, self._root)
         self.reserved = self._io.read_bytes_full()
 
 
@@ -52,7 +52,7 @@ class RocketmqTimerCheck(KaitaiStruct):
         pass
         self.data_version._fetch_instances()
 
-    class DataVersion(KaitaiStruct):
+    class TimerDataVersion(KaitaiStruct):
         """A `DataVersion` (the version stamp the broker's JSON config files also
         carry), stored as three longs.
         
@@ -60,7 +60,7 @@ class RocketmqTimerCheck(KaitaiStruct):
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/remoting/src/main/java/org/apache/rocketmq/remoting/protocol/DataVersion.java
         """
         def __init__(self, _io, _parent=None, _root=None):
-            super(RocketmqTimerCheck.DataVersion, self).__init__(_io)
+            super(RocketmqTimerCheck.TimerDataVersion, self).__init__(_io)
             self._parent = _parent
             self._root = _root
             self._read()

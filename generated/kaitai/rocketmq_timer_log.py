@@ -52,9 +52,9 @@ class RocketmqTimerLog(KaitaiStruct):
     """
 
     class MagicFlag(IntEnum):
-        enqueue = 1
-        roll = 2
-        delete = 4
+        enqueue_bit = 1
+        roll_bit = 2
+        delete_bit = 4
 
     class UnitMagic(IntEnum):
         zero_fill = 0
@@ -127,7 +127,7 @@ class RocketmqTimerLog(KaitaiStruct):
             if hasattr(self, '_m_is_delete'):
                 return self._m_is_delete
 
-            self._m_is_delete =  ((self.is_unit) and (int(self.magic) & int(RocketmqTimerLog.MagicFlag.delete) != 0)) 
+            self._m_is_delete =  ((self.is_unit) and (int(self.magic) & int(RocketmqTimerLog.MagicFlag.delete_bit) != 0)) 
             return getattr(self, '_m_is_delete', None)
 
         @property
@@ -138,7 +138,7 @@ class RocketmqTimerLog(KaitaiStruct):
             if hasattr(self, '_m_is_roll'):
                 return self._m_is_roll
 
-            self._m_is_roll =  ((self.is_unit) and (int(self.magic) & int(RocketmqTimerLog.MagicFlag.roll) != 0)) 
+            self._m_is_roll =  ((self.is_unit) and (int(self.magic) & int(RocketmqTimerLog.MagicFlag.roll_bit) != 0)) 
             return getattr(self, '_m_is_roll', None)
 
         @property
@@ -195,7 +195,7 @@ class RocketmqTimerLog(KaitaiStruct):
             if hasattr(self, '_m_delayed_time_ms'):
                 return self._m_delayed_time_ms
 
-            self._m_delayed_time_ms = self.curr_write_time_ms + self.delay_ms
+            self._m_delayed_time_ms = (self.curr_write_time_ms + self.delay_ms)
             return getattr(self, '_m_delayed_time_ms', None)
 
 

@@ -9,7 +9,7 @@ ROCKETMQ_INDEX_FILE_SEQ = (
 ROCKETMQ_INDEX_FILE_RUNS = (
 )
 
-HEADER_SEQ = (
+INDEX_HEADER_SEQ = (
     "begin_timestamp",
     "end_timestamp",
     "ofs_begin_physical",
@@ -17,15 +17,15 @@ HEADER_SEQ = (
     "num_hash_slots_used",
     "next_index",
 )
-HEADER_RUNS = (
+INDEX_HEADER_RUNS = (
     (("begin_timestamp", "end_timestamp", "ofs_begin_physical", "ofs_end_physical", "num_hash_slots_used", "next_index"), ">qqqqii"),
 )
 
-TABLES_SEQ = (
+INDEX_TABLES_SEQ = (
     "hash_slots",
     "entries",
 )
-TABLES_RUNS = (
+INDEX_TABLES_RUNS = (
 )
 
 HASH_SLOT_SEQ = (

@@ -9,11 +9,11 @@ ROCKETMQ_ROCKSDB_CONFIG_DATA_VERSION_SEQ = (
 ROCKETMQ_ROCKSDB_CONFIG_DATA_VERSION_RUNS = (
 )
 
-DATA_VERSION_SEQ = (
+DATA_VERSION_VALUE_SEQ = (
     "state_version",
     "timestamp",
     "counter",
 )
-DATA_VERSION_RUNS = (
+DATA_VERSION_VALUE_RUNS = (
     (("state_version", "timestamp", "counter"), ">qqq"),
 )

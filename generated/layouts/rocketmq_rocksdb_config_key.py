@@ -3,19 +3,19 @@
 
 ENDIAN = ">"
 
-TABLE_PREFIX = {
-    "unspecified": 0,
+TABLE_PREFIX_CODE = {
+    "no_table_prefix": 0,
     "table": 1,
 }
-TABLE_ID = {
-    "unspecified": 0,
+TABLE_ID_CODE = {
+    "no_table": 0,
     "consumer_offset": 1,
     "pull_offset": 2,
     "topic": 3,
     "subscription_group": 4,
 }
-RECORD_PREFIX = {
-    "unspecified": 0,
+RECORD_PREFIX_CODE = {
+    "no_record_prefix": 0,
     "data_version": 1,
     "data": 2,
 }

@@ -9,9 +9,9 @@ ROCKETMQ_ROCKSDB_CONFIG_OFFSET_SEQ = (
 ROCKETMQ_ROCKSDB_CONFIG_OFFSET_RUNS = (
 )
 
-OFFSET_SEQ = (
+OFFSET_VALUE_SEQ = (
     "offset",
 )
-OFFSET_RUNS = (
+OFFSET_VALUE_RUNS = (
     (("offset",), ">q"),
 )

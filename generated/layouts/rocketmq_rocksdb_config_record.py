@@ -3,7 +3,7 @@
 
 ENDIAN = ">"
 
-SERIALIZATION_TYPE = {
+SERIALIZATION_TYPE_CODE = {
     "unspecified": 0,
     "json": 1,
     "protobuf": 2,

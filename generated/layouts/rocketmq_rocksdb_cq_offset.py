@@ -9,10 +9,10 @@ ROCKETMQ_ROCKSDB_CQ_OFFSET_SEQ = (
 ROCKETMQ_ROCKSDB_CQ_OFFSET_RUNS = (
 )
 
-OFFSET_SEQ = (
+OFFSET_VALUE_SEQ = (
     "ofs_commitlog",
     "cq_offset",
 )
-OFFSET_RUNS = (
+OFFSET_VALUE_RUNS = (
     (("ofs_commitlog", "cq_offset"), ">qq"),
 )

@@ -9,12 +9,12 @@ ROCKETMQ_ROCKSDB_CQ_UNIT_SEQ = (
 ROCKETMQ_ROCKSDB_CQ_UNIT_RUNS = (
 )
 
-UNIT_SEQ = (
+UNIT_VALUE_SEQ = (
     "ofs_commitlog",
     "len_message",
     "tags_code",
     "store_timestamp",
 )
-UNIT_RUNS = (
+UNIT_VALUE_RUNS = (
     (("ofs_commitlog", "len_message", "tags_code", "store_timestamp"), ">qiqq"),
 )

@@ -4,8 +4,8 @@
 ENDIAN = ">"
 
 FILE_MAGIC = {
-    "begin": 0xbcc50289,
-    "end": 0xbcc50285,
+    "begin_marker": 0xbcc50289,
+    "end_marker": 0xbcc50285,
 }
 
 ROCKETMQ_TIERED_INDEX_SEQ = (
@@ -15,14 +15,14 @@ ROCKETMQ_TIERED_INDEX_SEQ = (
 ROCKETMQ_TIERED_INDEX_RUNS = (
 )
 
-HEADER_SEQ = (
+INDEX_HEADER_SEQ = (
     "magic",
     "begin_timestamp",
     "end_timestamp",
     "num_used_slots",
     "num_items",
 )
-HEADER_RUNS = (
+INDEX_HEADER_RUNS = (
     (("magic", "begin_timestamp", "end_timestamp", "num_used_slots", "num_items"), ">Iqqii"),
 )
 

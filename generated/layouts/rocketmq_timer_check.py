@@ -15,11 +15,11 @@ ROCKETMQ_TIMER_CHECK_RUNS = (
     (("last_read_time_ms", "ofs_last_timer_log_flush", "last_timer_queue_offset", "master_timer_queue_offset"), ">qqqq"),
 )
 
-DATA_VERSION_SEQ = (
+TIMER_DATA_VERSION_SEQ = (
     "state_version",
     "timestamp",
     "counter",
 )
-DATA_VERSION_RUNS = (
+TIMER_DATA_VERSION_RUNS = (
     (("state_version", "timestamp", "counter"), ">qqq"),
 )

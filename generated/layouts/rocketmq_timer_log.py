@@ -12,9 +12,9 @@ UNIT_MAGIC = {
     "blank": 0xcbd43194,
 }
 MAGIC_FLAG = {
-    "enqueue": 1,
-    "roll": 2,
-    "delete": 4,
+    "enqueue_bit": 1,
+    "roll_bit": 2,
+    "delete_bit": 4,
 }
 
 ROCKETMQ_TIMER_LOG_SEQ = (

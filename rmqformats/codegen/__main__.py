@@ -7,8 +7,9 @@ For every ``formats/*.ksy`` this writes
 * ``construct/<id>.py``: the construct schema, from :mod:`.construct_gen`;
 * ``layouts/<id>.py``: the fast-path layout tables, from :mod:`.layout_gen`.
 
-It first checks every spec with :mod:`.widths` and refuses to generate
-when an expression mixes integer widths without a cast.
+It first checks every spec with :mod:`.widths` and :mod:`.names` and refuses
+to generate when an expression mixes integer types that a target computes
+wrong or refuses, or a name does not build in a target.
 
 Files of specs that no longer exist are removed, so the folder mirrors the specs.
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import yaml
 
-from . import construct_gen, layout_gen, widths
+from . import construct_gen, layout_gen, names, widths
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -67,8 +68,13 @@ def generate(out: Path, formats: Path, ksc: Path, only: list[str] | None = None)
     mixed = [f"{path.name}{finding}" for path in specs
              for finding in widths.check_spec(yaml.safe_load(path.read_text(encoding="utf-8")))]
     if mixed:
-        raise SystemExit("integer widths mix without a cast (the Go target would not compile):\n"
+        raise SystemExit("integer operands that some target computes wrong or refuses (Go, Java, C++, C#, Rust):\n"
                          + "\n".join(mixed))
+    refused = [f"{path.name}{finding}" for path in specs
+               for finding in names.check_spec(yaml.safe_load(path.read_text(encoding="utf-8")))
+               if f"{path.stem}{finding.path}" not in names.OPEN]
+    if refused:
+        raise SystemExit("names that some target cannot build:\n" + "\n".join(refused))
     compile_ksy("python", specs, out / "kaitai", ksc)
     for path in specs:
         spec = yaml.safe_load(path.read_text(encoding="utf-8"))

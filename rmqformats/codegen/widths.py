@@ -17,6 +17,20 @@ types meet without an explicit cast (``.as<s4>``, ``.as<s8>``): arithmetic
 and bitwise operators, comparisons, the branches of ``?:`` and arguments
 passed to typed parameters. An empty list means the Go output type-checks
 as far as integers go.
+
+The same walk checks what broke other targets' integer arithmetic, each
+found by building the generated parsers (``tests/test_targets.py``):
+
+* Go keeps an enum's own type under ``.to_i``, so ``&`` (or any arithmetic)
+  between an enum and an integer or another enum does not compile: each
+  operand needs ``.to_i.as<u4>`` (or another integer cast).
+* Java, C++, C# and Rust type a computed value instance (arithmetic, ``?:``)
+  as a 32-bit integer unless the whole expression is cast: one whose
+  operands are 64-bit (``s8``, ``u8``, ``u4``) needs an outer ``.as<s8>``.
+* Rust casts both operands of an arithmetic operator or a comparison to
+  ``i32`` unless they have one Kaitai type (two fields of one type, or two
+  ``.as<>`` casts to one type): with a 64-bit operand that truncates, and a
+  literal outside the ``i32`` range does not compile.
 """
 
 from __future__ import annotations
@@ -104,6 +118,7 @@ class _Checker:
         self.root = _Type(spec["meta"]["id"], spec, None)
         self.findings: list[Finding] = []
         self._busy: set = set()
+        self._where = ""
 
     # -- types of the spec
     def find_type(self, where: _Type, name: str) -> Optional[_Type]:
@@ -253,6 +268,8 @@ class _Checker:
             if self._is_io(node.obj):
                 return "int64" if node.name in ("size", "pos") else "bool" if node.name == "eof" else UNKNOWN
             base = sub(node.obj)
+            if node.name == "to_i" and base.startswith("enum:"):
+                return base  # the Go translator drops .to_i: the value keeps its enum type
             if node.name in ("to_i", "length", "size") and not base.startswith("user:"):
                 return "int"
             if node.name == "to_s" and not base.startswith("user:"):
@@ -289,9 +306,16 @@ class _Checker:
         if isinstance(node, kexpr.Compare):
             lt, rt = sub(node.left), sub(node.right)
             self._unify(lt, rt, node.op, report)
+            self._check_rust_operands(t, node, lt, rt, report)
             return "bool"
         if isinstance(node, kexpr.Binary):
             lt, rt = sub(node.left), sub(node.right)
+            for side in (lt, rt):
+                if side.startswith("enum:"):
+                    report(f"`{node.op}` has an enum operand ({side[5:]}), which Go keeps typed as the enum: "
+                           f"cast each operand to one integer type with .to_i.as<u4>")
+                    return "int"
+            self._check_rust_operands(t, node, lt, rt, report)
             if node.op in ("<<", ">>"):
                 return lt if lt != CONST else ("int" if rt != CONST else CONST)
             return self._unify(lt, rt, node.op, report)
@@ -305,6 +329,87 @@ class _Checker:
                            f"(the type of its first branch); cast the branches to one type with .as<>")
             return declared
         return UNKNOWN
+
+    # -- Rust: operands of one operator need one Kaitai type
+    def rust_key(self, t: _Type, node: kexpr.Node) -> tuple:
+        """What the Rust translator compares to decide whether to cast an operand to i32."""
+        if isinstance(node, kexpr.Cast):
+            return ("cast", _primitive(node.type_name) or node.type_name)
+        if isinstance(node, kexpr.Name) and node.name not in ("_", "_io", "_parent", "_root", "_index"):
+            for f in t.spec.get("seq") or []:
+                if f.get("id") == node.name:
+                    return ("field", self.field_type(t, f))
+            for p in t.spec.get("params") or []:
+                if p.get("id") == node.name:
+                    return ("field", self.type_ref(t, str(p.get("type", ""))))
+            inst = (t.spec.get("instances") or {}).get(node.name)
+            if inst is not None and "value" in inst:
+                try:
+                    top = kexpr.to_node(inst["value"])
+                except kexpr.ExprError:
+                    return ("calc",)
+                if isinstance(top, kexpr.Cast):
+                    return ("cast", _primitive(top.type_name) or top.type_name)
+                return ("calc",)
+            if inst is not None:
+                return ("field", self.field_type(t, inst))
+        return ("calc",)
+
+    def _check_rust_operands(self, t: _Type, node, lt: str, rt: str, report) -> None:
+        def literal(n: kexpr.Node) -> Optional[int]:
+            if isinstance(n, kexpr.Unary) and n.op == "-" and isinstance(n.operand, kexpr.IntLit):
+                return -n.operand.value
+            return n.value if isinstance(n, kexpr.IntLit) else None
+
+        for n in (node.left, node.right):
+            v = literal(n)
+            if v is not None and not -2**31 <= v <= 2**31 - 1:
+                report(f"`{node.op}` has the literal {v} outside the i32 range, which Rust refuses where it casts "
+                       f"the operands to i32: cast both operands to one type with .as<s8> (or .as<u4>)")
+                return
+        if "/pos" in self._where:
+            return  # positions: every RocketMQ file is smaller than 2 GiB
+        wide = [side for n, side in ((node.left, lt), (node.right, rt)) if self._wide(t, n, side)]
+        if wide:
+            if self.rust_key(t, node.left) != self.rust_key(t, node.right):
+                report(f"`{node.op}` between operands of different Kaitai types, one of them {wide[0]}: Rust "
+                       f"computes it as i32; cast both operands with .as<s8>")
+
+    def _wide(self, t: _Type, node: kexpr.Node, go: str, widths=("int64", "uint64")) -> bool:
+        """A 64-bit operand (not ``_io.size``/``pos``, nor a bit field of 32 bits or fewer)."""
+        if go not in widths or (isinstance(node, kexpr.Attr) and self._is_io(node.obj)):
+            return False
+        if isinstance(node, kexpr.Name):
+            for f in t.spec.get("seq") or []:
+                m = _BITS_RE.match(str(f.get("type", ""))) if f.get("id") == node.name else None
+                if m and int(m.group(1)) <= 32:
+                    return False
+        return True
+
+    def check_value_width(self, t: _Type, path: str, expr) -> None:
+        """A computed value instance with 64-bit operands needs an outer cast (Java, C++, C#, Rust)."""
+        try:
+            node = kexpr.to_node(expr)
+        except kexpr.ExprError:
+            return
+        if isinstance(node, kexpr.Cast) or not isinstance(node, (kexpr.Binary, kexpr.Ternary, kexpr.Unary)):
+            return
+        if isinstance(node, kexpr.Unary) and node.op == "not":
+            return
+        if not _is_int(self.kaitai_type(t, node)):
+            return  # strings, booleans
+        if isinstance(node, kexpr.Ternary):
+            operands = [node.then, node.other]
+        else:
+            operands = [n for n in kexpr.walk(node) if isinstance(n, (kexpr.Name, kexpr.Attr, kexpr.Index, kexpr.Cast))]
+        wide = set()
+        for n in operands:
+            ty = self.go_type(t, n, check=False)
+            if self._wide(t, n, ty, ("int64", "uint64", "uint32")):
+                wide.add(ty)
+        if wide:
+            self.findings.append(Finding(path, str(expr), f"a computed value with {sorted(wide)[0]} operands is typed "
+                                         f"32-bit in Java, C++, C# and Rust: wrap the whole expression in .as<s8>"))
 
     @staticmethod
     def _unify(lt: str, rt: str, op: str, report) -> str:
@@ -321,6 +426,7 @@ class _Checker:
 
     # -- walking the spec
     def check_expr(self, t: _Type, path: str, expr, item: str = UNKNOWN) -> str:
+        self._where = path
         try:
             node = kexpr.to_node(expr)
         except kexpr.ExprError:
@@ -385,6 +491,7 @@ class _Checker:
                 ipath = f"/{tpath}instances/{name}"
                 if "value" in inst:
                     self.check_expr(t, f"{ipath}/value", inst["value"])
+                    self.check_value_width(t, f"{ipath}/value", inst["value"])
                     if "if" in inst:
                         self.check_expr(t, f"{ipath}/if", inst["if"])
                 else:

@@ -53,8 +53,8 @@ V2_TABLES = {"topic": ("topics", "topicConfigTable"),
              "consumer_offset": ("consumerOffset", "offsetTable")}
 V2_FOLDER = "rdb"
 
-_DV_DTYPE = unit_dtype(_dv_layout.DATA_VERSION_RUNS, _dv_layout.DATA_VERSION_SEQ)
-_OFFSET_DTYPE = unit_dtype(_offset_layout.OFFSET_RUNS, _offset_layout.OFFSET_SEQ)
+_DV_DTYPE = unit_dtype(_dv_layout.DATA_VERSION_VALUE_RUNS, _dv_layout.DATA_VERSION_VALUE_SEQ)
+_OFFSET_DTYPE = unit_dtype(_offset_layout.OFFSET_VALUE_RUNS, _offset_layout.OFFSET_VALUE_SEQ)
 _KEY = _key_spec.rocketmq_rocksdb_config_key
 _RECORD = _record_spec.rocketmq_rocksdb_config_record
 

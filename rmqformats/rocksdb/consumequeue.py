@@ -47,10 +47,10 @@ CHECKPOINT_TOPIC = "CHECKPOINT_TOPIC"
 #: What :attr:`QueueInfo.kind` says for a queue of this database.
 KIND = "rocksdb"
 
-UNIT_DTYPE = unit_dtype(_unit_layout.UNIT_RUNS, _unit_layout.UNIT_SEQ)
-OFFSET_DTYPE = unit_dtype(_offset_layout.OFFSET_RUNS, _offset_layout.OFFSET_SEQ)
-CHECKPOINT_DTYPE = unit_dtype(_checkpoint_layout.CHECKPOINT_RUNS, _checkpoint_layout.CHECKPOINT_SEQ)
-_OFS, _LEN, _TAGS, _TIME = _unit_layout.UNIT_SEQ
+UNIT_DTYPE = unit_dtype(_unit_layout.UNIT_VALUE_RUNS, _unit_layout.UNIT_VALUE_SEQ)
+OFFSET_DTYPE = unit_dtype(_offset_layout.OFFSET_VALUE_RUNS, _offset_layout.OFFSET_VALUE_SEQ)
+CHECKPOINT_DTYPE = unit_dtype(_checkpoint_layout.CHECKPOINT_VALUE_RUNS, _checkpoint_layout.CHECKPOINT_VALUE_SEQ)
+_OFS, _LEN, _TAGS, _TIME = _unit_layout.UNIT_VALUE_SEQ
 _KEY = _key_spec.rocketmq_rocksdb_cq_key
 _OFFSET_KEY = _offset_key_spec.rocketmq_rocksdb_cq_offset_key
 #: Bytes of the logical offset at the end of a unit key (its last field).
@@ -107,7 +107,7 @@ def _bound(db: ReadOnlyDB, key: bytes, value: bytes, what: str) -> QueueBound:
         raise RocksDBError(db.path, f"value is {len(value)} bytes, expected {OFFSET_DTYPE.itemsize}",
                            column_family=CF_OFFSETS, key=key, key_text=what)
     row = np.frombuffer(value, OFFSET_DTYPE)[0]
-    return QueueBound(int(row[_offset_layout.OFFSET_SEQ[0]]), int(row[_offset_layout.OFFSET_SEQ[1]]))
+    return QueueBound(int(row[_offset_layout.OFFSET_VALUE_SEQ[0]]), int(row[_offset_layout.OFFSET_VALUE_SEQ[1]]))
 
 
 class RocksDBQueues:

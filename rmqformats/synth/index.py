@@ -93,7 +93,7 @@ class IndexFileBuilder:
         return True
 
     def header_fields(self) -> dict:
-        """The header as the construct ``header`` type takes it."""
+        """The header as the construct ``index_header`` type takes it."""
         return {"begin_timestamp": self.begin_timestamp, "end_timestamp": self.end_timestamp,
                 "ofs_begin_physical": self.begin_phy_offset, "ofs_end_physical": self.end_phy_offset,
                 "num_hash_slots_used": self.hash_slot_count, "next_index": self.index_count}
@@ -104,9 +104,9 @@ class IndexFileBuilder:
             raise ValueError("this builder writes to its sink; call finish()")
         zero = {"key_hash": 0, "ofs_physical": 0, "time_diff": 0, "prev_index": 0}
         entries = [zero] + self.entries + [zero] * (self.num_index - 1 - len(self.entries))
-        tables = cs.tables(self.num_hash_slots, self.num_index).build(
+        tables = cs.index_tables(self.num_hash_slots, self.num_index).build(
             {"hash_slots": [{"latest_index": v} for v in self.slots], "entries": entries})
-        return cs.header.build(self.header_fields()) + tables
+        return cs.index_header.build(self.header_fields()) + tables
 
     def write(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`build` to ``path``."""
@@ -116,7 +116,7 @@ class IndexFileBuilder:
     def _flush_entries(self) -> None:
         if not self.entries:
             return
-        data = cs.tables(0, len(self.entries)).build({"hash_slots": [], "entries": self.entries})
+        data = cs.index_tables(0, len(self.entries)).build({"hash_slots": [], "entries": self.entries})
         self.sink.seek(HEADER_SIZE + self.num_hash_slots * SLOT_SIZE + self._flushed * ENTRY_SIZE)
         self.sink.write(data)
         self._flushed += len(self.entries)
@@ -130,12 +130,12 @@ class IndexFileBuilder:
             chunk = slots[start:start + CHUNK]
             if not any(chunk):
                 continue  # the file is sparse: unwritten slots already read as 0
-            data = cs.tables(len(chunk), 0).build({"hash_slots": [{"latest_index": v} for v in chunk],
+            data = cs.index_tables(len(chunk), 0).build({"hash_slots": [{"latest_index": v} for v in chunk],
                                                    "entries": []})
             self.sink.seek(HEADER_SIZE + start * SLOT_SIZE)
             self.sink.write(data)
         self.sink.seek(0)
-        self.sink.write(cs.header.build(self.header_fields()))
+        self.sink.write(cs.index_header.build(self.header_fields()))
         self.sink.flush()
 
 

@@ -139,9 +139,10 @@ class TieredIndexBuilder:
         return self.items[n - self.first]
 
     def _header(self, sealed: bool, used_slots: int) -> bytes:
-        return cs_index.header.build({"magic": "end" if sealed else "begin", "begin_timestamp": self.begin_timestamp,
-                                      "end_timestamp": self.end_timestamp, "num_used_slots": used_slots,
-                                      "num_items": len(self.items)})
+        return cs_index.index_header.build({"magic": "end_marker" if sealed else "begin_marker",
+                                            "begin_timestamp": self.begin_timestamp,
+                                            "end_timestamp": self.end_timestamp, "num_used_slots": used_slots,
+                                            "num_items": len(self.items)})
 
     def build(self) -> bytes:
         """The writing form: header, slots (first 4 bytes used), items at their numbers, zero-filled to full size."""
@@ -159,7 +160,7 @@ class TieredIndexBuilder:
             out[p:p + ITEM_SIZE] = cs_index.item.build(item)
         if self.legacy:  # the last 4 bytes: -1, or the END magic once full
             out[-4:] = cs_index.slot.build({"value": -1, "len_run": 0})[:4] if not sealed else \
-                cs_index.header.build({"magic": "end", "begin_timestamp": 0, "end_timestamp": 0,
+                cs_index.index_header.build({"magic": "end_marker", "begin_timestamp": 0, "end_timestamp": 0,
                                        "num_used_slots": 0, "num_items": 0})[:4]
         return bytes(out)
 
@@ -182,7 +183,7 @@ class TieredIndexBuilder:
             out[p:p + SLOT_SIZE] = cs_index.slot.build({"value": begin, "len_run": items_at + len(runs) - begin})
         out[:HEADER_SIZE] = self._header(True, self.num_hash_slots if self.legacy else self.used_slots)
         assert len(runs) == COMPACT_ITEM_SIZE * len(self.items)
-        tail = cs_index.header.build({"magic": "begin", "begin_timestamp": 0, "end_timestamp": 0,
+        tail = cs_index.index_header.build({"magic": "begin_marker", "begin_timestamp": 0, "end_timestamp": 0,
                                       "num_used_slots": 0, "num_items": 0})[:4] if self.legacy else b""
         return bytes(out + runs + tail)
 

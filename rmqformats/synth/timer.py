@@ -82,7 +82,7 @@ def encode_blank(remaining: int) -> bytes:
 
 def magic_of(*, roll: bool = False, delete: bool = False) -> int:
     """The unit magic the broker writes: ``MAGIC_DEFAULT`` plus the roll and delete bits."""
-    return _FLAG["enqueue"] | (_FLAG["roll"] if roll else 0) | (_FLAG["delete"] if delete else 0)
+    return _FLAG["enqueue_bit"] | (_FLAG["roll_bit"] if roll else 0) | (_FLAG["delete_bit"] if delete else 0)
 
 
 @dataclass

@@ -21,7 +21,7 @@ from ..generated.layouts import rocketmq_tiered_index as layout
 from ..javahash import java_string_hash
 from ..mapped import pread as _pread
 
-_HEADER = struct.Struct(layout.HEADER_RUNS[0][1])
+_HEADER = struct.Struct(layout.INDEX_HEADER_RUNS[0][1])
 _SLOT = struct.Struct(layout.SLOT_RUNS[0][1])
 _ITEM = struct.Struct(layout.ITEM_RUNS[0][1])
 _COMPACT = struct.Struct(layout.COMPACT_ITEM_RUNS[0][1])
@@ -30,8 +30,8 @@ SLOT_SIZE = _SLOT.size
 ITEM_SIZE = _ITEM.size
 COMPACT_ITEM_SIZE = _COMPACT.size
 assert (HEADER_SIZE, SLOT_SIZE, ITEM_SIZE, COMPACT_ITEM_SIZE) == (28, 8, 32, 28)
-BEGIN = layout.FILE_MAGIC["begin"]
-END = layout.FILE_MAGIC["end"]
+BEGIN = layout.FILE_MAGIC["begin_marker"]
+END = layout.FILE_MAGIC["end_marker"]
 #: ``MAX_QUERY_COUNT``: items of a chain a lookup reads at most.
 MAX_QUERY_COUNT = 512
 #: ``tieredStoreIndexFileMaxHashSlotNum`` and ``...MaxIndexNum`` defaults.

@@ -251,7 +251,7 @@ class Detector:
         for f in files:
             h = f.header
             if 0 <= h.hash_slot_count < h.num_entries:
-                self._change("rocketmq_index_file", "types/header/seq/num_hash_slots_used", "MEANING_CHANGED",
+                self._change("rocketmq_index_file", "types/index_header/seq/num_hash_slots_used", "MEANING_CHANGED",
                              "4.7.1", f"index file {os.path.basename(f.path)}: {h.hash_slot_count} slots used "
                                       f"for {h.num_entries} entries")
                 return
