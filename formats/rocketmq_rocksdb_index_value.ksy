@@ -20,10 +20,10 @@ doc-ref: https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423
 seq:
   - id: entry
     -orig-id: valueBytes
-    type: entry
+    type: index_value
     doc: The 8 bytes of the value.
 types:
-  entry:
+  index_value:
     doc: One value as `IndexRocksDBRecord.getValueBytes` writes it.
     doc-ref: https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/index/rocksdb/IndexRocksDBRecord.java
     -webide-representation: 'stored at {store_timestamp:dec}'

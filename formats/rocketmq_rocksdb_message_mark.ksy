@@ -27,10 +27,10 @@ doc-ref: https://github.com/apache/rocketmq/blob/2872ab46cc6a3fcbe02cbe04d894b8c
 seq:
   - id: mark
     -orig-id: valueBytes
-    type: mark
+    type: mark_value
     doc: The 8 bytes of the value.
 types:
-  mark:
+  mark_value:
     doc: One progress value as the broker writes it.
     doc-ref: https://github.com/apache/rocketmq/blob/2872ab46cc6a3fcbe02cbe04d894b8c07d313680/store/src/main/java/org/apache/rocketmq/store/rocksdb/MessageRocksDBStorage.java
     -webide-representation: '{position:dec}'

@@ -20,12 +20,12 @@ doc: |
   consume-queue unit.
 doc-ref: https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/timer/rocksdb/TimerRocksDBRecord.java
 seq:
-  - id: record
+  - id: timer
     -orig-id: valueBytes
-    type: record
+    type: timer_value
     doc: The 12 bytes of the value.
 types:
-  record:
+  timer_value:
     doc: One value as `TimerRocksDBRecord.getValueBytes` writes it.
     doc-ref: https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/timer/rocksdb/TimerRocksDBRecord.java
     -webide-representation: '@{ofs_commitlog:dec} +{len_message:dec}'

@@ -18,12 +18,12 @@ doc: |
   bytes), under a rocketmq_rocksdb_trans_key.
 doc-ref: https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/transaction/TransRocksDBRecord.java
 seq:
-  - id: record
+  - id: trans
     -orig-id: valueBytes
-    type: record
+    type: trans_value
     doc: The 8 bytes of the value.
 types:
-  record:
+  trans_value:
     doc: One value as `TransRocksDBRecord.getValueBytes` writes it.
     doc-ref: https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/transaction/TransRocksDBRecord.java
     -webide-representation: '{check_times:dec} checks +{len_message:dec}'

@@ -71,11 +71,11 @@ def test_kaitai_parsers_read_the_built_records():
     from rmqformats.generated.kaitai.rocketmq_rocksdb_trans_value import RocketmqRocksdbTransValue
     k = RocketmqRocksdbTimerKey.from_bytes(timer_key(T0, "UK"))
     assert (k.delivery_time, k.uniq_key) == (T0, "UK")
-    v = RocketmqRocksdbTimerValue.from_bytes(timer_value(99, 7)).record
+    v = RocketmqRocksdbTimerValue.from_bytes(timer_value(99, 7)).timer
     assert (v.ofs_commitlog, v.len_message) == (99, 7)
     t = RocketmqRocksdbTransKey.from_bytes(trans_key(5, "T", "U"))
     assert (t.ofs_commitlog, t.topic_and_uniq_key) == (5, "T@U")
-    tv = RocketmqRocksdbTransValue.from_bytes(trans_value(2, 9)).record
+    tv = RocketmqRocksdbTransValue.from_bytes(trans_value(2, 9)).trans
     assert (tv.check_times, tv.len_message) == (2, 9)
     x = RocketmqRocksdbIndexKey.from_bytes(index_key(T0, "T", "T", "TagA", "U", 11))
     assert (x.store_hour, x.middle, x.ofs_commitlog) == (T0 // 3_600_000 * 3_600_000, "T@T@TagA@U@", 11)

@@ -14,14 +14,14 @@ import construct as c
 from rmqformats import construct_adapters as ka
 
 __all__ = [
-    "entry",
+    "index_value",
     "rocketmq_rocksdb_index_value",
 ]
 
 
 # One value as `IndexRocksDBRecord.getValueBytes` writes it.
 # See: https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/index/rocksdb/IndexRocksDBRecord.java
-entry = ka.Struct(
+index_value = ka.Struct(
     # The message's STORETIMESTAMP, in milliseconds since the Unix epoch.
     "store_timestamp" / c.Int64sb,
 )
@@ -33,5 +33,5 @@ entry = ka.Struct(
 # See: https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/index/rocksdb/IndexRocksDBRecord.java
 rocketmq_rocksdb_index_value = ka.Struct(
     # The 8 bytes of the value.
-    "entry" / entry,
+    "entry" / index_value,
 )

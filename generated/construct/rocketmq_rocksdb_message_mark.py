@@ -14,14 +14,14 @@ import construct as c
 from rmqformats import construct_adapters as ka
 
 __all__ = [
-    "mark",
+    "mark_value",
     "rocketmq_rocksdb_message_mark",
 ]
 
 
 # One progress value as the broker writes it.
 # See: https://github.com/apache/rocketmq/blob/2872ab46cc6a3fcbe02cbe04d894b8c07d313680/store/src/main/java/org/apache/rocketmq/store/rocksdb/MessageRocksDBStorage.java
-mark = ka.Struct(
+mark_value = ka.Struct(
     # The offset or time the key names.
     "position" / c.Int64sb,
 )
@@ -40,5 +40,5 @@ mark = ka.Struct(
 # See: https://github.com/apache/rocketmq/blob/2872ab46cc6a3fcbe02cbe04d894b8c07d313680/store/src/main/java/org/apache/rocketmq/store/rocksdb/MessageRocksDBStorage.java
 rocketmq_rocksdb_message_mark = ka.Struct(
     # The 8 bytes of the value.
-    "mark" / mark,
+    "mark" / mark_value,
 )

@@ -14,14 +14,14 @@ import construct as c
 from rmqformats import construct_adapters as ka
 
 __all__ = [
-    "record",
+    "timer_value",
     "rocketmq_rocksdb_timer_value",
 ]
 
 
 # One value as `TimerRocksDBRecord.getValueBytes` writes it.
 # See: https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/timer/rocksdb/TimerRocksDBRecord.java
-record = ka.Struct(
+timer_value = ka.Struct(
     # Size of the `rmq_sys_wheel_timer` record in the commit log (its
     # TOTALSIZE).
     "len_message" / c.Int32sb,
@@ -38,5 +38,5 @@ record = ka.Struct(
 # See: https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/timer/rocksdb/TimerRocksDBRecord.java
 rocketmq_rocksdb_timer_value = ka.Struct(
     # The 12 bytes of the value.
-    "record" / record,
+    "timer" / timer_value,
 )

@@ -14,14 +14,14 @@ import construct as c
 from rmqformats import construct_adapters as ka
 
 __all__ = [
-    "record",
+    "trans_value",
     "rocketmq_rocksdb_trans_value",
 ]
 
 
 # One value as `TransRocksDBRecord.getValueBytes` writes it.
 # See: https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/transaction/TransRocksDBRecord.java
-record = ka.Struct(
+trans_value = ka.Struct(
     # How often the broker has asked the producer about the transaction
     # so far.
     "check_times" / c.Int32sb,
@@ -37,5 +37,5 @@ record = ka.Struct(
 # See: https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/transaction/TransRocksDBRecord.java
 rocketmq_rocksdb_trans_value = ka.Struct(
     # The 8 bytes of the value.
-    "record" / record,
+    "trans" / trans_value,
 )

@@ -23,21 +23,21 @@ class RocketmqRocksdbIndexValue(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.entry = RocketmqRocksdbIndexValue.Entry(self._io, self, self._root)
+        self.entry = RocketmqRocksdbIndexValue.IndexValue(self._io, self, self._root)
 
 
     def _fetch_instances(self):
         pass
         self.entry._fetch_instances()
 
-    class Entry(KaitaiStruct):
+    class IndexValue(KaitaiStruct):
         """One value as `IndexRocksDBRecord.getValueBytes` writes it.
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/index/rocksdb/IndexRocksDBRecord.java
         """
         def __init__(self, _io, _parent=None, _root=None):
-            super(RocketmqRocksdbIndexValue.Entry, self).__init__(_io)
+            super(RocketmqRocksdbIndexValue.IndexValue, self).__init__(_io)
             self._parent = _parent
             self._root = _root
             self._read()

@@ -30,21 +30,21 @@ class RocketmqRocksdbMessageMark(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.mark = RocketmqRocksdbMessageMark.Mark(self._io, self, self._root)
+        self.mark = RocketmqRocksdbMessageMark.MarkValue(self._io, self, self._root)
 
 
     def _fetch_instances(self):
         pass
         self.mark._fetch_instances()
 
-    class Mark(KaitaiStruct):
+    class MarkValue(KaitaiStruct):
         """One progress value as the broker writes it.
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/2872ab46cc6a3fcbe02cbe04d894b8c07d313680/store/src/main/java/org/apache/rocketmq/store/rocksdb/MessageRocksDBStorage.java
         """
         def __init__(self, _io, _parent=None, _root=None):
-            super(RocketmqRocksdbMessageMark.Mark, self).__init__(_io)
+            super(RocketmqRocksdbMessageMark.MarkValue, self).__init__(_io)
             self._parent = _parent
             self._root = _root
             self._read()

@@ -25,21 +25,21 @@ class RocketmqRocksdbTimerValue(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.record = RocketmqRocksdbTimerValue.Record(self._io, self, self._root)
+        self.timer = RocketmqRocksdbTimerValue.TimerValue(self._io, self, self._root)
 
 
     def _fetch_instances(self):
         pass
-        self.record._fetch_instances()
+        self.timer._fetch_instances()
 
-    class Record(KaitaiStruct):
+    class TimerValue(KaitaiStruct):
         """One value as `TimerRocksDBRecord.getValueBytes` writes it.
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/timer/rocksdb/TimerRocksDBRecord.java
         """
         def __init__(self, _io, _parent=None, _root=None):
-            super(RocketmqRocksdbTimerValue.Record, self).__init__(_io)
+            super(RocketmqRocksdbTimerValue.TimerValue, self).__init__(_io)
             self._parent = _parent
             self._root = _root
             self._read()

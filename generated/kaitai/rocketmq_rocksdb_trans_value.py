@@ -23,21 +23,21 @@ class RocketmqRocksdbTransValue(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.record = RocketmqRocksdbTransValue.Record(self._io, self, self._root)
+        self.trans = RocketmqRocksdbTransValue.TransValue(self._io, self, self._root)
 
 
     def _fetch_instances(self):
         pass
-        self.record._fetch_instances()
+        self.trans._fetch_instances()
 
-    class Record(KaitaiStruct):
+    class TransValue(KaitaiStruct):
         """One value as `TransRocksDBRecord.getValueBytes` writes it.
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/transaction/TransRocksDBRecord.java
         """
         def __init__(self, _io, _parent=None, _root=None):
-            super(RocketmqRocksdbTransValue.Record, self).__init__(_io)
+            super(RocketmqRocksdbTransValue.TransValue, self).__init__(_io)
             self._parent = _parent
             self._root = _root
             self._read()

@@ -9,9 +9,9 @@ ROCKETMQ_ROCKSDB_INDEX_VALUE_SEQ = (
 ROCKETMQ_ROCKSDB_INDEX_VALUE_RUNS = (
 )
 
-ENTRY_SEQ = (
+INDEX_VALUE_SEQ = (
     "store_timestamp",
 )
-ENTRY_RUNS = (
+INDEX_VALUE_RUNS = (
     (("store_timestamp",), ">q"),
 )

@@ -9,9 +9,9 @@ ROCKETMQ_ROCKSDB_MESSAGE_MARK_SEQ = (
 ROCKETMQ_ROCKSDB_MESSAGE_MARK_RUNS = (
 )
 
-MARK_SEQ = (
+MARK_VALUE_SEQ = (
     "position",
 )
-MARK_RUNS = (
+MARK_VALUE_RUNS = (
     (("position",), ">q"),
 )

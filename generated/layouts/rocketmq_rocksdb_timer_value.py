@@ -4,15 +4,15 @@
 ENDIAN = ">"
 
 ROCKETMQ_ROCKSDB_TIMER_VALUE_SEQ = (
-    "record",
+    "timer",
 )
 ROCKETMQ_ROCKSDB_TIMER_VALUE_RUNS = (
 )
 
-RECORD_SEQ = (
+TIMER_VALUE_SEQ = (
     "len_message",
     "ofs_commitlog",
 )
-RECORD_RUNS = (
+TIMER_VALUE_RUNS = (
     (("len_message", "ofs_commitlog"), ">iq"),
 )

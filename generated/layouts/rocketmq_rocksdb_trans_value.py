@@ -4,15 +4,15 @@
 ENDIAN = ">"
 
 ROCKETMQ_ROCKSDB_TRANS_VALUE_SEQ = (
-    "record",
+    "trans",
 )
 ROCKETMQ_ROCKSDB_TRANS_VALUE_RUNS = (
 )
 
-RECORD_SEQ = (
+TRANS_VALUE_SEQ = (
     "check_times",
     "len_message",
 )
-RECORD_RUNS = (
+TRANS_VALUE_RUNS = (
     (("check_times", "len_message"), ">ii"),
 )

@@ -60,10 +60,10 @@ INDEX_TYPES = ("K", "T", "U")
 #: Records read per batch.
 BATCH = 65536
 
-TIMER_DTYPE = unit_dtype(_timer_layout.RECORD_RUNS, _timer_layout.RECORD_SEQ)
-TRANS_DTYPE = unit_dtype(_trans_layout.RECORD_RUNS, _trans_layout.RECORD_SEQ)
-INDEX_DTYPE = unit_dtype(_index_layout.ENTRY_RUNS, _index_layout.ENTRY_SEQ)
-MARK_DTYPE = unit_dtype(_mark_layout.MARK_RUNS, _mark_layout.MARK_SEQ)
+TIMER_DTYPE = unit_dtype(_timer_layout.TIMER_VALUE_RUNS, _timer_layout.TIMER_VALUE_SEQ)
+TRANS_DTYPE = unit_dtype(_trans_layout.TRANS_VALUE_RUNS, _trans_layout.TRANS_VALUE_SEQ)
+INDEX_DTYPE = unit_dtype(_index_layout.INDEX_VALUE_RUNS, _index_layout.INDEX_VALUE_SEQ)
+MARK_DTYPE = unit_dtype(_mark_layout.MARK_VALUE_RUNS, _mark_layout.MARK_VALUE_SEQ)
 _TIMER_KEY = _timer_key_spec.rocketmq_rocksdb_timer_key
 _TRANS_KEY = _trans_key_spec.rocketmq_rocksdb_trans_key
 _INDEX_KEY = _index_key_spec.rocketmq_rocksdb_index_key

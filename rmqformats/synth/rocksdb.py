@@ -213,7 +213,7 @@ def timer_key(delivery_time: int, uniq_key: str) -> bytes:
 def timer_value(commitlog_offset: int, size: int) -> bytes:
     """A 12-byte ``timer`` column family value: size, then offset."""
     from ..generated.construct import rocketmq_rocksdb_timer_value as spec
-    return spec.rocketmq_rocksdb_timer_value.build({"record": {"len_message": size, "ofs_commitlog": commitlog_offset}})
+    return spec.rocketmq_rocksdb_timer_value.build({"timer": {"len_message": size, "ofs_commitlog": commitlog_offset}})
 
 
 def trans_key(commitlog_offset: int, topic: str, uniq_key: str) -> bytes:
@@ -226,7 +226,7 @@ def trans_key(commitlog_offset: int, topic: str, uniq_key: str) -> bytes:
 def trans_value(check_times: int, size: int) -> bytes:
     """An 8-byte ``trans`` column family value."""
     from ..generated.construct import rocketmq_rocksdb_trans_value as spec
-    return spec.rocketmq_rocksdb_trans_value.build({"record": {"check_times": check_times, "len_message": size}})
+    return spec.rocketmq_rocksdb_trans_value.build({"trans": {"check_times": check_times, "len_message": size}})
 
 
 def index_key(store_timestamp: int, topic: str, index_type: str, key: str, uniq_key: str,
