@@ -31,10 +31,6 @@ LIMITS = {
     "rocketmq_commitlog.message.properties": _HOST,
     "rocketmq_commitlog.message.ofs_physical": _HOST + " (the message id is built from the store host)",
     "rocketmq_message_batch.messages": _HOST + " (the inner batches are the bodies of such records)",
-    "rocketmq_index_file.tables.entries": _PARAMS.format(
-        what="`index_tables(num_hash_slots, num_index)`",
-        effect="so it holds no hash slot and no entry and every lookup over it fails (the header, the counts "
-               "and `last_entry` read right)"),
 }
 
 TARGET = Target(name="perl", title="Perl", ksc="perl", runtime="perl", tools=("perl",), build=build,
