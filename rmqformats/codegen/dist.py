@@ -38,7 +38,11 @@ from .__main__ import compile_ksy
 REPO = Path(__file__).resolve().parents[2]
 
 def _project_version() -> str:
-    """The version in pyproject.toml (the checkout's, which the packages are built from)."""
+    """The version in pyproject.toml (the checkout's, which the packages are built from), or the installed
+    package's version where there is no checkout."""
+    if not (REPO / "pyproject.toml").is_file():
+        from importlib.metadata import version
+        return version("rmqformats")
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     match = re.search(r'^version\s*=\s*"([^"]+)"', text, re.MULTILINE)
     if not match:
