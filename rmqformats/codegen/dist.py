@@ -451,10 +451,8 @@ using Kaitai;
 var log = RocketmqIndexFile.FromFile("20250101000000000");
 ```
 
-Four specs do not build in C#: the compiler declares every enum with C#'s default `int` base,
-which cannot hold the u4 magic codes of 2^31 and more of the commit log
-(`RocketmqCommitlog.cs`), the DLedger data file, the tiered index file and the timer log
-(error CS0031). Compile only the classes you use."""
+The magic codes are signed, as RocketMQ's Java holds them (`MESSAGE_MAGIC_CODE` is
+-626843481, 0xDAA320A7), so their enums fit C#'s `int` base. Compile only the classes you use."""
 
 PACKAGERS = {
     "go": _go, "java": _java, "cpp_stl": _cpp, "javascript": _javascript, "rust": _rust,
