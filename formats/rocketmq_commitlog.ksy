@@ -111,11 +111,13 @@ types:
           the segment.
       - id: magic
         -orig-id: MAGICCODE
-        type: u4
+        type: s4
         enum: magic_code
         valid:
           in-enum: true
-        doc: Kind and version of the record.
+        doc: |
+          Kind and version of the record; signed, as RocketMQ's Java holds
+          the magic codes (`int`), so the enum values are negative.
       - id: body
         size: len_record - 8
         # One type for V1 and V2, no parameter: the Perl target ignores type
@@ -892,21 +894,27 @@ enums:
       doc: |
         Zero-filled tail of a pre-allocated segment; the data of the segment
         ends here.
-    0xdaa320a7:
+    -626843481:
       id: message_v1
       -orig-id: MESSAGE_MAGIC_CODE
-      doc: Message record, version 1 (1-byte topic length), all releases.
-    0xdaa320ab:
+      doc: |
+        Message record, version 1 (1-byte topic length), all releases;
+        0xDAA320A7 as an unsigned value.
+    -626843477:
       id: message_v2
       -orig-id: MESSAGE_MAGIC_CODE_V2
-      doc: Message record, version 2 (2-byte topic length), 5.1.0+.
+      doc: |
+        Message record, version 2 (2-byte topic length), 5.1.0+;
+        0xDAA320AB as an unsigned value.
       -rmq-since: '5.1.0'
       -rmq-ref: "rocketmq-all-5.1.0:common/src/main/java/org/apache/rocketmq/\
         common/message/MessageDecoder.java"
-    0xcbd43194:
+    -875286124:
       id: blank
       -orig-id: BLANK_MAGIC_CODE
-      doc: End-of-segment record; the rest of the segment is padding.
+      doc: |
+        End-of-segment record; the rest of the segment is padding.
+        0xCBD43194 as an unsigned value.
   compression_type:
     0:
       id: unspecified

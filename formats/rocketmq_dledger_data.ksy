@@ -82,11 +82,11 @@ types:
     seq:
       - id: magic
         -orig-id: magic
-        type: u4
+        type: s4
         enum: entry_magic
         valid:
           in-enum: true
-        doc: Kind of the entry.
+        doc: Kind of the entry; signed, as DLedger's Java holds it (`int`).
       - id: len_entry
         -orig-id: size
         type: s4
@@ -164,7 +164,7 @@ enums:
       id: normal
       -orig-id: MAGIC_1
       doc: An entry (`CURRENT_MAGIC`, the only magic DLedger 0.2 and 0.3 write).
-    0xffffffff:
+    -1:
       id: blank
       -orig-id: BLANK_MAGIC_CODE
-      doc: BLANK filler (-1); the rest of the file is padding.
+      doc: BLANK filler (-1, 0xFFFFFFFF); the rest of the file is padding.

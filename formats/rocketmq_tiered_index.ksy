@@ -79,11 +79,13 @@ types:
     seq:
       - id: magic
         -orig-id: INDEX_MAGIC_CODE
-        type: u4
+        type: s4
         enum: file_magic
         valid:
           in-enum: true
-        doc: BEGIN while the file takes items, END once it is full or compacted.
+        doc: |
+          BEGIN while the file takes items, END once it is full or
+          compacted; signed, as RocketMQ's Java holds it (`int`).
       - id: begin_timestamp
         -orig-id: INDEX_BEGIN_TIME_STAMP
         type: s8
@@ -191,11 +193,15 @@ types:
         doc: As in `item`.
 enums:
   file_magic:
-    0xbcc50289:
+    -1127939447:
       id: begin_marker
       -orig-id: BEGIN_MAGIC_CODE
-      doc: The file takes items (`0xCCDDEEFF ^ 1880681586 + 4`).
-    0xbcc50285:
+      doc: |
+        The file takes items (`0xCCDDEEFF ^ 1880681586 + 4`, 0xBCC50289 as
+        an unsigned value).
+    -1127939451:
       id: end_marker
       -orig-id: END_MAGIC_CODE
-      doc: The file is full, or compacted (`0xCCDDEEFF ^ 1880681586 + 8`).
+      doc: |
+        The file is full, or compacted (`0xCCDDEEFF ^ 1880681586 + 8`,
+        0xBCC50285 as an unsigned value).

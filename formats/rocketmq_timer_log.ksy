@@ -78,13 +78,13 @@ types:
           marker.
       - id: magic
         -orig-id: magic
-        type: u4
+        type: s4
         enum: unit_magic
         valid:
           in-enum: true
         doc: |
           What the unit asks for (a combination of `magic_flag` bits), or the
-          blank marker.
+          blank marker; signed, as RocketMQ's Java holds it (`int`).
       - id: body
         type: unit_body
         if: is_unit
@@ -191,13 +191,13 @@ enums:
       doc: |
         A cancellation whose due time is beyond the roll window; it is rolled
         like a roll unit.
-    0xcbd43194:
+    -875286124:
       id: blank
       -orig-id: BLANK_MAGIC_CODE
       doc: |
         Blank marker: the rest of the segment is unused and the timer log
         goes on in the next segment. The same value as the commit log's
-        BLANK magic code.
+        BLANK magic code (0xCBD43194 as an unsigned value).
   magic_flag:
     0x1:
       id: enqueue_bit

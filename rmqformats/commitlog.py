@@ -218,7 +218,7 @@ def decode_message(buf, pos: int, segment: str | None = None, base_offset: int =
 
 
 def _bad_magic(segment: str | None, pos: int, magic: int) -> BadMagicError:
-    return BadMagicError(segment, pos, f"bad magic 0x{magic:08x} (expected 0x{MAGIC_V1:08x} or 0x{MAGIC_V2:08x})")
+    return BadMagicError(segment, pos, f"bad magic 0x{magic & 0xFFFFFFFF:08x} (expected 0x{MAGIC_V1 & 0xFFFFFFFF:08x} or 0x{MAGIC_V2 & 0xFFFFFFFF:08x})")
 
 
 def _decode(buf, pos: int, size: int, v2: bool, limit: int, segment: str | None, base_offset: int) -> Message:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .errors import RmqFormatError
+from .generated.layouts import rocketmq_commitlog as _commitlog_layout
 
 #: Bytes of a file read to recognise it.
 HEAD_SIZE = 64
@@ -29,7 +30,8 @@ HEAD_SIZE = 64
 _OFFSET_NAME = re.compile(r"^\d{20}$")
 _INDEX_NAME = re.compile(r"^\d{17}$")
 #: Commit-log record magic codes (V1, V2) and the BLANK magic, at byte 4 of a record.
-_RECORD_MAGICS = (0xDAA320A7, 0xDAA320AB, 0xCBD43194)
+_RECORD_MAGICS = tuple(_commitlog_layout.MAGIC_CODE[k] for k in ("message_v1", "message_v2", "blank"))
+_RECORD_HEAD = struct.Struct(_commitlog_layout.RECORD_RUNS[0][1])
 
 
 class UnknownFileKindError(RmqFormatError):
@@ -78,7 +80,7 @@ def _is_json(f: FileFacts) -> bool:
 
 
 def _record_magic(f: FileFacts) -> bool:
-    return len(f.head) >= 8 and struct.unpack_from(">I", f.head, 4)[0] in _RECORD_MAGICS
+    return len(f.head) >= 8 and _RECORD_HEAD.unpack_from(f.head, 0)[1] in _RECORD_MAGICS
 
 
 def _commitlog(f: FileFacts) -> int:

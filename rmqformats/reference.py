@@ -37,7 +37,7 @@ def sys_flag_value(flags) -> int:
 
 def _kaitai_error(path: str, pos: int, exc: Exception) -> RecordError:
     if isinstance(exc, kaitaistruct.ValidationNotInEnumError):
-        return BadMagicError(path, pos, f"bad magic 0x{exc.actual:08x} (not in enum magic_code)")
+        return BadMagicError(path, pos, f"bad magic 0x{exc.actual & 0xFFFFFFFF:08x} (not in enum magic_code)")
     if isinstance(exc, EOFError):
         return TruncatedRecordError(path, pos, f"record runs past the end of the file: {exc}")
     return RecordSizeError(path, pos, f"{type(exc).__name__}: {exc}")

@@ -158,7 +158,7 @@ class TimerLogUnit(NamedTuple):
     @property
     def kind(self) -> str:
         """The ``unit_magic`` name of the magic (``enqueue``, ``roll``, ``delete``, ``roll_delete``), or ``0x..``."""
-        return _MAGIC_NAMES.get(self.magic, f"0x{self.magic:x}")
+        return _MAGIC_NAMES.get(self.magic, f"0x{self.magic & 0xFFFFFFFF:x}")
 
 
 def _unit_ok(size: int, magic: int) -> bool:
@@ -294,7 +294,7 @@ class TimerLogScan:
             raise TruncatedTimerUnitError(seg.path, pos, f"unit of {UNIT_SIZE} bytes cut off: {left} bytes left")
         if length == 0 and magic == 0 and head["ofs_prev"] == 0:
             return pos, TimerLogEndReason.ZERO_TAIL, "", True
-        detail = f"size {length}, magic 0x{magic:08x}"
+        detail = f"size {length}, magic 0x{magic & 0xFFFFFFFF:08x}"
         if self._strict:
             raise TimerLogError(seg.path, pos, f"not a timer-log unit: {detail}")
         return pos, TimerLogEndReason.BAD_UNIT, detail, True
@@ -544,7 +544,7 @@ class TimerStore:
         head = dict(zip(_HEAD_NAMES, _HEAD.unpack_from(data)))
         if not _unit_ok(head["len_unit"], head["magic"]):
             raise TimerLogError(seg.path, pos, f"not a timer-log unit: size {head['len_unit']}, "
-                                              f"magic 0x{head['magic']:08x}")
+                                              f"magic 0x{head['magic'] & 0xFFFFFFFF:08x}")
         if len(data) < UNIT_SIZE:
             raise TruncatedTimerUnitError(seg.path, pos, f"unit of {UNIT_SIZE} bytes cut off: {len(data)} bytes left")
         return TimerLogUnit(offset, pos, *_UNIT.unpack(data))

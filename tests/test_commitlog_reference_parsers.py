@@ -14,7 +14,8 @@ from rmqformats.properties import parse_properties
 from conftest import store_path, truth_records
 from truthcmp import b64, count_mismatches
 
-_SIGNED_MAGIC = {0xDAA320A7: -626843481, 0xDAA320AB: -626843477}
+#: ``BLANK_MAGIC_CODE`` as RocketMQ's Java (and the spec's signed magic) holds it.
+BLANK_MAGIC_CODE = -875286124
 
 
 def _kaitai_batch(body: bytes) -> list[tuple]:
@@ -35,7 +36,7 @@ def _row(offset: int, len_record: int, magic: int, m, batch) -> dict:
     props = parse_properties(get(m, "properties"))
     body = bytes(get(m, "body"))
     row = {
-        "commitlogOffset": offset, "magicCode": _SIGNED_MAGIC[magic], "storeSize": len_record,
+        "commitlogOffset": offset, "magicCode": magic, "storeSize": len_record,
         "bodyCRC": get(m, "body_crc"), "queueId": get(m, "queue_id"), "flag": get(m, "flag"),
         "queueOffset": get(m, "queue_offset"), "physicalOffset": get(m, "ofs_physical"),
         "sysFlag": sys_flag, "bornTimestamp": get(m, "born_timestamp"),
@@ -88,7 +89,7 @@ def test_every_message_matches_truth(version, parser):
     assert n == 0, details
     # Each full segment ends in its BLANK record; the last one in the zero-filled tail right
     # after the last message, where the broker's recovery stops.
-    blanks = [(t["commitlogOffset"], t["totalSize"], 0xCBD43194) for t in records if t["kind"] == "BLANK"]
+    blanks = [(t["commitlogOffset"], t["totalSize"], BLANK_MAGIC_CODE) for t in records if t["kind"] == "BLANK"]
     last = records[-1]
     assert ends == blanks + [(last["commitlogOffset"] + last["totalSize"], 0, 0)]
 

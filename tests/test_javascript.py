@@ -36,7 +36,8 @@ REPO = Path(__file__).resolve().parents[1]
 KSC = REPO / "tools" / "ksc"
 FORMATS = REPO / "formats"
 DUMP = Path(__file__).with_name("kaitai_dump.js")
-BLANK = 0xCBD43194
+#: ``BLANK_MAGIC_CODE``, signed as RocketMQ's Java and the spec hold it.
+BLANK = -875286124
 LONG_MAX = (1 << 63) - 1
 
 
@@ -347,7 +348,7 @@ def test_timer_log_equals_truth(parsers, tmp_path, version):
             "delayTime", "delayedTimeMs", "offsetPy", "sizePy", "hashCodeOfRealTopic", "reserved")
     expected = [{k: t[k] for k in keys} for t in truth["timerLogUnits"] if t["kind"] == "UNIT"]
     assert units == expected
-    blanks = [(t["file"], t["timerLogOffset"], t["size"], t["prevPos"], t["magic"] & 0xFFFFFFFF)
+    blanks = [(t["file"], t["timerLogOffset"], t["size"], t["prevPos"], t["magic"])
               for t in truth["timerLogUnits"] if t["kind"] == "BLANK"]
     flushed = truth["timerCheckpoint"]["lastTimerLogFlushPos"]
     assert ends == blanks + [(segments[-1].name, flushed, 0, 0, 0)]

@@ -44,7 +44,8 @@ from rmqformats.timer import (
 )
 
 T0 = 1_700_000_000_000
-BLANK = 0xCBD43194
+#: ``BLANK_MAGIC_CODE``, signed as RocketMQ's Java and the spec hold it.
+BLANK = -875286124
 
 
 def _fill(writer: TimerLogWriter, count: int, *, spread: int = 3, precision: int = 1000) -> None:
@@ -146,7 +147,7 @@ def test_vector_timer_log_units_equal_truth(version):
     for b in blanks:
         seg = by_name[b["file"]]
         *_, last = _kaitai_units(seg.path)
-        assert last[:3] == (b["size"], b["prevPos"], b["magic"] & 0xFFFFFFFF) == (seg.start + seg.size
+        assert last[:3] == (b["size"], b["prevPos"], b["magic"]) == (seg.start + seg.size
                                                                                    - b["timerLogOffset"], 0, BLANK)
     # Clean shutdown: the data ends in the zero-filled tail of the last segment, at the flushed position.
     assert scan.end.reason is TimerLogEndReason.ZERO_TAIL

@@ -63,7 +63,7 @@ def test_projection_to_4_5_2_has_no_ipv6_flags_and_no_v2_case():
     assert spec["types"]["record"]["seq"][2]["type"] == "message"
     assert list(spec["types"]["message"]["seq"][14]["type"]["cases"]) == ["_"]  # V1 is the default case
     assert spec["types"]["message"]["instances"]["is_v2"]["value"] is False
-    assert 0xdaa320ab not in spec["enums"]["magic_code"]
+    assert -626843477 not in spec["enums"]["magic_code"]  # MESSAGE_MAGIC_CODE_V2
     assert set(spec["enums"]["compression_type"]) == {0}
     assert spec["types"]["message"]["seq"][7]["type"] == "host_v4"
     assert "v6" not in spec["types"]["sys_flag"]["-webide-representation"]
@@ -81,7 +81,7 @@ def test_projection_to_5_3_3_has_everything():
         assert flag in ids
     assert spec["types"]["sys_flag"]["seq"][0]["type"] == "b21"
     assert set(spec["types"]["message"]["seq"][14]["type"]["cases"]) == {"_", "magic_code::message_v2"}
-    assert 0xdaa320ab in spec["enums"]["magic_code"] and set(spec["enums"]["compression_type"]) == {0, 1, 2, 3}
+    assert -626843477 in spec["enums"]["magic_code"] and set(spec["enums"]["compression_type"]) == {0, 1, 2, 3}
     assert spec["types"]["message"]["seq"][7]["type"] == {
         "switch-on": "born_host_v6", "cases": {True: "host_v6", False: "host_v4"}}
 

@@ -259,7 +259,8 @@ def test_store_commands(env, store, tmp_path):
     assert piece.read_bytes() == segment.read_bytes()[:sum(t["totalSize"] for t in in_first[:5])]
 
     page = tmp_path / "report.html"
-    env.rmq("report", *args, "-o", str(page))
+    report = env.rmq("report", *args, "-o", str(page), ok=(0, 1))  # 1: the rows lag flags, as lag exits
+    assert report.returncode == proc.returncode
     html = page.read_text(encoding="utf-8")
     assert "plotly" in html.lower() and "TopicTest" in html
 

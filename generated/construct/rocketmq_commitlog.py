@@ -33,14 +33,17 @@ class MagicCode(enum.IntEnum):
     # ends here.
     zero_fill = 0
 
-    # Message record, version 1 (1-byte topic length), all releases.
-    message_v1 = 0xdaa320a7
+    # Message record, version 1 (1-byte topic length), all releases;
+    # 0xDAA320A7 as an unsigned value.
+    message_v1 = -626843481
 
-    # Message record, version 2 (2-byte topic length), 5.1.0+.
-    message_v2 = 0xdaa320ab
+    # Message record, version 2 (2-byte topic length), 5.1.0+;
+    # 0xDAA320AB as an unsigned value.
+    message_v2 = -626843477
 
     # End-of-segment record; the rest of the segment is padding.
-    blank = 0xcbd43194
+    # 0xCBD43194 as an unsigned value.
+    blank = -875286124
 
 
 class CompressionType(enum.IntEnum):
@@ -405,9 +408,10 @@ record = ka.Struct(
     # BLANK record, the number of bytes from this record to the end of
     # the segment.
     "len_record" / c.Int32sb,
-    # Kind and version of the record.
+    # Kind and version of the record; signed, as RocketMQ's Java holds
+    # the magic codes (`int`), so the enum values are negative.
     "magic" / ka.Valid(
-        c.Enum(c.Int32ub, MagicCode),
+        c.Enum(c.Int32sb, MagicCode),
         ("in-enum magic_code", lambda value, this: ka.in_enum(value, MagicCode)),
     ),
     # True for a message record, false for BLANK and the zero-filled tail.

@@ -30,8 +30,8 @@ class EntryMagic(enum.IntEnum):
     # An entry (`CURRENT_MAGIC`, the only magic DLedger 0.2 and 0.3 write).
     normal = 1
 
-    # BLANK filler (-1); the rest of the file is padding.
-    blank = 0xffffffff
+    # BLANK filler (-1, 0xFFFFFFFF); the rest of the file is padding.
+    blank = -1
 
 
 # The fields of an entry after its magic and size, in the order
@@ -68,9 +68,9 @@ entry_body = ka.Struct(
 # file, or the start of the zero-filled tail.
 # See: https://github.com/openmessaging/dledger/blob/dledger-all-0.3.1.2/dledger/src/main/java/io/openmessaging/storage/dledger/entry/DLedgerEntry.java
 record = ka.Struct(
-    # Kind of the entry.
+    # Kind of the entry; signed, as DLedger's Java holds it (`int`).
     "magic" / ka.Valid(
-        c.Enum(c.Int32ub, EntryMagic),
+        c.Enum(c.Int32sb, EntryMagic),
         ("in-enum entry_magic", lambda value, this: ka.in_enum(value, EntryMagic)),
     ),
     # True for an entry, false for the BLANK filler and the

@@ -26,19 +26,22 @@ __all__ = [
 class FileMagic(enum.IntEnum):
     """Kaitai enum file_magic (enums/file_magic)."""
 
-    # The file takes items (`0xCCDDEEFF ^ 1880681586 + 4`).
-    begin_marker = 0xbcc50289
+    # The file takes items (`0xCCDDEEFF ^ 1880681586 + 4`, 0xBCC50289 as
+    # an unsigned value).
+    begin_marker = -1127939447
 
-    # The file is full, or compacted (`0xCCDDEEFF ^ 1880681586 + 8`).
-    end_marker = 0xbcc50285
+    # The file is full, or compacted (`0xCCDDEEFF ^ 1880681586 + 8`,
+    # 0xBCC50285 as an unsigned value).
+    end_marker = -1127939451
 
 
 # The header, rewritten by `flushNewMetadata` after each put.
 # See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.3.3/tieredstore/src/main/java/org/apache/rocketmq/tieredstore/index/IndexStoreFile.java
 index_header = ka.Struct(
-    # BEGIN while the file takes items, END once it is full or compacted.
+    # BEGIN while the file takes items, END once it is full or
+    # compacted; signed, as RocketMQ's Java holds it (`int`).
     "magic" / ka.Valid(
-        c.Enum(c.Int32ub, FileMagic),
+        c.Enum(c.Int32sb, FileMagic),
         ("in-enum file_magic", lambda value, this: ka.in_enum(value, FileMagic)),
     ),
     # Store time (ms) the file was created for; also its name.

@@ -48,8 +48,8 @@ class UnitMagic(enum.IntEnum):
 
     # Blank marker: the rest of the segment is unused and the timer log
     # goes on in the next segment. The same value as the commit log's
-    # BLANK magic code.
-    blank = 0xcbd43194
+    # BLANK magic code (0xCBD43194 as an unsigned value).
+    blank = -875286124
 
 
 class MagicFlag(enum.IntEnum):
@@ -106,9 +106,9 @@ unit = ka.Struct(
     # marker.
     "ofs_prev" / c.Int64sb,
     # What the unit asks for (a combination of `magic_flag` bits), or the
-    # blank marker.
+    # blank marker; signed, as RocketMQ's Java holds it (`int`).
     "magic" / ka.Valid(
-        c.Enum(c.Int32ub, UnitMagic),
+        c.Enum(c.Int32sb, UnitMagic),
         ("in-enum unit_magic", lambda value, this: ka.in_enum(value, UnitMagic)),
     ),
     # True for a unit, false for the blank marker and the zero-filled tail.

@@ -54,10 +54,10 @@ class RocketmqCommitlog(KaitaiStruct):
         zlib = 3
 
     class MagicCode(IntEnum):
+        blank = -875286124
+        message_v1 = -626843481
+        message_v2 = -626843477
         zero_fill = 0
-        blank = 3419681172
-        message_v1 = 3668123815
-        message_v2 = 3668123819
 
     class TransactionType(IntEnum):
         not_type = 0
@@ -683,7 +683,7 @@ class RocketmqCommitlog(KaitaiStruct):
 
         def _read(self):
             self.len_record = self._io.read_s4be()
-            self.magic = KaitaiStream.resolve_enum(RocketmqCommitlog.MagicCode, self._io.read_u4be())
+            self.magic = KaitaiStream.resolve_enum(RocketmqCommitlog.MagicCode, self._io.read_s4be())
             if not isinstance(self.magic, RocketmqCommitlog.MagicCode):
                 raise kaitaistruct.ValidationNotInEnumError(self.magic, self._io, u"/types/record/seq/1")
             if self.is_message:

@@ -61,9 +61,9 @@ class RocketmqDledgerData(KaitaiStruct):
     """
 
     class EntryMagic(IntEnum):
+        blank = -1
         zero_fill = 0
         normal = 1
-        blank = 4294967295
     def __init__(self, _io, _parent=None, _root=None):
         super(RocketmqDledgerData, self).__init__(_io)
         self._parent = _parent
@@ -132,7 +132,7 @@ class RocketmqDledgerData(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.magic = KaitaiStream.resolve_enum(RocketmqDledgerData.EntryMagic, self._io.read_u4be())
+            self.magic = KaitaiStream.resolve_enum(RocketmqDledgerData.EntryMagic, self._io.read_s4be())
             if not isinstance(self.magic, RocketmqDledgerData.EntryMagic):
                 raise kaitaistruct.ValidationNotInEnumError(self.magic, self._io, u"/types/record/seq/0")
             self.len_entry = self._io.read_s4be()

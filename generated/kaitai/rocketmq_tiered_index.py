@@ -55,8 +55,8 @@ class RocketmqTieredIndex(KaitaiStruct):
     """
 
     class FileMagic(IntEnum):
-        end_marker = 3167027845
-        begin_marker = 3167027849
+        end_marker = -1127939451
+        begin_marker = -1127939447
     def __init__(self, _io, _parent=None, _root=None):
         super(RocketmqTieredIndex, self).__init__(_io)
         self._parent = _parent
@@ -111,7 +111,7 @@ class RocketmqTieredIndex(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.magic = KaitaiStream.resolve_enum(RocketmqTieredIndex.FileMagic, self._io.read_u4be())
+            self.magic = KaitaiStream.resolve_enum(RocketmqTieredIndex.FileMagic, self._io.read_s4be())
             if not isinstance(self.magic, RocketmqTieredIndex.FileMagic):
                 raise kaitaistruct.ValidationNotInEnumError(self.magic, self._io, u"/types/index_header/seq/0")
             self.begin_timestamp = self._io.read_s8be()

@@ -57,12 +57,12 @@ class RocketmqTimerLog(KaitaiStruct):
         delete_bit = 4
 
     class UnitMagic(IntEnum):
+        blank = -875286124
         zero_fill = 0
         enqueue = 1
         roll = 3
         delete = 5
         roll_delete = 7
-        blank = 3419681172
     def __init__(self, _io, _parent=None, _root=None):
         super(RocketmqTimerLog, self).__init__(_io)
         self._parent = _parent
@@ -105,7 +105,7 @@ class RocketmqTimerLog(KaitaiStruct):
         def _read(self):
             self.len_unit = self._io.read_s4be()
             self.ofs_prev = self._io.read_s8be()
-            self.magic = KaitaiStream.resolve_enum(RocketmqTimerLog.UnitMagic, self._io.read_u4be())
+            self.magic = KaitaiStream.resolve_enum(RocketmqTimerLog.UnitMagic, self._io.read_s4be())
             if not isinstance(self.magic, RocketmqTimerLog.UnitMagic):
                 raise kaitaistruct.ValidationNotInEnumError(self.magic, self._io, u"/types/unit/seq/2")
             if self.is_unit:

@@ -5,9 +5,9 @@ ENDIAN = ">"
 
 MAGIC_CODE = {
     "zero_fill": 0,
-    "message_v1": 0xdaa320a7,
-    "message_v2": 0xdaa320ab,
-    "blank": 0xcbd43194,
+    "message_v1": -626843481,
+    "message_v2": -626843477,
+    "blank": -875286124,
 }
 COMPRESSION_TYPE = {
     "unspecified": 0,
@@ -34,7 +34,7 @@ RECORD_SEQ = (
     "body",
 )
 RECORD_RUNS = (
-    (("len_record", "magic"), ">iI"),
+    (("len_record", "magic"), ">ii"),
 )
 
 MESSAGE_SEQ = (

@@ -6,7 +6,7 @@ ENDIAN = ">"
 ENTRY_MAGIC = {
     "zero_fill": 0,
     "normal": 1,
-    "blank": 0xffffffff,
+    "blank": -1,
 }
 
 ROCKETMQ_DLEDGER_DATA_SEQ = (
@@ -21,7 +21,7 @@ RECORD_SEQ = (
     "body",
 )
 RECORD_RUNS = (
-    (("magic", "len_entry"), ">Ii"),
+    (("magic", "len_entry"), ">ii"),
 )
 
 ENTRY_BODY_SEQ = (

@@ -4,8 +4,8 @@
 ENDIAN = ">"
 
 FILE_MAGIC = {
-    "begin_marker": 0xbcc50289,
-    "end_marker": 0xbcc50285,
+    "begin_marker": -1127939447,
+    "end_marker": -1127939451,
 }
 
 ROCKETMQ_TIERED_INDEX_SEQ = (
@@ -23,7 +23,7 @@ INDEX_HEADER_SEQ = (
     "num_items",
 )
 INDEX_HEADER_RUNS = (
-    (("magic", "begin_timestamp", "end_timestamp", "num_used_slots", "num_items"), ">Iqqii"),
+    (("magic", "begin_timestamp", "end_timestamp", "num_used_slots", "num_items"), ">iqqii"),
 )
 
 SLOT_SEQ = (

@@ -9,7 +9,7 @@ UNIT_MAGIC = {
     "roll": 3,
     "delete": 5,
     "roll_delete": 7,
-    "blank": 0xcbd43194,
+    "blank": -875286124,
 }
 MAGIC_FLAG = {
     "enqueue_bit": 1,
@@ -30,7 +30,7 @@ UNIT_SEQ = (
     "body",
 )
 UNIT_RUNS = (
-    (("len_unit", "ofs_prev", "magic"), ">iqI"),
+    (("len_unit", "ofs_prev", "magic"), ">iqi"),
 )
 
 UNIT_BODY_SEQ = (

@@ -55,7 +55,7 @@ from ..timer import SLOT_DTYPE as WHEEL_SLOT_DTYPE
 from . import status
 from .common import file_store_paths
 
-_HEADER = struct.Struct(layout.ENDIAN + "iI")  # TOTALSIZE, MAGICCODE
+_HEADER = struct.Struct(layout.RECORD_RUNS[0][1])  # TOTALSIZE, MAGICCODE
 _MESSAGE_MAGICS = {layout.MAGIC_CODE["message_v1"], layout.MAGIC_CODE["message_v2"]}
 _COPY_CHUNK = 4 << 20
 
@@ -101,7 +101,7 @@ def find_cut(path: str, *, records: int | None = None, max_bytes: int | None = N
             if magic == layout.MAGIC_CODE["zero_fill"] and total == 0:
                 return Cut(pos, count, "zero-tail")
             if magic not in _MESSAGE_MAGICS:
-                return Cut(pos, count, "damage", f"{path} @ {pos:#x}: bad magic {magic:#010x}")
+                return Cut(pos, count, "damage", f"{path} @ {pos:#x}: bad magic {magic & 0xFFFFFFFF:#010x}")
             if total <= _HEADER.size or total > size - pos:
                 return Cut(pos, count, "damage",
                            f"{path} @ {pos:#x}: record size {total} runs past the end of the file ({size} bytes)")

@@ -38,7 +38,11 @@ from .__main__ import compile_ksy
 REPO = Path(__file__).resolve().parents[2]
 
 def _project_version() -> str:
-    """The version in pyproject.toml (the checkout's, which the packages are built from)."""
+    """The version in pyproject.toml (the checkout's, which the packages are built from), or the installed
+    package's version where there is no checkout."""
+    if not (REPO / "pyproject.toml").is_file():
+        from importlib.metadata import version
+        return version("rmqformats")
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     match = re.search(r'^version\s*=\s*"([^"]+)"', text, re.MULTILINE)
     if not match:
@@ -448,10 +452,8 @@ using Kaitai;
 var log = RocketmqIndexFile.FromFile("20250101000000000");
 ```
 
-Four specs do not build in C#: the compiler declares every enum with C#'s default `int` base,
-which cannot hold the u4 magic codes of 2^31 and more of the commit log
-(`RocketmqCommitlog.cs`), the DLedger data file, the tiered index file and the timer log
-(error CS0031). Compile only the classes you use."""
+The magic codes are signed, as RocketMQ's Java holds them (`MESSAGE_MAGIC_CODE` is
+-626843481, 0xDAA320A7), so their enums fit C#'s `int` base. Compile only the classes you use."""
 
 PACKAGERS = {
     "go": _go, "java": _java, "cpp_stl": _cpp, "javascript": _javascript, "rust": _rust,

@@ -88,13 +88,7 @@ MEMBER_TARGETS = ("cpp_stl", "python", "ruby", "lua", "nim", "perl", "php", "rus
 
 
 #: Findings known and not yet fixed ("<spec id><finding path>"), which generation lets through.
-#: The magic codes are unsigned 32-bit values in RocketMQ's files (u4); C# needs them as s4 enums.
-OPEN = frozenset({
-    "rocketmq_commitlog/enums/magic_code/3668123815", "rocketmq_commitlog/enums/magic_code/3668123819",
-    "rocketmq_commitlog/enums/magic_code/3419681172", "rocketmq_dledger_data/enums/entry_magic/4294967295",
-    "rocketmq_tiered_index/enums/file_magic/3167027849", "rocketmq_tiered_index/enums/file_magic/3167027845",
-    "rocketmq_timer_log/enums/unit_magic/3419681172",
-})
+OPEN: frozenset[str] = frozenset()
 
 
 def _camel(name: str, upper: bool = True) -> str:

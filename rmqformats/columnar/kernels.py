@@ -207,7 +207,7 @@ def walk_records(buf, start, end, at_eof, stop_at, cap, i32, i64, trusted=-1):
         if pos + _HEADER > end:
             return n, (STOP_HEADER_CUT if at_eof else STOP_WINDOW), pos
         size = _s32(buf, pos)
-        magic = _u32(buf, pos + 4)
+        magic = _s32(buf, pos + 4)
         if magic == _MAGIC_BLANK:
             return n, STOP_BLANK, pos
         if magic == 0 and size == 0:
@@ -349,7 +349,7 @@ def find_record(buf, start, end, at_eof, stop_at, base, i32, i64):
         if p + 12 <= end and _le64(buf, p + 4) == _U0:
             p += 8
             continue
-        magic = _u32(buf, p + 4)
+        magic = _s32(buf, p + 4)
         if (magic == _MAGIC_V1 or magic == _MAGIC_V2) and p + need <= end \
                 and _s64(buf, p + _POS_PHYSICAL) == base + p:
             n, stop, _ = walk_records(buf, p, end, at_eof, p + 1, 1, i32, i64, p)

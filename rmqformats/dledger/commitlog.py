@@ -228,7 +228,7 @@ class DLedgerScan:
                         return
                     if magic != ENTRY_MAGIC:
                         self._stop(seg, pos, EndReason.BAD_MAGIC,
-                                   f"bad entry magic 0x{magic:08x} (expected 0x{ENTRY_MAGIC:08x})", strict, BadMagicError)
+                                   f"bad entry magic 0x{magic & 0xFFFFFFFF:08x} (expected 0x{ENTRY_MAGIC:08x})", strict, BadMagicError)
                         return
                     if last_index != -1 and index != last_index + 1:
                         self._stop(seg, pos, DLedgerEndReason.INDEX_GAP,

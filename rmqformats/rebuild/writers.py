@@ -273,7 +273,7 @@ class IndexFileWriter:
             if len(used):  # the rest of the file is sparse: unwritten slots read as 0
                 lo, hi = int(used[0]), int(used[-1]) + 1
                 os.pwrite(self._fd, self.slots[lo:hi].astype(">i4").tobytes(), HEADER_SIZE + lo * SLOT_SIZE)
-            os.pwrite(self._fd, cs_index.header.build({
+            os.pwrite(self._fd, cs_index.index_header.build({
                 "begin_timestamp": self.begin_timestamp, "end_timestamp": self.end_timestamp,
                 "ofs_begin_physical": self.begin_phy_offset, "ofs_end_physical": self.end_phy_offset,
                 "num_hash_slots_used": self.hash_slot_count, "next_index": self.index_count}), 0)

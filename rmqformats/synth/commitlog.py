@@ -194,7 +194,7 @@ def write_commitlog(folder: str | os.PathLike[str], specs: Iterable[MessageSpec]
                 current = seg
             f.seek(offset - seg)
             f.write(data)
-            if int.from_bytes(data[4:8], "big") != layout.MAGIC_CODE["blank"]:
+            if int.from_bytes(data[4:8], "big", signed=True) != layout.MAGIC_CODE["blank"]:
                 placed.append(Placed(offset, len(data)))
     finally:
         if f is not None:

@@ -70,7 +70,7 @@ def encode_unit(spec: UnitSpec) -> bytes:
         # The schema only builds the written magic values; encode with a stand-in and patch the int.
         data["magic"] = cs_log.UnitMagic.enqueue
         raw = bytearray(cs_log.unit.build(data))
-        raw[_MAGIC_AT:_MAGIC_AT + 4] = magic.to_bytes(4, "big")
+        raw[_MAGIC_AT:_MAGIC_AT + 4] = (magic & 0xFFFFFFFF).to_bytes(4, "big")  # signed or unsigned
         return bytes(raw)
     return cs_log.unit.build(data)
 

@@ -112,7 +112,7 @@ class TieredIndexFile:
         self.header = TieredIndexHeader(*_HEADER.unpack(head))
         h = self.header
         if h.magic not in (BEGIN, END):
-            raise TieredIndexError(self.path, 0, f"bad magic 0x{h.magic:08x} (expected 0x{BEGIN:08x} or 0x{END:08x})")
+            raise TieredIndexError(self.path, 0, f"bad magic 0x{h.magic & 0xFFFFFFFF:08x} (expected 0x{BEGIN & 0xFFFFFFFF:08x} or 0x{END & 0xFFFFFFFF:08x})")
         if h.num_items < 0 or h.num_used_slots < 0:
             raise TieredIndexError(self.path, 20, f"negative counts: {h.num_used_slots} slots used, "
                                                   f"{h.num_items} items")
@@ -158,7 +158,7 @@ class TieredIndexFile:
             return False
         with open(self.path, "rb") as f:
             f.seek(end)
-            return f.read(4) == BEGIN.to_bytes(4, "big")
+            return f.read(4) == BEGIN.to_bytes(4, "big", signed=True)
 
     def _init_legacy(self, compacted: bool | None, slots: int | None, items: int | None) -> None:
         h = self.header

@@ -151,6 +151,12 @@ class Annotations:
         return list(seen)
 
 
+def enum_key(value: int) -> str:
+    """An enum value named in hex as its bytes read: a negative value (a signed magic code such as
+    -626843481, the ``int`` RocketMQ's Java holds) by its 32-bit two's complement (``0xdaa320a7``)."""
+    return f"{value & 0xFFFFFFFF:#x}" if value < 0 else f"{value:#x}"
+
+
 def _release(value: Any, where: str) -> Release | None:
     if value is None:
         return None
@@ -235,9 +241,9 @@ def _walk_type(fmt: str, source: str, t: dict, path: str, floor: Release | None,
         for value, member in (values or {}).items():
             if not isinstance(member, dict):
                 continue
-            vp = f"{path}/enums/{ename}/{value:#x}" if path else f"enums/{ename}/{value:#x}"
+            vp = f"{path}/enums/{ename}/{enum_key(value)}" if path else f"enums/{ename}/{enum_key(value)}"
             kind = "magic" if "magic" in ename else "enum_value"
-            add(kind, vp, member.get("id", str(value)), member, f"{value:#x}")
+            add(kind, vp, member.get("id", str(value)), member, enum_key(value))
     for tname, sub in (t.get("types") or {}).items():
         tp = f"{path}/types/{tname}" if path else f"types/{tname}"
         _walk_type(fmt, source, sub, tp, floor, out, changes)

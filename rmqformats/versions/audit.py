@@ -28,6 +28,7 @@ from typing import Any, Iterator
 import yaml
 
 from . import releases as rel
+from .annotations import enum_key
 
 #: Keys whose value is a release (the claim's ``key`` is the key itself).
 _RELEASE_KEYS = ("-rmq-since", "-rmq-until", "x-since", "x-until")
@@ -90,7 +91,7 @@ def _walk(source: str, node: Any, path: str, out: list[Claim]) -> None:
             continue
         if isinstance(sub, (dict, list)):
             # Enum values are integers: named in hex, as the annotations name them.
-            name = f"{key:#x}" if isinstance(key, int) and not isinstance(key, bool) else str(key)
+            name = enum_key(key) if isinstance(key, int) and not isinstance(key, bool) else str(key)
             _walk(source, sub, _join(path, name), out)
 
 

@@ -113,8 +113,8 @@ def _spec_section(name: str, facts: ann.Annotations) -> list[str]:
                   "|---|---|---|---|---|---|"]
         for value, member in values.items():
             member = member if isinstance(member, dict) else {"id": member}
-            s, u = _range(_element(facts, fmt, f"enums/{ename}/{value:#x}"), since)
-            lines.append(f"| `{value:#x}` | `{member['id']}` | {_cell(_sentence(member.get('doc')))} | {s} | {u} "
+            s, u = _range(_element(facts, fmt, f"enums/{ename}/{ann.enum_key(value)}"), since)
+            lines.append(f"| `{ann.enum_key(value)}` | `{member['id']}` | {_cell(_sentence(member.get('doc')))} | {s} | {u} "
                          f"| {_cell(member.get('-orig-id', ''))} |")
         lines.append("")
     changes = [c for c in facts.changes if c.format == fmt]

@@ -11,7 +11,7 @@ parsed objects with it, static languages generate their dumper code from it. Its
                                               "repeat": false, "optional": false,
                                               "enum": null, "classes": []}, ...]}},
      "enums": {"rocketmq_timer_log::unit_magic": {"path": ["rocketmq_timer_log", "unit_magic"],
-                                                  "values": {"zero_fill": 0, "blank": 3419681172}}}}
+                                                  "values": {"zero_fill": 0, "blank": -875286124}}}}
 
 ``kind`` is ``seq`` (a seq field), ``value`` (a value instance) or ``pos`` (a positioned
 instance, printed only when a job names it). ``type`` is an integer type (``u1`` ... ``s8``;

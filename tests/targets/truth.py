@@ -16,7 +16,8 @@ from rmqformats.index import index_key_hash
 from conftest import FIXTURES, store_path, truth_records
 from test_commitlog_reference_parsers import _row
 
-BLANK = 0xCBD43194
+#: ``BLANK_MAGIC_CODE``, signed as RocketMQ's Java and the specs hold it.
+BLANK = -875286124
 MISSING = object()
 
 
@@ -312,7 +313,7 @@ def check_timer(driver, version: str, tmp: Path, tallies: dict[str, Tally]) -> N
             t.eq(field, get(u, field.split(".")[1]), want[k], f"{name}+{off} {k}")
         for k, member in body_keys.items():
             t.eq(f"unit_body.{member}", get(u, "body", member), want[k], f"{name}+{off} {k}")
-    blanks = [(u["file"], u["timerLogOffset"], u["size"], u["prevPos"], u["magic"] & 0xFFFFFFFF)
+    blanks = [(u["file"], u["timerLogOffset"], u["size"], u["prevPos"], u["magic"])
               for u in truth["timerLogUnits"] if u["kind"] == "BLANK"]
     flushed = truth["timerCheckpoint"]["lastTimerLogFlushPos"]
     t.eq("unit.magic", ends, blanks + [(segments[-1].name, flushed, 0, 0, 0)], "blank and end units")

@@ -12,19 +12,5 @@ def build(ctx: BuildContext) -> Built:
     return Built(argv=["mono", str(exe)])
 
 
-_ENUM = ("does not build: the compiler's C# target declares every enum with C#'s default `int` base, and {what} "
-         "has values of 2^31 or more ({values}), which `int` cannot hold (error CS0031). "
-         "The only spec-side way round, reading the magic as s4 with negative enum values, would change the field "
-         "in every target and in the readers built on "
-         "it")
-LIMITS = {
-    "rocketmq_commitlog._build": _ENUM.format(what="the record magic (`magic_code`)",
-                                              values="BLANK 0xCBD43194, MESSAGE_V1/V2 0xDAA320A7/AB"),
-    "rocketmq_dledger_data._build": _ENUM.format(what="the DLedger entry magic", values="BLANK 0xFFFFFFFF"),
-    "rocketmq_tiered_index._build": _ENUM.format(what="the tiered index file magic",
-                                                 values="0xBCC50285 and 0xBCC50289"),
-    "rocketmq_timer_log._build": _ENUM.format(what="the timer-log unit magic", values="BLANK 0xCBD43194"),
-}
-
 TARGET = Target(name="csharp", title="C# (Mono)", ksc="csharp", runtime="csharp", tools=("mcs", "mono"),
-                build=build, limits=LIMITS)
+                build=build)
