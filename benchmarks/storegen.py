@@ -164,7 +164,7 @@ def record_fields(v2: bool, born_v6: bool, store_v6: bool, len_body: int = 0, le
         def place(name: str, pos: int) -> int:
             if name != "address":
                 raise ValueError(f"host field {name!r} is not in the layout tables")
-            size = layout.HOST_ADDRESS_SIZES[host_v6[prefix]]
+            size = (layout.HOST_V6_VALUES if host_v6[prefix] else layout.HOST_V4_VALUES)["len_address"]({})
             out[f"{prefix}.address"] = Field(pos, size)
             return pos + size
         return place
@@ -172,11 +172,13 @@ def record_fields(v2: bool, born_v6: bool, store_v6: bool, len_body: int = 0, le
     def message_part(name: str, pos: int) -> int:
         if name in host_v6:
             sub: dict[str, Field] = {}
-            end = _walk(layout.HOST_SEQ, layout.HOST_RUNS, pos, sub, host_part(name))
+            seq, runs = ((layout.HOST_V6_SEQ, layout.HOST_V6_RUNS) if host_v6[name]
+                         else (layout.HOST_V4_SEQ, layout.HOST_V4_RUNS))
+            end = _walk(seq, runs, pos, sub, host_part(name))
             out.update({k if "." in k else f"{name}.{k}": v for k, v in sub.items()})
             return end
         if name == "len_topic":
-            fmt = layout.MESSAGE_LEN_TOPIC_FORMATS[v2]
+            fmt = layout.MESSAGE_LEN_TOPIC_CASES["magic_code::message_v2" if v2 else "_"]
             out[name] = Field(pos, struct.calcsize(fmt), fmt)
             return pos + struct.calcsize(fmt)
         if f"len_{name}" in out:  # a byte string whose length field came before it

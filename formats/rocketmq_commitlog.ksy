@@ -120,19 +120,9 @@ types:
           the magic codes (`int`), so the enum values are negative.
       - id: body
         size: len_record - 8
-        type:
-          switch-on: magic
-          # V1 as the default case, not a case of its own: with `size` and
-          # no default, an unmatched magic reads raw bytes, and the Nim
-          # target cannot store them in the field (only messages get here).
-          cases:
-            'magic_code::message_v2': message(true)
-            _: message(false)
-          -rmq-cases:
-            'magic_code::message_v2':
-              since: '5.1.0'
-              ref: "rocketmq-all-5.1.0:store/src/main/java/org/apache/\
-                rocketmq/store/CommitLog.java"
+        # One type for V1 and V2, no parameter: the Perl target ignores type
+        # parameters. The message reads its version from this record's magic.
+        type: message
         if: is_message
         doc: The message fields that follow the size and the magic code.
     instances:
@@ -160,12 +150,6 @@ types:
       {topic} q{queue_id:dec} #{queue_offset:dec} @{ofs_physical:dec}
       {len_body:dec}-byte body, flags {sys_flag}, born {born_host},
       store {store_host}
-    params:
-      - id: is_v2
-        type: bool
-        doc: |
-          True for a V2 record (2-byte topic length), false for V1 (1-byte topic
-          length).
     seq:
       - id: body_crc
         -orig-id: BODYCRC
@@ -206,10 +190,16 @@ types:
           epoch.
       - id: born_host
         -orig-id: BORNHOST
-        type: host(sys_flag.is_born_host_v6)
+        type:
+          # Through a value instance, not `sys_flag.is_born_host_v6`: Rust
+          # drops the borrow of `sys_flag` before the switch reads it.
+          switch-on: born_host_v6
+          cases:
+            true: host_v6
+            false: host_v4
         -rmq-before:
           - until: '4.6.0'
-            type: host(false)
+            type: host_v4
             rule: FIELD_WIDTH_CHANGED
             doc: 8 bytes before 4.6.0; 8 or 20 bytes (IPv6) since.
             ref: "rocketmq-all-4.6.0:store/src/main/java/org/apache/rocketmq/\
@@ -223,10 +213,16 @@ types:
           epoch.
       - id: store_host
         -orig-id: STOREHOSTADDRESS
-        type: host(sys_flag.is_store_host_v6)
+        type:
+          # Through a value instance, not `sys_flag.is_store_host_v6`: Rust
+          # drops the borrow of `sys_flag` before the switch reads it.
+          switch-on: store_host_v6
+          cases:
+            true: host_v6
+            false: host_v4
         -rmq-before:
           - until: '4.6.0'
-            type: host(false)
+            type: host_v4
             rule: FIELD_WIDTH_CHANGED
             doc: 8 bytes before 4.6.0; 8 or 20 bytes (IPv6) since.
             ref: "rocketmq-all-4.6.0:store/src/main/java/org/apache/rocketmq/\
@@ -256,12 +252,13 @@ types:
       - id: len_topic
         -orig-id: TOPICLENGTH
         type:
-          switch-on: is_v2
+          switch-on: _parent.magic
+          # V1 as the default case, so that a release without V2 keeps one.
           cases:
-            true: s2
-            false: s1
+            'magic_code::message_v2': s2
+            _: s1
           -rmq-cases:
-            'true':
+            'magic_code::message_v2':
               since: '5.1.0'
               ref: "rocketmq-all-5.1.0:store/src/main/java/org/apache/\
                 rocketmq/store/CommitLog.java"
@@ -436,8 +433,33 @@ types:
               common/message/MessageConst.java"
             old-reader-ok: true
     instances:
+      born_host_v6:
+        value: sys_flag.is_born_host_v6
+        -rmq-before:
+          - until: '4.6.0'
+            value: false
+        doc: True when the born host is IPv6 (20 bytes), the SYSFLAG bit 4.
+      store_host_v6:
+        value: sys_flag.is_store_host_v6
+        -rmq-before:
+          - until: '4.6.0'
+            value: false
+        doc: True when the store host is IPv6 (20 bytes), the SYSFLAG bit 5.
+      is_v2:
+        value: _parent.magic == magic_code::message_v2
+        -rmq-before:
+          - until: '5.1.0'
+            value: false
+        doc: |
+          True for a V2 record (2-byte topic length), false for V1 (1-byte topic
+          length), from the record's magic code.
       len_host_fields:
-        value: (born_host.len_address + store_host.len_address + 8).as<s4>
+        value: >-
+          ((sys_flag.is_born_host_v6 ? 16 : 4) + (sys_flag.is_store_host_v6
+          ? 16 : 4) + 8).as<s4>
+        -rmq-before:
+          - until: '4.6.0'
+            value: (16).as<s4>
         doc: Bytes taken by the two host fields (8 or 20 each).
       len_record_computed:
         value: >-
@@ -592,44 +614,57 @@ types:
         doc: |
           `flag_list` without its leading space, or `none`: what the Web IDE
           shows for the field.
-  host:
+  host_v4:
     doc: |
-      A socket address as `MessageExt.socketAddress2ByteBuffer` writes it:
-      the address bytes in network order, then the port as a 4-byte int.
+      An IPv4 socket address as `MessageExt.socketAddress2ByteBuffer` writes
+      it: the 4 address bytes in network order, then the port as a 4-byte
+      int (8 bytes).
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageExt.java
     -webide-representation: '{address_text} port {port:dec}'
-    params:
-      - id: is_v6
-        type: bool
-        doc: True for a 16-byte IPv6 address, false for a 4-byte IPv4 address.
     seq:
       - id: address
-        size: 'is_v6 ? 16 : 4'
-        doc: IPv4 or IPv6 address bytes.
+        size: 4
+        doc: IPv4 address bytes.
       - id: port
         type: s4
         doc: TCP port.
     instances:
       len_address:
-        value: 'is_v6 ? 16 : 4'
+        value: 4
         doc: Width of the address bytes.
       address_text:
-        value: 'is_v6 ? ipv6_text : ipv4_text'
-        doc: |
-          The address as text: dotted decimal for IPv4, eight groups of four
-          hex digits for IPv6 (`2001:0db8:0000:...`).
-      ipv4_text:
         value: >-
           (address[0] & 255).to_s + "." + (address[1] & 255).to_s + "."
           + (address[2] & 255).to_s + "." + (address[3] & 255).to_s
-        if: not is_v6
-        doc: An IPv4 address in dotted decimal.
+        doc: The address in dotted decimal.
+  host_v6:
+    doc: |
+      An IPv6 socket address as `MessageExt.socketAddress2ByteBuffer` writes
+      it: the 16 address bytes in network order, then the port as a 4-byte
+      int (20 bytes).
+    doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageExt.java
+    -webide-representation: '{address_text} port {port:dec}'
+    seq:
+      - id: address
+        size: 16
+        doc: IPv6 address bytes.
+      - id: port
+        type: s4
+        doc: TCP port.
+    instances:
+      len_address:
+        value: 16
+        doc: Width of the address bytes.
+      address_text:
+        value: ipv6_text
+        doc: |
+          The address as eight groups of four hex digits
+          (`2001:0db8:0000:...`).
       ipv6_text:
         value: >-
           ipv6_group_0 + ":" + ipv6_group_1 + ":" + ipv6_group_2 + ":"
           + ipv6_group_3 + ":" + ipv6_group_4 + ":" + ipv6_group_5 + ":"
           + ipv6_group_6 + ":" + ipv6_group_7
-        if: is_v6
         doc: An IPv6 address, uncompressed, in lower-case hex.
       ipv6_group_0:
         # Each nibble through a chain of conditionals, not a `substring` of
@@ -648,7 +683,6 @@ types:
           + (nibble_3 < 10 ? nibble_3.to_s : nibble_3 == 10 ? "a"
           : nibble_3 == 11 ? "b" : nibble_3 == 12 ? "c"
           : nibble_3 == 13 ? "d" : nibble_3 == 14 ? "e" : "f")
-        if: is_v6
         doc: Bytes 0 and 1 of an IPv6 address as four hex digits.
       ipv6_group_1:
         value: >-
@@ -664,7 +698,6 @@ types:
           + (nibble_7 < 10 ? nibble_7.to_s : nibble_7 == 10 ? "a"
           : nibble_7 == 11 ? "b" : nibble_7 == 12 ? "c"
           : nibble_7 == 13 ? "d" : nibble_7 == 14 ? "e" : "f")
-        if: is_v6
         doc: Bytes 2 and 3 of an IPv6 address as four hex digits.
       ipv6_group_2:
         value: >-
@@ -680,7 +713,6 @@ types:
           + (nibble_11 < 10 ? nibble_11.to_s : nibble_11 == 10 ? "a"
           : nibble_11 == 11 ? "b" : nibble_11 == 12 ? "c"
           : nibble_11 == 13 ? "d" : nibble_11 == 14 ? "e" : "f")
-        if: is_v6
         doc: Bytes 4 and 5 of an IPv6 address as four hex digits.
       ipv6_group_3:
         value: >-
@@ -696,7 +728,6 @@ types:
           + (nibble_15 < 10 ? nibble_15.to_s : nibble_15 == 10 ? "a"
           : nibble_15 == 11 ? "b" : nibble_15 == 12 ? "c"
           : nibble_15 == 13 ? "d" : nibble_15 == 14 ? "e" : "f")
-        if: is_v6
         doc: Bytes 6 and 7 of an IPv6 address as four hex digits.
       ipv6_group_4:
         value: >-
@@ -712,7 +743,6 @@ types:
           + (nibble_19 < 10 ? nibble_19.to_s : nibble_19 == 10 ? "a"
           : nibble_19 == 11 ? "b" : nibble_19 == 12 ? "c"
           : nibble_19 == 13 ? "d" : nibble_19 == 14 ? "e" : "f")
-        if: is_v6
         doc: Bytes 8 and 9 of an IPv6 address as four hex digits.
       ipv6_group_5:
         value: >-
@@ -728,7 +758,6 @@ types:
           + (nibble_23 < 10 ? nibble_23.to_s : nibble_23 == 10 ? "a"
           : nibble_23 == 11 ? "b" : nibble_23 == 12 ? "c"
           : nibble_23 == 13 ? "d" : nibble_23 == 14 ? "e" : "f")
-        if: is_v6
         doc: Bytes 10 and 11 of an IPv6 address as four hex digits.
       ipv6_group_6:
         value: >-
@@ -744,7 +773,6 @@ types:
           + (nibble_27 < 10 ? nibble_27.to_s : nibble_27 == 10 ? "a"
           : nibble_27 == 11 ? "b" : nibble_27 == 12 ? "c"
           : nibble_27 == 13 ? "d" : nibble_27 == 14 ? "e" : "f")
-        if: is_v6
         doc: Bytes 12 and 13 of an IPv6 address as four hex digits.
       ipv6_group_7:
         value: >-
@@ -760,137 +788,104 @@ types:
           + (nibble_31 < 10 ? nibble_31.to_s : nibble_31 == 10 ? "a"
           : nibble_31 == 11 ? "b" : nibble_31 == 12 ? "c"
           : nibble_31 == 13 ? "d" : nibble_31 == 14 ? "e" : "f")
-        if: is_v6
         doc: Bytes 14 and 15 of an IPv6 address as four hex digits.
       nibble_0:
         # Masked (`& 15`) because some targets (C++) index bytes as signed
         # chars.
         value: address[0] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 0 of an IPv6 address.
       nibble_1:
         value: address[0] & 15
-        if: is_v6
         doc: Low four bits of byte 0 of an IPv6 address.
       nibble_2:
         value: address[1] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 1 of an IPv6 address.
       nibble_3:
         value: address[1] & 15
-        if: is_v6
         doc: Low four bits of byte 1 of an IPv6 address.
       nibble_4:
         value: address[2] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 2 of an IPv6 address.
       nibble_5:
         value: address[2] & 15
-        if: is_v6
         doc: Low four bits of byte 2 of an IPv6 address.
       nibble_6:
         value: address[3] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 3 of an IPv6 address.
       nibble_7:
         value: address[3] & 15
-        if: is_v6
         doc: Low four bits of byte 3 of an IPv6 address.
       nibble_8:
         value: address[4] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 4 of an IPv6 address.
       nibble_9:
         value: address[4] & 15
-        if: is_v6
         doc: Low four bits of byte 4 of an IPv6 address.
       nibble_10:
         value: address[5] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 5 of an IPv6 address.
       nibble_11:
         value: address[5] & 15
-        if: is_v6
         doc: Low four bits of byte 5 of an IPv6 address.
       nibble_12:
         value: address[6] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 6 of an IPv6 address.
       nibble_13:
         value: address[6] & 15
-        if: is_v6
         doc: Low four bits of byte 6 of an IPv6 address.
       nibble_14:
         value: address[7] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 7 of an IPv6 address.
       nibble_15:
         value: address[7] & 15
-        if: is_v6
         doc: Low four bits of byte 7 of an IPv6 address.
       nibble_16:
         value: address[8] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 8 of an IPv6 address.
       nibble_17:
         value: address[8] & 15
-        if: is_v6
         doc: Low four bits of byte 8 of an IPv6 address.
       nibble_18:
         value: address[9] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 9 of an IPv6 address.
       nibble_19:
         value: address[9] & 15
-        if: is_v6
         doc: Low four bits of byte 9 of an IPv6 address.
       nibble_20:
         value: address[10] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 10 of an IPv6 address.
       nibble_21:
         value: address[10] & 15
-        if: is_v6
         doc: Low four bits of byte 10 of an IPv6 address.
       nibble_22:
         value: address[11] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 11 of an IPv6 address.
       nibble_23:
         value: address[11] & 15
-        if: is_v6
         doc: Low four bits of byte 11 of an IPv6 address.
       nibble_24:
         value: address[12] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 12 of an IPv6 address.
       nibble_25:
         value: address[12] & 15
-        if: is_v6
         doc: Low four bits of byte 12 of an IPv6 address.
       nibble_26:
         value: address[13] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 13 of an IPv6 address.
       nibble_27:
         value: address[13] & 15
-        if: is_v6
         doc: Low four bits of byte 13 of an IPv6 address.
       nibble_28:
         value: address[14] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 14 of an IPv6 address.
       nibble_29:
         value: address[14] & 15
-        if: is_v6
         doc: Low four bits of byte 14 of an IPv6 address.
       nibble_30:
         value: address[15] >> 4 & 15
-        if: is_v6
         doc: High four bits of byte 15 of an IPv6 address.
       nibble_31:
         value: address[15] & 15
-        if: is_v6
         doc: Low four bits of byte 15 of an IPv6 address.
 enums:
   magic_code:

@@ -85,11 +85,11 @@ instances:
     value: _io.size > 40 and (_io.size - 40) % 84 == 0
     doc: |
       True when the file size fits four entries per slot. When false, the
-      inferred counts are wrong: read `tables` at position 40 with the
-      counts from the broker configuration.
+      inferred counts are wrong: read the type `index_tables` at position 40
+      with the counts from the broker configuration.
   tables:
     pos: 40
-    type: index_tables(num_hash_slots.as<u4>, num_index.as<u4>)
+    type: inferred_tables
     doc: |
       The hash slots and the entries, with the inferred counts. Reading it
       parses every slot and entry of the file.
@@ -159,10 +159,42 @@ types:
       num_entries:
         value: 'next_index > 1 ? (next_index - 1).as<s4> : 0'
         doc: Number of entries written.
+  inferred_tables:
+    doc: |
+      The hash slots and the entries, with the counts inferred from the
+      file size (`num_hash_slots`, `num_index`). Starts at byte 40 of the
+      file, right after the header. It takes no parameters, so that every
+      Kaitai target reads it (the Perl target ignores parameters); for other
+      counts, read `index_tables` at the same position.
+    doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/index/IndexFile.java
+    -webide-representation: >-
+      {num_hash_slots:dec} slots, {num_index:dec} entries
+    seq:
+      - id: hash_slots
+        type: hash_slot
+        repeat: expr
+        repeat-expr: num_hash_slots
+        doc: |
+          The hash table. The slot of a key is its `indexKeyHashMethod` hash
+          modulo `num_hash_slots`.
+      - id: entries
+        type: entry
+        repeat: expr
+        repeat-expr: num_index
+        doc: Entries by number; entry 0 is never written.
+    instances:
+      num_hash_slots:
+        value: _root.num_hash_slots
+        doc: Number of hash slots, inferred from the file size.
+      num_index:
+        value: _root.num_index
+        doc: Number of entries, entry 0 included, inferred from the file size.
   index_tables:
     doc: |
-      The hash slots and the entries, for given counts. Starts at byte 40
-      of the file, right after the header.
+      The hash slots and the entries, for given counts: for a file whose
+      broker used another ratio of entries to slots than the default (see
+      `is_size_consistent`). Starts at byte 40 of the file, right after the
+      header. Not read by the Perl target, which ignores parameters.
     doc-ref: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/index/IndexFile.java
     -webide-representation: >-
       {num_hash_slots:dec} slots, {num_index:dec} entries

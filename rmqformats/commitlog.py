@@ -59,13 +59,16 @@ assert layout.MESSAGE_SEQ == (
     "born_host", "store_timestamp", "store_host", "reconsume_times", "ofs_prepared_transaction",
     "len_body", "body", "len_topic", "topic", "len_properties", "properties",
 )
-assert layout.HOST_SEQ == ("address", "port")
+assert layout.HOST_V4_SEQ == layout.HOST_V6_SEQ == ("address", "port")
 
 _HEAD = struct.Struct(layout.RECORD_RUNS[0][1])
 _HEADER = _HEAD.size
 _run_fixed, _run_store_ts, _run_tail, _run_props = (fmt[1:] for _, fmt in layout.MESSAGE_RUNS)
 _E = layout.ENDIAN
-_port = layout.HOST_RUNS[0][1][1:]
+_port = layout.HOST_V4_RUNS[0][1][1:]
+assert layout.HOST_V6_RUNS[0][1][1:] == _port
+#: Address width by "is IPv6" (the host types' `len_address`, a constant each).
+_ADDRESS_SIZES = {False: layout.HOST_V4_VALUES["len_address"]({}), True: layout.HOST_V6_VALUES["len_address"]({})}
 #: Fields from BODYCRC to BORNTIMESTAMP: fixed width, and they hold SYSFLAG.
 _FIXED = struct.Struct(_E + _run_fixed)
 _BORN_V6 = layout.SYS_FLAG_BITS["is_born_host_v6"][0]
@@ -73,12 +76,14 @@ _STORE_V6 = layout.SYS_FLAG_BITS["is_store_host_v6"][0]
 #: Fields from BORNHOST to BODYLENGTH in one format per combination of the host flags.
 _MIDDLE = {
     (_BORN_V6 if born else 0) | (_STORE_V6 if store else 0): struct.Struct(
-        f"{_E}{layout.HOST_ADDRESS_SIZES[born]}s{_port}{_run_store_ts}"
-        f"{layout.HOST_ADDRESS_SIZES[store]}s{_port}{_run_tail}")
+        f"{_E}{_ADDRESS_SIZES[born]}s{_port}{_run_store_ts}"
+        f"{_ADDRESS_SIZES[store]}s{_port}{_run_tail}")
     for born in (False, True) for store in (False, True)
 }
 _HOST_FLAGS = _BORN_V6 | _STORE_V6
-_LEN_TOPIC = {v2: struct.Struct(fmt) for v2, fmt in layout.MESSAGE_LEN_TOPIC_FORMATS.items()}
+#: TOPICLENGTH by "is V2": the V2 case of the spec's switch on the magic, and its default (V1).
+_LEN_TOPIC = {True: struct.Struct(layout.MESSAGE_LEN_TOPIC_CASES["magic_code::message_v2"]),
+              False: struct.Struct(layout.MESSAGE_LEN_TOPIC_CASES["_"])}
 _LEN_PROPS = struct.Struct(_E + _run_props)
 MAGIC_V1 = layout.MAGIC_CODE["message_v1"]
 MAGIC_V2 = layout.MAGIC_CODE["message_v2"]

@@ -740,13 +740,14 @@ def test_real_spec_builds_from_plain_values(commitlog):
     for computed in ("is_v2", "len_host_fields", "len_record_computed"):
         del values["body"][computed]
     for host in ("born_host", "store_host"):
-        del values["body"][host]["is_v6"], values["body"][host]["len_address"]
+        del values["body"][host]["len_address"]
     for magic in ("message_v1", int(magic_code.message_v1), magic_code.message_v1):
         values["magic"] = magic
         assert record.build(values) == original
-    # A type with params, used on its own.
-    assert message(False).build(plain(msg)) == original[8:]
-    assert message(False).parse(original[8:]).topic == "TopicTest"
+    # The message type on its own, with the record it belongs to as its parent (it reads its
+    # version from the record's magic).
+    assert message.build(plain(msg), magic="message_v1") == original[8:]
+    assert message.parse(original[8:], magic="message_v1").topic == "TopicTest"
 
 
 def test_fixture_segment_present():

@@ -24,7 +24,8 @@ META_ORDER = ["id", "title", "application", "file-extension", "xref", "tags", "l
               "imports", "encoding", "endian", "bit-endian"]
 SPDX = {"Apache-2.0", "CC0-1.0", "MIT", "BSD-3-Clause"}
 #: Fields with no RocketMQ Java name (containers and unused bits); all others carry -orig-id.
-NO_JAVA_NAME = {"records", "messages", "units", "slots", "body@record", "body@unit", "reserved", "address", "port", "hash_slots@index_tables", "entries@index_tables"}
+NO_JAVA_NAME = {"records", "messages", "units", "slots", "body@record", "body@unit", "reserved", "address", "port", "hash_slots@index_tables", "entries@index_tables",
+                "hash_slots@inferred_tables", "entries@inferred_tables"}
 #: Magic fields RocketMQ itself never checks (batch items: clients write 0, decoders skip it).
 UNCHECKED_MAGIC = {"rocketmq_message_batch:item.magic"}
 

@@ -121,7 +121,7 @@ def test_the_issues_changes_are_annotated():
     assert writers["types/sys_flag/seq/compression_type"] == "client"  # set by the producer
     assert writers["types/sys_flag/seq/is_inner_batch"] == "broker"
     assert since[(cl, "enums/magic_code/0xdaa320ab")] == "5.1.0"
-    assert since[(cl, "types/record/seq/body/type/cases/magic_code::message_v2")] == "5.1.0"
+    assert since[(cl, "types/message/seq/len_topic/type/cases/magic_code::message_v2")] == "5.1.0"
     assert since[("rocketmq_checkpoint", "seq/ofs_master_flushed")] == "5.0.0"
     assert since[("rocketmq_checkpoint", "seq/ofs_confirm_phy")] == "5.1.1"
     assert since[("rocketmq_consumequeue_ext", "")] == "4.1.0"

@@ -103,8 +103,7 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, bool]]] = {
     # 9.3 cleanup.policy (5.1.0).
     ("5.0.0", "5.1.0"): [
         ("MAGIC_ADDED", f"{CL}:enums/magic_code/0xdaa320ab", False),
-        ("CASE_ADDED", f"{CL}:types/record/seq/body/type/cases/magic_code::message_v2", False),
-        ("CASE_ADDED", f"{CL}:types/message/seq/len_topic/type/cases/true", False),
+        ("CASE_ADDED", f"{CL}:types/message/seq/len_topic/type/cases/magic_code::message_v2", False),
         ("PROPERTY_ADDED", f"{CL}:types/message/seq/properties", True),
         ("MEANING_CHANGED", f"{CL}:types/message/seq/topic", False),  # retry topics up to 255 bytes
         ("FILE_ADDED", f"{CFG}/position-checkpoint.schema.json", False),
@@ -202,7 +201,7 @@ def test_downgrade_from_5_3_3_to_4_9_7_is_readable_by_the_newer_reader():
     assert d.compatible
     rules = {(c.rule, c.location) for c in d.changes}
     assert ("MAGIC_REMOVED", f"{CL}:enums/magic_code/0xdaa320ab") in rules
-    assert ("CASE_REMOVED", f"{CL}:types/record/seq/body/type/cases/magic_code::message_v2") in rules
+    assert ("CASE_REMOVED", f"{CL}:types/message/seq/len_topic/type/cases/magic_code::message_v2") in rules
     assert ("FIELD_REMOVED", f"{CP}:seq/ofs_confirm_phy") in rules
     assert ("FILE_REMOVED", "formats/rocketmq_batch_consumequeue.ksy") in rules
     assert ("JSON_KEY_REMOVED", f"{CFG}/common.schema.json:/$defs/dataVersion/properties/stateVersion") in rules

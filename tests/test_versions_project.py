@@ -60,11 +60,12 @@ def test_projection_to_4_5_2_has_no_ipv6_flags_and_no_v2_case():
     assert "compression_type" not in ids and "is_inner_batch" not in ids and "needs_unwrap" not in ids
     assert sum(int(f["type"][1:]) for f in sys_flag) == 32  # the remaining bits keep their places
     assert sys_flag[0] == {**sys_flag[0], "id": "reserved", "type": "b28"}
-    assert list(spec["types"]["record"]["seq"][2]["type"]["cases"]) == ["_"]  # V1 is the default case
-    assert list(spec["types"]["message"]["seq"][14]["type"]["cases"]) == [False]
+    assert spec["types"]["record"]["seq"][2]["type"] == "message"
+    assert list(spec["types"]["message"]["seq"][14]["type"]["cases"]) == ["_"]  # V1 is the default case
+    assert spec["types"]["message"]["instances"]["is_v2"]["value"] is False
     assert -626843477 not in spec["enums"]["magic_code"]  # MESSAGE_MAGIC_CODE_V2
     assert set(spec["enums"]["compression_type"]) == {0}
-    assert spec["types"]["message"]["seq"][7]["type"] == "host(false)"
+    assert spec["types"]["message"]["seq"][7]["type"] == "host_v4"
     assert "v6" not in spec["types"]["sys_flag"]["-webide-representation"]
     assert "-rmq-since" not in text and "-rmq-before" not in text and "-rmq-cases" not in text
     exprs = [str(v) for t in spec["types"].values() for f in [*t.get("seq", []), *t.get("instances", {}).values()]
@@ -79,9 +80,10 @@ def test_projection_to_5_3_3_has_everything():
     for flag in ("is_born_host_v6", "is_store_host_v6", "compression_type", "is_inner_batch", "needs_unwrap"):
         assert flag in ids
     assert spec["types"]["sys_flag"]["seq"][0]["type"] == "b21"
-    assert set(spec["types"]["record"]["seq"][2]["type"]["cases"]) == {"_", "magic_code::message_v2"}
+    assert set(spec["types"]["message"]["seq"][14]["type"]["cases"]) == {"_", "magic_code::message_v2"}
     assert -626843477 in spec["enums"]["magic_code"] and set(spec["enums"]["compression_type"]) == {0, 1, 2, 3}
-    assert spec["types"]["message"]["seq"][7]["type"] == "host(sys_flag.is_born_host_v6)"
+    assert spec["types"]["message"]["seq"][7]["type"] == {
+        "switch-on": "born_host_v6", "cases": {True: "host_v6", False: "host_v4"}}
 
 
 def test_projection_of_the_checkpoint_follows_its_fields():

@@ -17,6 +17,7 @@ __all__ = [
     "index_header",
     "hash_slot",
     "entry",
+    "inferred_tables",
     "index_tables",
     "rocketmq_index_file",
 ]
@@ -90,9 +91,30 @@ entry = ka.Struct(
 )
 
 
+# The hash slots and the entries, with the counts inferred from the
+# file size (`num_hash_slots`, `num_index`). Starts at byte 40 of the
+# file, right after the header. It takes no parameters, so that every
+# Kaitai target reads it (the Perl target ignores parameters); for other
+# counts, read `index_tables` at the same position.
+# See: https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/index/IndexFile.java
+inferred_tables = ka.Struct(
+    # Number of hash slots, inferred from the file size.
+    "num_hash_slots" / c.Computed(lambda this: this["_root"]["num_hash_slots"]),
+    # Number of entries, entry 0 included, inferred from the file size.
+    "num_index" / c.Computed(lambda this: this["_root"]["num_index"]),
+    # The hash table. The slot of a key is its `indexKeyHashMethod` hash
+    # modulo `num_hash_slots`.
+    "hash_slots" / c.Array(lambda this: this["num_hash_slots"], hash_slot),
+    # Entries by number; entry 0 is never written.
+    "entries" / c.Array(lambda this: this["num_index"], entry),
+)
+
+
 def index_tables(num_hash_slots, num_index):
-    """The hash slots and the entries, for given counts. Starts at byte 40
-    of the file, right after the header.
+    """The hash slots and the entries, for given counts: for a file whose
+    broker used another ratio of entries to slots than the default (see
+    `is_size_consistent`). Starts at byte 40 of the file, right after the
+    header. Not read by the Perl target, which ignores parameters.
 
     :param num_hash_slots: Number of hash slots, the broker setting `maxHashSlotNum`.
     :param num_index: Number of entries, entry 0 included, the broker setting `maxIndexNum`.
@@ -177,18 +199,15 @@ rocketmq_index_file = ka.Struct(
     # included, under the same four-entries-per-slot assumption.
     "num_index" / c.Computed(lambda this: this["num_hash_slots"] * 4),
     # True when the file size fits four entries per slot. When false, the
-    # inferred counts are wrong: read `tables` at position 40 with the
-    # counts from the broker configuration.
+    # inferred counts are wrong: read the type `index_tables` at position 40
+    # with the counts from the broker configuration.
     "is_size_consistent" / c.Computed(lambda this: (
         ka.io_size(this) > 40
         and (ka.io_size(this) - 40) % 84 == 0
     )),
     # The hash slots and the entries, with the inferred counts. Reading it
     # parses every slot and entry of the file.
-    "tables" / c.Pointer(
-        lambda this: (40) + this["_io"].tell() - ka.io_pos(this),
-        index_tables(lambda this: this["num_hash_slots"], lambda this: this["num_index"]),
-    ),
+    "tables" / c.Pointer(lambda this: (40) + this["_io"].tell() - ka.io_pos(this), inferred_tables),
     # The most recently written entry, number `header.next_index - 1`.
     "last_entry" / ka.If(
         lambda this: (

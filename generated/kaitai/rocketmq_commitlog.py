@@ -88,22 +88,22 @@ class RocketmqCommitlog(KaitaiStruct):
             self.records[i]._fetch_instances()
 
 
-    class Host(KaitaiStruct):
-        """A socket address as `MessageExt.socketAddress2ByteBuffer` writes it:
-        the address bytes in network order, then the port as a 4-byte int.
+    class HostV4(KaitaiStruct):
+        """An IPv4 socket address as `MessageExt.socketAddress2ByteBuffer` writes
+        it: the 4 address bytes in network order, then the port as a 4-byte
+        int (8 bytes).
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageExt.java
         """
-        def __init__(self, is_v6, _io, _parent=None, _root=None):
-            super(RocketmqCommitlog.Host, self).__init__(_io)
+        def __init__(self, _io, _parent=None, _root=None):
+            super(RocketmqCommitlog.HostV4, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self.is_v6 = is_v6
             self._read()
 
         def _read(self):
-            self.address = self._io.read_bytes((16 if self.is_v6 else 4))
+            self.address = self._io.read_bytes(4)
             self.port = self._io.read_s4be()
 
 
@@ -112,26 +112,55 @@ class RocketmqCommitlog(KaitaiStruct):
 
         @property
         def address_text(self):
-            """The address as text: dotted decimal for IPv4, eight groups of four
-            hex digits for IPv6 (`2001:0db8:0000:...`).
+            """The address in dotted decimal."""
+            if hasattr(self, '_m_address_text'):
+                return self._m_address_text
+
+            self._m_address_text = (((((str(KaitaiStream.byte_array_index(self.address, 0) & 255) + u".") + str(KaitaiStream.byte_array_index(self.address, 1) & 255)) + u".") + str(KaitaiStream.byte_array_index(self.address, 2) & 255)) + u".") + str(KaitaiStream.byte_array_index(self.address, 3) & 255)
+            return getattr(self, '_m_address_text', None)
+
+        @property
+        def len_address(self):
+            """Width of the address bytes."""
+            if hasattr(self, '_m_len_address'):
+                return self._m_len_address
+
+            self._m_len_address = 4
+            return getattr(self, '_m_len_address', None)
+
+
+    class HostV6(KaitaiStruct):
+        """An IPv6 socket address as `MessageExt.socketAddress2ByteBuffer` writes
+        it: the 16 address bytes in network order, then the port as a 4-byte
+        int (20 bytes).
+        
+        .. seealso::
+           Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/common/src/main/java/org/apache/rocketmq/common/message/MessageExt.java
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(RocketmqCommitlog.HostV6, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.address = self._io.read_bytes(16)
+            self.port = self._io.read_s4be()
+
+
+        def _fetch_instances(self):
+            pass
+
+        @property
+        def address_text(self):
+            """The address as eight groups of four hex digits
+            (`2001:0db8:0000:...`).
             """
             if hasattr(self, '_m_address_text'):
                 return self._m_address_text
 
-            self._m_address_text = (self.ipv6_text if self.is_v6 else self.ipv4_text)
+            self._m_address_text = self.ipv6_text
             return getattr(self, '_m_address_text', None)
-
-        @property
-        def ipv4_text(self):
-            """An IPv4 address in dotted decimal."""
-            if hasattr(self, '_m_ipv4_text'):
-                return self._m_ipv4_text
-
-            if (not (self.is_v6)):
-                pass
-                self._m_ipv4_text = (((((str(KaitaiStream.byte_array_index(self.address, 0) & 255) + u".") + str(KaitaiStream.byte_array_index(self.address, 1) & 255)) + u".") + str(KaitaiStream.byte_array_index(self.address, 2) & 255)) + u".") + str(KaitaiStream.byte_array_index(self.address, 3) & 255)
-
-            return getattr(self, '_m_ipv4_text', None)
 
         @property
         def ipv6_group_0(self):
@@ -139,10 +168,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_ipv6_group_0'):
                 return self._m_ipv6_group_0
 
-            if self.is_v6:
-                pass
-                self._m_ipv6_group_0 = (((str(self.nibble_0) if self.nibble_0 < 10 else (u"a" if self.nibble_0 == 10 else (u"b" if self.nibble_0 == 11 else (u"c" if self.nibble_0 == 12 else (u"d" if self.nibble_0 == 13 else (u"e" if self.nibble_0 == 14 else u"f")))))) + (str(self.nibble_1) if self.nibble_1 < 10 else (u"a" if self.nibble_1 == 10 else (u"b" if self.nibble_1 == 11 else (u"c" if self.nibble_1 == 12 else (u"d" if self.nibble_1 == 13 else (u"e" if self.nibble_1 == 14 else u"f"))))))) + (str(self.nibble_2) if self.nibble_2 < 10 else (u"a" if self.nibble_2 == 10 else (u"b" if self.nibble_2 == 11 else (u"c" if self.nibble_2 == 12 else (u"d" if self.nibble_2 == 13 else (u"e" if self.nibble_2 == 14 else u"f"))))))) + (str(self.nibble_3) if self.nibble_3 < 10 else (u"a" if self.nibble_3 == 10 else (u"b" if self.nibble_3 == 11 else (u"c" if self.nibble_3 == 12 else (u"d" if self.nibble_3 == 13 else (u"e" if self.nibble_3 == 14 else u"f"))))))
-
+            self._m_ipv6_group_0 = (((str(self.nibble_0) if self.nibble_0 < 10 else (u"a" if self.nibble_0 == 10 else (u"b" if self.nibble_0 == 11 else (u"c" if self.nibble_0 == 12 else (u"d" if self.nibble_0 == 13 else (u"e" if self.nibble_0 == 14 else u"f")))))) + (str(self.nibble_1) if self.nibble_1 < 10 else (u"a" if self.nibble_1 == 10 else (u"b" if self.nibble_1 == 11 else (u"c" if self.nibble_1 == 12 else (u"d" if self.nibble_1 == 13 else (u"e" if self.nibble_1 == 14 else u"f"))))))) + (str(self.nibble_2) if self.nibble_2 < 10 else (u"a" if self.nibble_2 == 10 else (u"b" if self.nibble_2 == 11 else (u"c" if self.nibble_2 == 12 else (u"d" if self.nibble_2 == 13 else (u"e" if self.nibble_2 == 14 else u"f"))))))) + (str(self.nibble_3) if self.nibble_3 < 10 else (u"a" if self.nibble_3 == 10 else (u"b" if self.nibble_3 == 11 else (u"c" if self.nibble_3 == 12 else (u"d" if self.nibble_3 == 13 else (u"e" if self.nibble_3 == 14 else u"f"))))))
             return getattr(self, '_m_ipv6_group_0', None)
 
         @property
@@ -151,10 +177,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_ipv6_group_1'):
                 return self._m_ipv6_group_1
 
-            if self.is_v6:
-                pass
-                self._m_ipv6_group_1 = (((str(self.nibble_4) if self.nibble_4 < 10 else (u"a" if self.nibble_4 == 10 else (u"b" if self.nibble_4 == 11 else (u"c" if self.nibble_4 == 12 else (u"d" if self.nibble_4 == 13 else (u"e" if self.nibble_4 == 14 else u"f")))))) + (str(self.nibble_5) if self.nibble_5 < 10 else (u"a" if self.nibble_5 == 10 else (u"b" if self.nibble_5 == 11 else (u"c" if self.nibble_5 == 12 else (u"d" if self.nibble_5 == 13 else (u"e" if self.nibble_5 == 14 else u"f"))))))) + (str(self.nibble_6) if self.nibble_6 < 10 else (u"a" if self.nibble_6 == 10 else (u"b" if self.nibble_6 == 11 else (u"c" if self.nibble_6 == 12 else (u"d" if self.nibble_6 == 13 else (u"e" if self.nibble_6 == 14 else u"f"))))))) + (str(self.nibble_7) if self.nibble_7 < 10 else (u"a" if self.nibble_7 == 10 else (u"b" if self.nibble_7 == 11 else (u"c" if self.nibble_7 == 12 else (u"d" if self.nibble_7 == 13 else (u"e" if self.nibble_7 == 14 else u"f"))))))
-
+            self._m_ipv6_group_1 = (((str(self.nibble_4) if self.nibble_4 < 10 else (u"a" if self.nibble_4 == 10 else (u"b" if self.nibble_4 == 11 else (u"c" if self.nibble_4 == 12 else (u"d" if self.nibble_4 == 13 else (u"e" if self.nibble_4 == 14 else u"f")))))) + (str(self.nibble_5) if self.nibble_5 < 10 else (u"a" if self.nibble_5 == 10 else (u"b" if self.nibble_5 == 11 else (u"c" if self.nibble_5 == 12 else (u"d" if self.nibble_5 == 13 else (u"e" if self.nibble_5 == 14 else u"f"))))))) + (str(self.nibble_6) if self.nibble_6 < 10 else (u"a" if self.nibble_6 == 10 else (u"b" if self.nibble_6 == 11 else (u"c" if self.nibble_6 == 12 else (u"d" if self.nibble_6 == 13 else (u"e" if self.nibble_6 == 14 else u"f"))))))) + (str(self.nibble_7) if self.nibble_7 < 10 else (u"a" if self.nibble_7 == 10 else (u"b" if self.nibble_7 == 11 else (u"c" if self.nibble_7 == 12 else (u"d" if self.nibble_7 == 13 else (u"e" if self.nibble_7 == 14 else u"f"))))))
             return getattr(self, '_m_ipv6_group_1', None)
 
         @property
@@ -163,10 +186,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_ipv6_group_2'):
                 return self._m_ipv6_group_2
 
-            if self.is_v6:
-                pass
-                self._m_ipv6_group_2 = (((str(self.nibble_8) if self.nibble_8 < 10 else (u"a" if self.nibble_8 == 10 else (u"b" if self.nibble_8 == 11 else (u"c" if self.nibble_8 == 12 else (u"d" if self.nibble_8 == 13 else (u"e" if self.nibble_8 == 14 else u"f")))))) + (str(self.nibble_9) if self.nibble_9 < 10 else (u"a" if self.nibble_9 == 10 else (u"b" if self.nibble_9 == 11 else (u"c" if self.nibble_9 == 12 else (u"d" if self.nibble_9 == 13 else (u"e" if self.nibble_9 == 14 else u"f"))))))) + (str(self.nibble_10) if self.nibble_10 < 10 else (u"a" if self.nibble_10 == 10 else (u"b" if self.nibble_10 == 11 else (u"c" if self.nibble_10 == 12 else (u"d" if self.nibble_10 == 13 else (u"e" if self.nibble_10 == 14 else u"f"))))))) + (str(self.nibble_11) if self.nibble_11 < 10 else (u"a" if self.nibble_11 == 10 else (u"b" if self.nibble_11 == 11 else (u"c" if self.nibble_11 == 12 else (u"d" if self.nibble_11 == 13 else (u"e" if self.nibble_11 == 14 else u"f"))))))
-
+            self._m_ipv6_group_2 = (((str(self.nibble_8) if self.nibble_8 < 10 else (u"a" if self.nibble_8 == 10 else (u"b" if self.nibble_8 == 11 else (u"c" if self.nibble_8 == 12 else (u"d" if self.nibble_8 == 13 else (u"e" if self.nibble_8 == 14 else u"f")))))) + (str(self.nibble_9) if self.nibble_9 < 10 else (u"a" if self.nibble_9 == 10 else (u"b" if self.nibble_9 == 11 else (u"c" if self.nibble_9 == 12 else (u"d" if self.nibble_9 == 13 else (u"e" if self.nibble_9 == 14 else u"f"))))))) + (str(self.nibble_10) if self.nibble_10 < 10 else (u"a" if self.nibble_10 == 10 else (u"b" if self.nibble_10 == 11 else (u"c" if self.nibble_10 == 12 else (u"d" if self.nibble_10 == 13 else (u"e" if self.nibble_10 == 14 else u"f"))))))) + (str(self.nibble_11) if self.nibble_11 < 10 else (u"a" if self.nibble_11 == 10 else (u"b" if self.nibble_11 == 11 else (u"c" if self.nibble_11 == 12 else (u"d" if self.nibble_11 == 13 else (u"e" if self.nibble_11 == 14 else u"f"))))))
             return getattr(self, '_m_ipv6_group_2', None)
 
         @property
@@ -175,10 +195,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_ipv6_group_3'):
                 return self._m_ipv6_group_3
 
-            if self.is_v6:
-                pass
-                self._m_ipv6_group_3 = (((str(self.nibble_12) if self.nibble_12 < 10 else (u"a" if self.nibble_12 == 10 else (u"b" if self.nibble_12 == 11 else (u"c" if self.nibble_12 == 12 else (u"d" if self.nibble_12 == 13 else (u"e" if self.nibble_12 == 14 else u"f")))))) + (str(self.nibble_13) if self.nibble_13 < 10 else (u"a" if self.nibble_13 == 10 else (u"b" if self.nibble_13 == 11 else (u"c" if self.nibble_13 == 12 else (u"d" if self.nibble_13 == 13 else (u"e" if self.nibble_13 == 14 else u"f"))))))) + (str(self.nibble_14) if self.nibble_14 < 10 else (u"a" if self.nibble_14 == 10 else (u"b" if self.nibble_14 == 11 else (u"c" if self.nibble_14 == 12 else (u"d" if self.nibble_14 == 13 else (u"e" if self.nibble_14 == 14 else u"f"))))))) + (str(self.nibble_15) if self.nibble_15 < 10 else (u"a" if self.nibble_15 == 10 else (u"b" if self.nibble_15 == 11 else (u"c" if self.nibble_15 == 12 else (u"d" if self.nibble_15 == 13 else (u"e" if self.nibble_15 == 14 else u"f"))))))
-
+            self._m_ipv6_group_3 = (((str(self.nibble_12) if self.nibble_12 < 10 else (u"a" if self.nibble_12 == 10 else (u"b" if self.nibble_12 == 11 else (u"c" if self.nibble_12 == 12 else (u"d" if self.nibble_12 == 13 else (u"e" if self.nibble_12 == 14 else u"f")))))) + (str(self.nibble_13) if self.nibble_13 < 10 else (u"a" if self.nibble_13 == 10 else (u"b" if self.nibble_13 == 11 else (u"c" if self.nibble_13 == 12 else (u"d" if self.nibble_13 == 13 else (u"e" if self.nibble_13 == 14 else u"f"))))))) + (str(self.nibble_14) if self.nibble_14 < 10 else (u"a" if self.nibble_14 == 10 else (u"b" if self.nibble_14 == 11 else (u"c" if self.nibble_14 == 12 else (u"d" if self.nibble_14 == 13 else (u"e" if self.nibble_14 == 14 else u"f"))))))) + (str(self.nibble_15) if self.nibble_15 < 10 else (u"a" if self.nibble_15 == 10 else (u"b" if self.nibble_15 == 11 else (u"c" if self.nibble_15 == 12 else (u"d" if self.nibble_15 == 13 else (u"e" if self.nibble_15 == 14 else u"f"))))))
             return getattr(self, '_m_ipv6_group_3', None)
 
         @property
@@ -187,10 +204,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_ipv6_group_4'):
                 return self._m_ipv6_group_4
 
-            if self.is_v6:
-                pass
-                self._m_ipv6_group_4 = (((str(self.nibble_16) if self.nibble_16 < 10 else (u"a" if self.nibble_16 == 10 else (u"b" if self.nibble_16 == 11 else (u"c" if self.nibble_16 == 12 else (u"d" if self.nibble_16 == 13 else (u"e" if self.nibble_16 == 14 else u"f")))))) + (str(self.nibble_17) if self.nibble_17 < 10 else (u"a" if self.nibble_17 == 10 else (u"b" if self.nibble_17 == 11 else (u"c" if self.nibble_17 == 12 else (u"d" if self.nibble_17 == 13 else (u"e" if self.nibble_17 == 14 else u"f"))))))) + (str(self.nibble_18) if self.nibble_18 < 10 else (u"a" if self.nibble_18 == 10 else (u"b" if self.nibble_18 == 11 else (u"c" if self.nibble_18 == 12 else (u"d" if self.nibble_18 == 13 else (u"e" if self.nibble_18 == 14 else u"f"))))))) + (str(self.nibble_19) if self.nibble_19 < 10 else (u"a" if self.nibble_19 == 10 else (u"b" if self.nibble_19 == 11 else (u"c" if self.nibble_19 == 12 else (u"d" if self.nibble_19 == 13 else (u"e" if self.nibble_19 == 14 else u"f"))))))
-
+            self._m_ipv6_group_4 = (((str(self.nibble_16) if self.nibble_16 < 10 else (u"a" if self.nibble_16 == 10 else (u"b" if self.nibble_16 == 11 else (u"c" if self.nibble_16 == 12 else (u"d" if self.nibble_16 == 13 else (u"e" if self.nibble_16 == 14 else u"f")))))) + (str(self.nibble_17) if self.nibble_17 < 10 else (u"a" if self.nibble_17 == 10 else (u"b" if self.nibble_17 == 11 else (u"c" if self.nibble_17 == 12 else (u"d" if self.nibble_17 == 13 else (u"e" if self.nibble_17 == 14 else u"f"))))))) + (str(self.nibble_18) if self.nibble_18 < 10 else (u"a" if self.nibble_18 == 10 else (u"b" if self.nibble_18 == 11 else (u"c" if self.nibble_18 == 12 else (u"d" if self.nibble_18 == 13 else (u"e" if self.nibble_18 == 14 else u"f"))))))) + (str(self.nibble_19) if self.nibble_19 < 10 else (u"a" if self.nibble_19 == 10 else (u"b" if self.nibble_19 == 11 else (u"c" if self.nibble_19 == 12 else (u"d" if self.nibble_19 == 13 else (u"e" if self.nibble_19 == 14 else u"f"))))))
             return getattr(self, '_m_ipv6_group_4', None)
 
         @property
@@ -199,10 +213,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_ipv6_group_5'):
                 return self._m_ipv6_group_5
 
-            if self.is_v6:
-                pass
-                self._m_ipv6_group_5 = (((str(self.nibble_20) if self.nibble_20 < 10 else (u"a" if self.nibble_20 == 10 else (u"b" if self.nibble_20 == 11 else (u"c" if self.nibble_20 == 12 else (u"d" if self.nibble_20 == 13 else (u"e" if self.nibble_20 == 14 else u"f")))))) + (str(self.nibble_21) if self.nibble_21 < 10 else (u"a" if self.nibble_21 == 10 else (u"b" if self.nibble_21 == 11 else (u"c" if self.nibble_21 == 12 else (u"d" if self.nibble_21 == 13 else (u"e" if self.nibble_21 == 14 else u"f"))))))) + (str(self.nibble_22) if self.nibble_22 < 10 else (u"a" if self.nibble_22 == 10 else (u"b" if self.nibble_22 == 11 else (u"c" if self.nibble_22 == 12 else (u"d" if self.nibble_22 == 13 else (u"e" if self.nibble_22 == 14 else u"f"))))))) + (str(self.nibble_23) if self.nibble_23 < 10 else (u"a" if self.nibble_23 == 10 else (u"b" if self.nibble_23 == 11 else (u"c" if self.nibble_23 == 12 else (u"d" if self.nibble_23 == 13 else (u"e" if self.nibble_23 == 14 else u"f"))))))
-
+            self._m_ipv6_group_5 = (((str(self.nibble_20) if self.nibble_20 < 10 else (u"a" if self.nibble_20 == 10 else (u"b" if self.nibble_20 == 11 else (u"c" if self.nibble_20 == 12 else (u"d" if self.nibble_20 == 13 else (u"e" if self.nibble_20 == 14 else u"f")))))) + (str(self.nibble_21) if self.nibble_21 < 10 else (u"a" if self.nibble_21 == 10 else (u"b" if self.nibble_21 == 11 else (u"c" if self.nibble_21 == 12 else (u"d" if self.nibble_21 == 13 else (u"e" if self.nibble_21 == 14 else u"f"))))))) + (str(self.nibble_22) if self.nibble_22 < 10 else (u"a" if self.nibble_22 == 10 else (u"b" if self.nibble_22 == 11 else (u"c" if self.nibble_22 == 12 else (u"d" if self.nibble_22 == 13 else (u"e" if self.nibble_22 == 14 else u"f"))))))) + (str(self.nibble_23) if self.nibble_23 < 10 else (u"a" if self.nibble_23 == 10 else (u"b" if self.nibble_23 == 11 else (u"c" if self.nibble_23 == 12 else (u"d" if self.nibble_23 == 13 else (u"e" if self.nibble_23 == 14 else u"f"))))))
             return getattr(self, '_m_ipv6_group_5', None)
 
         @property
@@ -211,10 +222,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_ipv6_group_6'):
                 return self._m_ipv6_group_6
 
-            if self.is_v6:
-                pass
-                self._m_ipv6_group_6 = (((str(self.nibble_24) if self.nibble_24 < 10 else (u"a" if self.nibble_24 == 10 else (u"b" if self.nibble_24 == 11 else (u"c" if self.nibble_24 == 12 else (u"d" if self.nibble_24 == 13 else (u"e" if self.nibble_24 == 14 else u"f")))))) + (str(self.nibble_25) if self.nibble_25 < 10 else (u"a" if self.nibble_25 == 10 else (u"b" if self.nibble_25 == 11 else (u"c" if self.nibble_25 == 12 else (u"d" if self.nibble_25 == 13 else (u"e" if self.nibble_25 == 14 else u"f"))))))) + (str(self.nibble_26) if self.nibble_26 < 10 else (u"a" if self.nibble_26 == 10 else (u"b" if self.nibble_26 == 11 else (u"c" if self.nibble_26 == 12 else (u"d" if self.nibble_26 == 13 else (u"e" if self.nibble_26 == 14 else u"f"))))))) + (str(self.nibble_27) if self.nibble_27 < 10 else (u"a" if self.nibble_27 == 10 else (u"b" if self.nibble_27 == 11 else (u"c" if self.nibble_27 == 12 else (u"d" if self.nibble_27 == 13 else (u"e" if self.nibble_27 == 14 else u"f"))))))
-
+            self._m_ipv6_group_6 = (((str(self.nibble_24) if self.nibble_24 < 10 else (u"a" if self.nibble_24 == 10 else (u"b" if self.nibble_24 == 11 else (u"c" if self.nibble_24 == 12 else (u"d" if self.nibble_24 == 13 else (u"e" if self.nibble_24 == 14 else u"f")))))) + (str(self.nibble_25) if self.nibble_25 < 10 else (u"a" if self.nibble_25 == 10 else (u"b" if self.nibble_25 == 11 else (u"c" if self.nibble_25 == 12 else (u"d" if self.nibble_25 == 13 else (u"e" if self.nibble_25 == 14 else u"f"))))))) + (str(self.nibble_26) if self.nibble_26 < 10 else (u"a" if self.nibble_26 == 10 else (u"b" if self.nibble_26 == 11 else (u"c" if self.nibble_26 == 12 else (u"d" if self.nibble_26 == 13 else (u"e" if self.nibble_26 == 14 else u"f"))))))) + (str(self.nibble_27) if self.nibble_27 < 10 else (u"a" if self.nibble_27 == 10 else (u"b" if self.nibble_27 == 11 else (u"c" if self.nibble_27 == 12 else (u"d" if self.nibble_27 == 13 else (u"e" if self.nibble_27 == 14 else u"f"))))))
             return getattr(self, '_m_ipv6_group_6', None)
 
         @property
@@ -223,10 +231,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_ipv6_group_7'):
                 return self._m_ipv6_group_7
 
-            if self.is_v6:
-                pass
-                self._m_ipv6_group_7 = (((str(self.nibble_28) if self.nibble_28 < 10 else (u"a" if self.nibble_28 == 10 else (u"b" if self.nibble_28 == 11 else (u"c" if self.nibble_28 == 12 else (u"d" if self.nibble_28 == 13 else (u"e" if self.nibble_28 == 14 else u"f")))))) + (str(self.nibble_29) if self.nibble_29 < 10 else (u"a" if self.nibble_29 == 10 else (u"b" if self.nibble_29 == 11 else (u"c" if self.nibble_29 == 12 else (u"d" if self.nibble_29 == 13 else (u"e" if self.nibble_29 == 14 else u"f"))))))) + (str(self.nibble_30) if self.nibble_30 < 10 else (u"a" if self.nibble_30 == 10 else (u"b" if self.nibble_30 == 11 else (u"c" if self.nibble_30 == 12 else (u"d" if self.nibble_30 == 13 else (u"e" if self.nibble_30 == 14 else u"f"))))))) + (str(self.nibble_31) if self.nibble_31 < 10 else (u"a" if self.nibble_31 == 10 else (u"b" if self.nibble_31 == 11 else (u"c" if self.nibble_31 == 12 else (u"d" if self.nibble_31 == 13 else (u"e" if self.nibble_31 == 14 else u"f"))))))
-
+            self._m_ipv6_group_7 = (((str(self.nibble_28) if self.nibble_28 < 10 else (u"a" if self.nibble_28 == 10 else (u"b" if self.nibble_28 == 11 else (u"c" if self.nibble_28 == 12 else (u"d" if self.nibble_28 == 13 else (u"e" if self.nibble_28 == 14 else u"f")))))) + (str(self.nibble_29) if self.nibble_29 < 10 else (u"a" if self.nibble_29 == 10 else (u"b" if self.nibble_29 == 11 else (u"c" if self.nibble_29 == 12 else (u"d" if self.nibble_29 == 13 else (u"e" if self.nibble_29 == 14 else u"f"))))))) + (str(self.nibble_30) if self.nibble_30 < 10 else (u"a" if self.nibble_30 == 10 else (u"b" if self.nibble_30 == 11 else (u"c" if self.nibble_30 == 12 else (u"d" if self.nibble_30 == 13 else (u"e" if self.nibble_30 == 14 else u"f"))))))) + (str(self.nibble_31) if self.nibble_31 < 10 else (u"a" if self.nibble_31 == 10 else (u"b" if self.nibble_31 == 11 else (u"c" if self.nibble_31 == 12 else (u"d" if self.nibble_31 == 13 else (u"e" if self.nibble_31 == 14 else u"f"))))))
             return getattr(self, '_m_ipv6_group_7', None)
 
         @property
@@ -235,10 +240,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_ipv6_text'):
                 return self._m_ipv6_text
 
-            if self.is_v6:
-                pass
-                self._m_ipv6_text = (((((((((((((self.ipv6_group_0 + u":") + self.ipv6_group_1) + u":") + self.ipv6_group_2) + u":") + self.ipv6_group_3) + u":") + self.ipv6_group_4) + u":") + self.ipv6_group_5) + u":") + self.ipv6_group_6) + u":") + self.ipv6_group_7
-
+            self._m_ipv6_text = (((((((((((((self.ipv6_group_0 + u":") + self.ipv6_group_1) + u":") + self.ipv6_group_2) + u":") + self.ipv6_group_3) + u":") + self.ipv6_group_4) + u":") + self.ipv6_group_5) + u":") + self.ipv6_group_6) + u":") + self.ipv6_group_7
             return getattr(self, '_m_ipv6_text', None)
 
         @property
@@ -247,7 +249,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_len_address'):
                 return self._m_len_address
 
-            self._m_len_address = (16 if self.is_v6 else 4)
+            self._m_len_address = 16
             return getattr(self, '_m_len_address', None)
 
         @property
@@ -256,10 +258,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_0'):
                 return self._m_nibble_0
 
-            if self.is_v6:
-                pass
-                self._m_nibble_0 = KaitaiStream.byte_array_index(self.address, 0) >> 4 & 15
-
+            self._m_nibble_0 = KaitaiStream.byte_array_index(self.address, 0) >> 4 & 15
             return getattr(self, '_m_nibble_0', None)
 
         @property
@@ -268,10 +267,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_1'):
                 return self._m_nibble_1
 
-            if self.is_v6:
-                pass
-                self._m_nibble_1 = KaitaiStream.byte_array_index(self.address, 0) & 15
-
+            self._m_nibble_1 = KaitaiStream.byte_array_index(self.address, 0) & 15
             return getattr(self, '_m_nibble_1', None)
 
         @property
@@ -280,10 +276,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_10'):
                 return self._m_nibble_10
 
-            if self.is_v6:
-                pass
-                self._m_nibble_10 = KaitaiStream.byte_array_index(self.address, 5) >> 4 & 15
-
+            self._m_nibble_10 = KaitaiStream.byte_array_index(self.address, 5) >> 4 & 15
             return getattr(self, '_m_nibble_10', None)
 
         @property
@@ -292,10 +285,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_11'):
                 return self._m_nibble_11
 
-            if self.is_v6:
-                pass
-                self._m_nibble_11 = KaitaiStream.byte_array_index(self.address, 5) & 15
-
+            self._m_nibble_11 = KaitaiStream.byte_array_index(self.address, 5) & 15
             return getattr(self, '_m_nibble_11', None)
 
         @property
@@ -304,10 +294,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_12'):
                 return self._m_nibble_12
 
-            if self.is_v6:
-                pass
-                self._m_nibble_12 = KaitaiStream.byte_array_index(self.address, 6) >> 4 & 15
-
+            self._m_nibble_12 = KaitaiStream.byte_array_index(self.address, 6) >> 4 & 15
             return getattr(self, '_m_nibble_12', None)
 
         @property
@@ -316,10 +303,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_13'):
                 return self._m_nibble_13
 
-            if self.is_v6:
-                pass
-                self._m_nibble_13 = KaitaiStream.byte_array_index(self.address, 6) & 15
-
+            self._m_nibble_13 = KaitaiStream.byte_array_index(self.address, 6) & 15
             return getattr(self, '_m_nibble_13', None)
 
         @property
@@ -328,10 +312,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_14'):
                 return self._m_nibble_14
 
-            if self.is_v6:
-                pass
-                self._m_nibble_14 = KaitaiStream.byte_array_index(self.address, 7) >> 4 & 15
-
+            self._m_nibble_14 = KaitaiStream.byte_array_index(self.address, 7) >> 4 & 15
             return getattr(self, '_m_nibble_14', None)
 
         @property
@@ -340,10 +321,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_15'):
                 return self._m_nibble_15
 
-            if self.is_v6:
-                pass
-                self._m_nibble_15 = KaitaiStream.byte_array_index(self.address, 7) & 15
-
+            self._m_nibble_15 = KaitaiStream.byte_array_index(self.address, 7) & 15
             return getattr(self, '_m_nibble_15', None)
 
         @property
@@ -352,10 +330,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_16'):
                 return self._m_nibble_16
 
-            if self.is_v6:
-                pass
-                self._m_nibble_16 = KaitaiStream.byte_array_index(self.address, 8) >> 4 & 15
-
+            self._m_nibble_16 = KaitaiStream.byte_array_index(self.address, 8) >> 4 & 15
             return getattr(self, '_m_nibble_16', None)
 
         @property
@@ -364,10 +339,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_17'):
                 return self._m_nibble_17
 
-            if self.is_v6:
-                pass
-                self._m_nibble_17 = KaitaiStream.byte_array_index(self.address, 8) & 15
-
+            self._m_nibble_17 = KaitaiStream.byte_array_index(self.address, 8) & 15
             return getattr(self, '_m_nibble_17', None)
 
         @property
@@ -376,10 +348,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_18'):
                 return self._m_nibble_18
 
-            if self.is_v6:
-                pass
-                self._m_nibble_18 = KaitaiStream.byte_array_index(self.address, 9) >> 4 & 15
-
+            self._m_nibble_18 = KaitaiStream.byte_array_index(self.address, 9) >> 4 & 15
             return getattr(self, '_m_nibble_18', None)
 
         @property
@@ -388,10 +357,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_19'):
                 return self._m_nibble_19
 
-            if self.is_v6:
-                pass
-                self._m_nibble_19 = KaitaiStream.byte_array_index(self.address, 9) & 15
-
+            self._m_nibble_19 = KaitaiStream.byte_array_index(self.address, 9) & 15
             return getattr(self, '_m_nibble_19', None)
 
         @property
@@ -400,10 +366,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_2'):
                 return self._m_nibble_2
 
-            if self.is_v6:
-                pass
-                self._m_nibble_2 = KaitaiStream.byte_array_index(self.address, 1) >> 4 & 15
-
+            self._m_nibble_2 = KaitaiStream.byte_array_index(self.address, 1) >> 4 & 15
             return getattr(self, '_m_nibble_2', None)
 
         @property
@@ -412,10 +375,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_20'):
                 return self._m_nibble_20
 
-            if self.is_v6:
-                pass
-                self._m_nibble_20 = KaitaiStream.byte_array_index(self.address, 10) >> 4 & 15
-
+            self._m_nibble_20 = KaitaiStream.byte_array_index(self.address, 10) >> 4 & 15
             return getattr(self, '_m_nibble_20', None)
 
         @property
@@ -424,10 +384,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_21'):
                 return self._m_nibble_21
 
-            if self.is_v6:
-                pass
-                self._m_nibble_21 = KaitaiStream.byte_array_index(self.address, 10) & 15
-
+            self._m_nibble_21 = KaitaiStream.byte_array_index(self.address, 10) & 15
             return getattr(self, '_m_nibble_21', None)
 
         @property
@@ -436,10 +393,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_22'):
                 return self._m_nibble_22
 
-            if self.is_v6:
-                pass
-                self._m_nibble_22 = KaitaiStream.byte_array_index(self.address, 11) >> 4 & 15
-
+            self._m_nibble_22 = KaitaiStream.byte_array_index(self.address, 11) >> 4 & 15
             return getattr(self, '_m_nibble_22', None)
 
         @property
@@ -448,10 +402,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_23'):
                 return self._m_nibble_23
 
-            if self.is_v6:
-                pass
-                self._m_nibble_23 = KaitaiStream.byte_array_index(self.address, 11) & 15
-
+            self._m_nibble_23 = KaitaiStream.byte_array_index(self.address, 11) & 15
             return getattr(self, '_m_nibble_23', None)
 
         @property
@@ -460,10 +411,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_24'):
                 return self._m_nibble_24
 
-            if self.is_v6:
-                pass
-                self._m_nibble_24 = KaitaiStream.byte_array_index(self.address, 12) >> 4 & 15
-
+            self._m_nibble_24 = KaitaiStream.byte_array_index(self.address, 12) >> 4 & 15
             return getattr(self, '_m_nibble_24', None)
 
         @property
@@ -472,10 +420,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_25'):
                 return self._m_nibble_25
 
-            if self.is_v6:
-                pass
-                self._m_nibble_25 = KaitaiStream.byte_array_index(self.address, 12) & 15
-
+            self._m_nibble_25 = KaitaiStream.byte_array_index(self.address, 12) & 15
             return getattr(self, '_m_nibble_25', None)
 
         @property
@@ -484,10 +429,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_26'):
                 return self._m_nibble_26
 
-            if self.is_v6:
-                pass
-                self._m_nibble_26 = KaitaiStream.byte_array_index(self.address, 13) >> 4 & 15
-
+            self._m_nibble_26 = KaitaiStream.byte_array_index(self.address, 13) >> 4 & 15
             return getattr(self, '_m_nibble_26', None)
 
         @property
@@ -496,10 +438,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_27'):
                 return self._m_nibble_27
 
-            if self.is_v6:
-                pass
-                self._m_nibble_27 = KaitaiStream.byte_array_index(self.address, 13) & 15
-
+            self._m_nibble_27 = KaitaiStream.byte_array_index(self.address, 13) & 15
             return getattr(self, '_m_nibble_27', None)
 
         @property
@@ -508,10 +447,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_28'):
                 return self._m_nibble_28
 
-            if self.is_v6:
-                pass
-                self._m_nibble_28 = KaitaiStream.byte_array_index(self.address, 14) >> 4 & 15
-
+            self._m_nibble_28 = KaitaiStream.byte_array_index(self.address, 14) >> 4 & 15
             return getattr(self, '_m_nibble_28', None)
 
         @property
@@ -520,10 +456,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_29'):
                 return self._m_nibble_29
 
-            if self.is_v6:
-                pass
-                self._m_nibble_29 = KaitaiStream.byte_array_index(self.address, 14) & 15
-
+            self._m_nibble_29 = KaitaiStream.byte_array_index(self.address, 14) & 15
             return getattr(self, '_m_nibble_29', None)
 
         @property
@@ -532,10 +465,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_3'):
                 return self._m_nibble_3
 
-            if self.is_v6:
-                pass
-                self._m_nibble_3 = KaitaiStream.byte_array_index(self.address, 1) & 15
-
+            self._m_nibble_3 = KaitaiStream.byte_array_index(self.address, 1) & 15
             return getattr(self, '_m_nibble_3', None)
 
         @property
@@ -544,10 +474,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_30'):
                 return self._m_nibble_30
 
-            if self.is_v6:
-                pass
-                self._m_nibble_30 = KaitaiStream.byte_array_index(self.address, 15) >> 4 & 15
-
+            self._m_nibble_30 = KaitaiStream.byte_array_index(self.address, 15) >> 4 & 15
             return getattr(self, '_m_nibble_30', None)
 
         @property
@@ -556,10 +483,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_31'):
                 return self._m_nibble_31
 
-            if self.is_v6:
-                pass
-                self._m_nibble_31 = KaitaiStream.byte_array_index(self.address, 15) & 15
-
+            self._m_nibble_31 = KaitaiStream.byte_array_index(self.address, 15) & 15
             return getattr(self, '_m_nibble_31', None)
 
         @property
@@ -568,10 +492,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_4'):
                 return self._m_nibble_4
 
-            if self.is_v6:
-                pass
-                self._m_nibble_4 = KaitaiStream.byte_array_index(self.address, 2) >> 4 & 15
-
+            self._m_nibble_4 = KaitaiStream.byte_array_index(self.address, 2) >> 4 & 15
             return getattr(self, '_m_nibble_4', None)
 
         @property
@@ -580,10 +501,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_5'):
                 return self._m_nibble_5
 
-            if self.is_v6:
-                pass
-                self._m_nibble_5 = KaitaiStream.byte_array_index(self.address, 2) & 15
-
+            self._m_nibble_5 = KaitaiStream.byte_array_index(self.address, 2) & 15
             return getattr(self, '_m_nibble_5', None)
 
         @property
@@ -592,10 +510,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_6'):
                 return self._m_nibble_6
 
-            if self.is_v6:
-                pass
-                self._m_nibble_6 = KaitaiStream.byte_array_index(self.address, 3) >> 4 & 15
-
+            self._m_nibble_6 = KaitaiStream.byte_array_index(self.address, 3) >> 4 & 15
             return getattr(self, '_m_nibble_6', None)
 
         @property
@@ -604,10 +519,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_7'):
                 return self._m_nibble_7
 
-            if self.is_v6:
-                pass
-                self._m_nibble_7 = KaitaiStream.byte_array_index(self.address, 3) & 15
-
+            self._m_nibble_7 = KaitaiStream.byte_array_index(self.address, 3) & 15
             return getattr(self, '_m_nibble_7', None)
 
         @property
@@ -616,10 +528,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_8'):
                 return self._m_nibble_8
 
-            if self.is_v6:
-                pass
-                self._m_nibble_8 = KaitaiStream.byte_array_index(self.address, 4) >> 4 & 15
-
+            self._m_nibble_8 = KaitaiStream.byte_array_index(self.address, 4) >> 4 & 15
             return getattr(self, '_m_nibble_8', None)
 
         @property
@@ -628,10 +537,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_nibble_9'):
                 return self._m_nibble_9
 
-            if self.is_v6:
-                pass
-                self._m_nibble_9 = KaitaiStream.byte_array_index(self.address, 4) & 15
-
+            self._m_nibble_9 = KaitaiStream.byte_array_index(self.address, 4) & 15
             return getattr(self, '_m_nibble_9', None)
 
 
@@ -642,11 +548,10 @@ class RocketmqCommitlog(KaitaiStruct):
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/MessageExtEncoder.java
         """
-        def __init__(self, is_v2, _io, _parent=None, _root=None):
+        def __init__(self, _io, _parent=None, _root=None):
             super(RocketmqCommitlog.Message, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self.is_v2 = is_v2
             self._read()
 
         def _read(self):
@@ -657,20 +562,32 @@ class RocketmqCommitlog(KaitaiStruct):
             self.ofs_physical = self._io.read_s8be()
             self.sys_flag = RocketmqCommitlog.SysFlag(self._io, self, self._root)
             self.born_timestamp = self._io.read_s8be()
-            self.born_host = RocketmqCommitlog.Host(self.sys_flag.is_born_host_v6, self._io, self, self._root)
+            _on = self.born_host_v6
+            if _on == False:
+                pass
+                self.born_host = RocketmqCommitlog.HostV4(self._io, self, self._root)
+            elif _on == True:
+                pass
+                self.born_host = RocketmqCommitlog.HostV6(self._io, self, self._root)
             self.store_timestamp = self._io.read_s8be()
-            self.store_host = RocketmqCommitlog.Host(self.sys_flag.is_store_host_v6, self._io, self, self._root)
+            _on = self.store_host_v6
+            if _on == False:
+                pass
+                self.store_host = RocketmqCommitlog.HostV4(self._io, self, self._root)
+            elif _on == True:
+                pass
+                self.store_host = RocketmqCommitlog.HostV6(self._io, self, self._root)
             self.reconsume_times = self._io.read_s4be()
             self.ofs_prepared_transaction = self._io.read_s8be()
             self.len_body = self._io.read_s4be()
             self.body = self._io.read_bytes((self.len_body if self.len_body > 0 else 0))
-            _on = self.is_v2
-            if _on == False:
-                pass
-                self.len_topic = self._io.read_s1()
-            elif _on == True:
+            _on = self._parent.magic
+            if _on == RocketmqCommitlog.MagicCode.message_v2:
                 pass
                 self.len_topic = self._io.read_s2be()
+            else:
+                pass
+                self.len_topic = self._io.read_s1()
             if not self.len_topic >= 0:
                 raise kaitaistruct.ValidationLessThanError(0, self.len_topic, self._io, u"/types/message/seq/14")
             self.topic = (self._io.read_bytes(self.len_topic)).decode(u"UTF-8")
@@ -681,13 +598,45 @@ class RocketmqCommitlog(KaitaiStruct):
         def _fetch_instances(self):
             pass
             self.sys_flag._fetch_instances()
-            self.born_host._fetch_instances()
-            self.store_host._fetch_instances()
-            _on = self.is_v2
+            _on = self.born_host_v6
             if _on == False:
                 pass
+                self.born_host._fetch_instances()
             elif _on == True:
                 pass
+                self.born_host._fetch_instances()
+            _on = self.store_host_v6
+            if _on == False:
+                pass
+                self.store_host._fetch_instances()
+            elif _on == True:
+                pass
+                self.store_host._fetch_instances()
+            _on = self._parent.magic
+            if _on == RocketmqCommitlog.MagicCode.message_v2:
+                pass
+            else:
+                pass
+
+        @property
+        def born_host_v6(self):
+            """True when the born host is IPv6 (20 bytes), the SYSFLAG bit 4."""
+            if hasattr(self, '_m_born_host_v6'):
+                return self._m_born_host_v6
+
+            self._m_born_host_v6 = self.sys_flag.is_born_host_v6
+            return getattr(self, '_m_born_host_v6', None)
+
+        @property
+        def is_v2(self):
+            """True for a V2 record (2-byte topic length), false for V1 (1-byte topic
+            length), from the record's magic code.
+            """
+            if hasattr(self, '_m_is_v2'):
+                return self._m_is_v2
+
+            self._m_is_v2 = self._parent.magic == RocketmqCommitlog.MagicCode.message_v2
+            return getattr(self, '_m_is_v2', None)
 
         @property
         def len_host_fields(self):
@@ -695,7 +644,7 @@ class RocketmqCommitlog(KaitaiStruct):
             if hasattr(self, '_m_len_host_fields'):
                 return self._m_len_host_fields
 
-            self._m_len_host_fields = ((self.born_host.len_address + self.store_host.len_address) + 8)
+            self._m_len_host_fields = (((16 if self.sys_flag.is_born_host_v6 else 4) + (16 if self.sys_flag.is_store_host_v6 else 4)) + 8)
             return getattr(self, '_m_len_host_fields', None)
 
         @property
@@ -708,6 +657,15 @@ class RocketmqCommitlog(KaitaiStruct):
 
             self._m_len_record_computed = ((((74 + self.len_host_fields) + (2 if self.is_v2 else 1)) + (self.len_body if self.len_body > 0 else 0)) + self.len_topic) + (self.len_properties if self.len_properties > 0 else 0)
             return getattr(self, '_m_len_record_computed', None)
+
+        @property
+        def store_host_v6(self):
+            """True when the store host is IPv6 (20 bytes), the SYSFLAG bit 5."""
+            if hasattr(self, '_m_store_host_v6'):
+                return self._m_store_host_v6
+
+            self._m_store_host_v6 = self.sys_flag.is_store_host_v6
+            return getattr(self, '_m_store_host_v6', None)
 
 
     class Record(KaitaiStruct):
@@ -730,17 +688,9 @@ class RocketmqCommitlog(KaitaiStruct):
                 raise kaitaistruct.ValidationNotInEnumError(self.magic, self._io, u"/types/record/seq/1")
             if self.is_message:
                 pass
-                _on = self.magic
-                if _on == RocketmqCommitlog.MagicCode.message_v2:
-                    pass
-                    self._raw_body = self._io.read_bytes(self.len_record - 8)
-                    _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
-                    self.body = RocketmqCommitlog.Message(True, _io__raw_body, self, self._root)
-                else:
-                    pass
-                    self._raw_body = self._io.read_bytes(self.len_record - 8)
-                    _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
-                    self.body = RocketmqCommitlog.Message(False, _io__raw_body, self, self._root)
+                self._raw_body = self._io.read_bytes(self.len_record - 8)
+                _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
+                self.body = RocketmqCommitlog.Message(_io__raw_body, self, self._root)
 
 
 
@@ -748,13 +698,7 @@ class RocketmqCommitlog(KaitaiStruct):
             pass
             if self.is_message:
                 pass
-                _on = self.magic
-                if _on == RocketmqCommitlog.MagicCode.message_v2:
-                    pass
-                    self.body._fetch_instances()
-                else:
-                    pass
-                    self.body._fetch_instances()
+                self.body._fetch_instances()
 
 
         @property

@@ -177,8 +177,10 @@ class RocketmqIndexFile(KaitaiStruct):
 
 
     class IndexTables(KaitaiStruct):
-        """The hash slots and the entries, for given counts. Starts at byte 40
-        of the file, right after the header.
+        """The hash slots and the entries, for given counts: for a file whose
+        broker used another ratio of entries to slots than the default (see
+        `is_size_consistent`). Starts at byte 40 of the file, right after the
+        header. Not read by the Perl target, which ignores parameters.
         
         .. seealso::
            Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/index/IndexFile.java
@@ -214,11 +216,68 @@ class RocketmqIndexFile(KaitaiStruct):
 
 
 
+    class InferredTables(KaitaiStruct):
+        """The hash slots and the entries, with the counts inferred from the
+        file size (`num_hash_slots`, `num_index`). Starts at byte 40 of the
+        file, right after the header. It takes no parameters, so that every
+        Kaitai target reads it (the Perl target ignores parameters); for other
+        counts, read `index_tables` at the same position.
+        
+        .. seealso::
+           Source - https://github.com/apache/rocketmq/blob/rocketmq-all-5.1.4/store/src/main/java/org/apache/rocketmq/store/index/IndexFile.java
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(RocketmqIndexFile.InferredTables, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.hash_slots = []
+            for i in range(self.num_hash_slots):
+                self.hash_slots.append(RocketmqIndexFile.HashSlot(self._io, self, self._root))
+
+            self.entries = []
+            for i in range(self.num_index):
+                self.entries.append(RocketmqIndexFile.Entry(self._io, self, self._root))
+
+
+
+        def _fetch_instances(self):
+            pass
+            for i in range(len(self.hash_slots)):
+                pass
+                self.hash_slots[i]._fetch_instances()
+
+            for i in range(len(self.entries)):
+                pass
+                self.entries[i]._fetch_instances()
+
+
+        @property
+        def num_hash_slots(self):
+            """Number of hash slots, inferred from the file size."""
+            if hasattr(self, '_m_num_hash_slots'):
+                return self._m_num_hash_slots
+
+            self._m_num_hash_slots = self._root.num_hash_slots
+            return getattr(self, '_m_num_hash_slots', None)
+
+        @property
+        def num_index(self):
+            """Number of entries, entry 0 included, inferred from the file size."""
+            if hasattr(self, '_m_num_index'):
+                return self._m_num_index
+
+            self._m_num_index = self._root.num_index
+            return getattr(self, '_m_num_index', None)
+
+
     @property
     def is_size_consistent(self):
         """True when the file size fits four entries per slot. When false, the
-        inferred counts are wrong: read `tables` at position 40 with the
-        counts from the broker configuration.
+        inferred counts are wrong: read the type `index_tables` at position 40
+        with the counts from the broker configuration.
         """
         if hasattr(self, '_m_is_size_consistent'):
             return self._m_is_size_consistent
@@ -275,7 +334,7 @@ class RocketmqIndexFile(KaitaiStruct):
 
         _pos = self._io.pos()
         self._io.seek(40)
-        self._m_tables = RocketmqIndexFile.IndexTables(self.num_hash_slots, self.num_index, self._io, self, self._root)
+        self._m_tables = RocketmqIndexFile.InferredTables(self._io, self, self._root)
         self._io.seek(_pos)
         return getattr(self, '_m_tables', None)
 

@@ -63,7 +63,7 @@ MESSAGE_RUNS = (
     (("reconsume_times", "ofs_prepared_transaction", "len_body"), ">iqi"),
     (("len_properties",), ">h"),
 )
-MESSAGE_LEN_TOPIC_FORMATS = {False: '>b', True: '>h'}
+MESSAGE_LEN_TOPIC_CASES = {'magic_code::message_v2': '>h', '_': '>b'}
 
 SYS_FLAG_BITS = {
     "reserved": (0xfffff800, 11),
@@ -78,11 +78,24 @@ SYS_FLAG_BITS = {
 }
 SYS_FLAG_SIZE = 4
 
-HOST_SEQ = (
+HOST_V4_SEQ = (
     "address",
     "port",
 )
-HOST_RUNS = (
+HOST_V4_RUNS = (
     (("port",), ">i"),
 )
-HOST_ADDRESS_SIZES = {False: 4, True: 16}
+HOST_V4_VALUES = {
+    "len_address": lambda u: 4,
+}
+
+HOST_V6_SEQ = (
+    "address",
+    "port",
+)
+HOST_V6_RUNS = (
+    (("port",), ">i"),
+)
+HOST_V6_VALUES = {
+    "len_address": lambda u: 16,
+}

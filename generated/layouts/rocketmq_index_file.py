@@ -21,6 +21,13 @@ INDEX_HEADER_RUNS = (
     (("begin_timestamp", "end_timestamp", "ofs_begin_physical", "ofs_end_physical", "num_hash_slots_used", "next_index"), ">qqqqii"),
 )
 
+INFERRED_TABLES_SEQ = (
+    "hash_slots",
+    "entries",
+)
+INFERRED_TABLES_RUNS = (
+)
+
 INDEX_TABLES_SEQ = (
     "hash_slots",
     "entries",

@@ -419,9 +419,10 @@ use RocketmqCommitlog;
 my $log = RocketmqCommitlog->from_file('00000000000000000000');
 ```
 
-The Perl target of the compiler ignores type parameters (`params:`): types that take one
-(IPv4/IPv6 hosts of a commit-log record, the V2 topic length, index-file tables sized by the
-header) decode wrongly in Perl."""
+The Perl target of the compiler ignores type parameters (`params:`). The types these specs read
+take none, so Perl reads them right; only the index file's `index_tables(num_hash_slots,
+num_index)`, for files with other slot counts than the size implies, takes parameters and
+reads empty in Perl (the file's own `tables` does not)."""
 
 _NIM_USE = """
 ```

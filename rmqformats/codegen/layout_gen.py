@@ -197,6 +197,11 @@ def generate(spec: dict, source_name: str) -> str:
                         e, c = _int_type(case, endian)
                         formats[key] = e + c
                     extras.append(f"{prefix}_{f['id'].upper()}_FORMATS = {formats!r}")
+                elif on is None and all(_int_type(v, endian) for v in cases.values()):
+                    # A switch on a value outside the type (a parent's enum): the format of each
+                    # case, by its key as the spec spells it.
+                    formats = {str(k): "".join(_int_type(v, endian)) for k, v in cases.items()}
+                    extras.append(f"{prefix}_{f['id'].upper()}_CASES = {formats!r}")
             if "size" in f:
                 sizes = _eval_on_params(f["size"], params)
                 if sizes is not None:

@@ -21,7 +21,7 @@ assert _L.MESSAGE_SEQ == (
     "born_host", "store_timestamp", "store_host", "reconsume_times", "ofs_prepared_transaction",
     "len_body", "body", "len_topic", "topic", "len_properties", "properties",
 )
-assert _L.HOST_SEQ == ("address", "port")
+assert _L.HOST_V4_SEQ == _L.HOST_V6_SEQ == ("address", "port")
 assert _L.ENDIAN == ">"
 
 
@@ -42,7 +42,8 @@ _fixed = _positions(_L.MESSAGE_RUNS[:1], _head["magic"][0] + _head["magic"][1])
 _store_ts = _positions(_L.MESSAGE_RUNS[1:2], 0)
 _tail = _positions(_L.MESSAGE_RUNS[2:3], 0)
 _props = _positions(_L.MESSAGE_RUNS[3:4], 0)
-_port = _positions(_L.HOST_RUNS, 0)
+_port = _positions(_L.HOST_V4_RUNS, 0)
+assert _positions(_L.HOST_V6_RUNS, 0) == _port
 
 #: TOTALSIZE and MAGICCODE: the 8-byte header every record (BLANK included) starts with.
 HEADER = _head["magic"][0] + _head["magic"][1]
@@ -61,8 +62,8 @@ POS_BORN_HOST = _fixed["born_timestamp"][0] + _fixed["born_timestamp"][1]
 assert [w for _, w, _ in _fixed.values()] == [4, 4, 4, 8, 8, 4, 8]
 
 #: Address widths of a host, by its IPv6 flag; the port follows the address.
-ADDRESS_V4 = _L.HOST_ADDRESS_SIZES[False]
-ADDRESS_V6 = _L.HOST_ADDRESS_SIZES[True]
+ADDRESS_V4 = _L.HOST_V4_VALUES["len_address"]({})
+ADDRESS_V6 = _L.HOST_V6_VALUES["len_address"]({})
 PORT_WIDTH = _port["port"][1]
 STORE_TS_WIDTH = _store_ts["store_timestamp"][1]
 # RECONSUMETIMES, PREPAREDTRANSACTIONOFFSET, BODYLENGTH after the store host.
@@ -72,10 +73,12 @@ REL_LEN_BODY = _tail["len_body"][0]
 TAIL_WIDTH = REL_LEN_BODY + _tail["len_body"][1]
 assert (_tail["reconsume_times"][1], _tail["ofs_prepared_transaction"][1], _tail["len_body"][1]) == (4, 8, 4)
 
-#: TOPICLENGTH width by record version (1: V1, 2: V2); both signed.
-LEN_TOPIC_V1 = struct.calcsize(_L.MESSAGE_LEN_TOPIC_FORMATS[False])
-LEN_TOPIC_V2 = struct.calcsize(_L.MESSAGE_LEN_TOPIC_FORMATS[True])
-assert _L.MESSAGE_LEN_TOPIC_FORMATS[False][1:].islower() and _L.MESSAGE_LEN_TOPIC_FORMATS[True][1:].islower()
+#: TOPICLENGTH width by record version (1: V1, the switch's default; 2: V2); both signed.
+_LEN_TOPIC_V1_FMT = _L.MESSAGE_LEN_TOPIC_CASES["_"]
+_LEN_TOPIC_V2_FMT = _L.MESSAGE_LEN_TOPIC_CASES["magic_code::message_v2"]
+LEN_TOPIC_V1 = struct.calcsize(_LEN_TOPIC_V1_FMT)
+LEN_TOPIC_V2 = struct.calcsize(_LEN_TOPIC_V2_FMT)
+assert _LEN_TOPIC_V1_FMT[1:].islower() and _LEN_TOPIC_V2_FMT[1:].islower()
 LEN_PROPERTIES = _props["len_properties"][1]
 assert _props["len_properties"][2]  # signed
 

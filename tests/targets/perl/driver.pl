@@ -53,6 +53,8 @@ sub plain {
     my $t = $m->{type};
     if ($t eq 'bytes' || $t eq 'switch') { return {'$b64' => MIME::Base64::encode_base64($v, '')}; }
     if (is_bool($v)) { return $v ? JSON::PP::true : JSON::PP::false; }
+    # A 1-bit field (`b1`, typed bool) reads as the number 0 or 1: a JSON boolean like the other targets.
+    if ($t eq 'bool') { return $v ? JSON::PP::true : JSON::PP::false; }
     if ($int_type{$t} || $m->{enum}) { return 0 + $v; }
     if ($t eq 'str') { return "$v"; }
     return is_number($v) ? 0 + $v : "$v";  # a value instance: what Perl computed
