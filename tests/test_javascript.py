@@ -21,6 +21,7 @@ import ipaddress
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,9 @@ from rmqformats.index import index_key_hash
 from conftest import FIXTURES, VERSIONS, store_path, truth_records
 from test_commitlog_reference_parsers import _row
 from truthcmp import count_mismatches
+
+sys.path.insert(0, str(Path(__file__).with_name("targets")))
+from truth import _walk  # noqa: E402  (IndexFile.selectPhyOffset over a parsed file, shared with every target)
 
 REPO = Path(__file__).resolve().parents[1]
 KSC = REPO / "tools" / "ksc"
@@ -252,28 +256,6 @@ def test_consume_queue_extension_files_built_from_the_spec(parsers, tmp_path):
 
 
 # -- index files ---------------------------------------------------------------------------------
-
-def _walk(d: dict, key_hash: int, hits: list, max_num: int) -> None:
-    """``IndexFile.selectPhyOffset`` over a parsed file, for the whole time range."""
-    header, tables = d["header"], d["tables"]
-    slots, entries = tables["hash_slots"], tables["entries"]
-    next_index = header["next_index"]
-    n = slots[key_hash % len(slots)]["latest_index"]
-    if n <= 0 or n > next_index or next_index <= 1:
-        return
-    for _ in range(len(entries)):
-        if len(hits) >= max_num or n >= len(entries):
-            return
-        e = entries[n]
-        if e["time_diff"] < 0:
-            return
-        if e["key_hash"] == key_hash:
-            hits.append(e["ofs_physical"])
-        prev = e["prev_index"]
-        if prev <= 0 or prev > next_index or prev == n:
-            return
-        n = prev
-
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_index_files_equal_truth(parsers, tmp_path, version):
