@@ -96,7 +96,9 @@ def test_report_in_headless_chromium(tmp_path, capsys, record_property, damaged)
         _append_copy(root, "TopicTest", 0)
     page = tmp_path / "report.html"
     code = main(["report", str(root), "-o", str(page)])
-    assert code == (status.FINDINGS if damaged else status.OK)
+    # lag flags one row of this store in both cases (committed offset past the queue's end), so the report
+    # exits 1 either way; what differs is what check finds.
+    assert code == status.FINDINGS
     screenshot = tmp_path / "report.png"
     dom, log = _open_in_chromium(browser, page, screenshot)
     # No console output at all from the page: no script error, no console.error, no plotly warning.
