@@ -46,6 +46,10 @@ FORMATS = ("parquet", "jsonl", "csv")
 #: Rows of one Parquet row group at most, and its bytes before a flush (batches are gathered up to these).
 ROW_GROUP_ROWS = 1 << 17
 ROW_GROUP_BYTES = 64 << 20
+#: Longest binary value (body) of a Parquet file written with version-1 data pages. Such a page is its
+#: levels and values joined into one more buffer, so the encoder holds the longest value twice; a file that
+#: receives a longer one is written with version-2 pages (levels apart), which hold it once.
+PAGE_V1_MAX_VALUE = 32 << 20
 #: Bytes of batches held for all open Parquet files together before the largest is flushed.
 MAX_PENDING_BYTES = 128 << 20
 #: Parquet files open at once with ``partition_by``.
@@ -395,6 +399,39 @@ def _csv_column(arr: pa.Array) -> pa.Array:
     return arr
 
 
+def _write_long_csv_row(row: pa.RecordBatch, stream) -> None:
+    """The CSV line of one row with large binary values, written with their base64 a piece at a time.
+
+    The row is rendered by pyarrow's CSV writer with a placeholder for each
+    such value (so every other cell is exactly what the writer makes of it);
+    base64 needs no quoting, so each placeholder's quoted text is replaced by
+    the value's base64 between quotes, written in pieces.
+    """
+    import io
+
+    import pyarrow.csv as pcsv
+    arrays, values = [], {}
+    for i, (column, field) in enumerate(zip(row.columns, row.schema)):
+        t = field.type
+        if (pa.types.is_binary(t) or pa.types.is_large_binary(t)) and column.null_count == 0:
+            mark = f"rmqformats-long-value-{i}"
+            values[mark] = memoryview(column[0].as_buffer())
+            arrays.append(pa.array([mark], _LS))
+        else:
+            arrays.append(_csv_column(column))
+    text = io.BytesIO()
+    pcsv.write_csv(pa.RecordBatch.from_arrays(arrays, schema=csv_schema(row.schema)), text,
+                   pcsv.WriteOptions(include_header=False))
+    line = text.getvalue()
+    for mark, value in values.items():
+        before, line = line.split(f'"{mark}"'.encode(), 1)
+        stream.write(before + b'"')
+        for at in range(0, len(value), _B64_PIECE):
+            stream.write(base64.b64encode(value[at:at + _B64_PIECE]))
+        stream.write(b'"')
+    stream.write(line)
+
+
 def csv_schema(schema: pa.Schema) -> pa.Schema:
     """The schema :func:`csv_batch` gives for batches of ``schema``."""
     def text(t: pa.DataType) -> bool:
@@ -432,20 +469,47 @@ def prepare_output(out: str, fmt: str, force: bool, reads: Iterable[str] = ()) -
 
 
 class _ParquetFile:
-    """One Parquet file written batch by batch; batches are gathered into row groups of a useful size."""
+    """One Parquet file written batch by batch; batches are gathered into row groups of a useful size.
+
+    The file has version-1 data pages (the most widely read) unless a body
+    longer than :data:`PAGE_V1_MAX_VALUE` is written to it before its first
+    row group; :meth:`takes` tells the sink when a version-1 file must be
+    ended for such a body (it continues in a new file).
+    """
 
     def __init__(self, path: str, schema: pa.Schema, compression: str):
         self.path = path
         self.schema = schema
         self.compression = compression
         self.writer = None
+        self.page_version = "1.0"
         self.pending: list[pa.RecordBatch] = []
         self.rows = 0
         self.bytes = 0
         self.written = 0
+        self._binary = [i for i, f in enumerate(schema) if pa.types.is_binary(f.type)]
+
+    def _longest(self, batch: pa.RecordBatch) -> int:
+        longest = 0
+        for i in self._binary:
+            n = pc.max(pc.binary_length(batch.column(i))).as_py()
+            longest = max(longest, n or 0)
+        return longest
+
+    def takes(self, batch: pa.RecordBatch) -> bool:
+        """Whether ``batch`` can go into this file: not a body too long for version-1 pages once they are
+        chosen (a file's page version is fixed when its first row group is written)."""
+        if self.page_version == "2.0" or not self._binary:
+            return True
+        if self._longest(batch) <= PAGE_V1_MAX_VALUE:
+            return True
+        if self.writer is None:
+            self.page_version = "2.0"
+            return True
+        return False
 
     def write(self, batch: pa.RecordBatch) -> int:
-        """Add ``batch``; returns the change of the bytes held (for the caller's bound)."""
+        """Add ``batch`` (one :meth:`takes`); returns the change of the bytes held (for the caller's bound)."""
         before = self.bytes
         self.pending.append(batch)
         self.rows += batch.num_rows
@@ -465,10 +529,11 @@ class _ParquetFile:
                 # each value (a body can be hundreds of MiB) and neither helps a reader of bodies.
                 other = [f.name for f in self.schema if not pa.types.is_binary(f.type)]
                 self.writer = pq.ParquetWriter(self.path, self.schema, compression=self.compression,
-                                               use_dictionary=other, write_statistics=other)
+                                               use_dictionary=other, write_statistics=other,
+                                               data_page_version=self.page_version)
             table = pa.Table.from_batches(self.pending, schema=self.schema)
+            self.pending, self.rows, self.bytes = [], 0, 0
             self.writer.write_table(table, row_group_size=max(table.num_rows, 1))
-        self.pending, self.rows, self.bytes = [], 0, 0
 
     def close(self) -> None:
         self.flush()
@@ -573,6 +638,10 @@ class ParquetSink:
             f = self._open[key] = self._new_file(key)
         else:
             self._open.move_to_end(key)
+        if not f.takes(data):  # a body too long for this file's version-1 pages: continued in a new file
+            self._finish(self._open.pop(key))
+            f = self._open[key] = self._new_file(key)
+            f.takes(data)
         f.write(data)
         self._pending = sum(x.bytes for x in self._open.values())
         if self._pending > MAX_PENDING_BYTES:
@@ -655,7 +724,10 @@ class TextSink:
         with self._errors():
             if self._csv is not None:
                 for piece in text_slices(batch):
-                    self._csv.write_batch(csv_batch(piece))
+                    if piece.num_rows == 1 and _binary_bytes(piece) > TEXT_BYTES:
+                        _write_long_csv_row(piece, self._stream)
+                    else:
+                        self._csv.write_batch(csv_batch(piece))
             else:
                 write_jsonl(batch, self._stream)
         self.rows += batch.num_rows

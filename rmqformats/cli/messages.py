@@ -67,6 +67,7 @@ def _batches_with_progress(scan, total: int, label: str) -> Iterator:
         for batch in scan:
             bar.update(scan.bytes_done - bar.n)
             yield batch
+            del batch  # not held while the scan decodes the next one (a batch can hold hundreds of MiB)
         bar.update(total - bar.n)
     finally:
         bar.close()
@@ -295,6 +296,8 @@ def cmd_messages(args: argparse.Namespace) -> int:
                     out.write(json.dumps(d, ensure_ascii=False) + "\n")
             else:
                 out.write(bytes(jsonl_bytes(batch)).decode("utf-8"))
+            # Not held while the next batch is decoded: a batch can hold hundreds of MiB of bodies.
+            batch = cells = data = None
             if more:
                 break
     except DecompressionError:

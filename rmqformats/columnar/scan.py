@@ -511,10 +511,18 @@ class ColumnarScan:
             held += size
             value = None
             if held >= bound:  # full: built now, so that no later body is held beside it
-                yield from self._build_rows(w, rows[start:j + 1], decoded)
+                yield from self._built(w, rows[start:j + 1], decoded)
                 start, held, decoded = j + 1, 0, []
         if start < len(rows):
-            yield from self._build_rows(w, rows[start:], decoded)
+            yield from self._built(w, rows[start:], decoded)
+
+    def _built(self, w: A.Window, rows: np.ndarray, decoded: list) -> Iterator[pa.RecordBatch]:
+        """The batches of ``rows`` built from ``decoded``, which is emptied before the first is handed
+        on: the decompressed bodies are then held once, in the batches, not also in the list."""
+        batches = list(self._build_rows(w, rows, decoded))
+        decoded.clear()
+        while batches:
+            yield batches.pop(0)
 
 
 def _names(what: str, value) -> list[str]:
