@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import properties as props
 from .compression import DEFAULT_MAX_BODY_SIZE
@@ -1007,17 +1007,49 @@ class CommitLog:
         from .columnar import ColumnarScan
         return ColumnarScan(self, columns=columns, start=start, strict=strict, **options)
 
-    def to_arrow(self, columns: str | Iterable[str] | None = None, **options: Any) -> "pyarrow.Table":
-        """The messages as one :class:`pyarrow.Table`, its columns in the order asked; the options of :meth:`batches`."""
-        table = self.batches(columns, **options).read_all()
+    def to_arrow(self, columns: str | Iterable[str] | None = None, *, topic: str | Iterable[str] | None = None,
+                 queue_id: int | None = None, tag: str | None = None, key: str | None = None,
+                 since: int | str | datetime | None = None, until: int | str | datetime | None = None,
+                 from_offset: int | None = None, to_offset: int | None = None, start: int | None = None,
+                 stop: int | None = None, decompress: bool = True, verify_crc: bool = False,
+                 force_verify_prop_crc: bool = False, strict: bool = False, salvage: bool = False,
+                 live: bool = False, stop_at_corrupt_body: bool = False,
+                 max_body_size: int = DEFAULT_MAX_BODY_SIZE, threads: int = 1, batch_size: int = 65536,
+                 max_batch_bytes: int = 64 << 20, window_size: int = 4 << 20,
+                 range_size: int = 8 << 20) -> "pyarrow.Table":
+        """The messages as one :class:`pyarrow.Table`, its columns in the order asked; the filters and
+        options are those of :meth:`batches`."""
+        table = self.batches(columns, topic=topic, queue_id=queue_id, tag=tag, key=key, since=since, until=until,
+                             from_offset=from_offset, to_offset=to_offset, start=start, stop=stop,
+                             decompress=decompress, verify_crc=verify_crc,
+                             force_verify_prop_crc=force_verify_prop_crc, strict=strict, salvage=salvage,
+                             live=live, stop_at_corrupt_body=stop_at_corrupt_body, max_body_size=max_body_size,
+                             threads=threads, batch_size=batch_size, max_batch_bytes=max_batch_bytes,
+                             window_size=window_size, range_size=range_size).read_all()
         if columns is not None and not isinstance(columns, str):
             table = table.select(list(dict.fromkeys(columns)))
         return table
 
-    def to_pandas(self, columns: str | Iterable[str] | None = None, **options: Any) -> "pandas.DataFrame":
-        """The messages as a :class:`pandas.DataFrame`, its columns in the order asked; the options of :meth:`batches`."""
+    def to_pandas(self, columns: str | Iterable[str] | None = None, *, topic: str | Iterable[str] | None = None,
+                  queue_id: int | None = None, tag: str | None = None, key: str | None = None,
+                  since: int | str | datetime | None = None, until: int | str | datetime | None = None,
+                  from_offset: int | None = None, to_offset: int | None = None, start: int | None = None,
+                  stop: int | None = None, decompress: bool = True, verify_crc: bool = False,
+                  force_verify_prop_crc: bool = False, strict: bool = False, salvage: bool = False,
+                  live: bool = False, stop_at_corrupt_body: bool = False,
+                  max_body_size: int = DEFAULT_MAX_BODY_SIZE, threads: int = 1, batch_size: int = 65536,
+                  max_batch_bytes: int = 64 << 20, window_size: int = 4 << 20,
+                  range_size: int = 8 << 20) -> "pandas.DataFrame":
+        """The messages as a :class:`pandas.DataFrame`, its columns in the order asked; the filters and
+        options are those of :meth:`batches` (needs the ``[pandas]`` extra)."""
         require_pandas()
-        return self.to_arrow(columns, **options).to_pandas()
+        return self.to_arrow(columns, topic=topic, queue_id=queue_id, tag=tag, key=key, since=since, until=until,
+                             from_offset=from_offset, to_offset=to_offset, start=start, stop=stop,
+                             decompress=decompress, verify_crc=verify_crc,
+                             force_verify_prop_crc=force_verify_prop_crc, strict=strict, salvage=salvage,
+                             live=live, stop_at_corrupt_body=stop_at_corrupt_body, max_body_size=max_body_size,
+                             threads=threads, batch_size=batch_size, max_batch_bytes=max_batch_bytes,
+                             window_size=window_size, range_size=range_size).to_pandas()
 
     def read(self, offset: int) -> Message:
         """The message whose record starts at commit-log ``offset``.

@@ -52,10 +52,17 @@ def test_lookup_takes_times_like_messages(store):
 
 def test_explicit_keyword_parameters():
     from rmqformats.recovery.report import write_report
-    for fn in (rmqformats.CommitLog.batches, rmqformats.Store.lookup, rmqformats.Store.consumer_lag,
+    for fn in (rmqformats.CommitLog.batches, rmqformats.CommitLog.to_arrow, rmqformats.CommitLog.to_pandas,
+               rmqformats.Store.lookup, rmqformats.Store.consumer_lag,
                rmqformats.Store.check_consistency, rmqformats.Store.rocksdb_configs, write_report):
         params = inspect.signature(fn).parameters.values()
         assert not any(p.kind is p.VAR_KEYWORD for p in params), fn
+    # The tables take every parameter of the batches they are read from, with the same defaults.
+    batches = inspect.signature(rmqformats.CommitLog.batches).parameters
+    for fn in (rmqformats.CommitLog.to_arrow, rmqformats.CommitLog.to_pandas):
+        params = inspect.signature(fn).parameters
+        assert set(params) == set(batches), fn
+        assert all(params[n].default == batches[n].default for n in params), fn
     doc = rmqformats.CommitLog.batches.__doc__
     for name in inspect.signature(rmqformats.CommitLog.batches).parameters:
         if name != "self":
