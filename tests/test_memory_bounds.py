@@ -144,3 +144,25 @@ def test_long_rows_are_written_as_the_others(tmp_path, monkeypatch):
                                                          "00000000000000000000-1.parquet"]
     first, second = (pq.read_table(f).column("body").to_pylist() for f in sink.files)
     assert first == bodies[:1] and second == bodies[1:]
+
+
+def test_config_file_of_many_offsets(tmp_path):
+    """``config --file`` on a large ``consumerOffset.json`` writes its model a piece at a time, equal to
+    ``json.dumps`` of it, within a few times the file's size above the command's own footprint."""
+    import shutil
+
+    from conftest import store_path
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    path = root / "config" / "consumerOffset.json"
+    _, small = _peak("config", root, "--file", "consumerOffset.json")
+    table = {f"Topic{t}@Group{g}": {str(q): q * 1000 + g for q in range(16)} for g in range(1500) for t in range(50)}
+    path.write_text(json.dumps({"offsetTable": table}), encoding="utf-8")
+    size = path.stat().st_size
+    assert size > 12 << 20
+    for fmt in ("table", "jsonl"):
+        code, peak = _peak("config", root, "--file", "consumerOffset.json", "--format", fmt)
+        assert code == 0 and peak - small < 4 * size, f"config --file ({fmt}) took {(peak - small) >> 20} MiB"
+    run = subprocess.run([sys.executable, "-m", "rmqformats", "config", str(root), "--file", "consumerOffset.json"],
+                         capture_output=True, text=True, timeout=600)
+    assert json.loads(run.stdout)["model"]["offsetTable"] == table

@@ -174,17 +174,79 @@ def _print_config(info: dict, out) -> None:
            ["level", "queue", "offset"], out, "  ")
 
 
+#: Members of a table written by one ``json.dumps`` call; a larger table is written a member at a time.
+_JSON_MEMBERS = 256
+#: Text gathered before it is written.
+_JSON_PIECE = 1 << 20
+
+
+def _write_json(value, out, indent: int | None) -> None:
+    """Write ``value`` as ``json.dumps(value, ensure_ascii=False, indent=indent)`` writes it (map keys as
+    text), a piece at a time: a config model (the tables of a large ``consumerOffset.json`` are mappings
+    read on demand) is neither copied into dicts nor turned into one string."""
+    pieces: list[str] = []
+    held = 0
+    for piece in _json_pieces(value, indent, 0):
+        pieces.append(piece)
+        held += len(piece)
+        if held >= _JSON_PIECE:
+            out.write("".join(pieces))
+            pieces, held = [], 0
+    out.write("".join(pieces))
+
+
+class _Large(Exception):
+    """A mapping other than a dict too large to be copied into one for ``json.dumps``."""
+
+
+def _small_mapping(value):
+    from collections.abc import Mapping
+    if isinstance(value, Mapping) and len(value) <= _JSON_MEMBERS:
+        return dict(value.items())
+    raise _Large if isinstance(value, Mapping) else TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _json_pieces(value, indent: int | None, level: int):
+    from collections.abc import Mapping
+    if not isinstance(value, (Mapping, list, tuple)) or len(value) <= _JSON_MEMBERS:
+        try:
+            text = json.dumps(value, ensure_ascii=False, indent=indent, default=_small_mapping)
+        except _Large:  # a large table inside: written a member at a time below
+            pass
+        else:
+            yield text if not indent or not level else text.replace("\n", "\n" + " " * (indent * level))
+            return
+    if isinstance(value, Mapping):
+        items = ((json.dumps(str(k), ensure_ascii=False) + ": ", v) for k, v in value.items())
+        brackets = "{}"
+    else:
+        items = (("", v) for v in value)
+        brackets = "[]"
+    inner = "" if indent is None else "\n" + " " * (indent * (level + 1))
+    comma = ", " if indent is None else ","
+    first = True
+    for head, v in items:
+        yield (brackets[0] if first else comma) + inner + head
+        first = False
+        yield from _json_pieces(v, indent, level + 1)
+    if first:
+        yield brackets
+    else:
+        yield ("" if indent is None else "\n" + " " * (indent * level)) + brackets[1]
+
+
 def cmd_config(args: argparse.Namespace) -> int:
     store = open_from_args(args)
     if args.file is not None:
         from ..config import read_config_file
-        from ..config.schema import known_files, to_json_model
+        from ..config.schema import known_files
         folder = next((d for d, n, _ in known_files() if n == args.file), "config")
         f = read_config_file(store.path(folder, args.file))
         model = f.model.to_json() if f.model is not None else None
         doc = {"name": f.name, "path": f.path, "source": f.source, "encoding": f.encoding,
-               "unknownKeys": list(f.unknown_keys), "warnings": list(f.warnings), "model": to_json_model(model)}
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=None if args.format == "jsonl" else 2) + "\n")
+               "unknownKeys": list(f.unknown_keys), "warnings": list(f.warnings), "model": model}
+        _write_json(doc, sys.stdout, None if args.format == "jsonl" else 2)
+        sys.stdout.write("\n")
         return 0
     files, errors = _read_config_files(store)
     info = config_summary(files, errors)

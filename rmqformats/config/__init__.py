@@ -294,7 +294,7 @@ def read_config_file(path: str | os.PathLike[str], *, schema: str | None = None,
 
 #: Consumer offsets files larger than this are read into arrays (:mod:`rmqformats.config.compact`)
 #: instead of a parsed document: memory a small multiple of the file's size, not 30 to 50 times it.
-COMPACT_BYTES = 16 << 20
+COMPACT_BYTES = 4 << 20
 
 
 def _compact(schema: str, path: str) -> bool:
