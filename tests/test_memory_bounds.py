@@ -15,6 +15,7 @@ import sys
 import textwrap
 import zlib
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -166,3 +167,26 @@ def test_config_file_of_many_offsets(tmp_path):
     run = subprocess.run([sys.executable, "-m", "rmqformats", "config", str(root), "--file", "consumerOffset.json"],
                          capture_output=True, text=True, timeout=600)
     assert json.loads(run.stdout)["model"]["offsetTable"] == table
+
+
+@pytest.mark.parametrize("range_size", [1 << 12, 1 << 16, 1 << 20])
+def test_threads_hold_a_budget_each(tmp_path, range_size):
+    """Range jobs stop at their bodies' byte budget and the scan goes on from the next record in order:
+    the rows equal the serial scan's, with filters too, and no batch passes the bound by more than a body."""
+    bodies = [bytes([i % 251]) * ((i % 7 + 1) * 60_000) for i in range(90)]
+    specs = [synth.MessageSpec(topic=f"Topic{i % 3}", body=zlib.compress(b), sys_flag=_ZLIB, queue_offset=i,
+                               properties={"KEYS": f"k{i}"}) for i, b in enumerate(bodies)]
+    synth.write_commitlog(tmp_path / "commitlog", specs, segment_size=1 << 14)
+    log = rmqformats.open_store(tmp_path).commitlog
+    assert len(log.segments) > 1
+    bound = 200_000
+    for filters in ({}, {"topic": "Topic1"}):
+        serial = log.to_arrow(["commitLogOffset", "body"], **filters)
+        got = []
+        for batch in log.batches(["commitLogOffset", "body"], threads=3, range_size=range_size,
+                                 max_batch_bytes=bound, **filters):
+            sizes = [len(b) for b in batch.column("body").to_pylist()]
+            assert sum(sizes[:-1]) < bound
+            got.append(batch)
+        assert pa.Table.from_batches(got).equals(serial)
+        assert len(serial) == (90 if not filters else 30)

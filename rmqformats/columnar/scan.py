@@ -143,6 +143,7 @@ class ColumnarScan:
         #: Threads that decode byte ranges of a segment at once (see :meth:`_walk_parallel`).
         self._threads = max(1, int(threads))
         self._range = max(range_size, 1 << 12)
+        self._resume = threading.local()
         self._windows: list[np.ndarray] = []
         self._chunks: list[tuple[np.ndarray, np.ndarray]] = []
         if start is None and from_offset is not None and commitlog.segments:
@@ -311,15 +312,26 @@ class ColumnarScan:
         return (start, *self._collect(seg, fd, size, start, end, last))
 
     def _collect(self, seg: Segment, fd: int, size: int, start: int, end: int, last: bool):
+        """The batches of the records that start in ``[start, end)``, how the walk ended and the bytes it
+        covered. The batches held stay near ``max_batch_bytes``: once the decompressed bodies of a job pass
+        it, the job ends with ``("more", p)``, the offset of the record to go on from."""
         batches: list[pa.RecordBatch] = []
         done = [0]
+        held = 0
 
         def progress(n: int) -> None:
             done[0] += n
         walk = self._walk(seg, fd, size, start, end, last, progress)
         try:
             while True:
-                batches.append(next(walk))
+                self._resume.at = None
+                batch = next(walk)
+                batches.append(batch)
+                held += batch.nbytes
+                if held >= self._batch_bytes and self._resume.at is not None:
+                    at = self._resume.at
+                    walk.close()
+                    return batches, ("more", at), at - start
         except StopIteration as fin:
             return batches, fin.value, done[0]
         except _Stop as stop:
@@ -361,12 +373,14 @@ class ColumnarScan:
                 if e != limit and expected >= e:
                     continue  # a record of the previous range covers this whole range
                 if start != expected:
-                    batches, outcome, done = self._collect(seg, fd, size, expected, e, last)
-                for batch in batches:
-                    yield batch
+                    batches, outcome, done = [], ("more", expected), 0
+                while batches:
+                    yield batches.pop(0)
                 self.bytes_done += done
                 if isinstance(outcome, _Stop):
                     raise outcome
+                if outcome[0] == "more":  # the rest of the range, walked here and handed on a batch at a time
+                    outcome = yield from self._walk(seg, fd, size, outcome[1], e, last, self._progress)
                 if outcome[0] == "blank" or e == limit:
                     return outcome
                 expected = outcome[1]
@@ -521,6 +535,10 @@ class ColumnarScan:
         on: the decompressed bodies are then held once, in the batches, not also in the list."""
         batches = list(self._build_rows(w, rows, decoded))
         decoded.clear()
+        last = int(rows[-1])
+        # Where (in the segment file) the record after the last one built starts: a range job over its
+        # byte budget resumes there.
+        self._resume.at = w.file_pos + int(w.i64[K.I64_POS][last]) + int(w.i32[K.I32_SIZE][last])
         while batches:
             yield batches.pop(0)
 
