@@ -345,10 +345,13 @@ types:
           - in: '4.6.0'
             rule: PROPERTY_ADDED
             doc: |
-              The broker adds `CLUSTER` to every message it stores; 4.6.0
-              clients add the request-reply properties `CORRELATION_ID`,
-              `REPLY_TO_CLIENT`, `TTL`, `MSG_TYPE`, `PUSH_REPLY_TIME` and
-              `ARRIVE_TIME`.
+              The broker adds `CLUSTER` to every message it stores. 4.6.0
+              clients send requests with `CORRELATION_ID`, `REPLY_TO_CLIENT`
+              and `TTL` (`request()`), and replies with those and `MSG_TYPE`
+              (the reply helper). `PUSH_REPLY_TIME` and `ARRIVE_TIME` are
+              declared too but never stored: the broker sets the first after
+              the record is encoded, the requesting client the second on
+              receipt.
             ref: "rocketmq-all-4.6.0:broker/src/main/java/org/apache/rocketmq/\
               broker/processor/SendMessageProcessor.java"
             old-reader-ok: true
@@ -372,10 +375,14 @@ types:
             rule: PROPERTY_ADDED
             doc: |
               Inner-batch `INNER_NUM` / `INNER_BASE`, timer `TIMER_*`, POP
-              (`POP_CK`, `POP_CK_OFFSET`, `1ST_POP_TIME`) and 5.0 proxy and
-              client properties (`__BORNHOST`, `BORN_TIMESTAMP`,
-              `__SHARDINGKEY`, `TRACE_CONTEXT`, `__transactionId__`,
-              `EXTEND_UNIQ_INFO`, `REDIRECT`, `PROPERTY_FORWARD_QUEUE_ID`).
+              (`POP_CK`, `1ST_POP_TIME`) and 5.0 proxy and client properties
+              (`__BORNHOST`, `BORN_TIMESTAMP`, `__SHARDINGKEY`,
+              `TRACE_CONTEXT`). Also declared, but set by no code up to 5.3.3:
+              `POP_CK_OFFSET`, `TIMER_DELAY_LEVEL`, `EXTEND_UNIQ_INFO`,
+              `REDIRECT`, `PROPERTY_FORWARD_QUEUE_ID`. `__transactionId__`
+              only gets a constant here: clients have set it since 4.0.0, on
+              their own copy after the half message is sent, so it is not
+              stored.
             ref: "rocketmq-all-5.0.0:common/src/main/java/org/apache/rocketmq/\
               common/message/MessageConst.java"
             old-reader-ok: true
@@ -383,7 +390,9 @@ types:
             rule: PROPERTY_ADDED
             doc: |
               Dead-letter properties `DLQ_ORIGIN_TOPIC`,
-              `DLQ_ORIGIN_MESSAGE_ID`.
+              `DLQ_ORIGIN_MESSAGE_ID`: declared and read by the proxy; no
+              Apache broker, client or proxy code up to 5.3.3 sets them, so
+              they come from other writers only.
             ref: "rocketmq-all-5.1.0:common/src/main/java/org/apache/rocketmq/\
               common/message/MessageConst.java"
             old-reader-ok: true
