@@ -20,7 +20,7 @@ CQ_FILE = 1280  # mappedFileSizeConsumeQueue of the vector stores
 
 
 def run(capsys, *argv) -> tuple[int, dict, str]:
-    code = main(["preflight", *[str(a) for a in argv], "--json"])
+    code = main(["preflight", *[str(a) for a in argv], "--format", "json"])
     out, err = capsys.readouterr()
     return code, (json.loads(out) if out.strip() else {}), err
 

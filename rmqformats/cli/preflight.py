@@ -17,7 +17,7 @@ def cmd_preflight(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.store}: preflight needs a store root (the folder holding commitlog/)")
     result = preflight(store, release=args.release, config=args.config, index_safe=args.index_safe)
     code = result.exit_code
-    if args.json:
+    if args.format == "json":
         sys.stdout.write(json.dumps(result.to_json_dict()) + "\n")
     else:
         out = sys.stdout
@@ -51,5 +51,7 @@ def add_commands(sub) -> None:
                                                      "sizes (default: the size most files of each kind have)")
     sp.add_argument("--index-safe", action="store_true",
                     help="the broker has messageIndexSafe=true (abnormal recovery starts from the index mark too)")
-    sp.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    sp.add_argument("--format", choices=("text", "json"), default="text",
+                    help="text, or the result as one JSON object (as schema-diff prints it)")
+    sp.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
     sp.set_defaults(func=cmd_preflight)

@@ -50,7 +50,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
            "checkpoint": result.checkpoint, "sizes": result.sizes.describe(),
            "queueOffsetHoles": [list(h) for h in result.holes],
            "keptQueues": result.kept_queues, "seconds": round(result.seconds, 3)}
-    if args.json:
+    if args.format == "json":
         sys.stdout.write(json.dumps(doc) + "\n")
     else:
         out = sys.stdout
@@ -106,5 +106,7 @@ def add_commands(sub) -> None:
                          "the store's files, else the broker's defaults")
     sp.add_argument("--timezone", metavar="TZ",
                     help="the broker's time zone, for the names of new index files (default: this machine's)")
-    sp.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    sp.add_argument("--format", choices=("text", "json"), default="text",
+                    help="text, or the summary as one JSON object (as schema-diff prints it)")
+    sp.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
     sp.set_defaults(func=cmd_rebuild)

@@ -142,7 +142,8 @@ def preflight(store, *, release: str | None = None, config: str | None = None,
         from ..versions.detect import detect
         written = detect(store)
         version = written.min.version if written.min is not None else "5.3.3"
-        source = f"detected ({written.summary()})" if written.min is not None else "not detected; taken as 5.3.3"
+        source = (f"the oldest release the store allows: {written.summary()}; --release names another"
+                  if written.min is not None else "not detected; taken as 5.3.3")
     else:
         version, source = release, "given"
     rel = _key(version)
