@@ -328,7 +328,8 @@ def _add_facts(facts: dict, data: bytes, topic_index: int, body: bytes, seq_at: 
     fixed = record_fields(v2, born_v6, store_v6)
     (len_body,) = struct.unpack_from(fixed["len_body"].fmt, data, fixed["len_body"].offset)
     len_topic_at = fixed["body"].offset + len_body
-    (len_topic,) = struct.unpack_from(layout.MESSAGE_LEN_TOPIC_FORMATS[v2], data, len_topic_at)
+    len_topic_fmt = layout.MESSAGE_LEN_TOPIC_CASES["magic_code::message_v2" if v2 else "_"]
+    (len_topic,) = struct.unpack_from(len_topic_fmt, data, len_topic_at)
     fields = record_fields(v2, born_v6, store_v6, len_body, len_topic)
     (len_props,) = struct.unpack_from(fields["len_properties"].fmt, data, fields["len_properties"].offset)
     props_at = fields["properties"].offset
