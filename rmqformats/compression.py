@@ -82,6 +82,36 @@ def _inflate_rest(d, done: int, max_size: int):
         yield piece
 
 
+#: Output asked of the lz4 decompressor by its first call, per compressed byte (and at least 64 KiB).
+_LZ4_FIRST_RATIO = 8
+
+
+def _lz4(data, max_size: int) -> bytes:
+    """An lz4 frame decompressed, up to ``max_size`` bytes.
+
+    The decompressor reserves all the output it is allowed at once, so it is
+    asked for a few times the input first (most bodies fit), then for the
+    rest a piece at a time: asking for ``max_size`` would map and unmap that
+    much for every body.
+    """
+    d = lz4.frame.LZ4FrameDecompressor()
+    limit = max_size + 1  # one byte over the bound tells a body that passes it
+    out = d.decompress(data, max_length=min(limit, max(1 << 16, _LZ4_FIRST_RATIO * len(data))))
+    if not d.eof and not d.needs_input:  # more output: the rest in pieces of up to _PIECE bytes
+        pieces = [out]
+        total = len(out)
+        while not d.eof and not d.needs_input and total < limit:
+            piece = d.decompress(b"", max_length=min(limit - total, _PIECE))
+            pieces.append(piece)
+            total += len(piece)
+        out = b"".join(pieces)
+    if len(out) > max_size:
+        raise BodyDecompressionError(f"lz4 body decompresses to more than {max_size} bytes")
+    if not d.eof:
+        raise BodyDecompressionError("lz4 frame is incomplete")
+    return out
+
+
 def decompress(data: bytes, compression: str, max_size: int = DEFAULT_MAX_BODY_SIZE) -> bytes:
     """Decompress ``data`` with ``compression`` (``zlib``, ``lz4`` or ``zstd``).
 
@@ -98,13 +128,7 @@ def decompress(data: bytes, compression: str, max_size: int = DEFAULT_MAX_BODY_S
                 raise BodyDecompressionError("zlib body is incomplete")
             return out
         if compression == "lz4":
-            d = lz4.frame.LZ4FrameDecompressor()
-            out = d.decompress(data, max_length=max_size + 1)
-            if len(out) > max_size:
-                raise BodyDecompressionError(f"lz4 body decompresses to more than {max_size} bytes")
-            if not d.eof:
-                raise BodyDecompressionError("lz4 frame is incomplete")
-            return out
+            return _lz4(data, max_size)
         if compression == "zstd":
             declared = zstandard.frame_content_size(bytes(data[:18]))
             if declared > max_size:

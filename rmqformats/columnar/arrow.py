@@ -225,11 +225,20 @@ def compressed_rows(w: Window, rows: np.ndarray) -> np.ndarray:
 
 def decompress_row(w: Window, row: int, max_body: int) -> bytes | np.ndarray | BodyError:
     """The decompressed body of the message ``row`` of the window, or why it does not decompress."""
-    sys_flag = int(w.i32[K.I32_SYS_FLAG][row])
-    code = (sys_flag & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT
-    p, n = int(w.i64[K.I64_BODY_POS][row]), int(w.i64[K.I64_BODY_LEN][row])
+    code = (int(w.i32[K.I32_SYS_FLAG][row]) & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT
+    return decompress_body(w, int(w.i64[K.I64_BODY_POS][row]), int(w.i64[K.I64_BODY_LEN][row]), code, max_body)
+
+
+def compression_codes(w: Window, rows: np.ndarray) -> np.ndarray:
+    """The compression type code (SYSFLAG bits 8-10) of the messages ``rows``."""
+    return (w.i32[K.I32_SYS_FLAG][rows] & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT
+
+def decompress_body(w: Window, pos: int, length: int, code: int, max_body: int) -> bytes | np.ndarray | BodyError:
+    """The body stored at ``pos`` (``length`` bytes) of the window decompressed by its compression
+    type ``code``, or why it does not decompress."""
     try:
-        return decompress_large(memoryview(w.buf)[p:p + n], _KINDS.get(code) or f"unknown({code})", max_body)
+        return decompress_large(memoryview(w.buf)[pos:pos + length], _KINDS.get(code) or f"unknown({code})",
+                                max_body)
     except BodyDecompressionError as exc:
         return BodyError(str(exc))
 
@@ -259,20 +268,23 @@ def _bodies(w: Window, rows: np.ndarray, decompress_bodies: bool, max_body: int,
         offsets, data, _ = K.gather(w.buf, pos, length)
         return pa.Array.from_buffers(pa.binary(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(data)]), None
     # Decompress the compressed bodies in Python (one library call each), then copy the stored
-    # bodies in one compiled pass and each decompressed one into its place.
+    # bodies in one compiled pass and the decompressed ones into their places.
     idx = compressed.tolist()
     plain = [decoded[i] if decoded is not None else decompress_row(w, int(rows[i]), max_body) for i in idx]
     errors: list[BodyError | None] | None = None
+    bad = [k for k, b in enumerate(plain) if isinstance(b, BodyError)]
+    if bad:  # kept as stored, with the reason
+        errors = [None] * len(rows)
+        for k in bad:
+            errors[idx[k]] = plain[k]
+        kept = set(bad)
+        idx = [i for k, i in enumerate(idx) if k not in kept]
+        plain = [b for k, b in enumerate(plain) if k not in kept]
     sizes = length.copy()
+    plain_sizes = np.fromiter(map(len, plain), np.int64, len(plain))
+    sizes[idx] = plain_sizes
     skip = np.zeros(len(rows), np.bool_)
-    for i, b in zip(idx, plain):
-        if isinstance(b, BodyError):  # kept as stored, with the reason
-            if errors is None:
-                errors = [None] * len(rows)
-            errors[i] = b
-        else:
-            sizes[i] = len(b)
-            skip[i] = True
+    skip[idx] = True
     if len(rows) == 1 and skip[0]:  # one body: the decompressed bytes are the column's data, not copied
         offsets = np.array([0, sizes[0]], np.int64)
         if offsets[-1] > MAX_COLUMN_BYTES:
@@ -285,11 +297,21 @@ def _bodies(w: Window, rows: np.ndarray, decompress_bodies: bool, max_body: int,
         raise OverflowError("bodies of one batch exceed 2 GiB")  # the caller splits the batch
     data = np.empty(int(offsets[-1]), np.uint8)
     K.gather_into(w.buf, pos, length, skip, offsets, data)
-    for i, b in zip(idx, plain):
-        if skip[i] and len(b):
-            data[offsets[i]:offsets[i + 1]] = np.frombuffer(b, np.uint8)
+    if int(plain_sizes.sum()) <= _JOINED_BODIES:  # the usual case: one join, one compiled copy
+        starts = np.zeros(len(plain), np.int64)
+        np.cumsum(plain_sizes[:-1], out=starts[1:])
+        K.scatter(np.frombuffer(b"".join(plain), np.uint8), starts, plain_sizes, offsets[idx], data)
+    else:  # large bodies: each copied into place, never all twice
+        for i, b in zip(idx, plain):
+            if len(b):
+                data[offsets[i]:offsets[i + 1]] = np.frombuffer(b, np.uint8)
     return pa.Array.from_buffers(pa.binary(), len(rows), [None, pa.py_buffer(offsets.astype(np.int32)),
                                                            pa.py_buffer(data)]), errors
+
+
+#: Decompressed bodies of a batch up to this many bytes are joined into one buffer and copied into
+#: the column in one compiled pass; larger ones are copied one by one (no second copy of them all).
+_JOINED_BODIES = 16 << 20
 
 
 def _body_errors(w: Window, rows: np.ndarray, max_body: int) -> list[BodyError | None] | None:

@@ -501,40 +501,68 @@ class ColumnarScan:
         kept as stored, with its reason in ``bodyError``, unless
         ``stop_at_corrupt_body`` (then it raises :class:`DecompressionError`).
         """
-        stored = w.i64[K.I64_BODY_LEN][rows].tolist()
-        is_compressed = np.zeros(len(rows), np.bool_)
-        is_compressed[compressed] = True
+        # Only the compressed rows are visited one by one (their fields taken as lists once); between
+        # them the bound is tested on the running total of the stored sizes, and where it is reached,
+        # the row is found by a binary search.
+        n = len(rows)
+        total = np.zeros(n + 1, np.int64)
+        np.cumsum(w.i64[K.I64_BODY_LEN][rows], out=total[1:])
+        picked = rows[compressed]
+        at_total = total[compressed].tolist()  # stored bytes before each compressed row
+        stored = w.i64[K.I64_BODY_LEN][picked].tolist()
+        where = w.i64[K.I64_BODY_POS][picked].tolist()
+        codes = A.compression_codes(w, picked).tolist()
         want_body = "body" in self.columns
         bound = self._batch_bytes
-        start = 0
-        held = 0
-        decoded: list = []
-        for j in range(len(rows)):
-            size = stored[j]
+        start = 0  # first row of the batch being filled
+        held = 0  # body bytes of rows[start:at], always below the bound here
+        at = 0  # next row to account for
+        base = 0  # stored bytes before row ``at`` (total[at])
+        decoded: dict[int, object] = {}  # row index -> decompressed body (or its BodyError) in the batch
+        for i, c in enumerate([*compressed.tolist(), n]):
+            upto = at_total[i] if c < n else int(total[n])
+            while at < c:  # stored bodies rows[at:c]
+                if held + upto - base < bound:
+                    held += upto - base
+                    at, base = c, upto
+                    break
+                end = int(np.searchsorted(total, bound - held + base))  # the row reaching it is end - 1
+                yield from self._built(w, rows, start, end, decoded)
+                start = at = end
+                held, base = 0, int(total[end])
+            if c == n:
+                break
+            value = A.decompress_body(w, where[i], stored[i], codes[i], self._max_body)
+            if isinstance(value, A.BodyError):
+                if self._stop_at_bad_body:
+                    raise A.decompression_error(w, int(rows[c]), value)
+                size = stored[i]  # kept as stored
+            else:
+                size = len(value)
+                if not want_body:
+                    value = None  # only whether it decompresses was needed
+            decoded[c] = value
             value = None
-            if is_compressed[j]:
-                value = A.decompress_row(w, int(rows[j]), self._max_body)
-                if isinstance(value, A.BodyError):
-                    if self._stop_at_bad_body:
-                        raise A.decompression_error(w, int(rows[j]), value)
-                else:
-                    size = len(value)
-                    if not want_body:
-                        value = None  # only whether it decompresses was needed
-            decoded.append(value)
             held += size
-            value = None
+            at, base = c + 1, upto + stored[i]
             if held >= bound:  # full: built now, so that no later body is held beside it
-                yield from self._built(w, rows[start:j + 1], decoded)
-                start, held, decoded = j + 1, 0, []
-        if start < len(rows):
-            yield from self._built(w, rows[start:], decoded)
+                yield from self._built(w, rows, start, at, decoded)
+                start, held = at, 0
+        if start < n:
+            yield from self._built(w, rows, start, n, decoded)
 
-    def _built(self, w: A.Window, rows: np.ndarray, decoded: list) -> Iterator[pa.RecordBatch]:
-        """The batches of ``rows`` built from ``decoded``, which is emptied before the first is handed
-        on: the decompressed bodies are then held once, in the batches, not also in the list."""
-        batches = list(self._build_rows(w, rows, decoded))
+    def _built(self, w: A.Window, rows: np.ndarray, start: int, stop: int,
+               decoded: dict[int, object]) -> Iterator[pa.RecordBatch]:
+        """The batches of ``rows[start:stop]`` built with the bodies in ``decoded`` (by index into ``rows``),
+        which is emptied before the first is handed on: the decompressed bodies are then held once, in
+        the batches, not also here."""
+        part = [None] * (stop - start)
+        for i, value in decoded.items():
+            part[i - start] = value
         decoded.clear()
+        rows = rows[start:stop]
+        batches = list(self._build_rows(w, rows, part))
+        part.clear()
         last = int(rows[-1])
         # Where (in the segment file) the record after the last one built starts: a range job over its
         # byte budget resumes there.
