@@ -311,7 +311,10 @@ const log = new RocketmqCommitlog(new KaitaiStream(fs.readFileSync('000000000000
 
 Each module is also loadable on its own (`require('{NPM_NAME}/RocketmqCommitlog')`), and in a
 browser through AMD or as a global. The runtime 0.11.0 reads some negative 64-bit integers
-wrong by 2^32 (e.g. -2147483649); JavaScript numbers hold integers exactly only up to 2^53."""
+wrong by 2^32 (e.g. -2147483649); JavaScript numbers hold integers exactly only up to 2^53. In the
+store files that is one field: a consume-queue unit's `tags_code` holding a `consumequeue_ext`
+address (-2^63 to -2^31-1, brokers with `enableConsumeQueueExt`), so its `is_ext_address` may be
+wrong too; every other value reads right."""
     (out / "README.md").write_text(_readme("javascript", specs, usage))
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rmqformats.index import index_key_hash
 
-from conftest import FIXTURES, store_path, truth_records
+from conftest import FIXTURES, VERSIONS, store_path, truth_records
 from test_commitlog_reference_parsers import _row
 
 #: ``BLANK_MAGIC_CODE``, signed as RocketMQ's Java and the specs hold it.
@@ -38,9 +38,12 @@ class Tally:
         self.checked = 0
         self.diffs: dict[str, list[str]] = {}
         self.errors: list[str] = []  # parse errors the driver printed
+        #: Every field compared (``"<spec>.<field>"``), also those that were equal.
+        self.fields: set[str] = set()
 
     def eq(self, field: str, got, want, where: str = "") -> bool:
         self.checked += leaves(want)
+        self.fields.add(f"{self.spec}.{field}")
         if got != want:
             self.diffs.setdefault(f"{self.spec}.{field}", []).append(f"{where}: {_short(got)} != {_short(want)}")
             return False
@@ -176,6 +179,45 @@ def check_consumequeue(driver, version: str, tmp: Path, tallies: dict[str, Tally
             for got, want in zip(units, q["units"]):
                 for k, v in want.items():
                     t.eq(names[k], got.get(k), v, f"{topic}/{qid}#{want['cqIndex']} {k}")
+
+
+#: ``ConsumeQueueExt.MAX_ADDR``: a tagsCode at or below it is the address of a ``consumequeue_ext`` unit.
+MAX_ADDR = -2147483649
+LONG_MIN = -(1 << 63)
+#: tagsCode values across the s8 range: tags hashes (sign-extended Java ints), a delay due time,
+#: and ext addresses (an ext offset plus ``Long.MIN_VALUE``), at both ends of their range.
+TAGS_CODES = (0, 5, -5, 2147483647, -2147483648, 1795377022390, MAX_ADDR, MAX_ADDR - 1, -4294967296,
+              -4294967297, LONG_MIN + 123_456_789, LONG_MIN + 1, LONG_MIN)
+
+
+def check_ext_addresses(driver, version: str, tmp: Path, tallies: dict[str, Tally]) -> None:
+    """A consume-queue file whose tagsCode values span the s8 range, ext addresses included.
+
+    No vector store was written with ``enableConsumeQueueExt``, so this file is built through
+    the spec (the construct schema); the values it was built from are the truth. The fields of
+    units holding an ext address are named ``...[ext address]``, so that a language whose
+    runtime cannot read them names that limit alone.
+    """
+    if version != VERSIONS[0]:
+        return  # one built file, whatever the vector store
+    from rmqformats.synth import encode_cq_units
+
+    t = tallies.setdefault("rocketmq_consumequeue", Tally("rocketmq_consumequeue"))
+    units = [(1000 * i, 100 + i, code) for i, code in enumerate(TAGS_CODES)]
+    path = tmp / "ext-addresses" / "00000000000000000000"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(encode_cq_units(units) + bytes(20))  # and the zero tail, as the broker's files end
+    [dump] = t.parsed(driver.run("rocketmq_consumequeue", [path], tmp=tmp), [path])
+    parsed = get(dump, "units") or []
+    t.eq("units", len(parsed), len(units) + 1, "units and the zero tail")
+    for u, (ofs, size, code) in zip(parsed, units):
+        ext = code <= MAX_ADDR
+        tag = "[ext address]" if ext else ""
+        where = f"tagsCode {code}"
+        t.eq("unit.ofs_commitlog", get(u, "ofs_commitlog"), ofs, where)
+        t.eq("unit.len_message", get(u, "len_message"), size, where)
+        t.eq(f"unit.tags_code{tag}", get(u, "tags_code"), code, where)
+        t.eq(f"unit.is_ext_address{tag}", get(u, "is_ext_address"), ext, where)
 
 
 def check_batch_consumequeue(driver, version: str, tmp: Path, tallies: dict[str, Tally]) -> None:
@@ -348,12 +390,13 @@ def check_timer(driver, version: str, tmp: Path, tallies: dict[str, Tally]) -> N
         tc.eq(f"data_version.{member}", get(cp, "data_version", member), want[key], version)
 
 
-CHECKS = {"commitlog": check_commitlog, "consumequeue": check_consumequeue,
+CHECKS = {"commitlog": check_commitlog, "consumequeue": check_consumequeue, "ext_addresses": check_ext_addresses,
           "batch_consumequeue": check_batch_consumequeue, "index": check_index,
           "checkpoint": check_checkpoint, "timer": check_timer}
 
 #: The specs each check reads.
 SPECS_OF = {"commitlog": ["rocketmq_commitlog", "rocketmq_message_batch"], "consumequeue": ["rocketmq_consumequeue"],
+            "ext_addresses": ["rocketmq_consumequeue"],
             "batch_consumequeue": ["rocketmq_batch_consumequeue"], "index": ["rocketmq_index_file"],
             "checkpoint": ["rocketmq_checkpoint"],
             "timer": ["rocketmq_timer_log", "rocketmq_timer_wheel", "rocketmq_timer_check"]}
