@@ -233,6 +233,7 @@ def compression_codes(w: Window, rows: np.ndarray) -> np.ndarray:
     """The compression type code (SYSFLAG bits 8-10) of the messages ``rows``."""
     return (w.i32[K.I32_SYS_FLAG][rows] & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT
 
+
 def decompress_body(w: Window, pos: int, length: int, code: int, max_body: int) -> bytes | np.ndarray | BodyError:
     """The body stored at ``pos`` (``length`` bytes) of the window decompressed by its compression
     type ``code``, or why it does not decompress."""
@@ -277,9 +278,9 @@ def _bodies(w: Window, rows: np.ndarray, decompress_bodies: bool, max_body: int,
         errors = [None] * len(rows)
         for k in bad:
             errors[idx[k]] = plain[k]
-        kept = set(bad)
-        idx = [i for k, i in enumerate(idx) if k not in kept]
-        plain = [b for k, b in enumerate(plain) if k not in kept]
+        failed = set(bad)
+        idx = [i for k, i in enumerate(idx) if k not in failed]
+        plain = [b for k, b in enumerate(plain) if k not in failed]
     sizes = length.copy()
     plain_sizes = np.fromiter(map(len, plain), np.int64, len(plain))
     sizes[idx] = plain_sizes
