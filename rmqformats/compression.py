@@ -45,17 +45,35 @@ def decompress_large(data, compression: str, max_size: int = DEFAULT_MAX_BODY_SI
     when they are written), so the memory held is the result and a piece; a
     view of the written part is returned.
     """
-    if compression != "zlib":
-        return decompress(data, compression, max_size)
+    return body_decompressor(compression)(data, max_size)
+
+
+def body_decompressor(compression: str):
+    """The function ``(data, max_size) -> bytes-like`` that :func:`decompress_large` calls for ``compression``.
+
+    A scan that decompresses many small bodies calls it directly, saving the
+    dispatch on the name for every body. It raises
+    :class:`BodyDecompressionError` as :func:`decompress` does, and for an
+    unknown name.
+    """
+    fn = _LARGE.get(compression)
+    if fn is None:
+        def fn(data, max_size: int, _name=compression):
+            raise BodyDecompressionError(f"unknown compression type {_name!r}")
+    return fn
+
+
+def _zlib_large(data, max_size: int):
+    """A zlib body inflated by :func:`decompress_large`'s rule (one piece as bytes, more into an array)."""
+    d = zlib.decompressobj()
     try:
-        d = zlib.decompressobj()
         piece = d.decompress(data, _PIECE)
+        if d.eof and len(piece) <= max_size:  # nearly every body: one piece
+            return piece
         if len(piece) > max_size:
             raise BodyDecompressionError(f"zlib body decompresses to more than {max_size} bytes")
-        if d.eof or (not d.unconsumed_tail and len(piece) < _PIECE):
-            if not d.eof:
-                raise BodyDecompressionError("zlib body is incomplete")
-            return piece
+        if not d.unconsumed_tail and len(piece) < _PIECE:
+            raise BodyDecompressionError("zlib body is incomplete")
         out = np.empty(max_size, np.uint8)
         out[:len(piece)] = np.frombuffer(piece, np.uint8)
         at = len(piece)
@@ -118,32 +136,58 @@ def decompress(data: bytes, compression: str, max_size: int = DEFAULT_MAX_BODY_S
     Raises :class:`BodyDecompressionError` when the data is corrupt or
     incomplete, or when the output would exceed ``max_size`` bytes.
     """
+    fn = _SMALL.get(compression)
+    if fn is None:
+        raise BodyDecompressionError(f"unknown compression type {compression!r}")
+    return fn(data, max_size)
+
+
+def _zlib(data, max_size: int) -> bytes:
+    """A zlib body inflated in one call, up to ``max_size`` bytes."""
     try:
-        if compression == "zlib":
-            d = zlib.decompressobj()
-            out = d.decompress(data, max_size + 1)
-            if len(out) > max_size:
-                raise BodyDecompressionError(f"zlib body decompresses to more than {max_size} bytes")
-            if not d.eof:
-                raise BodyDecompressionError("zlib body is incomplete")
-            return out
-        if compression == "lz4":
-            return _lz4(data, max_size)
-        if compression == "zstd":
-            declared = zstandard.frame_content_size(bytes(data[:18]))
-            if declared > max_size:
-                raise BodyDecompressionError(f"zstd body decompresses to more than {max_size} bytes "
-                                             f"(its frame declares {declared})")
-            try:
-                # Without a declared size, max_output_size caps the output buffer.
-                return _zstd().decompress(data, max_output_size=max_size)
-            except zstandard.ZstdError as exc:
-                if declared == -1:
-                    raise BodyDecompressionError(f"zstd body is corrupt or decompresses to more than "
-                                                 f"{max_size} bytes: {exc}") from None
-                raise
+        d = zlib.decompressobj()
+        out = d.decompress(data, max_size + 1)
+    except (zlib.error, ValueError, MemoryError) as exc:
+        raise BodyDecompressionError(f"zlib body is corrupt: {exc}") from exc
+    if len(out) > max_size:
+        raise BodyDecompressionError(f"zlib body decompresses to more than {max_size} bytes")
+    if not d.eof:
+        raise BodyDecompressionError("zlib body is incomplete")
+    return out
+
+
+def _lz4_body(data, max_size: int) -> bytes:
+    """:func:`_lz4` with the library's errors as :class:`BodyDecompressionError`."""
+    try:
+        return _lz4(data, max_size)
     except BodyDecompressionError:
         raise
-    except (zlib.error, RuntimeError, zstandard.ZstdError, ValueError, MemoryError) as exc:
-        raise BodyDecompressionError(f"{compression} body is corrupt: {exc}") from exc
-    raise BodyDecompressionError(f"unknown compression type {compression!r}")
+    except (RuntimeError, ValueError, MemoryError) as exc:
+        raise BodyDecompressionError(f"lz4 body is corrupt: {exc}") from exc
+
+
+def _zstd_body(data, max_size: int) -> bytes:
+    """A zstd frame decompressed, up to ``max_size`` bytes (its declared size is checked first)."""
+    try:
+        declared = zstandard.frame_content_size(bytes(data[:18]))
+        if declared > max_size:
+            raise BodyDecompressionError(f"zstd body decompresses to more than {max_size} bytes "
+                                         f"(its frame declares {declared})")
+        try:
+            # Without a declared size, max_output_size caps the output buffer.
+            return _zstd().decompress(data, max_output_size=max_size)
+        except zstandard.ZstdError as exc:
+            if declared == -1:
+                raise BodyDecompressionError(f"zstd body is corrupt or decompresses to more than "
+                                             f"{max_size} bytes: {exc}") from None
+            raise
+    except BodyDecompressionError:
+        raise
+    except (zstandard.ZstdError, RuntimeError, ValueError, MemoryError) as exc:
+        raise BodyDecompressionError(f"zstd body is corrupt: {exc}") from exc
+
+
+#: Decompressors by name: for :func:`decompress` (the result in one bytes object) and for
+#: :func:`decompress_large` (a large zlib body inflated into an array).
+_SMALL = {"zlib": _zlib, "lz4": _lz4_body, "zstd": _zstd_body}
+_LARGE = {**_SMALL, "zlib": _zlib_large}

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import properties as props
-from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError, decompress_large
+from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError, body_decompressor
 from ..errors import DecompressionError
 from . import kernels as K
 from . import layout as L
@@ -238,10 +238,15 @@ def decompress_body(w: Window, pos: int, length: int, code: int, max_body: int) 
     """The body stored at ``pos`` (``length`` bytes) of the window decompressed by its compression
     type ``code``, or why it does not decompress."""
     try:
-        return decompress_large(memoryview(w.buf)[pos:pos + length], _KINDS.get(code) or f"unknown({code})",
-                                max_body)
+        return body_decompressor_of(code)(memoryview(w.buf)[pos:pos + length], max_body)
     except BodyDecompressionError as exc:
         return BodyError(str(exc))
+
+
+def body_decompressor_of(code: int):
+    """The decompressor (see :func:`rmqformats.compression.body_decompressor`) of compression type ``code``."""
+    fn = _DECOMPRESSORS.get(code)
+    return fn if fn is not None else body_decompressor(f"unknown({code})")
 
 
 class BodyError(str):
@@ -329,6 +334,7 @@ def _body_errors(w: Window, rows: np.ndarray, max_body: int) -> list[BodyError |
 
 #: Compression type code -> name for :func:`rmqformats.compression.decompress` (type 0 is zlib).
 _KINDS = {code: ("zlib" if name == "unspecified" else name) for code, name in L.COMPRESSION_NAMES.items()}
+_DECOMPRESSORS = {code: body_decompressor(kind) for code, kind in _KINDS.items()}
 
 
 def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], decompress_bodies: bool = True,

@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from ..commitlog import (Blank, CommitLog, DataEnd, EndReason, Segment, SCHEDULE_TOPIC, check_record, classify_end,
                          decode_message, unfinished_reason)
-from ..compression import DEFAULT_MAX_BODY_SIZE
+from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError
 from ..errors import (
     BadMagicError,
     CrcMismatchError,
@@ -511,7 +511,9 @@ class ColumnarScan:
         at_total = total[compressed].tolist()  # stored bytes before each compressed row
         stored = w.i64[K.I64_BODY_LEN][picked].tolist()
         where = w.i64[K.I64_BODY_POS][picked].tolist()
-        codes = A.compression_codes(w, picked).tolist()
+        decompressors = [A.body_decompressor_of(code) for code in A.compression_codes(w, picked).tolist()]
+        view = memoryview(w.buf)
+        max_body = self._max_body
         want_body = "body" in self.columns
         bound = self._batch_bytes
         start = 0  # first row of the batch being filled
@@ -532,15 +534,17 @@ class ColumnarScan:
                 held, base = 0, int(total[end])
             if c == n:
                 break
-            value = A.decompress_body(w, where[i], stored[i], codes[i], self._max_body)
-            if isinstance(value, A.BodyError):
-                if self._stop_at_bad_body:
-                    raise A.decompression_error(w, int(rows[c]), value)
-                size = stored[i]  # kept as stored
-            else:
+            p = where[i]
+            try:
+                value = decompressors[i](view[p:p + stored[i]], max_body)
                 size = len(value)
                 if not want_body:
                     value = None  # only whether it decompresses was needed
+            except BodyDecompressionError as exc:
+                if self._stop_at_bad_body:
+                    raise A.decompression_error(w, int(rows[c]), str(exc)) from None
+                value = A.BodyError(str(exc))
+                size = stored[i]  # kept as stored
             decoded[c] = value
             value = None
             held += size
