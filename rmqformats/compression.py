@@ -56,11 +56,14 @@ def body_decompressor(compression: str):
     :class:`BodyDecompressionError` as :func:`decompress` does, and for an
     unknown name.
     """
-    fn = _LARGE.get(compression)
-    if fn is None:
-        def fn(data, max_size: int, _name=compression):
-            raise BodyDecompressionError(f"unknown compression type {_name!r}")
-    return fn
+    return _LARGE.get(compression) or _unknown(compression)
+
+
+def _unknown(compression: str):
+    """The decompressor of a compression name that is none of ``zlib``, ``lz4`` and ``zstd``: it refuses."""
+    def refuse(data, max_size: int):
+        raise BodyDecompressionError(f"unknown compression type {compression!r}")
+    return refuse
 
 
 def _zlib_large(data, max_size: int):
@@ -114,15 +117,18 @@ def _lz4(data, max_size: int) -> bytes:
     """
     d = lz4.frame.LZ4FrameDecompressor()
     limit = max_size + 1  # one byte over the bound tells a body that passes it
-    out = d.decompress(data, max_length=min(limit, max(1 << 16, _LZ4_FIRST_RATIO * len(data))))
-    if not d.eof and not d.needs_input:  # more output: the rest in pieces of up to _PIECE bytes
-        pieces = [out]
-        total = len(out)
-        while not d.eof and not d.needs_input and total < limit:
-            piece = d.decompress(b"", max_length=min(limit - total, _PIECE))
-            pieces.append(piece)
-            total += len(piece)
-        out = b"".join(pieces)
+    try:
+        out = d.decompress(data, max_length=min(limit, max(1 << 16, _LZ4_FIRST_RATIO * len(data))))
+        if not d.eof and not d.needs_input:  # more output: the rest in pieces of up to _PIECE bytes
+            pieces = [out]
+            total = len(out)
+            while not d.eof and not d.needs_input and total < limit:
+                piece = d.decompress(b"", max_length=min(limit - total, _PIECE))
+                pieces.append(piece)
+                total += len(piece)
+            out = b"".join(pieces)
+    except (RuntimeError, ValueError, MemoryError) as exc:
+        raise BodyDecompressionError(f"lz4 body is corrupt: {exc}") from exc
     if len(out) > max_size:
         raise BodyDecompressionError(f"lz4 body decompresses to more than {max_size} bytes")
     if not d.eof:
@@ -136,10 +142,7 @@ def decompress(data: bytes, compression: str, max_size: int = DEFAULT_MAX_BODY_S
     Raises :class:`BodyDecompressionError` when the data is corrupt or
     incomplete, or when the output would exceed ``max_size`` bytes.
     """
-    fn = _SMALL.get(compression)
-    if fn is None:
-        raise BodyDecompressionError(f"unknown compression type {compression!r}")
-    return fn(data, max_size)
+    return (_SMALL.get(compression) or _unknown(compression))(data, max_size)
 
 
 def _zlib(data, max_size: int) -> bytes:
@@ -154,16 +157,6 @@ def _zlib(data, max_size: int) -> bytes:
     if not d.eof:
         raise BodyDecompressionError("zlib body is incomplete")
     return out
-
-
-def _lz4_body(data, max_size: int) -> bytes:
-    """:func:`_lz4` with the library's errors as :class:`BodyDecompressionError`."""
-    try:
-        return _lz4(data, max_size)
-    except BodyDecompressionError:
-        raise
-    except (RuntimeError, ValueError, MemoryError) as exc:
-        raise BodyDecompressionError(f"lz4 body is corrupt: {exc}") from exc
 
 
 def _zstd_body(data, max_size: int) -> bytes:
@@ -189,5 +182,5 @@ def _zstd_body(data, max_size: int) -> bytes:
 
 #: Decompressors by name: for :func:`decompress` (the result in one bytes object) and for
 #: :func:`decompress_large` (a large zlib body inflated into an array).
-_SMALL = {"zlib": _zlib, "lz4": _lz4_body, "zstd": _zstd_body}
+_SMALL = {"zlib": _zlib, "lz4": _lz4, "zstd": _zstd_body}
 _LARGE = {**_SMALL, "zlib": _zlib_large}

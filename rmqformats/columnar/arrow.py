@@ -225,22 +225,17 @@ def compressed_rows(w: Window, rows: np.ndarray) -> np.ndarray:
 
 def decompress_row(w: Window, row: int, max_body: int) -> bytes | np.ndarray | BodyError:
     """The decompressed body of the message ``row`` of the window, or why it does not decompress."""
+    p, n = int(w.i64[K.I64_BODY_POS][row]), int(w.i64[K.I64_BODY_LEN][row])
     code = (int(w.i32[K.I32_SYS_FLAG][row]) & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT
-    return decompress_body(w, int(w.i64[K.I64_BODY_POS][row]), int(w.i64[K.I64_BODY_LEN][row]), code, max_body)
+    try:
+        return body_decompressor_of(code)(memoryview(w.buf)[p:p + n], max_body)
+    except BodyDecompressionError as exc:
+        return BodyError(str(exc))
 
 
 def compression_codes(w: Window, rows: np.ndarray) -> np.ndarray:
     """The compression type code (SYSFLAG bits 8-10) of the messages ``rows``."""
     return (w.i32[K.I32_SYS_FLAG][rows] & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT
-
-
-def decompress_body(w: Window, pos: int, length: int, code: int, max_body: int) -> bytes | np.ndarray | BodyError:
-    """The body stored at ``pos`` (``length`` bytes) of the window decompressed by its compression
-    type ``code``, or why it does not decompress."""
-    try:
-        return body_decompressor_of(code)(memoryview(w.buf)[pos:pos + length], max_body)
-    except BodyDecompressionError as exc:
-        return BodyError(str(exc))
 
 
 def body_decompressor_of(code: int):
@@ -332,9 +327,9 @@ def _body_errors(w: Window, rows: np.ndarray, max_body: int) -> list[BodyError |
     return errors
 
 
-#: Compression type code -> name for :func:`rmqformats.compression.decompress` (type 0 is zlib).
-_KINDS = {code: ("zlib" if name == "unspecified" else name) for code, name in L.COMPRESSION_NAMES.items()}
-_DECOMPRESSORS = {code: body_decompressor(kind) for code, kind in _KINDS.items()}
+#: Compression type code -> its decompressor (type 0, "unspecified", is zlib).
+_DECOMPRESSORS = {code: body_decompressor("zlib" if name == "unspecified" else name)
+                  for code, name in L.COMPRESSION_NAMES.items()}
 
 
 def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], decompress_bodies: bool = True,

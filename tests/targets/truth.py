@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from rmqformats.consumequeue_ext import MAX_ADDR, is_ext_address
 from rmqformats.index import index_key_hash
 
 from conftest import FIXTURES, VERSIONS, store_path, truth_records
@@ -181,8 +182,6 @@ def check_consumequeue(driver, version: str, tmp: Path, tallies: dict[str, Tally
                     t.eq(names[k], got.get(k), v, f"{topic}/{qid}#{want['cqIndex']} {k}")
 
 
-#: ``ConsumeQueueExt.MAX_ADDR``: a tagsCode at or below it is the address of a ``consumequeue_ext`` unit.
-MAX_ADDR = -2147483649
 LONG_MIN = -(1 << 63)
 #: tagsCode values across the s8 range: tags hashes (sign-extended Java ints), a delay due time,
 #: and ext addresses (an ext offset plus ``Long.MIN_VALUE``), at both ends of their range.
@@ -211,7 +210,7 @@ def check_ext_addresses(driver, version: str, tmp: Path, tallies: dict[str, Tall
     parsed = get(dump, "units") or []
     t.eq("units", len(parsed), len(units) + 1, "units and the zero tail")
     for u, (ofs, size, code) in zip(parsed, units):
-        ext = code <= MAX_ADDR
+        ext = is_ext_address(code)
         tag = "[ext address]" if ext else ""
         where = f"tagsCode {code}"
         t.eq("unit.ofs_commitlog", get(u, "ofs_commitlog"), ofs, where)
