@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
+
+from rmqformats.codegen.dist import RUNTIMES_ENV, runtimes_dir
 
 FIXTURES = Path(__file__).parent / "fixtures"
 VERSIONS = ["rocketmq-4.9.7", "rocketmq-5.1.4", "rocketmq-5.3.3"]
@@ -36,6 +39,30 @@ def store_copy(tmp_path, version) -> Path:
     return dst
 
 
+#: The official Kaitai runtimes the cross-language tests build against (tests/test_targets.py,
+#: tests/test_dist_parsers.py): ``$RMQFORMATS_KAITAI_RUNTIMES``, else ``../shared/kaitai/runtimes``.
+RUNTIMES = runtimes_dir()
+
+
+def runtimes_missing(lang: str | None = None) -> str | None:
+    """Why the Kaitai runtime of ``lang`` (any, when None) cannot be used here, in one line; None when it can."""
+    folder = RUNTIMES if lang is None else RUNTIMES / lang
+    if folder.is_dir():
+        return None
+    return (f"the Kaitai runtimes are not at {folder} (set {RUNTIMES_ENV}, or KAITAI_RUNTIMES=... for make, "
+            "to a folder holding the official runtimes, one folder per language)")
+
+
+def skip_without_runtime(lang: str | None = None) -> None:
+    """Skip the calling test, naming what is missing, when the runtime is absent; under CI, fail instead."""
+    why = runtimes_missing(lang)
+    if why is None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(why)
+    pytest.skip(why)
+
+
 def pytest_terminal_summary(terminalreporter, config):
     """Say loudly, at the end of every run, when the Spark adapter's tests could not run; print the language
     table of tests/test_targets.py (spec x language) when it ran."""
@@ -45,6 +72,9 @@ def pytest_terminal_summary(terminalreporter, config):
         terminalreporter.write_sep(
             "!", "SPARK TESTS SKIPPED: pyspark is not installed (make setup-spark installs the [spark] extra)",
             yellow=True, bold=True)
+    why = runtimes_missing()
+    if why is not None and any(m in sys.modules for m in ("test_targets", "test_dist_parsers")):
+        terminalreporter.write_sep("!", f"CROSS-LANGUAGE TESTS SKIPPED: {why}", yellow=True, bold=True)
     table = sys.modules.get("table")
     if table is None or not getattr(table, "RESULTS", None):
         return

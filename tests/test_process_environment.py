@@ -51,8 +51,9 @@ _READ_ONLY_RUN = textwrap.dedent("""
     exec 3>"$OUT/no-cache.jsonl" 4>"$OUT/no-cache.txt"
     env -u XDG_CACHE_HOME -u NUMBA_CACHE_DIR HOME="$RO_HOME" TMPDIR="$CACHE_TMP" \\
         "$PYTHON" -m rmqformats messages --sample --format jsonl > "$OUT/with-tmp.jsonl"
-    # No temporary folder either: every place Python's tempfile looks is read-only (/tmp last: it holds RO_TMP).
-    for d in /usr/tmp /var/tmp /tmp; do if [ -d "$d" ]; then mount --bind -o ro "$RO_TMP" "$d"; fi; done
+    # No temporary folder either: every place Python's tempfile looks is made read-only where it is, so that
+    # a checkout or virtualenv living under /tmp stays visible.
+    for d in /usr/tmp /var/tmp /tmp; do if [ -d "$d" ]; then mount --bind -o ro "$d" "$d"; fi; done
     env -u XDG_CACHE_HOME -u NUMBA_CACHE_DIR -u TMPDIR HOME="$RO_HOME" \\
         "$PYTHON" -m rmqformats messages --sample --format jsonl >&3
     env -u XDG_CACHE_HOME -u NUMBA_CACHE_DIR -u TMPDIR HOME="$RO_HOME" \\

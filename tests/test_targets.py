@@ -23,7 +23,7 @@ import harness  # noqa: E402
 import table  # noqa: E402
 import truth  # noqa: E402
 
-from conftest import VERSIONS  # noqa: E402
+from conftest import VERSIONS, runtimes_missing  # noqa: E402
 
 TARGETS = harness.targets()
 SPECS = harness.spec_ids()
@@ -46,14 +46,17 @@ def built(tmp_path_factory):
             target = TARGETS[name]
             missing = target.missing_tools()
             if missing:
-                cache[name] = ("missing", missing)
+                cache[name] = ("missing", f"{name}: toolchain missing ({', '.join(missing)}); "
+                                          "run `make setup-toolchains`")
+            elif target.missing_runtime() is not None:
+                cache[name] = ("missing", f"{name}: {runtimes_missing(target.runtime)}")
             else:
                 cache[name] = _build(target, tmp_path_factory.mktemp(f"target-{name}"))
         state = cache[name]
         if state[0] == "missing":
             if os.environ.get("CI"):
-                pytest.fail(f"{name}: toolchain missing ({', '.join(state[1])}); run `make setup-toolchains`")
-            pytest.skip(f"{name}: toolchain missing ({', '.join(state[1])}); run `make setup-toolchains`")
+                pytest.fail(state[1])
+            pytest.skip(state[1])
         return state
     return get
 

@@ -16,13 +16,19 @@ for each language, and the output is laid out as that language's users expect it
 
 Each folder has a README naming the runtime it needs (repository, version, commit) and how to
 use the package. The runtimes themselves are not copied: the Java jar is only compiled against
-the Java runtime (``--runtimes``, by default ``../shared/kaitai/runtimes`` beside the checkout).
+the Java runtime (``--runtimes``; by default ``$RMQFORMATS_KAITAI_RUNTIMES``, else
+``../shared/kaitai/runtimes`` beside the checkout: see :func:`runtimes_dir`).
+
+A language that cannot be packaged here (a missing toolchain or runtime) is left out and named,
+and the command still writes every other package; ``--strict`` (CI) makes that an error. A
+package folder is replaced only once its new content is complete, never left half written.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -36,6 +42,19 @@ import yaml
 from .__main__ import compile_ksy
 
 REPO = Path(__file__).resolve().parents[2]
+
+#: The environment variable naming the folder of the official Kaitai runtimes (one folder per language).
+RUNTIMES_ENV = "RMQFORMATS_KAITAI_RUNTIMES"
+
+
+def runtimes_dir() -> Path:
+    """Where the official Kaitai runtimes are: ``$RMQFORMATS_KAITAI_RUNTIMES``, else ``../shared/kaitai/runtimes``.
+
+    The cross-language tests, the parser packages' tests and ``make dist-parsers`` all read them here.
+    """
+    value = os.environ.get(RUNTIMES_ENV)
+    return Path(value).resolve() if value else REPO.parent / "shared" / "kaitai" / "runtimes"
+
 
 def _project_version() -> str:
     """The version in pyproject.toml (the checkout's, which the packages are built from), or the installed
@@ -468,15 +487,20 @@ PACKAGERS = {
 
 
 def build(out: Path, *, formats: Path = REPO / "formats", ksc: Path = REPO / "tools" / "ksc",
-          runtimes: Path = REPO.parent / "shared" / "kaitai" / "runtimes",
-          languages: tuple[str, ...] = LANGUAGES) -> dict[str, Path]:
+          runtimes: Path | None = None, languages: tuple[str, ...] = LANGUAGES,
+          left_out: dict[str, str] | None = None) -> dict[str, Path]:
     """Write ``out/<language>/`` for each language (replacing what was there); returns the folders.
 
-    Raises :class:`DistError` naming the language when one cannot be built.
+    ``runtimes`` defaults to :func:`runtimes_dir`. A language that cannot be packaged raises
+    :class:`DistError` naming it, unless ``left_out`` is given: then its reason is stored there
+    under the language's name and the other languages are still written. Either way no
+    language's folder is left half written: a package is built in a temporary folder and
+    moved into place once complete.
     """
     unknown = set(languages) - set(PACKAGERS)
     if unknown:
         raise DistError(f"unknown languages: {', '.join(sorted(unknown))} (known: {', '.join(LANGUAGES)})")
+    runtimes = runtimes_dir() if runtimes is None else runtimes
     specs = sorted(formats.glob("*.ksy"))
     ids = _spec_ids(formats)
     out.mkdir(parents=True, exist_ok=True)
@@ -484,19 +508,36 @@ def build(out: Path, *, formats: Path = REPO / "formats", ksc: Path = REPO / "to
     for lang in languages:
         folder = out / lang
         with tempfile.TemporaryDirectory(prefix=f"rmq-dist-{lang}-") as tmp:
-            gen = _compiled(lang, specs, ksc, Path(tmp, "gen"))
-            staging = Path(tmp, "pkg")
-            staging.mkdir()
             try:
+                gen = _compiled(lang, specs, ksc, Path(tmp, "gen"))
+                staging = Path(tmp, "pkg")
+                staging.mkdir()
                 PACKAGERS[lang](gen, staging, ids, runtimes)
             except DistError as err:
-                raise DistError(f"{lang}: {err}") from None
-            if folder.exists():
-                shutil.rmtree(folder)
-            shutil.copytree(staging, folder)
+                reason = str(err).removeprefix(f"{lang}: ")
+                if left_out is None:
+                    raise DistError(f"{lang}: {reason}") from None
+                left_out[lang] = reason
+                continue
+            _replace(folder, staging)
         written[lang] = folder
     _index(out, {lang: out / lang for lang in LANGUAGES if (out / lang).is_dir()})
     return written
+
+
+def _replace(folder: Path, staging: Path) -> None:
+    """Put a complete package at ``folder``: copied beside it, then renamed over the old one."""
+    fresh = folder.with_name(f".{folder.name}.new")
+    old = folder.with_name(f".{folder.name}.old")
+    for leftover in (fresh, old):
+        if leftover.exists():
+            shutil.rmtree(leftover)
+    shutil.copytree(staging, fresh)
+    if folder.exists():
+        folder.rename(old)
+    fresh.rename(folder)
+    if old.exists():
+        shutil.rmtree(old)
 
 
 def _index(out: Path, written: dict[str, Path]) -> None:
@@ -518,17 +559,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=REPO / "dist" / "parsers")
     parser.add_argument("--formats", type=Path, default=REPO / "formats")
     parser.add_argument("--ksc", type=Path, default=REPO / "tools" / "ksc")
-    parser.add_argument("--runtimes", type=Path, default=REPO.parent / "shared" / "kaitai" / "runtimes")
+    parser.add_argument("--runtimes", type=Path, default=None,
+                        help=f"the Kaitai runtimes' folder (default: ${RUNTIMES_ENV}, else ../shared/kaitai/runtimes)")
     parser.add_argument("--languages", nargs="+", default=list(LANGUAGES), choices=LANGUAGES, metavar="LANG")
+    parser.add_argument("--strict", action="store_true",
+                        help="fail when a language cannot be packaged, instead of leaving it out")
     args = parser.parse_args(argv)
+    left_out: dict[str, str] = {}
     try:
         written = build(args.out, formats=args.formats, ksc=args.ksc, runtimes=args.runtimes,
-                        languages=tuple(args.languages))
+                        languages=tuple(args.languages), left_out=left_out)
     except DistError as err:
         print(f"dist-parsers: {err}", file=sys.stderr)
         return 1
     for lang, folder in written.items():
         print(f"{lang}: {folder}")
+    for lang, reason in left_out.items():
+        print(f"dist-parsers: left out {lang}: {reason}", file=sys.stderr)
+    if left_out and args.strict:
+        return 1
     return 0
 
 

@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Callable
 
 from rmqformats.codegen.__main__ import compile_ksy
+from rmqformats.codegen.dist import runtimes_dir
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 FORMATS = REPO / "formats"
 KSC = REPO / "tools" / "ksc"
-RUNTIMES = REPO.parent / "shared" / "kaitai" / "runtimes"
+RUNTIMES = runtimes_dir()  # $RMQFORMATS_KAITAI_RUNTIMES, else ../shared/kaitai/runtimes
 
 #: Environment every build and driver starts from (plus what a target adds).
 BASE_ENV = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "TMPDIR") if k in os.environ}
@@ -80,6 +81,12 @@ class Target:
 
     def missing_tools(self) -> list[str]:
         return [t for t in self.tools if shutil.which(t) is None]
+
+    def missing_runtime(self) -> Path | None:
+        """The runtime folder this target builds against when it is absent; None when present or not needed."""
+        if self.runtime is None or (RUNTIMES / self.runtime).is_dir():
+            return None
+        return RUNTIMES / self.runtime
 
 
 def load_module(path: Path, name: str):
