@@ -317,8 +317,12 @@ def _javascript(gen: Path, out: Path, specs: list[str], runtimes: Path) -> None:
     (out / "package.json").write_text(json.dumps(package, indent=2) + "\n")
     usage = f"""
 ```
-npm install /path/to/this/folder      # or: npm pack, then install the .tgz
+npm pack /path/to/this/folder                   # writes {NPM_NAME}-{VERSION}.tgz here
+npm install ./{NPM_NAME}-{VERSION}.tgz           # installs it with its runtime, kaitai-struct
 ```
+
+(`npm install /path/to/this/folder` links the folder instead, without installing its dependency,
+so `require('kaitai-struct/KaitaiStream')` then fails.)
 
 ```js
 const fs = require('fs');
