@@ -257,7 +257,11 @@ project(rmqformats_parsers VERSION {VERSION} LANGUAGES CXX)
 
 # The Kaitai C++/STL runtime: either a target `kaitai_struct_cpp_stl_runtime` defined before
 # this folder is added, or its source folder in KAITAI_STRUCT_RUNTIME_DIR.
-set(KAITAI_STRUCT_RUNTIME_DIR "" CACHE PATH "kaitai_struct_cpp_stl_runtime source folder")
+# A caller's plain variable wins: before CMake 3.21 (policy CMP0126) a cache `set` on the first
+# configure would hide it, so the cache entry is only made when the caller set nothing.
+if(NOT DEFINED KAITAI_STRUCT_RUNTIME_DIR)
+  set(KAITAI_STRUCT_RUNTIME_DIR "" CACHE PATH "kaitai_struct_cpp_stl_runtime source folder")
+endif()
 if(NOT TARGET kaitai_struct_cpp_stl_runtime)
   if(NOT KAITAI_STRUCT_RUNTIME_DIR)
     message(FATAL_ERROR "set KAITAI_STRUCT_RUNTIME_DIR to the kaitai_struct_cpp_stl_runtime folder")
@@ -372,12 +376,19 @@ kaitai = {{ git = "{rt.repository}", rev = "{rt.commit}" }}
 ```
 
 ```rust
-use rmqformats_parsers::kaitai::{{BytesReader, KStruct}};
+use rmqformats_parsers::kaitai::{{BytesReader, KStruct, OptRc}};
 use rmqformats_parsers::rocketmq_commitlog::RocketmqCommitlog;
 
-let bytes = std::fs::read("00000000000000000000")?;
-let log = RocketmqCommitlog::read_into::<_, RocketmqCommitlog>(&BytesReader::from(bytes), None, None)?;
+fn main() {{
+    let reader = BytesReader::from(std::fs::read("00000000000000000000").expect("read the segment"));
+    let log: OptRc<RocketmqCommitlog> =
+        RocketmqCommitlog::read_into::<BytesReader, RocketmqCommitlog>(&reader, None, None).expect("parse");
+    println!("{{}} records", log.records().len());
+}}
 ```
+
+The runtime's error type (`KError`) does not implement `std::error::Error`, so `?` in a `main`
+returning `Box<dyn Error>` does not compile with it: unwrap, or map it to your own error type.
 
 The crate re-exports the runtime as `rmqformats_parsers::kaitai`. The runtime crate `kaitai` is
 not on crates.io (a different crate has that name there): `Cargo.toml` takes it from its
