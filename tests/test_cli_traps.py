@@ -227,3 +227,15 @@ def test_storegen_has_a_command_line():
     assert all(a.help for a in parser._actions)
     args = parser.parse_args(["--kind", "small", "--mib", "3", "--out", "x", "--seed", "7"])
     assert (args.kind, args.mib, args.out, args.seed) == ("small", 3, "x", 7)
+
+
+def test_the_readme_shows_the_lookup_notes_as_printed(tmp_path, capsys):
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    _, _, err = run(capsys, "lookup", STORE, "--topic", "TopicTest", "--key", "key-1", "--begin", "2030-01-01")
+    assert err.replace(str(STORE), "STORE") in readme
+    root = tmp_path / "s"
+    shutil.copytree(STORE, root, ignore=shutil.ignore_patterns("index", "commitlog", "consumequeue"))
+    (root / "index").mkdir()
+    (root / "commitlog").mkdir()
+    _, _, err = run(capsys, "lookup", root, "--topic", "TopicTest", "--key", "key-1")
+    assert err.replace(str(root), "STORE-WITHOUT-INDEX") in readme
