@@ -20,6 +20,7 @@ the consume-queue layout, checked against the construct schema, written in
 
 from __future__ import annotations
 
+import argparse
 import functools
 import ipaddress
 import json
@@ -27,6 +28,7 @@ import os
 import random
 import shutil
 import struct
+import sys
 import time
 import zlib
 from dataclasses import asdict, dataclass
@@ -676,3 +678,53 @@ def ensure_store(data_dir: str, shape: str, mib: int, segment_mib: int, seed: in
         print(f"reusing the {shape!r} log: {manifest['messages']:,} messages in {folder} "
               f"(generated in {manifest['generation_seconds']} s)", flush=True)
     return os.path.join(folder, "store"), manifest
+
+
+#: The bench scripts' defaults: ``benchmarks/data/`` and their seed.
+DEFAULT_DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+DEFAULT_SEED = 20261122
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``python benchmarks/storegen.py``."""
+    p = argparse.ArgumentParser(
+        prog="storegen.py", description="Generate a broker store for the benchmarks: a commit log of the given "
+                                        "size in segments, and its consume queues, under OUT/<kind>-<mib>mib-"
+                                        "seg<segment-mib>-seed<seed>/store (reused when already there with the "
+                                        "same parameters).")
+    p.add_argument("--kind", choices=sorted(SHAPES), default="mixed",
+                   help="the message mix: mixed (bodies of 100 B-4 KiB) or small (10-200 B) (default: mixed)")
+    p.add_argument("--mib", type=_positive, default=1100, help="MiB of message data (default: 1100)")
+    p.add_argument("--segment-mib", type=_positive, default=1024,
+                   help="commit-log segment size in MiB (default: 1024, the broker's 1 GiB)")
+    p.add_argument("--out", default=DEFAULT_DATA_DIR,
+                   help=f"folder the store is generated under (default: {DEFAULT_DATA_DIR})")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                   help=f"random seed: the same seed gives the same bytes (default: {DEFAULT_SEED})")
+    p.add_argument("--span-hours", type=float,
+                   help="spread the store times over this many hours (default: about 1 ms apart)")
+    p.add_argument("--regenerate", action="store_true", help="generate again even when the store is there")
+    return p
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Generate (or reuse) the store the options describe; prints its root."""
+    args = build_parser().parse_args(argv)
+    root, _ = ensure_store(args.out, args.kind, args.mib, args.segment_mib, args.seed,
+                           regenerate=args.regenerate, span_hours=args.span_hours)
+    print(root)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

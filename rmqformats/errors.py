@@ -10,6 +10,7 @@ message with the file's whole path (the command line prints that).
 from __future__ import annotations
 
 import os
+import re
 
 
 def display_path(path: str | os.PathLike[str] | None) -> str:
@@ -20,6 +21,20 @@ def display_path(path: str | os.PathLike[str] | None) -> str:
     parent, name = os.path.split(os.path.normpath(path))
     folder = os.path.basename(parent)
     return f"{folder}/{name}" if folder else name
+
+
+def with_article(text: object) -> str:
+    """``text`` after "a" or "an" as it is read aloud: "an index file", "an 8-byte read", "an 11-byte read",
+    "a 20-byte read", "a commit-log segment"."""
+    text = str(text)
+    head = text[:1].lower()
+    if head.isdigit():
+        digits = re.match(r"\d+", text).group()  # type: ignore[union-attr]
+        # eight…, eighty…, eleven…, eighteen… (also as thousands and millions: 11,000, 18,000,000)
+        vowel = head == "8" or (digits[:2] in ("11", "18") and len(digits) % 3 == 2)
+    else:
+        vowel = head in "aeiou"
+    return f"{'an' if vowel else 'a'} {text}"
 
 
 class RmqFormatError(Exception):

@@ -21,7 +21,7 @@ import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .errors import RmqFormatError
+from .errors import RmqFormatError, with_article
 from .generated.layouts import rocketmq_commitlog as _commitlog_layout
 
 #: Bytes of a file read to recognise it.
@@ -60,6 +60,11 @@ class FileKind:
     name: str
     description: str
     score: Callable[[FileFacts], int]
+
+    @property
+    def with_article(self) -> str:
+        """The description after "a" or "an" ("an index file", "a timer wheel"), for messages."""
+        return with_article(self.description)
 
 
 def facts(path: str | os.PathLike[str]) -> FileFacts:

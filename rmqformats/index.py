@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from .errors import IndexChainLoopError, IndexRangeError, IndexSizeError, RmqFormatError
+from .errors import IndexChainLoopError, IndexRangeError, IndexSizeError, RmqFormatError, with_article
 from .frames import require_pandas
 from .generated.layouts import rocketmq_index_file as layout
 from .javahash import java_string_hash
@@ -198,9 +198,9 @@ def infer_counts(size: int, num_hash_slots: int | None = None, num_index: int | 
         unit = SLOT_SIZE + DEFAULT_RATIO * ENTRY_SIZE
         if body <= 0 or body % unit:
             raise IndexSizeError(path, None, f"cannot infer the slot and entry counts from the file size "
-                                             f"{size}: it fits neither the defaults nor {DEFAULT_RATIO} entries "
-                                             "per slot; pass num_hash_slots and/or num_index (the broker's "
-                                             "maxHashSlotNum and maxIndexNum)")
+                                             f"{size}: it fits neither the defaults ({DEFAULT_NUM_HASH_SLOTS:,} "
+                                             f"hash slots, {DEFAULT_NUM_INDEX:,} entries) nor {DEFAULT_RATIO} "
+                                             f"entries per slot; {_what_fits(size)}")
         return body // unit, body // unit * DEFAULT_RATIO
     expected = HEADER_SIZE + num_hash_slots * SLOT_SIZE + num_index * ENTRY_SIZE
     if expected != size:
@@ -209,6 +209,58 @@ def infer_counts(size: int, num_hash_slots: int | None = None, num_index: int | 
                              f"file has {size} bytes, {what} than the {expected} that {num_hash_slots} hash "
                              f"slots and {num_index} entries take")
     return num_hash_slots, num_index
+
+
+def fitting_counts(size: int, *, most: int = 4) -> list[tuple[int, int]]:
+    """Some ``(num_hash_slots, num_index)`` pairs that give an index file of ``size`` bytes
+    (``40 + 4*slots + 20*entries``): the pair nearest the defaults' 4 entries per slot, then the pairs
+    of the roundest numbers (as brokers are configured), at most ``most``; all of them when there are
+    no more than ``2 * most``; none when no pair fits."""
+    body = size - HEADER_SIZE
+    if body < SLOT_SIZE + ENTRY_SIZE or body % SLOT_SIZE:
+        return []
+    b = body // SLOT_SIZE  # slots + 5 * entries
+    per = ENTRY_SIZE // SLOT_SIZE
+    if (b - 1) // per <= 2 * most:  # few: all of them
+        return [(b - per * n, n) for n in range(1, (b - 1) // per + 1)]
+    out: list[tuple[int, int]] = []
+    near = round(b / (1 + per * DEFAULT_RATIO))  # slots at 4 entries per slot
+    for slots in sorted(range(max(1, near - per), near + per + 1), key=lambda s: abs(s - near)):
+        if (b - slots) % per == 0 and b - slots >= per:
+            out.append((slots, (b - slots) // per))
+            break
+    k = 7
+    while k > 0 and len(out) < most:  # both counts multiples of 10**k, largest k first
+        step = 10 ** k
+        if b // step <= 100_000:
+            for slots in range(step, b, step):
+                entries, rest = divmod(b - slots, per)
+                if not rest and entries and entries % step == 0 and (slots, entries) not in out:
+                    out.append((slots, entries))
+                    if len(out) == most:
+                        break
+        k -= 1
+    return out
+
+
+def _what_fits(size: int) -> str:
+    """The counts that fit a file of ``size`` bytes, and how to pass them, in words."""
+    how = ("pass the broker's maxHashSlotNum and maxIndexNum (num_hash_slots and num_index; --hash-slots "
+           "and --index-num on the command line)")
+    pairs = fitting_counts(size)
+    if not pairs:
+        unit = HEADER_SIZE
+        step = SLOT_SIZE + DEFAULT_RATIO * ENTRY_SIZE
+        below = max(1, (size - unit) // step)
+        return (f"no counts give {size} bytes ({HEADER_SIZE} + {SLOT_SIZE} * slots + {ENTRY_SIZE} * entries): "
+                f"the file is cut short or not an index file; index files of {DEFAULT_RATIO} entries per slot "
+                f"nearest its size have {unit + below * step:,} bytes ({below:,} slot{'s' if below > 1 else ''}) "
+                f"and {unit + (below + 1) * step:,} bytes ({below + 1:,} slots); one of the defaults has "
+                f"{HEADER_SIZE + DEFAULT_NUM_HASH_SLOTS * SLOT_SIZE + DEFAULT_NUM_INDEX * ENTRY_SIZE:,} bytes")
+    total = ((size - HEADER_SIZE) // SLOT_SIZE - 1) // (ENTRY_SIZE // SLOT_SIZE)
+    shown = ", ".join(f"{s:,} slot{'s' if s > 1 else ''} and {n:,} entr{'ies' if n > 1 else 'y'}" for s, n in pairs)
+    which = "these" if total == len(pairs) else f"{total:,} pairs of counts fit it, among them"
+    return f"{which} {shown}{' fit it' if total == len(pairs) else ''}; {how}"
 
 
 class IndexFile:
@@ -278,7 +330,7 @@ class IndexFile:
                 mm.ensure(offset, end)
             data = mm.buf[offset:end]
         if len(data) != n:
-            raise IndexSizeError(self.path, offset, f"file ends {len(data)} bytes into a {n}-byte read; "
+            raise IndexSizeError(self.path, offset, f"file ends {len(data)} bytes into {with_article(n)}-byte read; "
                                                     f"it was {self.size} bytes when opened")
         return data
 

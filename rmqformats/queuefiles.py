@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import FileChangedError, QueueFileError, display_path
+from .errors import FileChangedError, QueueFileError, display_path, with_article
 from .mapped import FileImage, pread_exact, pread_into
 
 #: Store files named by the offset of their first byte, as 20 decimal digits
@@ -325,7 +325,7 @@ class UnitFiles:
             os.close(fd)
         if got != want:
             raise FileChangedError(step.file.path, step.pos + got,
-                                   f"file ends {got} bytes into a {want}-byte read; it was {step.file.size} "
+                                   f"file ends {got} bytes into {with_article(want)}-byte read; it was {step.file.size} "
                                    f"bytes when the queue was listed")
         return out
 

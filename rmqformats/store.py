@@ -338,7 +338,7 @@ def check_segment_file(path: str | os.PathLike[str]) -> None:
     if numbered and score < 8:
         return
     if kind is not None:
-        raise NotASegmentError(path, None, f"not a commit-log segment: it is a {kind.description} "
+        raise NotASegmentError(path, None, f"not a commit-log segment: it is {kind.with_article} "
                                            f"(`rmqformats dump --kind {kind.name}` reads it)")
     raise NotASegmentError(path, None, "not a commit-log segment: its name is not a 20-digit commit-log offset "
                                        "and it does not start with a message or BLANK record")

@@ -161,6 +161,22 @@ class TimerLogUnit(NamedTuple):
         return _MAGIC_NAMES.get(self.magic, f"0x{self.magic & 0xFFFFFFFF:x}")
 
 
+class TimerLogBlank(NamedTuple):
+    """The blank marker that ends a timer-log segment (``TimerLog.append`` when a unit no longer fits):
+    its 16-byte header, as the broker's recovery reads it."""
+
+    #: Timer-log offset of the marker.
+    offset: int
+    #: Byte position of the marker in its segment file.
+    position: int
+    #: ``size``: the bytes from the marker to the end of its segment.
+    size: int
+    #: ``prevPos``: written as 0.
+    prev_pos: int
+    #: ``magic``: ``BLANK_MAGIC_CODE`` (the Java int, negative).
+    magic: int
+
+
 def _unit_ok(size: int, magic: int) -> bool:
     """``recoverAndRevise``'s test: size 52 and a magic with no bit above the low four."""
     return size == UNIT_SIZE and (magic | _MAGIC_BITS) == _MAGIC_BITS
@@ -212,13 +228,16 @@ class TimerLogScan:
     (size other than 52, or a magic with bits above the low four) ends the
     whole timer log. A unit or header cut off by the end of its file raises
     :class:`TruncatedTimerUnitError`; with ``strict`` an entry that is not a
-    unit raises :class:`TimerLogError` instead of ending the scan.
+    unit raises :class:`TimerLogError` instead of ending the scan. The blank
+    markers passed are in :attr:`blanks`.
     """
 
     def __init__(self, segments: list[TimerLogSegment], *, strict: bool = False):
         self._segments = segments
         self._strict = strict
         self.end: TimerLogEnd | None = None
+        #: The blank markers passed so far, one per segment that ends with one.
+        self.blanks: list[TimerLogBlank] = []
         self._it = self._run()
 
     def __iter__(self) -> TimerLogScan:
@@ -289,6 +308,7 @@ class TimerLogScan:
         head = dict(zip(_HEAD_NAMES, _HEAD.unpack_from(mm, pos)))
         length, magic = head["len_unit"], head["magic"]
         if magic == BLANK_MAGIC:
+            self.blanks.append(TimerLogBlank(seg.start + pos, pos, length, head["ofs_prev"], magic))
             return size, TimerLogEndReason.BLANK_LAST, "", False
         if _unit_ok(length, magic):  # only possible when fewer than 52 bytes are left
             raise TruncatedTimerUnitError(seg.path, pos, f"unit of {UNIT_SIZE} bytes cut off: {left} bytes left")

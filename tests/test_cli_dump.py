@@ -117,8 +117,15 @@ def test_every_file_dumps_the_values_of_the_store_level_commands(capsys, version
             assert {r["field"]: r["value"] for r in rows} == inspect["checkpoint"]
         elif kind == "timerlog":
             units = [u for u in store.timer().units() if u.segment_name == name]
-            assert [(r["offset"], r["prevPos"], r["magic"], r["commitLogOffset"], r["delayMs"]) for r in rows] == [
+            assert [(r["offset"], r["prevPos"], r["magic"], r["commitLogOffset"], r["delayMs"]) for r in rows
+                    if r["unitKind"] != "BLANK"] == [
                 (u.offset, u.prev_pos, u.magic, u.commitlog_offset, u.delay_ms) for u in units]
+            # Every entry as the broker's reader sees it, the blank marker that ends a segment included.
+            truth = [t for t in json.loads((FIXTURES / version / "truth" / "timer.json").read_text())["timerLogUnits"]
+                     if t["file"] == name]
+            assert [(r["offset"], r["prevPos"], r["magic"], "BLANK" if r["unitKind"] == "BLANK" else "UNIT")
+                    for r in rows] == [(t["timerLogOffset"], t["prevPos"], t["magic"], t["kind"]) for t in truth]
+            assert all(r["size"] == t["size"] for r, t in zip(rows, truth) if t["kind"] == "BLANK")
         elif kind == "timerwheel":
             wheel = store.timer().wheel
             assert wheel is not None

@@ -384,8 +384,12 @@ def test_explicit_and_inferred_counts(tmp_path):
     assert infer_counts(40 + 84 * 1000) == (1000, 4000)
     # another ratio: only explicit counts work
     odd = _file(tmp_path, IndexFileBuilder(10, 7), "odd")
-    with pytest.raises(IndexSizeError, match="pass num_hash_slots") as info:
+    with pytest.raises(IndexSizeError, match="pass the broker's maxHashSlotNum") as info:
         IndexFile(odd)
+    # The pairs that fit the 180 bytes are listed (all eight: few fit so small a file), and how to give them.
+    assert "these 40 slots and 1 entry, 35 slots and 2 entries" in info.value.reason
+    assert "10 slots and 7 entries, 5 slots and 8 entries fit it" in info.value.reason
+    assert "--hash-slots and --index-num" in info.value.reason
     assert info.value.path == str(odd)
     with IndexFile(odd, num_hash_slots=10) as f:
         assert f.num_index == 7

@@ -51,7 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     closed the pipe (``| head``) ends the command quietly.
     """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        return _fail(_unrecognized(parser, args.command, extra))
     tables.set_wide(getattr(args, "wide", False))
     if hasattr(sys.stdout, "reconfigure"):
         # Text read from files can hold what no encoding writes (a lone surrogate from a \ud800
@@ -90,6 +92,19 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"rmqformats: error: {where}{reason}" + _kept())
     finally:
         _restore_sigterm(previous)
+
+
+def _unrecognized(parser: argparse.ArgumentParser, command: str, extra: list[str]) -> str:
+    """The error for arguments ``command`` does not take: the options named, and the commands that have them."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    options = [a.split("=", 1)[0] for a in extra if a.startswith("-") and len(a) > 1]
+    if not options:
+        return (f"rmqformats {command}: error: unexpected argument(s) {' '.join(extra)}; "
+                f"`rmqformats {command} --help` shows what it takes")
+    others = [f"; {o} is an option of {', '.join(names)}" for o in options
+              for names in [sorted(n for n, c in commands.items() if o in c._option_string_actions)] if names]
+    return (f"rmqformats {command}: error: {command} has no option {', '.join(options)} (given: {' '.join(extra)}"
+            f"{''.join(others)}); `rmqformats {command} --help` lists its options")
 
 
 def _fail(line: str, code: int = status.ERROR) -> int:

@@ -150,10 +150,30 @@ def add_verify_crc(sp: argparse.ArgumentParser, default: bool) -> None:
                          "stores written with enabledAppendPropCRC")
 
 
+def refuse_empty_range(low_option: str, low: int | None, high_option: str, high: int | None, *,
+                       closed: bool = False, times: bool = False) -> None:
+    """A :class:`UsageError` naming both values when two bounds select nothing: ``low`` at or after
+    ``high`` (after it only, for a ``closed`` range whose ``high`` is taken too). ``times``: the values
+    are epoch ms, shown as ISO 8601."""
+    if low is None or high is None or low < high or (closed and low == high):
+        return
+    show = iso if times else str
+    where = "after" if low > high else "equal to"
+    last = "the last value taken" if closed else "the first left out"
+    raise UsageError(f"{low_option} {show(low)} is {where} {high_option} {show(high)}, so nothing can match: "
+                     f"{low_option} is the first value taken, {high_option} {last}")
+
+
+def refuse_empty_filters(args: argparse.Namespace) -> None:
+    """The filters of :func:`add_message_filters` that select nothing, refused (:func:`refuse_empty_range`)."""
+    refuse_empty_range("--since", args.since, "--until", args.until, times=True)
+    refuse_empty_range("--from-offset", args.from_offset, "--to-offset", args.to_offset)
+
+
 def add_message_filters(sp: argparse.ArgumentParser) -> None:
     """The message filters of ``messages`` and ``export``."""
-    """The message filters of ``messages`` and ``export``."""
-    sp.add_argument("--topic")
+    sp.add_argument("--topic", help="only messages of this topic (as stored: %%RETRY%%… and SCHEDULE_TOPIC_XXXX "
+                                    "are topics of their own)")
     sp.add_argument("--queue", type=int, help="queue id")
     sp.add_argument("--tag", help="exact TAGS value")
     sp.add_argument("--key", help="one of the KEYS, or the UNIQ_KEY")

@@ -36,6 +36,9 @@ class DumpOptions:
     body: str | None
     body_limit: int | None
     table: bool
+    #: An index file's slot and entry counts (the broker's maxHashSlotNum, maxIndexNum) when not inferred.
+    hash_slots: int | None = None
+    index_num: int | None = None
 
 
 #: A dumper: ``(path, options) -> records``, each a dict with ``fileOffset`` first.
@@ -151,7 +154,7 @@ def _ext(path: str, o: DumpOptions) -> Iterator[dict]:
 
 def _index(path: str, o: DumpOptions) -> Iterator[dict]:
     from ..index import ENTRY_SIZE, IndexFile
-    with IndexFile(path) as f:
+    with IndexFile(path, num_hash_slots=o.hash_slots, num_index=o.index_num) as f:
         h = f.header
         yield {"fileOffset": 0, "record": "HEADER", "beginTimestamp": h.begin_timestamp,
                "endTimestamp": h.end_timestamp, "beginPhyOffset": h.begin_phy_offset, "endPhyOffset": h.end_phy_offset,
@@ -185,13 +188,17 @@ def _timerlog(path: str, o: DumpOptions) -> Iterator[dict]:
     from ..queuefiles import QueueFile
     from ..timer import TimerLogScan
     start = _start_offset(path, "timerlog")
-    for u in TimerLogScan([QueueFile(path, start, os.path.getsize(path))]):
+    scan = TimerLogScan([QueueFile(path, start, os.path.getsize(path))])
+    for u in scan:
         d = {"fileOffset": u.position, "offset": u.offset, "unitKind": u.kind, "prevPos": u.prev_pos,
              "magic": u.magic, "currWriteTimeMs": u.curr_write_time_ms, "delayMs": u.delay_ms,
              "commitLogOffset": u.commitlog_offset, "commitLogSize": u.commitlog_size}
         if o.deep:
             d.update(size=u.size, topicHash=u.topic_hash, reserved=u.reserved, delayedTimeMs=u.delayed_time_ms)
         yield d
+    for b in scan.blanks:  # the marker that ends the segment: the recovery goes on in the next one
+        yield {"fileOffset": b.position, "offset": b.offset, "unitKind": "BLANK", "prevPos": b.prev_pos,
+               "magic": b.magic, "size": b.size}
 
 
 def _timerwheel(path: str, o: DumpOptions) -> Iterator[dict]:
@@ -253,10 +260,10 @@ def _marker(path: str, o: DumpOptions) -> Iterator[dict]:
            "content": data.decode("utf-8", "backslashreplace")}
 
 
-def _index_summary(path: str) -> dict:
+def _index_summary(path: str, o: DumpOptions) -> dict:
     """``--summary`` of an index file from whole arrays of entries (a full file holds 20 million)."""
     from ..index import IndexFile
-    with IndexFile(path) as f:
+    with IndexFile(path, num_hash_slots=o.hash_slots, num_index=o.index_num) as f:
         n = f.written_entries(strict=False)
         low = high = None
         step = 1 << 20
@@ -272,8 +279,9 @@ def _index_summary(path: str) -> dict:
     return {"records": n + 1, "recordKinds": {"ENTRY": n, "HEADER": 1} if n else {"HEADER": 1}, "ranges": ranges}
 
 
-#: Kinds whose ``--summary`` has a faster way than reading every record: ``path -> records, recordKinds, ranges``.
-SUMMARIES: dict[str, Callable[[str], dict]] = {"index": _index_summary}
+#: Kinds whose ``--summary`` has a faster way than reading every record:
+#: ``(path, options) -> records, recordKinds, ranges``.
+SUMMARIES: dict[str, Callable[[str, DumpOptions], dict]] = {"index": _index_summary}
 
 
 register("commitlog", _commitlog, ("commitLogOffset", "queueOffset", "storeTimestamp"))
@@ -331,12 +339,68 @@ register("config", _config)
 register("marker", _marker)
 
 
+def _count(text: str) -> int:
+    value = bodies.non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def _folder_advice(path: str) -> str:
+    """Why ``dump`` does not read the folder ``path`` (it reads files), what the folder is and which
+    command reads it."""
+    from .layouts import found_at
+    names = sorted(os.listdir(path))
+    base, parent = os.path.basename(path), os.path.basename(os.path.dirname(path))
+    grand = os.path.basename(os.path.dirname(os.path.dirname(path)))
+    first = next((os.path.join(path, n) for n in names if os.path.isfile(os.path.join(path, n))), None)
+    files = (f"`rmqformats dump {first}` lists one of its files' records" if first is not None else
+             "it holds no file for dump to read")
+    if "commitlog" in names and os.path.isdir(os.path.join(path, "commitlog")):
+        what, how = "a store root", (f"`rmqformats inspect {path}` describes it; messages, queue, check, lookup "
+                                     "and config read it")
+    elif base == "commitlog" or any(filekind._OFFSET_NAME.match(n) for n in names) and \
+            base not in ("timerlog", "consumequeue_ext") and parent != "consumequeue_ext" and \
+            grand not in ("consumequeue", "batchconsumequeue"):
+        what, how = found_at(path), f"`rmqformats messages {path}` reads its messages; {files}"
+    elif base in ("consumequeue", "batchconsumequeue"):
+        what, how = f"the {base} folder", f"`rmqformats queue {os.path.dirname(path)}` lists its queues"
+    elif grand in ("consumequeue", "batchconsumequeue") and base.isdigit():
+        root = os.path.dirname(os.path.dirname(os.path.dirname(path)))
+        what, how = f"the files of queue {parent}/{base}", (f"`rmqformats queue {root} {parent} {base}` lists "
+                                                            f"its units; {files}")
+    elif parent in ("consumequeue", "batchconsumequeue"):
+        what, how = f"the queues of topic {base}", (f"`rmqformats queue {os.path.dirname(os.path.dirname(path))} "
+                                                    f"{base}` lists them")
+    elif base == "index":
+        what, how = "the index folder", (f"`rmqformats lookup {os.path.dirname(path)} --topic T --key K` searches "
+                                         f"it; {files}")
+    elif base == "config":
+        what, how = "the config folder", f"`rmqformats config {os.path.dirname(path)}` reads it; {files}"
+    elif base == "compaction":
+        what, how = "the compaction folder", (f"`rmqformats compaction {os.path.dirname(path)}` lists its "
+                                              f"queues; {files}")
+    elif base == "timerlog":
+        what, how = "the timer-log folder", f"`rmqformats check {os.path.dirname(path)}` checks it; {files}"
+    else:
+        what = found_at(path)
+        if what.startswith("a tiered store"):
+            how = f"`rmqformats tiered {path}` reads it"
+        elif what.startswith("a DLedger"):
+            how = f"`rmqformats dledger {path}` reads it"
+        elif what.startswith("a compaction folder"):
+            how = f"`rmqformats compaction {os.path.dirname(path)}` reads it"
+        else:
+            how = files
+    return f"a folder, not a file: {what}; {how}"
+
+
 # -- output ---------------------------------------------------------------------------------------
 
-def _summary(path: str, kind: filekind.FileKind, records: Iterator[dict]) -> dict:
+def _summary(path: str, kind: filekind.FileKind, records: Iterator[dict], o: DumpOptions) -> dict:
     head = {"file": path, "kind": kind.name, "description": kind.description, "bytes": os.path.getsize(path)}
     if kind.name in SUMMARIES:
-        return {**head, **SUMMARIES[kind.name](path)}
+        return {**head, **SUMMARIES[kind.name](path, o)}
     ranges = RANGES.get(kind.name, ())
     counts: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -419,6 +483,8 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 kind = next(k for k in filekind.KINDS if k.name == "rocksdbstore")
                 if not os.path.isdir(whole):
                     raise filekind.UnknownFileKindError(whole, None, "a RocksDB message store is a folder")
+            elif os.path.isdir(whole):
+                raise filekind.UnknownFileKindError(whole, None, _folder_advice(whole))
             elif args.kind is not None:
                 kind = next(k for k in filekind.KINDS if k.name == args.kind)
                 filekind.facts(whole)  # a missing file or a folder is still an error
@@ -427,10 +493,11 @@ def cmd_dump(args: argparse.Namespace) -> int:
             dumper = DUMPERS.get(kind.name)
             if dumper is None:
                 raise filekind.UnknownFileKindError(whole, None, f"{kind.description}: no dumper for this kind yet")
-            opts = DumpOptions(args.deep, args.body, args.body_limit, fmt == "table")
+            opts = DumpOptions(args.deep, args.body, args.body_limit, fmt == "table", args.hash_slots,
+                               args.index_num)
             records = dumper(whole, opts)
             if args.summary:
-                s = _summary(whole, kind, records)
+                s = _summary(whole, kind, records, opts)
                 if fmt == "table":
                     out.write(f"{path}\n  {kind.description} ({kind.name})\n")
                     _write_summary_text(s, out)
@@ -480,5 +547,10 @@ def add_commands(sub) -> None:
     sp.add_argument("--summary", action="store_true", help="counts and ranges instead of the records")
     sp.add_argument("--deep", action="store_true", help="every field of each record")
     sp.add_argument("--format", choices=["table", "jsonl", "json"], default="table", help="output format")
+    sp.add_argument("--hash-slots", type=_count, metavar="N",
+                    help="index files: the broker's maxHashSlotNum (default: inferred from the size; a size that "
+                         "tells neither count is refused with the counts that fit it)")
+    sp.add_argument("--index-num", type=_count, metavar="N",
+                    help="index files: the broker's maxIndexNum (default: inferred from the size, as --hash-slots)")
     bodies.add_body_args(sp, "commit-log message bodies")
     sp.set_defaults(func=cmd_dump)

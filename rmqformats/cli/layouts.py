@@ -50,7 +50,7 @@ def found_at(path: str) -> str:
     if not os.path.isdir(path):
         from ..filekind import UnknownFileKindError, detect
         try:
-            return f"a file ({detect(path).description})"
+            return detect(path).with_article
         except UnknownFileKindError:
             return "a file"
     names = sorted(os.listdir(path))
@@ -228,14 +228,15 @@ def add_commands(sub) -> None:
     sp = sub.add_parser("tiered", help="the tiered store (posix backend): queues, messages, key lookups")
     sp.add_argument("path", help="tieredStoreFilePath (the folder holding <hash>_<cluster>/)")
     sp.add_argument("--store", help="the broker's store root (tiered_index_file/ and tieredStoreMetadata.json)")
-    sp.add_argument("--topic")
+    sp.add_argument("--topic", help="list this topic's messages (all its tiered queues, or --queue); with --key, "
+                                    "the topic the key is looked up in")
     sp.add_argument("--queue", type=int, help="queue id")
     sp.add_argument("--key", help="look up a KEYS value or UNIQ_KEY of --topic through the tiered index files")
     sp.add_argument("--hash-slots", type=int, help="tieredStoreIndexFileMaxHashSlotNum when not the default")
     sp.add_argument("--index-num", type=int, help="tieredStoreIndexFileMaxIndexNum when not the default")
     sp.add_argument("--verify-crc", action=argparse.BooleanOptionalAction, default=False,
                     help="check body CRCs (the upload leaves __CRC32# unmatched, so only body CRCs count)")
-    sp.add_argument("--format", choices=["table", "jsonl"], default="table")
+    sp.add_argument("--format", choices=["table", "jsonl"], default="table", help="output format")
     sp.set_defaults(func=cmd_tiered)
 
     sp = sub.add_parser("dledger", help="the entries of a DLedger commit log (index, term, position, CRCs), "
@@ -246,14 +247,15 @@ def add_commands(sub) -> None:
     sp.add_argument("--check-index", action="store_true", help="compare index/ with the data, as the recovery does")
     sp.add_argument("--verify-crc", action=argparse.BooleanOptionalAction, default=False,
                     help="check each message's body CRC (and __CRC32#); the data ends at the first mismatch")
-    sp.add_argument("--format", choices=["table", "jsonl"], default="table")
+    sp.add_argument("--format", choices=["table", "jsonl"], default="table", help="output format")
     sp.set_defaults(func=cmd_dledger)
 
     sp = sub.add_parser("compaction", help="compaction topics: compaction logs, queues, position-checkpoint")
     sp.add_argument("store", help="store root")
-    sp.add_argument("--topic")
+    sp.add_argument("--topic", help="list this compaction topic's kept messages (all its queues, or --queue) "
+                                    "instead of the queues")
     sp.add_argument("--queue", type=int, help="queue id")
     sp.add_argument("--in-progress", action="store_true", help="with --topic, also the compacting/ and "
                                                                "replicating/ sub-folders")
-    sp.add_argument("--format", choices=["table", "jsonl"], default="table")
+    sp.add_argument("--format", choices=["table", "jsonl"], default="table", help="output format")
     sp.set_defaults(func=cmd_compaction)

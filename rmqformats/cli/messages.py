@@ -16,7 +16,7 @@ from ..message import Message
 from . import bodies, status, tables
 from .common import (UsageError, iso, open_from_args, short, print_table, with_progress, add_message_filters, add_store_args,
                      add_verify_crc, add_commitlog_arg)
-from .common import add_salvage, store_paths
+from .common import add_salvage, refuse_empty_filters, store_paths
 
 #: Rows decoded at a time for the messages table.
 _TABLE_BATCH = 8192
@@ -207,6 +207,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
         if given:
             raise UsageError(f"{'--msg-id' if args.msg_id is not None else '--offset'} reads one message; "
                              f"it cannot be combined with {', '.join(given)}")
+    refuse_empty_filters(args)
     store = open_from_args(args)
     log = store.commitlog
     out = sys.stdout
@@ -362,6 +363,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.partition_by is not None and fmt != "parquet":
         sys.stderr.write("rmqformats: error: --partition-by needs --to parquet\n")
         return 2
+    refuse_empty_filters(args)
     from ..columnar import COLUMNS
     from ..export import export_batches, export_columns, prepare_output
     store = open_from_args(args)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 
 from ..consumequeue import SCHEDULE_TOPIC, tags_code
 from . import bodies, status
 from .common import UsageError, Unknown, iso, open_from_args, parse_time, short, print_table, add_store_args
 from .tables import table_width, write_wrapped
-from .common import add_commitlog_arg
+from .common import add_commitlog_arg, refuse_empty_range
 
 def _queue_positionals(args: argparse.Namespace) -> tuple[str | None, int | None]:
     """(topic, queue id) from ``[STORE] [TOPIC [QID]]``; with ``--sample`` there is no STORE."""
@@ -30,6 +31,7 @@ def _queue_positionals(args: argparse.Namespace) -> tuple[str | None, int | None
         raise UsageError(f"QID must be a number 0 or more, not {values[1]!r}")
     if args.resolve is False and (args.body is not None or args.body_limit is not None):
         raise UsageError("--body and --body-limit need --resolve")
+    refuse_empty_range("--from", args.from_offset, "--to", args.to_offset)
     return topic, int(values[1]) if len(values) == 2 else None
 
 
@@ -217,8 +219,46 @@ def _unit_messages(bcq, start: int | None, stop: int | None):
 
 # -- lookup ------------------------------------------------------------------------
 
+def _index_folder(store, args: argparse.Namespace) -> str:
+    """The store's index folder; an :class:`IndexFileError` when it holds no index file (nothing to search)."""
+    from ..errors import IndexFileError
+    folder = store.path("index")
+    if os.path.isdir(folder) and any(os.path.isfile(os.path.join(folder, n)) for n in os.listdir(folder)):
+        return folder
+    raise IndexFileError(folder, None, f"{'no index files' if os.path.isdir(folder) else 'no such folder'}: "
+                                       "lookup searches the index files, and this store has none (a broker with "
+                                       "messageIndexEnable=false, or files deleted); `rmqformats messages "
+                                       f"{shlex.quote(store.root)} --topic {shlex.quote(args.topic)} --key "
+                                       f"{shlex.quote(args.key)}` finds the messages by scanning the commit log")
+
+
+def _no_hits(folder: str, args: argparse.Namespace) -> str:
+    """Why a lookup found nothing, in words: no entry for the key, or no index file in the time window asked,
+    with the times the index files cover."""
+    from ..index import LONG_MAX, IndexFiles
+    begin = 0 if args.begin is None else args.begin
+    end = LONG_MAX if args.end is None else args.end
+    with IndexFiles(folder, num_hash_slots=args.hash_slots, num_index=args.index_num) as files:
+        written = [f for f in files if f.header.num_entries > 0]
+        searched = [f for f in written if f.is_time_matched(begin, end)]
+        if written:
+            low = min(f.header.begin_timestamp for f in written)
+            high = max(f.header.end_timestamp for f in written)
+            cover = (f"the {len(written)} index file(s) with entries in {folder} cover store times {iso(low)} "
+                     f"to {iso(high)}")
+        else:
+            cover = f"the {len(files)} index file(s) in {folder} hold no entries yet"
+    if written and not searched:
+        window = " and ".join(f"{name} {iso(v)}" for name, v in (("--begin", args.begin), ("--end", args.end))
+                              if v is not None)
+        return f"no index file covers the window asked ({window}): {cover}"
+    return f"no index entry for key {args.key!r} in topic {args.topic!r}: {cover}"
+
+
 def cmd_lookup(args: argparse.Namespace) -> int:
+    refuse_empty_range("--begin", args.begin, "--end", args.end, closed=True, times=True)
     store = open_from_args(args)
+    folder = _index_folder(store, args)
     hits = store.lookup(args.topic, args.key, begin=args.begin, end=args.end, max_num=args.max,
                         check_keys=not args.raw, num_hash_slots=args.hash_slots, num_index=args.index_num)
     out = sys.stdout
@@ -241,7 +281,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
                          m.queue_id if m else "", m.queue_offset if m else "", m.tags or "" if m else "",
                          " ".join(m.keys) if m else "", m.msg_id if m else (h.error or "")])
     if not hits:
-        sys.stderr.write(f"rmqformats: no index entry for key {args.key!r} in topic {args.topic!r}\n")
+        sys.stderr.write(f"rmqformats: {_no_hits(folder, args)}\n")
     if args.format == "table":
         if args.raw:
             print_table(rows, ["commitLogOffset", "indexFile", "entry", "storeTime(index)"], out)

@@ -20,6 +20,7 @@ import lz4.frame
 import zstandard
 
 from .. import properties as props
+from ..errors import with_article
 from ..generated.construct import rocketmq_commitlog as cs
 from ..generated.construct import rocketmq_consumequeue as cs_cq
 from ..generated.construct import rocketmq_message_batch as cs_batch
@@ -163,7 +164,7 @@ def layout_records(specs: Iterable[MessageSpec], segment_size: int,
         left = segment_size - offset % segment_size
         if len(data) + 8 > left:
             if len(data) + 8 > segment_size:
-                raise ValueError(f"a {len(data)}-byte record does not fit a {segment_size}-byte segment")
+                raise ValueError(f"{with_article(len(data))}-byte record does not fit {with_article(segment_size)}-byte segment")
             yield offset, encode_blank(left)
             offset += left
             data = encode_message(spec, offset)

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .. import properties as props
+from ..errors import with_article
 from ..generated.construct import rocketmq_commitlog as cs_log
 from ..generated.construct import rocketmq_dledger_data as cs
 from ..generated.construct import rocketmq_dledger_index as cs_index
@@ -144,7 +145,7 @@ def write_dledger(base: str | os.PathLike[str], records: Iterable[bytes], file_s
     for record in records:
         size = len(record) + BODY_OFFSET
         if size + MIN_BLANK > file_size:
-            raise ValueError(f"a {size}-byte entry does not fit a {file_size}-byte file")
+            raise ValueError(f"{with_article(size)}-byte entry does not fit {with_article(file_size)}-byte file")
         left = file_size - position % file_size
         if size + MIN_BLANK > left:
             file_at(position)[file_size - left:file_size - left + 8] = encode_filler(left)

@@ -141,6 +141,22 @@ class TieredStore:
                         out.append(TieredIndexFile(seg.path, compacted=True))
         return out
 
+    def query_files(self, *, num_hash_slots: int | None = None,
+                    num_items: int | None = None) -> list[TieredIndexFile]:
+        """The index files a lookup searches, newest first: one per begin timestamp, as the plugin's
+        ``IndexStoreService.recover`` fills its ``timeStoreTable``. An uploaded INDEX segment replaces the
+        local file of its timestamp (which ``recover`` destroys), and a compacted copy in ``compacting/``
+        (a folder ``recover`` deletes: a compaction that had not finished) counts only where no other file
+        has its timestamp; the same messages are in both forms."""
+        rank: dict[int, tuple[int, TieredIndexFile]] = {}
+        for f in self.index_files(num_hash_slots=num_hash_slots, num_items=num_items):
+            folder = os.path.basename(os.path.dirname(f.path))
+            where = 0 if folder == COMPACTED_FOLDER else 2 if folder == "INDEX" else 1
+            held = rank.get(f.header.begin_timestamp)
+            if held is None or where > held[0]:
+                rank[f.header.begin_timestamp] = (where, f)
+        return [rank[t][1] for t in sorted(rank, reverse=True)]
+
     def metadata(self) -> dict | None:
         """``config/tieredStoreMetadata.json`` under the root; ``None`` without it."""
         if self.root is None:
@@ -166,14 +182,22 @@ class TieredStore:
         """Messages of ``topic`` whose KEYS or UNIQ_KEY is ``key``, through every index file.
 
         Items whose hash matches but whose message has not the key (hash
-        collisions) are left out, as the broker's client filters them.
+        collisions) are left out, as the broker's client filters them. The
+        files searched are those the plugin's ``timeStoreTable`` holds (see
+        :meth:`query_files`), and each message is listed once, as
+        ``IndexStoreService.queryAsync`` keys its results by queue id and
+        offset.
         """
         ids = {v: k for k, v in self.topic_ids().items()}
         topic_id = ids.get(topic)
         logs: dict[int, TieredCommitLog] = {}
         hits = []
-        for f in self.index_files(num_hash_slots=num_hash_slots, num_items=num_items):
+        seen: set[tuple[int, int]] = set()
+        for f in self.query_files(num_hash_slots=num_hash_slots, num_items=num_items):
             for item in f.lookup(topic, key, topic_id=topic_id, begin=begin, end=end):
+                if (item.queue_id, item.commitlog_offset) in seen:
+                    continue
+                seen.add((item.queue_id, item.commitlog_offset))
                 log = logs.get(item.queue_id)
                 if log is None:
                     try:

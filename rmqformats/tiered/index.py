@@ -16,7 +16,7 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..errors import TieredIndexError
+from ..errors import TieredIndexError, with_article
 from ..generated.layouts import rocketmq_tiered_index as layout
 from ..javahash import java_string_hash
 from ..mapped import pread as _pread
@@ -136,7 +136,7 @@ class TieredIndexFile:
         if compacted:
             rest = body - h.num_items * COMPACT_ITEM_SIZE
             if rest <= 0 or rest % SLOT_SIZE:
-                raise TieredIndexError(self.path, 24, f"{h.num_items} compact items do not fit a {self.size}-byte "
+                raise TieredIndexError(self.path, 24, f"{h.num_items} compact items do not fit {with_article(self.size)}-byte "
                                                       "file with a slot table")
             self.num_hash_slots = rest // SLOT_SIZE
             self.num_items = h.num_items
