@@ -172,7 +172,8 @@ def accelerated_recovery(root: str, rel: tuple[int, ...], settings: dict[str, st
                                    f"offset the RocksDB consume queue in {folders[0]}/ records, without scanning "
                                    f"the segments before it; messages after that offset that the database lacks "
                                    f"are dispatched again, but a database ahead of the commit log is not checked "
-                                   f"(the rule assumes SYNC_FLUSH)",
+                                   f"(the rule assumes SYNC_FLUSH; known from PR #9667, the recovery code that "
+                                   f"reads the flag was not read at a commit)",
                            ACCELERATED_RECOVERY.method,
                            _cite(ACCELERATED_RECOVERY, _STORE + "config/MessageStoreConfig.java"),
                            os.path.join(root, folders[0])))
@@ -221,7 +222,9 @@ def dispatch_marks(store, rel: tuple[int, ...], settings: dict[str, str], queue_
         items.append(item_type("change", f"the RocksDB message store is behind the consume queues ({listed}; the "
                                          f"queues end at {queue_end}): recovery starts from the segment holding "
                                          f"commit-log offset {low}, and every message from there is dispatched "
-                                         f"again to each store (the stores skip what they already hold)",
+                                         f"again to each store (the stores skip what they already hold; the "
+                                         f"caller that takes the lowest was not read at a commit, the rule rests "
+                                         f"on each store's isMappedFileMatchedRecover and PR #9787)",
                                DISPATCH_START.method, src, path, low))
     else:
         items.append(item_type("note", f"dispatch start over every dispatch store: {listed}"
