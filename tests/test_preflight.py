@@ -315,3 +315,19 @@ def test_5_3_4_deletes_a_corrupt_config_before_reading_its_bak(capsys, tmp_path)
     assert "deletes it" in deleted["text"] and deleted["source"].startswith("rocketmq-all-5.3.4:")
     code, doc, _ = run(capsys, store, "--release", "5.3.3")
     assert not [i for i in doc["items"] if "deletes it" in i["text"]]
+
+
+def test_5_5_0_notes_the_unquoted_keys_of_fastjson_1(capsys):
+    """The 5.3.3 vector's consumerOffset.json has integer queue ids without quotes, as fastjson 1 writes them;
+    5.5.0's fastjson2 refused such names (#10284): the note names the key, the object and its offset."""
+    store = store_path("rocketmq-5.3.3")
+    path = os.path.join(store, "config", "consumerOffset.json")
+    code, doc, _ = run(capsys, store, "--release", "5.5.0")
+    [note] = [i for i in doc["items"] if i["path"] == path and "unquoted" in i["text"]]
+    assert note["verdict"] == "note" and "'TopicTest@GroupA'" in note["text"] and "#10284" in note["text"]
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[note["offset"]:note["offset"] + 2] == b"0:" and data[:note["offset"]].endswith(b"{")
+    assert "config JSON parsed by fastjson2, which refuses unquoted names" in [r["name"] for r in doc["releaseRules"]]
+    code, doc, _ = run(capsys, store, "--release", "5.4.0")
+    assert not [i for i in doc["items"] if "unquoted" in i["text"]]

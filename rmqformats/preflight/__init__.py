@@ -173,6 +173,7 @@ def preflight(store, *, release: str | None = None, config: str | None = None,
         _config_files(os.path.join(root, "config"), tag, items)
         rules.append(later.config_deletion(rel, items, Item))
         rules.append(later.rocksdb_cq_folder(root, rel, settings, items, Item))
+        rules.append(later.fastjson2_unquoted_keys(root, rel, items, Item))
     # Mapped files: commit log, consume queues, batch consume queues.
     segs = [(s.path, s.start_offset, s.size) for s in store.commitlog.segments]
     cl_size = given.get("mappedFileSizeCommitLog") or _mode([s for _, _, s in segs if s])

@@ -21,6 +21,8 @@ release-specific rule it applied:
   (#10017, PR #10018; BLANK records exempt, PR #10039);
 * 5.5.0 checkpoint: ``logicsMsgTimestamp`` is the store time of the last
   flushed consume-queue unit (#10073, PR #10074; #10079, PR #10080);
+* 5.5.0 fastjson2: config JSON with names without quotes (fastjson 1's integer map keys) was refused
+  when a 5.5.0 slave read a 5.4.0 master's offsets (#10284), noted with the key;
 * 5.5.0 RocksDB consume-queue folder: a broker whose
   ``useSeparateStorePathForRocksdbCQ`` does not match the folder holding the
   database refuses to start (``IllegalStateException("incompatible
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 
 from ..errors import RmqFormatError
@@ -324,3 +327,63 @@ def rocksdb_cq_folder(root: str, rel: tuple[int, ...], settings: dict[str, str],
                                          "database", CQ_FOLDER.method, src,
                                os.path.join(root, "consumequeue_rocksdb", "CURRENT"), 0))
     return CQ_FOLDER
+
+
+FASTJSON2_UNQUOTED = Rule("config JSON parsed by fastjson2, which refuses unquoted names", "5.5.0",
+                          "RemotingSerializable.fromJson (ConfigManager.decode)",
+                          "apache/rocketmq #10284, PR #10283, PR #10287")
+#: A name without quotes: an integer map key as fastjson 1 writes ``Map<Integer, Long>`` (``{0:123}``).
+_UNQUOTED = re.compile(rb"[{,]\s*(-?\d+)\s*:")
+_QUOTED_NAME = re.compile(rb'"((?:[^"\\]|\\.)*)"\s*:\s*\{[^{}]*$')
+_CHUNK = 1 << 20
+
+
+def _first_unquoted(path: str) -> tuple[int, str, str | None] | None:
+    """The offset and text of the first unquoted object name in ``path``, and the quoted name of the object
+    holding it (``topic@group`` in consumerOffset.json) when it is in the same chunk; read in bounded chunks."""
+    with open(path, "rb") as f:
+        base, tail = 0, b""
+        while True:
+            chunk = f.read(_CHUNK)
+            if not chunk:
+                return None
+            buf = tail + chunk
+            m = _UNQUOTED.search(buf)
+            if m is not None:
+                owner = _QUOTED_NAME.search(buf[:m.start(1)])
+                return (base - len(tail) + m.start(1), m.group(1).decode("ascii"),
+                        owner.group(1).decode("utf-8", "replace") if owner else None)
+            tail = buf[-64:]
+            base += len(chunk)
+
+
+def fastjson2_unquoted_keys(root: str, rel: tuple[int, ...], items: list, item_type) -> Rule | None:
+    """5.5.0: a config file with names without quotes, as fastjson 1 brokers (to 5.4.0) write integer map keys.
+    fastjson2 refused them when a 5.5.0 slave read a 5.4.0 master's consumer offsets (#10284); whether the
+    broker's own load of the file fails the same way is not established, so this is a note naming the key."""
+    if not _has(rel, FASTJSON2_UNQUOTED):
+        return None
+    folder = os.path.join(root, "config")
+    if not os.path.isdir(folder):
+        return None
+    src = _cite(FASTJSON2_UNQUOTED, "remoting/src/main/java/org/apache/rocketmq/remoting/protocol/"
+                                    "RemotingSerializable.java")
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if not (name.endswith(".json") or name.endswith(".json.bak")) or not os.path.isfile(path):
+            continue
+        try:
+            found = _first_unquoted(path)
+        except OSError:
+            continue
+        if found is None:
+            continue
+        offset, key, owner = found
+        where = f" in {owner!r}" if owner else ""
+        items.append(item_type("note", f"{name} has the unquoted name {key}{where} (fastjson 1 writes integer "
+                                       f"map keys so, to 5.4.0): fastjson2 refused such names with \"not support "
+                                       f"unquoted name\" when a 5.5.0 slave read a 5.4.0 master's consumer "
+                                       f"offsets (apache/rocketmq #10284, fixed by PR #10287 for 5.5.1); whether "
+                                       f"this broker's own load of the file fails the same way is not "
+                                       f"established", FASTJSON2_UNQUOTED.method, src, path, offset))
+    return FASTJSON2_UNQUOTED
