@@ -635,3 +635,37 @@ def test_a_5_4_store_with_its_configs_in_config_metadata(tmp_path, capsys):
         ("topic", "TopicTest"), ("subscriptionGroup", "GroupA"), ("consumerOffset", "TopicTest@GroupA"),
         ("consumerOffsetVersion", "kvDataVersionKey"), ("forbidden", "GroupA")}
     assert next(r for r in records if r["columnFamily"] == "topic")["value"] == topic
+
+
+def test_selective_double_write_leaves_topics_out_by_design(tmp_path, capsys):
+    """5.5.1 rocksdbCQSelectiveDoubleWriteEnable (#10450): a combined store whose RocksDB consume queue holds
+    only some topics. The topics left out are a note, not missing units; a unit missing from a topic the
+    database holds is still a problem."""
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    twin = tmp_path / "twin"
+    shutil.copytree(store_path("rocketmq-5.3.3"), twin)
+    rocksdb_twin(str(twin))
+    for name in os.listdir(twin / "consumequeue"):
+        shutil.copy(twin / "consumequeue" / name, root / "consumequeue" / name)
+    db = str(root / "consumequeue")
+    left_out = "TopicCqRoll"
+    queues = [q.queue_id for q in rmqformats.open_store(root).queues() if q.topic == left_out and q.kind == "rocksdb"]
+    for q in queues:
+        end = rmqformats.open_store(root).consume_queue(left_out, q, kind="rocksdb").max_offset
+        for off in range(end):
+            _rewrite(db, CF_UNITS, unit_key(left_out, q, off), None)
+        for bound in ("max", "min"):
+            _rewrite(db, CF_OFFSETS, offset_key(left_out, q, bound), None)
+    assert queues and left_out not in {q.topic for q in rmqformats.open_store(root).queues() if q.kind == "rocksdb"}
+    code, out, _ = run(capsys, "check", root, "--format", "jsonl")
+    report = json.loads(out)
+    kinds = [f["kind"] for f in report["findings"]]
+    assert "missing-unit" not in kinds and report["ok"] and not report["problems"]
+    [note] = [f for f in report["findings"] if f["kind"] == "not-double-written"]
+    assert left_out in note["text"] and note["severity"] == "note"
+    # A unit really missing from a topic the database holds is still reported.
+    _rewrite(db, CF_UNITS, unit_key("TopicTest", 1, 3), None)
+    code, out, _ = run(capsys, "check", root, "--format", "jsonl")
+    missing = [f for f in json.loads(out)["findings"] if f["kind"] == "missing-unit"]
+    assert [(f["topic"], f["queueId"], f["queueOffset"]) for f in missing] == [("TopicTest", 1, 3)]
