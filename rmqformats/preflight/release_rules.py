@@ -239,41 +239,37 @@ def dispatch_marks(store, rel: tuple[int, ...], settings: dict[str, str], queue_
 def physical_offset_check(store, rel: tuple[int, ...], settings: dict[str, str], abnormal: bool,
                           start: int | None, items: list, item_type) -> Rule | None:
     """5.5.0: abnormal recovery with ``checkCommitLogOffsetOnRecover=true`` ends the data at the first record
-    (from the recovery's start segment) whose stored PHYSICALOFFSET lies outside the segment holding it."""
-    if not _has(rel, PHYSICAL_OFFSET_CHECK):
+    (from the recovery's start segment) whose stored PHYSICALOFFSET lies outside the segment holding it.
+
+    The setting is off by default; only when ``--config`` turns it on are the records of the recovery window
+    read (one pass from the start segment, streaming)."""
+    if not _has(rel, PHYSICAL_OFFSET_CHECK) or not abnormal:
         return None
-    on = _flag(settings, "checkCommitLogOffsetOnRecover")
-    if not abnormal:
+    src = _cite(PHYSICAL_OFFSET_CHECK, _STORE + "CommitLog.java")
+    if not _flag(settings, "checkCommitLogOffsetOnRecover"):
+        items.append(item_type("note", "checkCommitLogOffsetOnRecover is "
+                                       f"{'false' if 'checkCommitLogOffsetOnRecover' in settings else 'not set (default false)'}: "
+                                       "abnormal recovery does not check that each record's PHYSICALOFFSET lies in "
+                                       "its segment (give --config with it set to check)",
+                               PHYSICAL_OFFSET_CHECK.method, src))
         return None
     segments = store.commitlog.segments
     if not segments:
-        return None
+        return PHYSICAL_OFFSET_CHECK
     bounds = [(s.start_offset, s.start_offset + s.size, s.path) for s in segments]
     seg = 0
-    hit = None
     for msg in store.commitlog.scan(start=start):
         at = msg.commitlog_offset
         while seg + 1 < len(bounds) and at >= bounds[seg + 1][0]:
             seg += 1
         lo, hi, path = bounds[seg]
         if not lo <= msg.physical_offset <= hi:
-            hit = (msg, path, lo)
+            items.append(item_type("change", f"the record at commit-log offset {at} stores PHYSICALOFFSET "
+                                             f"{msg.physical_offset}, outside its segment (old bytes of a reused "
+                                             f"file): with checkCommitLogOffsetOnRecover=true abnormal recovery ends "
+                                             f"the data there and truncates the commit log",
+                                   PHYSICAL_OFFSET_CHECK.method, src, path, at - lo))
             break
-    src = _cite(PHYSICAL_OFFSET_CHECK, _STORE + "CommitLog.java")
-    if hit is None:
-        return PHYSICAL_OFFSET_CHECK
-    msg, path, lo = hit
-    text = (f"the record at commit-log offset {msg.commitlog_offset} stores PHYSICALOFFSET {msg.physical_offset}, "
-            f"outside its segment (old bytes of a reused file)")
-    if on:
-        items.append(item_type("change", f"{text}: with checkCommitLogOffsetOnRecover=true abnormal recovery ends "
-                                         f"the data there and truncates the commit log", PHYSICAL_OFFSET_CHECK.method,
-                               src, path, msg.commitlog_offset - lo))
-    else:
-        items.append(item_type("note", f"{text}; checkCommitLogOffsetOnRecover is "
-                                       f"{'false' if on is False else 'not set (default false)'}, so recovery does "
-                                       f"not end the data there", PHYSICAL_OFFSET_CHECK.method, src, path,
-                               msg.commitlog_offset - lo))
     return PHYSICAL_OFFSET_CHECK
 
 
