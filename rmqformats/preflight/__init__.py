@@ -50,6 +50,12 @@ Changes (the broker starts, but not on the store as it is):
 * what the two-way check finds missing (queue units, index entries): the
   broker does not rebuild them on its own when they lie before the queues'
   end.
+
+These rules were read in the tagged source up to 5.3.3 (``NEWEST_READ``) and
+are taken as unchanged after it. The rules that 5.3.4 to 5.5.1 add are in
+:mod:`.release_rules`, one function each; the result names those it applied
+(``Preflight.rules``) and, for a release newer than every known one, says
+that its rules are extrapolated (``Preflight.extrapolated``).
 """
 
 from __future__ import annotations
@@ -71,7 +77,8 @@ CONSUME_QUEUE = _STORE + "ConsumeQueue.java"
 COMMIT_LOG = _STORE + "CommitLog.java"
 MESSAGE_STORE = _STORE + "DefaultMessageStore.java"
 CONFIG_MANAGER = "common/src/main/java/org/apache/rocketmq/common/ConfigManager.java"
-#: The newest tag the rules were read in; newer releases are taken to behave as it does.
+#: The newest tag the rules above were read in; newer releases keep them and add those of
+#: :mod:`.release_rules`, and the output says so.
 NEWEST_READ = (5, 3, 3)
 
 
