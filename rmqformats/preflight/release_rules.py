@@ -217,11 +217,15 @@ def dispatch_marks(store, rel: tuple[int, ...], settings: dict[str, str], queue_
     src = _cite(DISPATCH_START, _STORE + "index/rocksdb/IndexRocksDBStore.java")
     # lastOffsetPy is the start of the last message a store took; it is behind when that message ends
     # before the consume queues do.
-    low_end = None
+    low_end = low
     if low is not None:
-        first = next(iter(store.commitlog.scan(start=low)), None)
-        low_end = low + first.store_size if first is not None and first.commitlog_offset == low else low
-    if low is not None and queue_end is not None and low_end < queue_end:
+        try:
+            first = next(iter(store.commitlog.scan(start=low)), None)
+        except (RmqFormatError, OSError):  # a mark that is no record start: take the mark itself
+            first = None
+        if first is not None and first.commitlog_offset == low:
+            low_end = low + first.store_size
+    if low is not None and low_end is not None and queue_end is not None and low_end < queue_end:
         items.append(item_type("change", f"the RocksDB message store is behind the consume queues ({listed}; the "
                                          f"queues end at {queue_end}): recovery starts from the segment holding "
                                          f"commit-log offset {low}, and every message from there is dispatched "
