@@ -434,9 +434,10 @@ def cmd_dump(args: argparse.Namespace) -> int:
     for path in args.files:
         whole = os.path.abspath(path)
         try:
-            if args.kind in ("rocksdbstore", "configmetadata") or (args.kind is None and
-                                                                     _folder_kind(whole) is not None):
-                kind = next(k for k in filekind.KINDS if k.name == (args.kind or _folder_kind(whole).name))
+            folder = _folder_kind(whole) if args.kind is None else None
+            if args.kind in ("rocksdbstore", "configmetadata") or folder is not None:
+                name = args.kind if folder is None else folder.name
+                kind = next(k for k in filekind.KINDS if k.name == name)
                 if not os.path.isdir(whole):
                     raise filekind.UnknownFileKindError(whole, None, f"a {kind.description} is a folder")
             elif args.kind is not None:
