@@ -1,7 +1,7 @@
 meta:
   id: rocketmq_checkpoint
   title: Apache RocketMQ store checkpoint
-  application: Apache RocketMQ broker (4.0.0 to 5.3.x)
+  application: Apache RocketMQ broker (4.0.0 and later)
   tags:
     - database
   license: Apache-2.0
@@ -56,7 +56,27 @@ seq:
     type: s8
     doc: |
       Store time (ms since the epoch) of the last message dispatched to a
-      consume queue, as of the last write of this file. All releases.
+      consume queue, as of the last write of this file (to 5.4.0: written
+      to the queue in memory, flushed or not). From 5.5.0 the store time
+      of the last message whose consume-queue unit was flushed to disk;
+      the in-memory value is kept apart (`tmpLogicsMsgTimestamp`) and
+      copied here when FlushConsumeQueueService flushes the queues, after
+      which it always writes the checkpoint.
+    -rmq-changes:
+      - in: '5.5.0'
+        id: checkpoint_logics_flushed
+        rule: MEANING_CHANGED
+        doc: |
+          logicsMsgTimestamp is the store time of the last message whose
+          consume-queue unit is flushed, not the last one written to a
+          queue in memory; abnormal recovery (which starts at the older of
+          the commit-log and consume-queue times) therefore starts no later
+          than the flushed queues, never after them (apache/rocketmq
+          #10073, PR #10074; #10079, PR #10080: the checkpoint is written
+          after every consume-queue flush pass).
+        ref: "rocketmq-all-5.5.0:store/src/main/java/org/apache/rocketmq/\
+          store/StoreCheckpoint.java"
+        old-reader-ok: true
   - id: index_msg_timestamp
     -orig-id: indexMsgTimestamp
     type: s8

@@ -1,7 +1,7 @@
 meta:
   id: rocketmq_commitlog
   title: Apache RocketMQ commit log segment
-  application: Apache RocketMQ broker (4.0.0 to 5.3.x)
+  application: Apache RocketMQ broker (4.0.0 and later)
   tags:
     - database
     - log
@@ -56,6 +56,31 @@ doc-ref:
       recovery starts from the largest commit-log offset in the consume
       queues.
     ref: "rocketmq-all-5.3.2:store/src/main/java/org/apache/rocketmq/store/\
+      CommitLog.java"
+    old-reader-ok: true
+  - in: '5.4.0'
+    id: dispatch_start_all_stores
+    rule: MEANING_CHANGED
+    doc: |
+      Recovery: the segment from which messages are dispatched again is the
+      one that every dispatch store has reached: besides the consume
+      queues, the RocksDB message store's index (`lastOffsetPy` of the
+      `default` column family, with indexRocksDBEnable) and transactions
+      (`lastOffsetPy` of `trans`, with transRocksDBEnable), each asked by
+      its `isMappedFileMatchedRecover`; a store that is behind moves the
+      start back.
+    ref: "rocketmq-all-5.4.0:store/src/main/java/org/apache/rocketmq/store/\
+      index/rocksdb/IndexRocksDBStore.java"
+    old-reader-ok: true
+  - in: '5.5.0'
+    id: recover_abnormally_phy_offset
+    rule: MEANING_CHANGED
+    doc: |
+      Abnormal recovery, with checkCommitLogOffsetOnRecover (default false),
+      ends the data at a record whose stored PHYSICALOFFSET lies outside
+      the segment it is in (old bytes of a reused file that pass the CRC
+      and magic checks); BLANK records are not checked (#10038, PR #10039).
+    ref: "rocketmq-all-5.5.0:store/src/main/java/org/apache/rocketmq/store/\
       CommitLog.java"
     old-reader-ok: true
   - in: '4.9.1'
@@ -432,6 +457,19 @@ types:
               (transactional, delayed, FIFO).
             ref: "rocketmq-all-5.4.0:common/src/main/java/org/apache/rocketmq/\
               common/message/MessageConst.java"
+            old-reader-ok: true
+          - in: '5.4.0'
+            id: trans_offset_property
+            rule: PROPERTY_ADDED
+            doc: |
+              Transactions in RocksDB (transRocksDBEnable): half messages
+              are stored under `RMQ_SYS_ROCKSDB_TRANS_HALF_TOPIC`, and a
+              commit or rollback writes an operation message (body one 0
+              byte, tag `d`) under `RMQ_SYS_ROCKSDB_TRANS_OP_HALF_TOPIC`
+              with `TRANS_OFFSET`, the decimal commit-log offset of its
+              half message, `__transactionId__` and `REAL_TOPIC`.
+            ref: "rocketmq-all-5.4.0:store/src/main/java/org/apache/rocketmq/\
+              store/transaction/TransMessageRocksDBStore.java"
             old-reader-ok: true
           - in: '5.5.0'
             rule: PROPERTY_ADDED

@@ -1,7 +1,7 @@
 meta:
   id: rocketmq_dledger_data
   title: Apache RocketMQ DLedger commit-log data file
-  application: Apache RocketMQ broker in DLedger mode (4.5.0 to 5.3.x)
+  application: Apache RocketMQ broker in DLedger mode (4.5.0 and later)
   xref:
     wikidata: Q28975570
   tags:
@@ -23,6 +23,14 @@ meta:
       controller mode is the recommended failover.
     ref: "rocketmq-all-5.5.1:store/src/main/java/org/apache/rocketmq/store/\
       dledger/DLedgerCommitLog.java"
+    old-reader-ok: true
+  - in: '5.5.1'
+    id: dledger_library_0334
+    rule: MEANING_CHANGED
+    doc: |
+      The DLedger library goes from 0.3.2 to 0.3.3.4 (maintenance line,
+      API-compatible, dependency fixes only): the same layout.
+    ref: "rocketmq-all-5.5.1:pom.xml"
     old-reader-ok: true
 doc: |
   One data file of the commit log of a broker in DLedger mode
@@ -50,7 +58,10 @@ doc: |
   zero-size test, but the `pos` test ends the data at the same place).
   RocketMQ uses DLedger 0.1 (4.5.0 to 4.7.1), 0.2.2 (4.8.0 to 4.9.2),
   0.2.3 (4.9.3), 0.2.6 (4.9.4), 0.3.1 (5.0.0, 5.1.0) and 0.3.1.2 (4.9.5 to
-  4.9.8, 5.1.1 to 5.3.3); all write this same layout. `channel`,
+  4.9.8, 5.1.1 to 5.3.3), 0.3.2 from a release after 5.3.3 to 5.5.0
+  (which one is not established: issue #10651 of 2026-07-23 reports the
+  develop branch on 0.3.2) and 0.3.3.4 from 5.5.1 (PR #10958); all write
+  this same layout. `channel`,
   `chain_crc` and `body_crc` are reserved and written as 0.
 
   Broker DLedger mode is deprecated from 5.5.1 on (apache/rocketmq issue

@@ -1,7 +1,7 @@
 meta:
   id: rocketmq_dledger_index
   title: Apache RocketMQ DLedger entry index file
-  application: Apache RocketMQ broker in DLedger mode (4.5.0 to 5.3.x)
+  application: Apache RocketMQ broker in DLedger mode (4.5.0 and later)
   xref:
     wikidata: Q28975570
   tags:

@@ -1,7 +1,7 @@
 meta:
   id: rocketmq_index_file
   title: Apache RocketMQ message index file
-  application: Apache RocketMQ broker (4.0.0 to 5.3.x)
+  application: Apache RocketMQ broker (4.0.0 and later)
   tags:
     - database
   license: Apache-2.0

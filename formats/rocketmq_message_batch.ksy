@@ -1,7 +1,7 @@
 meta:
   id: rocketmq_message_batch
   title: Apache RocketMQ message batch
-  application: Apache RocketMQ clients and broker (4.1.0 to 5.3.x)
+  application: Apache RocketMQ clients and broker (4.1.0 and later)
   tags:
     - database
   license: Apache-2.0

@@ -1,7 +1,7 @@
 meta:
   id: rocketmq_rocksdb_config_data_version
   title: Apache RocketMQ RocksDB config data version (v2 layout)
-  application: Apache RocketMQ broker (5.3.2 to 5.3.x)
+  application: Apache RocketMQ broker (5.3.2 and later)
   xref:
     wikidata: Q28975570
   tags:

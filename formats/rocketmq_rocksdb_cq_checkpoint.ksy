@@ -1,7 +1,7 @@
 meta:
   id: rocketmq_rocksdb_cq_checkpoint
   title: Apache RocketMQ RocksDB consume queue dispatch checkpoint
-  application: Apache RocketMQ broker (5.2.0 to 5.3.x)
+  application: Apache RocketMQ broker (5.2.0 and later)
   xref:
     wikidata: Q28975570
   tags:

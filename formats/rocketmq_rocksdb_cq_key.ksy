@@ -1,7 +1,7 @@
 meta:
   id: rocketmq_rocksdb_cq_key
   title: Apache RocketMQ RocksDB consume queue key
-  application: Apache RocketMQ broker (5.2.0 to 5.3.x)
+  application: Apache RocketMQ broker (5.2.0 and later)
   xref:
     wikidata: Q28975570
   tags:
@@ -24,6 +24,29 @@ meta:
       beside `<topic>/<queue id>/`), to migrate to `defaultRocksDB`.
     ref: "rocketmq-all-5.3.1:store/src/main/java/org/apache/rocketmq/store/\
       DefaultMessageStore.java"
+    old-reader-ok: true
+  - in: '5.3.4'
+    id: accelerated_recovery
+    rule: MEANING_CHANGED
+    doc: |
+      With enableAcceleratedRecovery (default false; meant for the RocksDB
+      store with SYNC_FLUSH), recovery starts at the largest commit-log
+      offset this database records (its max physical offset) instead of
+      scanning commit-log segments, so the database must not be behind
+      the commit log.
+    ref: "rocketmq-all-5.3.4:store/src/main/java/org/apache/rocketmq/store/\
+      config/MessageStoreConfig.java"
+    old-reader-ok: true
+  - in: '5.5.1'
+    id: selective_double_write
+    rule: MEANING_CHANGED
+    doc: |
+      With rocksdbCQSelectiveDoubleWriteEnable (beside
+      rocksdbCQDoubleWriteEnable; default false), a combined store writes
+      only selected topics (lite topics among them) into this database: the
+      file queues of the other topics have no RocksDB units by design.
+    ref: "rocketmq-all-5.5.1:store/src/main/java/org/apache/rocketmq/store/\
+      queue/CombineConsumeQueueStore.java"
     old-reader-ok: true
 doc: |
   The key of one consume-queue unit in the `default` column family of the

@@ -1,7 +1,7 @@
 meta:
   id: rocketmq_tiered_index
   title: Apache RocketMQ tiered-store index file
-  application: Apache RocketMQ broker, tiered-store plugin (5.1.0 to 5.3.x)
+  application: Apache RocketMQ broker, tiered-store plugin (5.1.0 and later)
   xref:
     wikidata: Q28975570
   tags:

@@ -1,7 +1,7 @@
 meta:
   id: rocketmq_timer_log
   title: Apache RocketMQ timer log segment
-  application: Apache RocketMQ broker (5.0.0 to 5.3.x)
+  application: Apache RocketMQ broker (5.0.0 and later)
   tags:
     - database
     - log

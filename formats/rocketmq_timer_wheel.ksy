@@ -1,7 +1,7 @@
 meta:
   id: rocketmq_timer_wheel
   title: Apache RocketMQ timer wheel
-  application: Apache RocketMQ broker (5.0.0 to 5.3.x)
+  application: Apache RocketMQ broker (5.0.0 and later)
   tags:
     - database
   license: Apache-2.0

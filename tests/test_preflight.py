@@ -213,3 +213,122 @@ def test_sizes_from_the_config(capsys, tmp_path):
     conf.write_text("mappedFileSizeCommitLog=262144\nmappedFileSizeConsumeQueue=1280\n")
     code, doc, _ = run(capsys, store_path("rocketmq-5.3.3"), "--config", conf, "--release", "5.3.3")
     assert code == status.OK
+
+
+# -- the rules of releases after 5.3.3 (rmqformats/preflight/release_rules.py) --------------------------
+
+
+def rocksdb_store(tmp_path, folder: str = "consumequeue_rocksdb") -> tuple[str, dict]:
+    """A synthetic 5.5 store: commit log, RocksDB consume queue in ``folder``, rocksdbstore/."""
+    from rmqformats.synth.rocksdb import write_rocksdb_store
+    root = str(tmp_path / "store")
+    return root, write_rocksdb_store(root, queue_folder=folder)
+
+
+def properties(tmp_path, **values) -> str:
+    path = tmp_path / "broker.properties"
+    path.write_text("".join(f"{k}={v}\n" for k, v in values.items()))
+    return str(path)
+
+
+@pytest.mark.parametrize("folder, separate", [("consumequeue_rocksdb", "false"), ("consumequeue", "true")])
+def test_5_5_0_refuses_a_rocksdb_consume_queue_in_the_other_folder(capsys, tmp_path, folder, separate):
+    root, _ = rocksdb_store(tmp_path, folder)
+    conf = properties(tmp_path, useSeparateStorePathForRocksdbCQ=separate)
+    code, doc, _ = run(capsys, root, "--release", "5.5.0", "--config", conf)
+    assert code == status.PREFLIGHT_REFUSES and doc["exit"] == 2
+    [item] = items(doc, REFUSE)
+    assert item["path"] == os.path.join(root, folder, "CURRENT") and "incompatible config" in item["text"]
+    assert item["source"].startswith("rocketmq-all-5.5.0:")
+    assert "RocksDB consume-queue folder must match useSeparateStorePathForRocksdbCQ" in [
+        r["name"] for r in doc["releaseRules"]]
+    # The matching setting starts; 5.4.0 has no such check.
+    right = properties(tmp_path, useSeparateStorePathForRocksdbCQ="true" if separate == "false" else "false")
+    code, doc, _ = run(capsys, root, "--release", "5.5.0", "--config", right)
+    assert not items(doc, REFUSE)
+    code, doc, _ = run(capsys, root, "--release", "5.4.0", "--config", conf)
+    assert not items(doc, REFUSE) and all(r["release"] <= "5.4.0" for r in doc["releaseRules"])
+
+
+def test_5_5_1_names_the_release_rules_it_applied(capsys, tmp_path):
+    root, placed = rocksdb_store(tmp_path)
+    code, doc, _ = run(capsys, root, "--release", "5.5.1")
+    rules = {r["name"]: r for r in doc["releaseRules"]}
+    assert {r["release"] for r in rules.values()} == {"5.3.4", "5.4.0", "5.5.0"}
+    assert rules["dispatch start over every dispatch store"]["method"].startswith(
+        "IndexRocksDBStore.isMappedFileMatchedRecover")
+    assert doc["extrapolated"] is None
+    # The synthetic index covers TopicTest only: its lastOffsetPy is the last TopicTest message, behind the
+    # queues, so the dispatch starts there again; the trans mark is the last half message, not behind.
+    last_topic_test = placed["offsets"]["TopicTest"][-1][0]
+    [behind] = [i for i in items(doc, CHANGE) if i["method"].startswith("IndexRocksDBStore")]
+    assert behind["offset"] == last_topic_test and f"queues end at {placed['dataEnd']}" in behind["text"]
+    assert main(["preflight", root, "--release", "5.5.1"]) == status.PREFLIGHT_CHANGES
+    out = capsys.readouterr().out
+    assert out.count("release rule applied:") == len(rules) and "(from 5.4.0;" in out
+    # 5.3.3 knows none of them.
+    code, doc, _ = run(capsys, root, "--release", "5.3.3")
+    assert doc["releaseRules"] == [] and not [i for i in doc["items"] if i["method"].startswith("IndexRocksDB")]
+
+
+def test_a_release_past_the_newest_known_is_extrapolated(capsys, tmp_path):
+    root, _ = rocksdb_store(tmp_path)
+    code, doc, _ = run(capsys, root, "--release", "5.6.0")
+    assert "extrapolated" in doc["extrapolated"] and "5.5.1" in doc["extrapolated"]
+    assert any("extrapolated" in i["text"] for i in items(doc, "note"))
+    assert len(doc["releaseRules"]) == len(run(capsys, root, "--release", "5.5.1")[1]["releaseRules"])
+    main(["preflight", root, "--release", "5.6.0"])
+    assert "extrapolated: release 5.6.0 is newer than every release known here" in capsys.readouterr().out
+
+
+def test_5_5_0_ends_abnormal_recovery_at_a_stale_physical_offset(capsys, tmp_path):
+    """A record whose PHYSICALOFFSET (byte 28) points outside its segment, as old bytes of a reused file."""
+    root, placed = rocksdb_store(tmp_path)
+    at = placed["offsets"]["TopicTest"][4][0]
+    with open(os.path.join(root, "commitlog", f"{0:020d}"), "r+b") as f:
+        f.seek(at + 28)
+        f.write(struct.pack(">q", at + (64 << 20)))
+    open(os.path.join(root, "abort"), "w").close()
+    on = properties(tmp_path, checkCommitLogOffsetOnRecover="true", useSeparateStorePathForRocksdbCQ="true")
+    code, doc, _ = run(capsys, root, "--release", "5.5.0", "--config", on)
+    [item] = [i for i in doc["items"] if i["method"].startswith("CommitLog.recoverAbnormally (check")]
+    assert item["verdict"] == CHANGE and item["offset"] == at and str(at + (64 << 20)) in item["text"]
+    assert item["source"] == "rocketmq-all-5.5.0:store/src/main/java/org/apache/rocketmq/store/CommitLog.java"
+    # Off (the default) the records are not read: a note says the check is not in force; 5.4.0 has none.
+    code, doc, _ = run(capsys, root, "--release", "5.5.0", "--config", properties(
+        tmp_path, useSeparateStorePathForRocksdbCQ="true"))
+    [item] = [i for i in doc["items"] if i["method"].startswith("CommitLog.recoverAbnormally (check")]
+    assert item["verdict"] == "note" and "default false" in item["text"] and item["offset"] is None
+    assert "PHYSICALOFFSET outside its segment ends the data" not in [r["name"] for r in doc["releaseRules"]]
+    code, doc, _ = run(capsys, root, "--release", "5.4.0", "--config", on)
+    assert not [i for i in doc["items"] if i["method"].startswith("CommitLog.recoverAbnormally (check")]
+
+
+def test_5_3_4_deletes_a_corrupt_config_before_reading_its_bak(capsys, tmp_path):
+    store = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), store)
+    topics = store / "config" / "topics.json"
+    shutil.copy(topics, str(topics) + ".bak")
+    topics.write_text("{not json")
+    code, doc, _ = run(capsys, store, "--release", "5.3.4")
+    assert code == status.PREFLIGHT_CHANGES
+    [deleted] = [i for i in doc["items"] if i["method"] == "ConfigManager.load" and i["path"] == str(topics)]
+    assert "deletes it" in deleted["text"] and deleted["source"].startswith("rocketmq-all-5.3.4:")
+    code, doc, _ = run(capsys, store, "--release", "5.3.3")
+    assert not [i for i in doc["items"] if "deletes it" in i["text"]]
+
+
+def test_5_5_0_notes_the_unquoted_keys_of_fastjson_1(capsys):
+    """The 5.3.3 vector's consumerOffset.json has integer queue ids without quotes, as fastjson 1 writes them;
+    5.5.0's fastjson2 refused such names (#10284): the note names the key, the object and its offset."""
+    store = store_path("rocketmq-5.3.3")
+    path = os.path.join(store, "config", "consumerOffset.json")
+    code, doc, _ = run(capsys, store, "--release", "5.5.0")
+    [note] = [i for i in doc["items"] if i["path"] == path and "unquoted" in i["text"]]
+    assert note["verdict"] == "note" and "'TopicTest@GroupA'" in note["text"] and "#10284" in note["text"]
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[note["offset"]:note["offset"] + 2] == b"0:" and data[:note["offset"]].endswith(b"{")
+    assert "config JSON parsed by fastjson2, which refuses unquoted names" in [r["name"] for r in doc["releaseRules"]]
+    code, doc, _ = run(capsys, store, "--release", "5.4.0")
+    assert not [i for i in doc["items"] if "unquoted" in i["text"]]

@@ -391,3 +391,20 @@ def test_only_commitlog_and_checkpoint(capsys, tmp_path, version):
     assert cp.index_msg_timestamp == open_store(store_path(version)).checkpoint().index_msg_timestamp
     code, _, _ = run(capsys, "preflight", new)
     assert code == status.OK
+
+
+def test_config_metadata_is_copied(capsys, tmp_path):
+    """useSingleRocksDBForAllConfigs' config/metadata/ travels with the config folder: the new store reads the
+    same tables from it."""
+    from rmqformats.rocksdb.config import read_rocksdb_configs
+    from rmqformats.synth.rocksdb import write_config_metadata
+    store = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), store)
+    write_config_metadata(str(store / "config"), offsets={"TopicTest@GroupA": {0: 5}},
+                          data_versions={"consumerOffset": {"counter": 7, "timestamp": 1, "stateVersion": 0}})
+    new = tmp_path / "new"
+    code, _, err = run(capsys, "rebuild", store, "--out", new)
+    assert code in (status.OK, status.FINDINGS), err
+    [got] = [f for f in read_rocksdb_configs(new / "config", schemas=("consumerOffset",))
+             if f.source == "rocksdb-metadata"]
+    assert got.model.offset_table == {"TopicTest@GroupA": {0: 5}} and got.model.data_version.counter == 7

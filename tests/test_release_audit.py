@@ -85,3 +85,27 @@ def test_the_audit_file_documents_its_rows():
     text = (REPO / "formats" / "audit.yaml").read_text(encoding="utf-8")
     for key in audit.ROW_KEYS:
         assert f"#   {key}:" in text
+
+
+def test_claims_past_the_tagged_source_say_which_threads_establish_them():
+    """A release after 5.3.3 is not in the source mirror: its rows are established from PR or issue threads
+    (or release notes), name at least one thread, and every such release's facts have rows."""
+    newest_tag = rel.release("5.3.3")
+    later = [r for r in audit.table() if rel.at_or_after(str(r["release"])) > newest_tag]
+    assert {str(r["release"]) for r in later} >= {"5.3.4", "5.4.0", "5.5.0", "5.5.1"}
+    for r in later:
+        assert r["how"] != "source", r["at"]
+        assert "#" in r["evidence"], r["at"]
+    by_at = {(r["at"], str(r["release"])) for r in later}
+    for at, release in [("formats/releases.yaml:files/config_json", "5.3.4"),
+                        ("formats/releases.yaml:files/rocksdb_config_metadata", "5.3.4"),
+                        ("formats/rocketmq_rocksdb_cq_key.ksy", "5.3.4"),
+                        ("formats/rocketmq_commitlog.ksy", "5.4.0"),
+                        ("formats/rocketmq_commitlog.ksy:types/message/seq/properties", "5.4.0"),
+                        ("formats/rocketmq_checkpoint.ksy:seq/logics_msg_timestamp", "5.5.0"),
+                        ("formats/rocketmq_commitlog.ksy", "5.5.0"),
+                        ("formats/releases.yaml:files/config_json", "5.5.0"),
+                        ("formats/rocketmq_rocksdb_cq_key.ksy", "5.5.1"),
+                        ("formats/rocketmq_dledger_data.ksy", "5.5.1"),
+                        ("formats/releases.yaml:files/config_json", "5.5.1")]:
+        assert (at, release) in by_at, (at, release)

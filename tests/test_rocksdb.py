@@ -28,7 +28,8 @@ from rmqformats.errors import RocksDBError
 from rmqformats.rocksdb import ReadOnlyDB, RocksDBConsumeQueue
 from rmqformats.rocksdb.config import read_rocksdb_configs, read_v1, read_v2
 from rmqformats.rocksdb.consumequeue import CF_OFFSETS, CF_UNITS, offset_key, unit_key
-from rmqformats.synth.rocksdb import rocksdb_twin, v2_key, write_config_v1, write_config_v2, write_rocksdb_queues
+from rmqformats.synth.rocksdb import (rocksdb_twin, v2_key, write_config_metadata, write_config_v1, write_config_v2,
+                                      write_rocksdb_queues)
 
 from conftest import FIXTURES, VERSIONS, store_path
 
@@ -72,6 +73,13 @@ def _write_configs(root, layout: str) -> None:
                             ("topics", tdata), ("subscriptionGroups", gdata), ("consumerOffsets", odata))
                             if "dataVersion" in d},
                         forbidden=gdata.get("forbiddenTable"))
+    elif layout == "metadata":
+        write_config_metadata(config, topics=tdata["topicConfigTable"], groups=gdata["subscriptionGroupTable"],
+                              offsets=odata["offsetTable"],
+                              data_versions={name: d["dataVersion"] for name, d in (
+                                  ("topic", tdata), ("subscriptionGroup", gdata), ("consumerOffset", odata))
+                                  if "dataVersion" in d},
+                              forbidden=gdata.get("forbiddenTable"))
     else:
         write_config_v2(config, topics=tdata["topicConfigTable"], groups=gdata["subscriptionGroupTable"],
                         offsets={(k.split("@")[0], k.split("@")[1], q): o
@@ -233,7 +241,7 @@ def test_min_value_is_used_when_still_on_disk(tmp_path):
 # -- configs ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("layout", ["v1", "v2"])
+@pytest.mark.parametrize("layout", ["v1", "v2", "metadata"])
 def test_rocksdb_configs_equal_json(tmp_path, version, layout, capsys):
     root = tmp_path / "store"
     shutil.copytree(store_path(version), root)
@@ -245,16 +253,16 @@ def test_rocksdb_configs_equal_json(tmp_path, version, layout, capsys):
     assert found["consumerOffset"].model.offset_table == offsets.model.offset_table
     for name, model in (("topics", topics.model), ("consumerOffset", offsets.model)):
         dv, want = found[name].model.data_version, model.data_version
-        if layout == "v1" or want is None:
+        if layout != "v2" or want is None:
             assert dv == want  # v1 keeps the JSON DataVersion; a 4.x file's has no stateVersion
         else:
             assert (dv.counter, dv.timestamp, dv.state_version or 0) == (want.counter, want.timestamp,
                                                                          want.state_version or 0)
-    if layout == "v1":
+    if layout != "v2":
         assert found["topics"].model == topics.model
     if groups is not None:
         assert found["subscriptionGroup"].model.subscription_group_table == groups.model.subscription_group_table
-        if layout == "v1":
+        if layout != "v2":
             model = found["subscriptionGroup"].model
             if groups.model.forbidden_table is None:  # a 4.x file has none; the 5.3.1+ database an empty one
                 assert model.forbidden_table == {}
@@ -592,3 +600,72 @@ def test_kaitai_parsers_read_every_record_of_a_twin(twins):
     with ReadOnlyDB(root / "config" / "rdb") as db:
         tables = [RocketmqRocksdbConfigKey.from_bytes(key).table_id.name for key, _ in db.iterate("default")]
     assert {"topic", "consumer_offset"} <= set(tables)
+
+
+def test_a_5_4_store_with_its_configs_in_config_metadata(tmp_path, capsys):
+    """useSingleRocksDBForAllConfigs (PR #9774): inspect, config and lag read config/metadata; dump's rows of the
+    tables are those of the database."""
+    from rmqformats.synth.rocksdb import write_rocksdb_store
+    root = tmp_path / "store"
+    write_rocksdb_store(str(root), queue_folder="consumequeue")
+    topic = {"topicName": "TopicTest", "readQueueNums": 1, "writeQueueNums": 1, "perm": 6}
+    group = {"groupName": "GroupA", "consumeEnable": True, "retryQueueNums": 1}
+    path = write_config_metadata(str(root / "config"), topics={"TopicTest": topic}, groups={"GroupA": group},
+                                 offsets={"TopicTest@GroupA": {0: 4}},
+                                 data_versions={"consumerOffset": {"counter": 3, "timestamp": 1, "stateVersion": 0}},
+                                 forbidden={"GroupA": {"TopicTest": 1}})
+    found = {f.schema: f for f in read_rocksdb_configs(root / "config")}
+    assert {f.source for f in found.values()} == {"rocksdb-metadata"}
+    assert found["consumerOffset"].model.offset_table == {"TopicTest@GroupA": {0: 4}}
+    assert found["consumerOffset"].model.data_version.counter == 3
+    assert found["subscriptionGroup"].model.forbidden_table == {"GroupA": {"TopicTest": 1}}
+    code, out, _ = run(capsys, "config", root, "--format", "jsonl")
+    info = json.loads(out)
+    assert code == 0 and {f["source"] for f in info["files"]} == {"rocksdb-metadata"}
+    assert [t["topic"] for t in info["topics"]] == ["TopicTest"]
+    rows = [json.loads(line) for line in run(capsys, "lag", root, "--format", "jsonl")[1].splitlines()]
+    [row] = [r for r in rows if r["group"] == "GroupA"]
+    assert (row["topic"], row["queueId"], row["committedOffset"], row["maxOffset"]) == ("TopicTest", 0, 4, 6)
+    code, out, _ = run(capsys, "inspect", root)
+    assert code == 0 and "config     RocksDB metadata (single)" in out and path.endswith("config/metadata")
+    code, out, _ = run(capsys, "dump", path, "--format", "jsonl")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and {r["kind"] for r in records} == {"configmetadata"}
+    assert {(r["columnFamily"], r["key"]) for r in records} == {
+        ("topic", "TopicTest"), ("subscriptionGroup", "GroupA"), ("consumerOffset", "TopicTest@GroupA"),
+        ("consumerOffsetVersion", "kvDataVersionKey"), ("forbidden", "GroupA")}
+    assert next(r for r in records if r["columnFamily"] == "topic")["value"] == topic
+
+
+def test_selective_double_write_leaves_topics_out_by_design(tmp_path, capsys):
+    """5.5.1 rocksdbCQSelectiveDoubleWriteEnable (#10450): a combined store whose RocksDB consume queue holds
+    only some topics. The topics left out are a note, not missing units; a unit missing from a topic the
+    database holds is still a problem."""
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    twin = tmp_path / "twin"
+    shutil.copytree(store_path("rocketmq-5.3.3"), twin)
+    rocksdb_twin(str(twin))
+    for name in os.listdir(twin / "consumequeue"):
+        shutil.copy(twin / "consumequeue" / name, root / "consumequeue" / name)
+    db = str(root / "consumequeue")
+    left_out = "TopicCqRoll"
+    queues = [q.queue_id for q in rmqformats.open_store(root).queues() if q.topic == left_out and q.kind == "rocksdb"]
+    for q in queues:
+        end = rmqformats.open_store(root).consume_queue(left_out, q, kind="rocksdb").max_offset
+        for off in range(end):
+            _rewrite(db, CF_UNITS, unit_key(left_out, q, off), None)
+        for bound in ("max", "min"):
+            _rewrite(db, CF_OFFSETS, offset_key(left_out, q, bound), None)
+    assert queues and left_out not in {q.topic for q in rmqformats.open_store(root).queues() if q.kind == "rocksdb"}
+    code, out, _ = run(capsys, "check", root, "--format", "jsonl")
+    report = json.loads(out)
+    kinds = [f["kind"] for f in report["findings"]]
+    assert "missing-unit" not in kinds and report["ok"] and not report["problems"]
+    [note] = [f for f in report["findings"] if f["kind"] == "not-double-written"]
+    assert left_out in note["text"] and note["severity"] == "note"
+    # A unit really missing from a topic the database holds is still reported.
+    _rewrite(db, CF_UNITS, unit_key("TopicTest", 1, 3), None)
+    code, out, _ = run(capsys, "check", root, "--format", "jsonl")
+    missing = [f for f in json.loads(out)["findings"] if f["kind"] == "missing-unit"]
+    assert [(f["topic"], f["queueId"], f["queueOffset"]) for f in missing] == [("TopicTest", 1, 3)]

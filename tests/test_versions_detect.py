@@ -182,3 +182,19 @@ def test_the_5_3_1_config_column_families_are_evidence(tmp_path):
     d = Detector()
     d.store(str(tmp_path))
     assert d.result().min.version == "5.1.4"
+
+
+@pytest.mark.parametrize("folder, since", [
+    ("config/metadata", "5.3.4"),  # useSingleRocksDBForAllConfigs (PR #9774)
+    ("rocksdbstore", "5.4.0"),  # the RocksDB message store (RIP-82)
+    ("consumequeue_rocksdb", "5.5.0"),  # useSeparateStorePathForRocksdbCQ
+])
+def test_the_folders_of_releases_after_5_3_3_are_evidence(tmp_path, folder, since):
+    db = tmp_path / folder
+    db.mkdir(parents=True)
+    (db / "CURRENT").write_text("MANIFEST-000001\n")
+    d = Detector()
+    d.store(str(tmp_path))
+    w = d.result()
+    assert w.min.version == since and w.max is None
+    assert any(since in e.citation for e in w.evidence)

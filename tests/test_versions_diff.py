@@ -54,10 +54,6 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, bool]]] = {
         ("MEANING_CHANGED", f"{REL}/acl_users", False),
         ("MEANING_CHANGED", f"{REL}/acl_acls", False),
     ],
-    # Broker DLedger mode deprecated (apache/rocketmq #10641, in the 5.5.1 release notes).
-    ("5.5.0", "5.5.1"): [
-        ("DEPRECATED", "formats/rocketmq_dledger_data.ksy", True),
-    ],
     # 9.1 inner batch, timer and POP properties (5.0.0); 9.2 BatchConsumeQueue, timer files,
     # masterFlushedOffset, abort PID (5.0.0); 9.3 stateVersion, dataVersion, groupTopicMap,
     # forbiddenTable, attributes, SubscriptionGroupConfig keys, the new files (5.0.0).
@@ -279,3 +275,77 @@ def test_releases_newer_than_the_tagged_source_are_flagged(capsys):
     assert "note: 5.3.4 not in the tagged source" in capsys.readouterr().out
     main(["schema-diff", "5.5.0", "5.3.3", "--format", "json"])
     assert json.loads(capsys.readouterr().out)["unverifiedReleases"] == ["5.3.4", "5.4.0", "5.5.0"]
+
+
+CQK = "formats/rocketmq_rocksdb_cq_key.ksy"
+#: The changes of the releases after the tagged source, as formats/releases.yaml records how each was
+#: established (PR and issue threads, files of the code index): `(rule, location, compatible, cited)`.
+NEWER: dict[tuple[str, str], list[tuple[str, str, bool, str]]] = {
+    ("5.3.3", "5.3.4"): [
+        ("MEANING_CHANGED", CQK, True,
+         "rocketmq-all-5.3.4:store/src/main/java/org/apache/rocketmq/store/config/MessageStoreConfig.java"),
+        ("MEANING_CHANGED", f"{REL}/config_json", True,
+         "rocketmq-all-5.3.4:common/src/main/java/org/apache/rocketmq/common/ConfigManager.java"),
+        ("FILE_ADDED", f"{REL}/rocksdb_config_metadata", False,
+         "rocketmq-all-5.3.4:broker/src/main/java/org/apache/rocketmq/broker/config/v1/"
+         "RocksDBConsumerOffsetManager.java"),
+    ],
+    ("5.3.4", "5.4.0"): [
+        ("MEANING_CHANGED", CL, True,
+         "rocketmq-all-5.4.0:store/src/main/java/org/apache/rocketmq/store/index/rocksdb/IndexRocksDBStore.java"),
+        ("PROPERTY_ADDED", f"{CL}:types/message/seq/properties", True,
+         "rocketmq-all-5.4.0:common/src/main/java/org/apache/rocketmq/common/message/MessageConst.java"),
+        ("PROPERTY_ADDED", f"{CL}:types/message/seq/properties", True,
+         "rocketmq-all-5.4.0:store/src/main/java/org/apache/rocketmq/store/transaction/"
+         "TransMessageRocksDBStore.java"),
+    ] + [("FILE_ADDED", f"formats/rocketmq_rocksdb_{k}.ksy", False, "") for k in (
+        "index_key", "index_value", "message_mark", "timer_key", "timer_value", "trans_key", "trans_value")],
+    ("5.4.0", "5.5.0"): [
+        ("MEANING_CHANGED", f"{CP}:seq/logics_msg_timestamp", True,
+         "rocketmq-all-5.5.0:store/src/main/java/org/apache/rocketmq/store/StoreCheckpoint.java"),
+        ("MEANING_CHANGED", CL, True,
+         "rocketmq-all-5.5.0:store/src/main/java/org/apache/rocketmq/store/CommitLog.java"),
+        ("PROPERTY_ADDED", f"{CL}:types/message/seq/properties", True,
+         "rocketmq-all-5.5.0:common/src/main/java/org/apache/rocketmq/common/message/MessageConst.java"),
+        ("FILE_ADDED", f"{REL}/rocksdb_consumequeue_separate", False,
+         "rocketmq-all-5.5.0:store/src/main/java/org/apache/rocketmq/store/config/StorePathConfigHelper.java"),
+        ("MEANING_CHANGED", f"{REL}/config_json", True,
+         "rocketmq-all-5.5.0:remoting/src/main/java/org/apache/rocketmq/remoting/protocol/"
+         "RemotingSerializable.java"),
+    ],
+    ("5.5.0", "5.5.1"): [
+        ("DEPRECATED", "formats/rocketmq_dledger_data.ksy", True,
+         "rocketmq-all-5.5.1:store/src/main/java/org/apache/rocketmq/store/dledger/DLedgerCommitLog.java"),
+        ("MEANING_CHANGED", "formats/rocketmq_dledger_data.ksy", True, "rocketmq-all-5.5.1:pom.xml"),
+        ("MEANING_CHANGED", CQK, True,
+         "rocketmq-all-5.5.1:store/src/main/java/org/apache/rocketmq/store/queue/CombineConsumeQueueStore.java"),
+        ("MEANING_CHANGED", f"{REL}/config_json", True,
+         "rocketmq-all-5.5.1:broker/src/main/java/org/apache/rocketmq/broker/offset/"
+         "ConsumerOffsetManager.java"),
+    ],
+}
+
+
+@pytest.mark.parametrize("pair", list(NEWER), ids=lambda p: f"{p[0]}->{p[1]}")
+def test_newer_releases_list_each_change_with_rule_place_and_citation(pair, capsys):
+    d = diff(*pair)
+    assert Counter((c.rule, c.location, c.compatible) for c in d.changes) == Counter(
+        (rule, loc, ok) for rule, loc, ok, _ in NEWER[pair])
+    cited = {(c.rule, c.location, c.citation) for c in d.changes}
+    for rule, loc, _, cite in NEWER[pair]:
+        if cite:
+            assert (rule, loc, cite) in cited
+    assert [r.version for r in d.unverified] == [pair[1]]
+    main(["schema-diff", *pair])
+    out = capsys.readouterr().out
+    for rule, loc, _, cite in NEWER[pair]:
+        assert any(rule in line and line.rstrip().endswith(loc) for line in out.splitlines())
+        if cite:
+            assert f"cited: {cite}" in out
+
+
+def test_going_back_from_5_5_0_to_5_4_0_config_json_is_not_readable():
+    """A 5.5.0 broker's fastjson2 refuses the unquoted integer keys a 5.4.0 broker writes (#10284)."""
+    d = diff("5.5.0", "5.4.0")
+    bad = [c for c in d.changes if c.location == f"{REL}/config_json"]
+    assert len(bad) == 1 and not bad[0].compatible and "unquoted" in bad[0].description

@@ -55,7 +55,12 @@ rocketmq_checkpoint = ka.Struct(
     # message dispatched to a consume queue. All releases.
     "physic_msg_timestamp" / c.Int64sb,
     # Store time (ms since the epoch) of the last message dispatched to a
-    # consume queue, as of the last write of this file. All releases.
+    # consume queue, as of the last write of this file (to 5.4.0: written
+    # to the queue in memory, flushed or not). From 5.5.0 the store time
+    # of the last message whose consume-queue unit was flushed to disk;
+    # the in-memory value is kept apart (`tmpLogicsMsgTimestamp`) and
+    # copied here when FlushConsumeQueueService flushes the queues, after
+    # which it always writes the checkpoint.
     "logics_msg_timestamp" / c.Int64sb,
     # The older of the commit-log and consume-queue timestamps.
     "min_flush_timestamp" / c.Computed(

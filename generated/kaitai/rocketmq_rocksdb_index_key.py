@@ -15,8 +15,12 @@ class RocketmqRocksdbIndexKey(KaitaiStruct):
     file's entry, written when the broker indexes in RocksDB
     (`indexRocksDBEnable=true`). Its value is a rocketmq_rocksdb_index_value.
     
-    A message gets one key per key of its KEYS (index type `K`), else one for
-    its TAGS (`T`), else one for its UNIQ_KEY alone (`U`). The hour comes
+    A message gets every kind of key that applies, not only the first:
+    one `K` key per distinct, non-empty key of its KEYS (split at spaces),
+    one `T` key when its TAGS property is set and not empty, and always one
+    `U` key for its UNIQ_KEY alone (`IndexRocksDBStore.buildIndex`). A
+    rollback message (transaction type rollback in SYSFLAG) gets no key, nor
+    does a message without a topic, UNIQ_KEY or store time. The hour comes
     first, big-endian, so the broker deletes expired hours as one key range.
     Two other keys of the column family are no entries: the ASCII strings
     `lastOffsetPy` and `lastStoreTimeStamp`, each with an 8-byte big-endian
@@ -29,6 +33,10 @@ class RocketmqRocksdbIndexKey(KaitaiStruct):
     
     .. seealso::
        Source - https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/index/rocksdb/IndexRocksDBRecord.java
+    
+    
+    .. seealso::
+       Source - https://github.com/apache/rocketmq/blob/14d35e958d823bc8e01331d55a67ff8be4fa2fcd/store/src/main/java/org/apache/rocketmq/store/index/rocksdb/IndexRocksDBStore.java
     """
     def __init__(self, _io, _parent=None, _root=None):
         super(RocketmqRocksdbIndexKey, self).__init__(_io)

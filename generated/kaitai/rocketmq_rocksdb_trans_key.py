@@ -19,7 +19,18 @@ class RocketmqRocksdbTransKey(KaitaiStruct):
     rocketmq_rocksdb_trans_value.
     
     The commit-log offset comes first, big-endian, so keys sort in commit-log
-    order. One other key is no record: the ASCII string `lastOffsetPy`, with
+    order. `TransMessageRocksDBStore.buildTransIndex` writes a key for each
+    message dispatched under `RMQ_SYS_ROCKSDB_TRANS_HALF_TOPIC` (the half
+    message, at its own offset) and for each operation message under
+    `RMQ_SYS_ROCKSDB_TRANS_OP_HALF_TOPIC` (at the offset its `TRANS_OFFSET`
+    property names, marking the half message done); both topics are 5.4.0's
+    RocksDB counterparts of `RMQ_SYS_TRANS_HALF_TOPIC` /
+    `RMQ_SYS_TRANS_OP_HALF_TOPIC`. The topic part is the message's
+    `REAL_TOPIC` property; the last part is its `__transactionId__` property
+    (`PROPERTY_TRANSACTION_ID`), which the op message copies from the half
+    message's UNIQ_KEY, so for the half message it is the id the producer
+    client set as transaction id. A message lacking either property gets no
+    key. One other key is no record: the ASCII string `lastOffsetPy`, with
     an 8-byte big-endian value (rocketmq_rocksdb_message_mark), the largest
     commit-log offset written so far, from which dispatch resumes.
     
@@ -29,6 +40,10 @@ class RocketmqRocksdbTransKey(KaitaiStruct):
     
     .. seealso::
        Source - https://github.com/apache/rocketmq/blob/f1e2594d05c48406b32bdf7f09ab423c424a028b/store/src/main/java/org/apache/rocketmq/store/transaction/TransRocksDBRecord.java
+    
+    
+    .. seealso::
+       Source - https://github.com/apache/rocketmq/blob/14d35e958d823bc8e01331d55a67ff8be4fa2fcd/store/src/main/java/org/apache/rocketmq/store/transaction/TransMessageRocksDBStore.java
     """
     def __init__(self, _io, _parent=None, _root=None):
         super(RocketmqRocksdbTransKey, self).__init__(_io)

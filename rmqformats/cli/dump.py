@@ -328,12 +328,31 @@ filekind.register(filekind.FileKind("rocksdbstore", "RocksDB message store (time
                                     _rocksdbstore_score))
 
 
+def _config_metadata(path: str, o: DumpOptions) -> Iterator[dict]:
+    """The records of ``config/metadata`` (useSingleRocksDBForAllConfigs), column family by column family: each
+    key as text and its value as the JSON it holds."""
+    from ..rocksdb.config import metadata_records
+    for cf, key, value in metadata_records(path):
+        yield {"record": "config", "columnFamily": cf, "key": key, "value": value}
+
+
+register("configmetadata", _config_metadata)
+filekind.register(filekind.FileKind("configmetadata", "RocksDB config database config/metadata "
+                                    "(useSingleRocksDBForAllConfigs, 5.3.4+)", _rocksdbstore_score))
+
+
 def _folder_kind(path: str) -> filekind.FileKind | None:
-    """The kind of a folder ``dump`` reads as a whole (the RocksDB message store), else ``None``."""
+    """The kind of a folder ``dump`` reads as a whole (the RocksDB message store, ``config/metadata``), else
+    ``None``."""
+    from ..rocksdb.config import METADATA_FOLDER
     from ..rocksdb.db import is_rocksdb
     from ..rocksdb.messagestore import FOLDER
-    if os.path.isdir(path) and is_rocksdb(path) and os.path.basename(path) == FOLDER:
+    if not (os.path.isdir(path) and is_rocksdb(path)):
+        return None
+    if os.path.basename(path) == FOLDER:
         return next(k for k in filekind.KINDS if k.name == "rocksdbstore")
+    if os.path.basename(path) == METADATA_FOLDER and os.path.basename(os.path.dirname(path)) == "config":
+        return next(k for k in filekind.KINDS if k.name == "configmetadata")
     return None
 register("config", _config)
 register("marker", _marker)
@@ -479,10 +498,12 @@ def cmd_dump(args: argparse.Namespace) -> int:
     for path in args.files:
         whole = os.path.abspath(path)
         try:
-            if args.kind == "rocksdbstore" or (args.kind is None and _folder_kind(whole) is not None):
-                kind = next(k for k in filekind.KINDS if k.name == "rocksdbstore")
+            folder = _folder_kind(whole) if args.kind is None else None
+            if args.kind in ("rocksdbstore", "configmetadata") or folder is not None:
+                name = args.kind if folder is None else folder.name
+                kind = next(k for k in filekind.KINDS if k.name == name)
                 if not os.path.isdir(whole):
-                    raise filekind.UnknownFileKindError(whole, None, "a RocksDB message store is a folder")
+                    raise filekind.UnknownFileKindError(whole, None, f"a {kind.description} is a folder")
             elif os.path.isdir(whole):
                 raise filekind.UnknownFileKindError(whole, None, _folder_advice(whole))
             elif args.kind is not None:

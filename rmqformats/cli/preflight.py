@@ -26,6 +26,10 @@ def cmd_preflight(args: argparse.Namespace) -> int:
         out.write(f"release {result.release} ({result.release_source}); {result.recovery} recovery; data end "
                   f"{result.data_end if result.data_end is not None else '(not read)'}\n")
         out.write(f"{verdict}\n")
+        if result.extrapolated:
+            out.write(f"extrapolated: {result.extrapolated}\n")
+        for rule in result.rules:
+            out.write(f"release rule applied: {rule}\n")
         for item in sorted(result.items, key=lambda i: i.verdict != REFUSE):
             out.write(f"  {item}\n")
     return {0: status.OK, 1: status.PREFLIGHT_CHANGES, 2: status.PREFLIGHT_REFUSES}[code]
@@ -40,7 +44,11 @@ def add_commands(sub) -> None:
                     "empty last consume-queue file, a config file and its .bak both unreadable), the recovery it "
                     "takes (normal or abnormal) and where it truncates the commit log and the queues, what it "
                     "dispatches again, the checkpoint's confirm offset against the data end, timer entries past "
-                    "the end. Each item names the file, offset, Java method and source tag. Exit 0: clean start; "
+                    "the end; for 5.3.4 to 5.5.1 also the rules those releases add (corrupt config deleted, the "
+                    "dispatch start over every RocksDB dispatch store, the PHYSICALOFFSET check, the RocksDB "
+                    "consume-queue folder against useSeparateStorePathForRocksdbCQ), each named with its release; a "
+                    "release newer than every known one is reported as extrapolated. Each item names the file, "
+                    "offset, Java method and source tag. Exit 0: clean start; "
                     "1: starts but changes the store; 2: refuses to start.",
         epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     sp.add_argument("store", nargs="?", help="store root (the folder holding commitlog/)")
@@ -48,7 +56,8 @@ def add_commands(sub) -> None:
     sp.add_argument("--release", metavar="X", help="the broker release that will start (default: the oldest the "
                                                      "store's contents allow, which reads the commit log once more)")
     sp.add_argument("--config", metavar="FILE", help="broker .properties or JSON store config for the mapped-file "
-                                                     "sizes (default: the size most files of each kind have)")
+                                                     "sizes (default: the size most files of each kind have) and the "
+                                                     "settings later releases' rules read")
     sp.add_argument("--index-safe", action="store_true",
                     help="the broker has messageIndexSafe=true (abnormal recovery starts from the index mark too)")
     sp.add_argument("--format", choices=("text", "json"), default="text",

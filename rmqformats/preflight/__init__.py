@@ -50,6 +50,12 @@ Changes (the broker starts, but not on the store as it is):
 * what the two-way check finds missing (queue units, index entries): the
   broker does not rebuild them on its own when they lie before the queues'
   end.
+
+These rules were read in the tagged source up to 5.3.3 (``NEWEST_READ``) and
+are taken as unchanged after it. The rules that 5.3.4 to 5.5.1 add are in
+:mod:`.release_rules`, one function each; the result names those it applied
+(``Preflight.rules``) and, for a release newer than every known one, says
+that its rules are extrapolated (``Preflight.extrapolated``).
 """
 
 from __future__ import annotations
@@ -71,7 +77,8 @@ CONSUME_QUEUE = _STORE + "ConsumeQueue.java"
 COMMIT_LOG = _STORE + "CommitLog.java"
 MESSAGE_STORE = _STORE + "DefaultMessageStore.java"
 CONFIG_MANAGER = "common/src/main/java/org/apache/rocketmq/common/ConfigManager.java"
-#: The newest tag the rules were read in; newer releases are taken to behave as it does.
+#: The newest tag the rules above were read in; newer releases keep them and add those of
+#: :mod:`.release_rules`, and the output says so.
 NEWEST_READ = (5, 3, 3)
 
 
@@ -104,6 +111,10 @@ class Preflight:
     recovery: str  # "normal" or "abnormal"
     data_end: int | None
     items: list[Item] = field(default_factory=list)
+    #: The rules of releases after 5.3.3 that were applied (:mod:`.release_rules`).
+    rules: list = field(default_factory=list)
+    #: Set when the release is newer than every known one: the note saying its rules are extrapolated.
+    extrapolated: str | None = None
 
     @property
     def exit_code(self) -> int:
@@ -114,7 +125,8 @@ class Preflight:
 
     def to_json_dict(self) -> dict:
         return {"release": self.release, "releaseSource": self.release_source, "recovery": self.recovery,
-                "dataEnd": self.data_end, "exit": self.exit_code, "items": [i.to_json_dict() for i in self.items]}
+                "dataEnd": self.data_end, "exit": self.exit_code, "items": [i.to_json_dict() for i in self.items],
+                "releaseRules": [r.to_json_dict() for r in self.rules], "extrapolated": self.extrapolated}
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -138,6 +150,7 @@ def preflight(store, *, release: str | None = None, config: str | None = None,
     file sizes (default: the sizes most files of each kind have).
     """
     from ..rebuild.sizes import read_config_values
+    from . import release_rules as later
     if release is None:
         from ..versions.detect import detect
         written = detect(store)
@@ -149,12 +162,25 @@ def preflight(store, *, release: str | None = None, config: str | None = None,
     rel = _key(version)
     tag = _tag(rel)
     given = read_config_values(config) if config else {}
+    settings = later.read_settings(config)
     root = store.root
     result = Preflight(release=version, release_source=source,
                        recovery="abnormal" if store.has_abort_file else "normal", data_end=None)
     items = result.items
+    result.extrapolated = later.extrapolation(rel, version)
+    if result.extrapolated:
+        items.append(Item(NOTE, result.extrapolated, "rmqformats preflight", "formats/releases.yaml"))
+    elif rel > NEWEST_READ:
+        items.append(Item(NOTE, f"release {version} is newer than the tagged source read here (up to "
+                                f"{_tag(NEWEST_READ)}): the rules read there are taken as unchanged, and the rules "
+                                f"of later releases known from their threads are applied (release rules)",
+                          "rmqformats preflight", "formats/releases.yaml"))
+    rules = result.rules
     if root is not None:
         _config_files(os.path.join(root, "config"), tag, items)
+        rules.append(later.config_deletion(rel, items, Item))
+        rules.append(later.rocksdb_cq_folder(root, rel, settings, items, Item))
+        rules.append(later.fastjson2_unquoted_keys(root, rel, items, Item))
     # Mapped files: commit log, consume queues, batch consume queues.
     segs = [(s.path, s.start_offset, s.size) for s in store.commitlog.segments]
     cl_size = given.get("mappedFileSizeCommitLog") or _mode([s for _, _, s in segs if s])
@@ -177,7 +203,14 @@ def preflight(store, *, release: str | None = None, config: str | None = None,
                     _empty_last_file(files, size, rel, tag, items)
     refused = any(i.verdict == REFUSE for i in items)
     if not refused:
-        _recovery(store, rel, tag, index_safe, result)
+        plan = _recovery(store, rel, tag, index_safe, result)
+        if root is not None:
+            rules.append(later.accelerated_recovery(root, rel, settings, items, Item))
+            rules.append(later.dispatch_marks(store, rel, settings, plan.max_queue_end, items, Item))
+            rules.append(later.checkpoint_meaning(root, rel, items, Item))
+        rules.append(later.physical_offset_check(store, rel, settings, result.recovery == "abnormal",
+                                                 plan.abnormal_start, items, Item))
+    result.rules = [r for r in rules if r is not None]
     return result
 
 
@@ -318,7 +351,7 @@ def _abnormal_index(store, plan, tag: str, items: list[Item]) -> None:
                           "IndexService.load", f"{tag}:{_STORE}index/IndexService.java", path, 0))
 
 
-def _recovery(store, rel, tag: str, index_safe: bool, result: Preflight) -> None:
+def _recovery(store, rel, tag: str, index_safe: bool, result: Preflight):
     from ..recovery import Kind, Severity, cross_check
     items = result.items
     cross = cross_check(store, index=True, timer=True, index_safe=index_safe, max_findings=200)
@@ -385,3 +418,4 @@ def _recovery(store, rel, tag: str, index_safe: bool, result: Preflight) -> None
         else:
             method, src = "rmqformats check", "rmqformats/recovery/crosscheck.py"
         items.append(Item(CHANGE, text, method, src, getattr(where, "path", None), getattr(where, "offset", None)))
+    return plan

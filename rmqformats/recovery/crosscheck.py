@@ -126,11 +126,13 @@ class Kind(enum.Enum):
     ABNORMAL_RECOVERY = "abnormal-recovery"
     AFTER_CHECKPOINT = "after-checkpoint"
     AFTER_CONFIRM = "after-confirm-offset"
+    NOT_DOUBLE_WRITTEN = "not-double-written"
 
 
 _SEVERITY = {k: Severity.PROBLEM for k in Kind}
 _SEVERITY.update({Kind.NOT_CHECKED: Severity.NOTE, Kind.RESTART: Severity.NOTE, Kind.ABNORMAL_RECOVERY: Severity.NOTE,
-                  Kind.AFTER_CHECKPOINT: Severity.NOTE, Kind.AFTER_CONFIRM: Severity.NOTE})
+                  Kind.AFTER_CHECKPOINT: Severity.NOTE, Kind.AFTER_CONFIRM: Severity.NOTE,
+                  Kind.NOT_DOUBLE_WRITTEN: Severity.NOTE})
 
 
 @dataclass(frozen=True)
@@ -617,6 +619,8 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
         after_logics=(after["logics"][0], after["logics"][1]), after_index=(after["index"][0], after["index"][1]),
         after_confirm=(after_confirm[0], after_confirm[1]))
     _recovery_notes(plan, segs, found, store.path("checkpoint"))
+    if rocks is not None:
+        _not_double_written(listed, rocks, found)
     verified = {k: st.matched for k, st in queues.items() if not st.batch}
     if rocks is not None:
         behind.update({k: n for k, n in rocks.behind.items() if k not in behind})
@@ -1187,6 +1191,26 @@ def _check_timer(store: Store, data_end: int | None, segs: _Segments, found: _Fi
 
 
 # -- RocksDB consume queue and message store ------------------------------------------------------
+
+
+def _not_double_written(listed: list[tuple[str, int, bool]], rocks: "_Rocks", found: _Findings) -> None:
+    """A combined store (file queues and a RocksDB consume queue) whose database lacks some topics' queues:
+    with selective double write (``rocksdbCQSelectiveDoubleWriteEnable``, 5.5.1, apache/rocketmq #10450) the
+    broker writes only selected topics to RocksDB, so those queues are checked as files only, not reported as
+    missing units."""
+    if not rocks.infos:
+        return
+    left = sorted((t, q) for t, q, batch in listed if not batch and (t, q) not in rocks.infos)
+    if not left:
+        return
+    topics = sorted({t for t, _ in left})
+    shown = ", ".join(topics[:5]) + (f" and {len(topics) - 5} more" if len(topics) > 5 else "")
+    found.add(Finding(Kind.NOT_DOUBLE_WRITTEN,
+                      f"{len(left)} file consume queue(s) of {len(topics)} topic(s) ({shown}) have no copy in the "
+                      f"RocksDB consume queue: a combined store with selective double write "
+                      f"(rocksdbCQSelectiveDoubleWriteEnable, 5.5.1) writes only selected topics to RocksDB, so "
+                      f"they are checked as files only and not taken for missing units",
+                      other=Place(rocks.queues.path)))
 
 
 def _index_in_rocksdb(store: Store) -> bool:

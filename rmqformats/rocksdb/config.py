@@ -7,6 +7,14 @@ Two layouts (see ``formats/rocketmq_rocksdb_config_key.ksy``):
   key = the UTF-8 name (``topic@group`` for offsets), value = the bean's
   fastjson text; from 5.3.1 the ``kvDataVersion`` column family holds the
   ``DataVersion`` and ``forbidden`` the forbidden maps of groups.
+* single (5.3.4+, ``useSingleRocksDBForAllConfigs=true``, apache/rocketmq
+  PR #9774): one database ``config/metadata/`` holding the three v1 tables in
+  column families of their own (``topic``, ``subscriptionGroup``,
+  ``consumerOffset``, keys and values as in v1), each with its data version
+  in ``<table>Version`` and the groups' forbidden maps in ``forbidden``
+  (``formats/releases.yaml``, kind ``rocksdb_config_metadata``). The key of
+  the data version in the ``*Version`` column families was not read in the
+  source; it is taken to be v1's ``kvDataVersionKey``.
 * v2 (5.3.2+, ``configManagerVersion=v2``): one database ``config/rdb/`` whose
   binary keys name a table and a record; values are a serialization type and
   JSON, three longs (data version) or one long (offset).
@@ -22,7 +30,7 @@ the same classes, so ``TopicsFile``, ``SubscriptionGroupsFile`` and
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Iterator
 
 import construct
 import numpy as np
@@ -52,6 +60,13 @@ V2_TABLES = {"topic": ("topics", "topicConfigTable"),
              "subscription_group": ("subscriptionGroup", "subscriptionGroupTable"),
              "consumer_offset": ("consumerOffset", "offsetTable")}
 V2_FOLDER = "rdb"
+#: The single database of useSingleRocksDBForAllConfigs: record column family → (schema, table key,
+#: data-version column family, forbidden column family).
+METADATA_FOLDER = "metadata"
+METADATA_TABLES = {"topic": ("topics", "topicConfigTable", "topicVersion", None),
+                   "subscriptionGroup": ("subscriptionGroup", "subscriptionGroupTable", "subscriptionGroupVersion",
+                                         CF_FORBIDDEN),
+                   "consumerOffset": ("consumerOffset", "offsetTable", "consumerOffsetVersion", None)}
 
 _DV_DTYPE = unit_dtype(_dv_layout.DATA_VERSION_VALUE_RUNS, _dv_layout.DATA_VERSION_VALUE_SEQ)
 _OFFSET_DTYPE = unit_dtype(_offset_layout.OFFSET_VALUE_RUNS, _offset_layout.OFFSET_VALUE_SEQ)
@@ -105,32 +120,55 @@ def read_v1(path: str | os.PathLike[str]) -> ConfigFile:
         raise RocksDBError(path, f"not a v1 config database (one of {', '.join(V1_TABLES)})")
     schema, table_key = V1_TABLES[folder]
     with ReadOnlyDB(path) as db:
-        table: dict[str, Any] = {}
-        keys: dict[str, tuple[str, bytes]] = {}
-        doc: dict[str, Any] = {}
-        for key, value in db.iterate("default"):
-            name = _name(db, "default", key)
-            body = _json(db, "default", key, value)
-            keys[name] = ("default", key)
-            if table_key == "offsetTable":
-                if not isinstance(body, dict) or not isinstance(body.get("offsetTable"), dict):
-                    raise RocksDBError(db.path, "value has no offsetTable object", column_family="default",
-                                       key=key, key_text=name)
-                body = body["offsetTable"]
-            table[name] = body
-        doc[table_key] = table
-        if db.has_column_family(CF_DATA_VERSION):
-            stamp = db.get(CF_DATA_VERSION, DATA_VERSION_KEY)
-            if stamp:
-                doc["dataVersion"] = _json(db, CF_DATA_VERSION, DATA_VERSION_KEY, stamp)
-        if db.has_column_family(CF_FORBIDDEN) and schema == "subscriptionGroup":
-            forbidden = {}
-            for key, value in db.iterate(CF_FORBIDDEN):
-                name = _name(db, CF_FORBIDDEN, key)
-                forbidden[name] = _json(db, CF_FORBIDDEN, key, value)
-                keys.setdefault(name, (CF_FORBIDDEN, key))
-            doc["forbiddenTable"] = forbidden  # the manager's (possibly empty) map, as its JSON shows it
-        return _modelled(db, f"{folder} (RocksDB v1)", schema, dict(sorted(doc.items())), keys, "rocksdb-v1", [])
+        forbidden_cf = CF_FORBIDDEN if schema == "subscriptionGroup" else None
+        return _read_table(db, f"{folder} (RocksDB v1)", "rocksdb-v1", schema, table_key, "default",
+                           CF_DATA_VERSION, forbidden_cf)
+
+
+def _read_table(db: ReadOnlyDB, label: str, source: str, schema: str, table_key: str, record_cf: str,
+                version_cf: str, forbidden_cf: str | None) -> ConfigFile:
+    """One table kept as v1 keeps it: a name → bean JSON per record in ``record_cf``, the data version in
+    ``version_cf``, the groups' forbidden maps in ``forbidden_cf``."""
+    table: dict[str, Any] = {}
+    keys: dict[str, tuple[str, bytes]] = {}
+    doc: dict[str, Any] = {}
+    for key, value in db.iterate(record_cf):
+        name = _name(db, record_cf, key)
+        body = _json(db, record_cf, key, value)
+        keys[name] = (record_cf, key)
+        if table_key == "offsetTable":
+            if not isinstance(body, dict) or not isinstance(body.get("offsetTable"), dict):
+                raise RocksDBError(db.path, "value has no offsetTable object", column_family=record_cf,
+                                   key=key, key_text=name)
+            body = body["offsetTable"]
+        table[name] = body
+    doc[table_key] = table
+    if db.has_column_family(version_cf):
+        stamp = db.get(version_cf, DATA_VERSION_KEY)
+        if stamp:
+            doc["dataVersion"] = _json(db, version_cf, DATA_VERSION_KEY, stamp)
+    if forbidden_cf is not None and db.has_column_family(forbidden_cf):
+        forbidden = {}
+        for key, value in db.iterate(forbidden_cf):
+            name = _name(db, forbidden_cf, key)
+            forbidden[name] = _json(db, forbidden_cf, key, value)
+            keys.setdefault(name, (forbidden_cf, key))
+        doc["forbiddenTable"] = forbidden  # the manager's (possibly empty) map, as its JSON shows it
+    return _modelled(db, label, schema, dict(sorted(doc.items())), keys, source, [])
+
+
+def read_metadata(path: str | os.PathLike[str], *, schemas: tuple[str, ...] | None = None) -> list[ConfigFile]:
+    """The tables of the single database ``config/metadata`` (useSingleRocksDBForAllConfigs, 5.3.4+) whose
+    record column family exists: topics, subscription groups, consumer offsets."""
+    path = os.fspath(path)
+    out = []
+    with ReadOnlyDB(path) as db:
+        for cf, (schema, table_key, version_cf, forbidden_cf) in METADATA_TABLES.items():
+            if (schemas is not None and schema not in schemas) or not db.has_column_family(cf):
+                continue
+            out.append(_read_table(db, f"metadata {cf} (RocksDB single)", "rocksdb-metadata", schema, table_key,
+                                   cf, version_cf, forbidden_cf))
+    return out
 
 
 def read_v2(path: str | os.PathLike[str]) -> list[ConfigFile]:
@@ -200,6 +238,17 @@ def read_v2(path: str | os.PathLike[str]) -> list[ConfigFile]:
         return out
 
 
+def metadata_records(path: str | os.PathLike[str]) -> Iterator[tuple[str, str, Any]]:
+    """``(column family, key, value)`` of every record of ``config/metadata``: the tables, their data versions
+    and the forbidden maps, keys as text, values as the JSON they hold (for ``dump``)."""
+    cfs = [name for cf, (_, _, version_cf, _) in METADATA_TABLES.items() for name in (cf, version_cf)]
+    with ReadOnlyDB(os.fspath(path)) as db:
+        for cf in [*cfs, CF_FORBIDDEN]:
+            if db.has_column_family(cf):
+                for key, value in db.iterate(cf):
+                    yield cf, _name(db, cf, key), _json(db, cf, key, value)
+
+
 def read_rocksdb_configs(config_dir: str | os.PathLike[str], *,
                          schemas: tuple[str, ...] | None = None) -> list[ConfigFile]:
     """Every RocksDB config database under ``config_dir``: v1 tables, then the v2 ``rdb`` tables.
@@ -213,6 +262,9 @@ def read_rocksdb_configs(config_dir: str | os.PathLike[str], *,
         path = os.path.join(config_dir, folder)
         if (schemas is None or schema in schemas) and is_rocksdb(path):
             out.append(read_v1(path))
+    path = os.path.join(config_dir, METADATA_FOLDER)
+    if is_rocksdb(path):
+        out += read_metadata(path, schemas=schemas)
     path = os.path.join(config_dir, V2_FOLDER)
     if is_rocksdb(path):
         out += [f for f in read_v2(path) if schemas is None or f.schema in schemas]
@@ -225,17 +277,19 @@ def effective_committed(config_dir: str | os.PathLike[str],
 
     ``json_offsets`` are those of ``consumerOffset.json`` ((topic, group,
     queue id) → offset). ``config/rdb`` (v2) wins when it holds offsets; else
-    the v1 ``consumerOffsets`` database, unless ``consumerOffset.json`` has the
+    the single ``config/metadata`` database (useSingleRocksDBForAllConfigs,
+    into which the broker migrates the v1 tables), else the v1
+    ``consumerOffsets`` database, unless ``consumerOffset.json`` has the
     larger data-version counter (the v1 manager's ``merge`` then loads the
     JSON file); else the JSON file.
     """
     rocks = read_rocksdb_configs(config_dir, schemas=("consumerOffset",))
-    for source in ("rocksdb-v2", "rocksdb-v1"):
+    for source in ("rocksdb-v2", "rocksdb-metadata", "rocksdb-v1"):
         found = [f for f in rocks if f.source == source and f.model is not None]
         if not found:
             continue
         kv = found[0].model
-        if source == "rocksdb-v1" and json_offsets:
+        if source in ("rocksdb-v1", "rocksdb-metadata") and json_offsets:
             from ..config import read_config_file  # only here: the data version of the JSON file
             model = read_config_file(os.path.join(os.fspath(config_dir), "consumerOffset.json")).model
             def counter(m: Any) -> int:
@@ -250,7 +304,7 @@ def config_databases(config_dir: str | os.PathLike[str]) -> list[dict]:
     """The RocksDB config databases under ``config_dir`` (not opened): folder, path and layout."""
     config_dir = os.fspath(config_dir)
     out = []
-    for folder, layout in [*((f, "v1") for f in V1_TABLES), (V2_FOLDER, "v2")]:
+    for folder, layout in [*((f, "v1") for f in V1_TABLES), (METADATA_FOLDER, "single"), (V2_FOLDER, "v2")]:
         path = os.path.join(config_dir, folder)
         if is_rocksdb(path):
             out.append({"folder": folder, "path": path, "layout": layout})

@@ -160,6 +160,36 @@ def write_config_v1(config_dir: str, *, topics: Mapping[str, Any] | None = None,
         _close(db, path)
 
 
+def write_config_metadata(config_dir: str, *, topics: Mapping[str, Any] | None = None,
+                          groups: Mapping[str, Any] | None = None,
+                          offsets: Mapping[str, Mapping[int, int]] | None = None,
+                          data_versions: Mapping[str, Mapping[str, Any]] | None = None,
+                          forbidden: Mapping[str, Mapping[str, int]] | None = None) -> str:
+    """Write ``config/metadata/``, the one database of ``useSingleRocksDBForAllConfigs`` (5.3.4+), and return its
+    path: the v1 tables in the column families ``topic``, ``subscriptionGroup`` and ``consumerOffset``
+    (records as :func:`write_config_v1` writes them), their data versions in ``<table>Version`` (the
+    ``data_versions`` keys are the record column families) and the groups' forbidden maps in ``forbidden``."""
+    from ..rocksdb.config import CF_FORBIDDEN, DATA_VERSION_KEY, METADATA_FOLDER, METADATA_TABLES
+    path = os.path.join(config_dir, METADATA_FOLDER)
+    cfs = [name for cf, (_, _, version_cf, _) in METADATA_TABLES.items() for name in (cf, version_cf)]
+    db = _open_writable(path, [*cfs, CF_FORBIDDEN])
+    records = {"topic": {k: _browser_compatible(v) for k, v in (topics or {}).items()},
+               "subscriptionGroup": {k: _browser_compatible(v) for k, v in (groups or {}).items()},
+               "consumerOffset": {k: _offset_wrapper(v) for k, v in (offsets or {}).items()}}
+    for cf, rows in records.items():
+        family = db.get_column_family(cf)
+        for k, v in rows.items():
+            family[k.encode("utf-8")] = v
+        stamp = (data_versions or {}).get(cf)
+        if stamp is not None:
+            db.get_column_family(METADATA_TABLES[cf][2])[DATA_VERSION_KEY] = _browser_compatible(stamp)
+    family = db.get_column_family(CF_FORBIDDEN)
+    for g, m in (forbidden or {}).items():
+        family[g.encode("utf-8")] = _browser_compatible(m)
+    _close(db, path)
+    return path
+
+
 def v2_key(table: str, *, name: str | None = None, group: str | None = None, topic: str | None = None,
            queue_id: int | None = None, data_version: bool = False) -> bytes:
     """A ``config/rdb`` key: a table's data version, a named record, or an offset record."""
