@@ -503,7 +503,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 name = args.kind if folder is None else folder.name
                 kind = next(k for k in filekind.KINDS if k.name == name)
                 if not os.path.isdir(whole):
-                    raise filekind.UnknownFileKindError(whole, None, f"a {kind.description} is a folder")
+                    raise filekind.UnknownFileKindError(whole, None, f"{kind.with_article} is a folder")
             elif os.path.isdir(whole):
                 raise filekind.UnknownFileKindError(whole, None, _folder_advice(whole))
             elif args.kind is not None:
