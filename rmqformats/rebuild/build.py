@@ -51,16 +51,20 @@ import pyarrow.compute as pc
 from ..consumequeue import DEFAULT_DELAY_LEVELS_MS
 from ..errors import RmqFormatError
 from ..output import SUCCESS_MARKER, AtomicFolder
-from ..recovery.crosscheck import (DISPATCH_COLUMNS, TRAN_PREPARED, TRAN_ROLLBACK, _is_batch_topic,
+from ..recovery.crosscheck import (DISPATCH_COLUMNS, TIMER_TOPIC, TRAN_PREPARED, TRAN_ROLLBACK, _is_batch_topic,
                                    dispatch_units, index_keys, transaction_types)
+from ..recovery.salvage import PastEnd, intact_past
+from ..timer import TIMER_LOG_DIR, TIMER_WHEEL_FILE
 from .sizes import StoreSizes, store_sizes
+from .truncate import CutQueue, TimerCut, copy_timer, cut_queue_copy
 from .writers import (BatchQueueFilesWriter, IndexFilesWriter, QueueFilesWriter, RocksDBQueuesWriter,
                       checkpoint_bytes)
 
 #: The parts ``only`` can name.
 PARTS = ("commitlog", "queues", "index", "checkpoint")
 #: Root entries the rebuild writes itself or leaves out; the rest is copied.
-_OWN = {"commitlog", "consumequeue", "batchconsumequeue", "index", "checkpoint", "lock", "abort", SUCCESS_MARKER}
+_OWN = {"commitlog", "consumequeue", "batchconsumequeue", "index", "checkpoint", "lock", "abort", SUCCESS_MARKER,
+        TIMER_LOG_DIR, TIMER_WHEEL_FILE}
 _COPY_CHUNK = 8 << 20
 
 
@@ -85,8 +89,21 @@ class RebuildResult:
     segments: int = 0
     linked: int = 0
     checkpoint: dict = field(default_factory=dict)
-    #: Queue folders copied as they are: the commit log holds none of their messages (deleted segments).
+    #: Queue folders of the old store the walk wrote no unit for, copied and cut at the data end
+    #: (``truncateDirtyLogicFiles``): what is left are units of messages in deleted head segments.
     kept_queues: list = field(default_factory=list)
+    #: Queues all of whose units pointed at or past the data end: not written (the broker deletes their files).
+    removed_queues: list = field(default_factory=list)
+    #: Units of the old queues at or past the data end, not carried over.
+    removed_units: int = 0
+    #: What cutting the timer log at the data end removed.
+    timer: TimerCut = field(default_factory=TimerCut)
+    #: The intact messages past the data end the new store leaves out (the salvage walk's count).
+    past_end: PastEnd | None = None
+    #: The walk's data end is at damage (not a clean end of the data).
+    data_end_damaged: bool = False
+    #: The end of the rebuilt ``rmq_sys_wheel_timer`` queue 0 (``None``: no such queue written).
+    timer_queue_end: int | None = None
     #: Queue-offset holes found in the commit log (``topic, queueId, from, to``).
     holes: list = field(default_factory=list)
     seconds: float = 0.0
@@ -129,6 +146,12 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
             _copy_commitlog(store, os.path.join(new, "commitlog"), result.data_end, link, result)
         else:
             _copy_commitlog(store, os.path.join(new, "commitlog"), None, link, result)
+        segments = store.commitlog.segments
+        first = segments[0].start_offset if segments else 0
+        result.timer = copy_timer(root, new, result.data_end if "commitlog" in parts else None, first,
+                                  result.timer_queue_end)
+        if result.data_end is not None and result.data_end_damaged:
+            result.past_end = intact_past(store.commitlog, result.data_end, batch_size=batch_size)
     result.seconds = time.monotonic() - t0
     return result
 
@@ -242,8 +265,12 @@ def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_
             rdb.finish()
     end = walk.end
     result.data_end = end.offset if end is not None else None
+    result.data_end_damaged = end is not None and not end.reason.is_clean
+    writer = rdb if rdb is not None else cq
+    if writer is not None:
+        result.timer_queue_end = writer.ends.get((TIMER_TOPIC, 0))
     if bcq is not None:
-        result.kept_queues = _keep_queues_without_messages(store, new, cq, bcq)
+        _keep_queues_without_messages(store, new, cq, bcq, result.data_end, result)
     if cq is not None:
         result.queue_units = cq.units
         result.holes = cq.holes
@@ -273,22 +300,30 @@ def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_
 
 
 def _keep_queues_without_messages(store, new: str, cq: QueueFilesWriter | None,
-                                  bcq: BatchQueueFilesWriter) -> list[str]:
-    """Queue folders of the store for which the commit log holds no message (all in deleted segments),
-    copied as they are: the broker keeps them, and their end is the queue's next offset, which
-    consumer offsets refer to (without them a new message would start the queue at offset 0)."""
+                                  bcq: BatchQueueFilesWriter, data_end: int | None, result: RebuildResult) -> None:
+    """Queue folders of the store the walk wrote no unit for, copied and cut at the data end as
+    ``ConsumeQueue.truncateDirtyLogicFiles`` cuts them (see :mod:`.truncate`): the units left are
+    those of messages in deleted head segments, which the broker keeps (their end is the queue's
+    next offset, which consumer offsets refer to; without them a new message would start the queue
+    at offset 0). A queue with no unit left is not written, as the broker deletes all its files."""
+    from ..batch_consumequeue import UNIT_DTYPE as BCQ_UNIT
+    from ..consumequeue import UNIT_DTYPE as CQ_UNIT
     from ..queuefiles import list_queue_dirs
-    kept = []
-    for parent, writer in (("consumequeue", cq), ("batchconsumequeue", bcq)):
+    end = data_end if data_end is not None else 1 << 62
+    for parent, writer, dtype in (("consumequeue", cq, CQ_UNIT), ("batchconsumequeue", bcq, BCQ_UNIT)):
         if writer is None or os.path.isfile(store.path(parent, "CURRENT")):
             continue
         for topic, qid, folder in list_queue_dirs(store.path(parent)):
             if (topic, qid) in writer.ends:
                 continue
-            dst = os.path.join(new, parent, topic, str(qid))
-            shutil.copytree(folder, dst)
-            kept.append(os.path.join(parent, topic, str(qid)))
-    return kept
+            rel = os.path.join(parent, topic, str(qid))
+            cut = cut_queue_copy(folder, os.path.join(new, rel), end, dtype)
+            if cut is None:
+                result.removed_queues.append(rel)
+                continue
+            result.removed_units += cut.removed_units
+            cut.rel = rel
+            result.kept_queues.append(cut)
 
 
 def _existing_index_names(store) -> list[str]:
