@@ -39,9 +39,12 @@ when none is full: ``IndexService.flush`` sets it only for a full file);
 from __future__ import annotations
 
 import datetime
+import errno
 import os
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,7 +53,7 @@ import pyarrow.compute as pc
 
 from ..consumequeue import DEFAULT_DELAY_LEVELS_MS
 from ..errors import RmqFormatError
-from ..output import SUCCESS_MARKER, AtomicFolder
+from ..output import SUCCESS_MARKER, AtomicFolder, OutputError, WriteError
 from ..recovery.crosscheck import (DISPATCH_COLUMNS, TIMER_TOPIC, TRAN_PREPARED, TRAN_ROLLBACK, _is_batch_topic,
                                    dispatch_units, index_keys, transaction_types)
 from ..recovery.salvage import PastEnd, intact_past
@@ -135,7 +138,8 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
     if kind not in ("file", "rocksdb"):
         raise RebuildError(f"unknown consume-queue kind {kind!r} (file or rocksdb)")
     sizes = store_sizes(root, config=config)
-    with AtomicFolder(out, force=force, reads=[root, *reads], replaceable=_is_rebuild_output) as target:
+    with AtomicFolder(out, force=force, reads=[root, *reads], replaceable=_is_rebuild_output) as target, \
+            _write_errors(target):
         new = target.path
         result = RebuildResult(out=os.path.abspath(out), parts=parts, queues_kind=kind, sizes=sizes, data_end=None)
         _copy_rest(root, new, parts)
@@ -148,12 +152,49 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
             _copy_commitlog(store, os.path.join(new, "commitlog"), None, link, result)
         segments = store.commitlog.segments
         first = segments[0].start_offset if segments else 0
+        _writing(os.path.join(new, TIMER_LOG_DIR))
         result.timer = copy_timer(root, new, result.data_end if "commitlog" in parts else None, first,
                                   result.timer_queue_end)
         if result.data_end is not None and result.data_end_damaged:
             result.past_end = intact_past(store.commitlog, result.data_end, batch_size=batch_size)
     result.seconds = time.monotonic() - t0
     return result
+
+
+#: The file or folder of the new store being written (the temporary path), named by a write error.
+_WRITING: list[str] = []
+
+
+def _writing(path: str) -> None:
+    """Say which path of the new store the next writes go to (named by a write error there)."""
+    _WRITING[:] = [path]
+
+
+@contextmanager
+def _write_errors(target: AtomicFolder) -> Iterator[None]:
+    """An :class:`OSError` while writing the new store: a :class:`WriteError` naming the path being written
+    (the file the error names when it lies in the new store, else the one :func:`_writing` said), never
+    the file being read."""
+    _WRITING[:] = [target.path]
+    try:
+        yield
+    except shutil.Error as exc:  # copytree: a list of (source, destination, reason)
+        first = exc.args[0][0] if exc.args and isinstance(exc.args[0], list) and exc.args[0] else None
+        if first is None:
+            raise WriteError(target.final(_WRITING[0]), f"cannot write: {exc}") from exc
+        raise WriteError(target.final(first[1]), f"cannot write: {first[2]}") from exc
+    except OSError as exc:
+        if isinstance(exc, OutputError):
+            raise
+        names = [n for n in (exc.filename2, exc.filename) if n is not None]
+        inside = [os.fspath(n) for n in names if target._temporary(os.fspath(n))]
+        if names and not inside and exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+            raise  # reading the store failed: the read error names its file
+        path = inside[0] if inside else _WRITING[0]
+        reason = os.strerror(exc.errno) if exc.errno is not None else str(exc)
+        raise WriteError(target.final(path), f"cannot write: {reason}") from exc
+    finally:
+        _WRITING.clear()
 
 
 def _is_rebuild_output(folder: str) -> bool:
@@ -168,6 +209,7 @@ def _copy_rest(root: str, new: str, parts: tuple[str, ...]) -> None:
         src = os.path.join(root, name)
         if name in skip or name.startswith("."):
             continue
+        _writing(os.path.join(new, name))
         _copy_entry(src, os.path.join(new, name))
     not_rebuilt = {"queues": ("consumequeue", "batchconsumequeue"), "index": ("index",),
                    "checkpoint": ("checkpoint",)}
@@ -177,6 +219,7 @@ def _copy_rest(root: str, new: str, parts: tuple[str, ...]) -> None:
         for name in names:
             src = os.path.join(root, name)
             if os.path.lexists(src):
+                _writing(os.path.join(new, name))
                 _copy_entry(src, os.path.join(new, name))
 
 
@@ -208,6 +251,7 @@ def _copy_commitlog(store, folder: str, data_end: int | None, link: bool, result
         whole = data_end is None or seg.start_offset + seg.size <= data_end
         # The last segment is always copied: the broker appends to it, which must not reach the old store.
         if whole and link and n < len(kept) - 1:
+            _writing(dst)
             try:
                 os.link(seg.path, dst)
                 result.linked += 1
@@ -216,6 +260,7 @@ def _copy_commitlog(store, folder: str, data_end: int | None, link: bool, result
             except OSError:
                 pass  # another file system: copied instead
         length = seg.size if whole else data_end - seg.start_offset
+        _writing(dst)
         _copy_file(seg.path, dst, length, seg.size)
         result.segments += 1
 
@@ -238,6 +283,7 @@ def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_
     if do_index:
         ix = IndexFilesWriter(os.path.join(new, "index"), sizes.num_hash_slots, sizes.num_index,
                               names=_existing_index_names(store), tz=timezone)
+    _writing(os.path.join(new, "consumequeue" if do_queues else "index"))
     last_stamp = last_cq_stamp = 0
     walk = store.commitlog.batches(columns=list(DISPATCH_COLUMNS), batch_size=batch_size, decompress=False)
     try:
@@ -295,6 +341,7 @@ def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_
                   "master_flushed_offset": old.master_flushed_offset if old is not None else 0,
                   "confirm_phy_offset": confirm}
         result.checkpoint = fields
+        _writing(os.path.join(new, "checkpoint"))
         with open(os.path.join(new, "checkpoint"), "wb") as f:
             f.write(checkpoint_bytes(**fields))
 

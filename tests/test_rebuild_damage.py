@@ -1,0 +1,153 @@
+"""``rebuild`` and ``preflight`` after damage in the middle of the commit log, on copies of every vector store.
+
+Four kinds of damage (a magic code zeroed, a TOTALSIZE field with a bit flipped, a record torn in the
+middle segment, the middle segment zero-filled): the rebuilt store keeps every queue, index and timer
+true to the new data end (``check NEW`` consistent, ``preflight NEW`` a clean start), and the intact
+messages left out past the data end are counted as the salvage walk (``messages --salvage``) reads them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+from rmqformats.cli import main, status
+
+from conftest import FIXTURES, store_path
+
+VERSIONS = ("rocketmq-4.9.7", "rocketmq-5.1.4", "rocketmq-5.3.3")
+MIDDLE = f"{524288:020d}"
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _messages(version: str) -> list[dict]:
+    with open(FIXTURES / version / "truth" / "messages.jsonl") as f:
+        return [r for r in map(json.loads, f) if r["kind"] == "MESSAGE"]
+
+
+def damage(store, version: str, kind: str) -> int:
+    """Damage a copy of the store; returns the commit-log offset of the damaged record (or segment)."""
+    rows = _messages(version)
+    if kind in ("torn", "zero"):
+        rows = [r for r in rows if r["file"] == MIDDLE] or rows
+    else:
+        rows = rows[len(rows) // 4:len(rows) * 3 // 4]
+    r = rows[len(rows) // 2]
+    path = store / "commitlog" / r["file"]
+    size = os.path.getsize(path)
+    with open(path, "r+b") as f:
+        if kind == "magic":
+            f.seek(r["fileOffset"] + 4)
+            f.write(bytes(4))
+        elif kind == "size":  # TOTALSIZE 4 KiB larger: its fields no longer add up to it
+            f.seek(r["fileOffset"])
+            b = bytearray(f.read(4))
+            b[2] ^= 0x10
+            f.seek(r["fileOffset"])
+            f.write(bytes(b))
+        elif kind == "torn":  # written up to half the record; the rest of the segment never reached the disk
+            at = r["fileOffset"] + r["totalSize"] // 2
+            f.seek(at)
+            f.write(bytes(size - at))
+        else:
+            f.write(bytes(size))
+            return int(MIDDLE)
+    return r["commitlogOffset"]
+
+
+def salvaged_past(capsys, store, data_end: int) -> int:
+    code, out, _ = run(capsys, "messages", store, "--salvage", "--format", "jsonl")
+    assert code in (status.OK, status.DAMAGED)
+    return sum(1 for line in out.splitlines() if json.loads(line)["commitLogOffset"] >= data_end)
+
+
+@pytest.mark.parametrize("kind", ["magic", "size", "torn", "zero"])
+@pytest.mark.parametrize("version", VERSIONS)
+def test_rebuilt_store_is_true_to_the_new_data_end(capsys, tmp_path, version, kind):
+    store = tmp_path / "store"
+    shutil.copytree(store_path(version), store)
+    at = damage(store, version, kind)
+    code, pre, _ = run(capsys, "preflight", store, "--json")
+    pre = json.loads(pre)
+    assert code == status.PREFLIGHT_CHANGES and pre["dataEnd"] <= at + (0 if kind != "zero" else 0)
+    new = tmp_path / "new"
+    code, text, err = run(capsys, "rebuild", store, "--out", new, "--json")
+    doc = json.loads(text)
+    assert doc["dataEnd"] == pre["dataEnd"]
+    lost = salvaged_past(capsys, store, doc["dataEnd"])
+    assert lost > 0 and doc["lostMessages"] == lost == pre["lostMessages"]
+    assert sum(t["messages"] for t in doc["intactPastDataEnd"]["topics"].values()) == lost
+    assert code == status.DAMAGED and f"{lost} intact message(s)" in err and "--salvage" in err
+    assert "--salvage" in doc["keep"] and "--salvage" in pre["keep"]
+    code, out, _ = run(capsys, "check", new)
+    assert code == status.OK and out.rstrip().endswith("consistent"), out
+    code, out, _ = run(capsys, "preflight", new, "--json")
+    after = json.loads(out)
+    assert code == status.OK, after["items"]
+    assert after["lostMessages"] == 0 and after["dataEnd"] == doc["dataEnd"]
+
+
+def test_preflight_names_the_messages_recovery_destroys(capsys, tmp_path):
+    """The 5.3.3 vector with the magic code of its 61st record (commit-log offset 15340) zeroed: preflight
+    says how many intact messages lie past the damage, in which topics, and the export that keeps them;
+    rebuild's JSON carries the same count; broker actions and our own findings are apart."""
+    store = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), store)
+    with open(store / "commitlog" / f"{0:020d}", "r+b") as f:
+        f.seek(15340 + 4)
+        f.write(bytes(4))
+    lost = salvaged_past(capsys, store, 15340)
+    assert lost == 261  # 321 intact messages, 60 before the damage
+    code, out, _ = run(capsys, "preflight", store)
+    first = out.splitlines()[0]
+    assert first.startswith("release 5.5.1 followed (the store allows 5.2.0 or later;")
+    assert code == status.PREFLIGHT_CHANGES
+    assert f"{lost} intact message(s) in 16 topic(s) lie past the data end 15340" in out
+    assert f"export {store} --salvage --from-offset 15340" in out
+    broker, _, ours = out.partition("what rmqformats check finds besides")
+    assert "[rmqformats check" not in broker and "index-entry-points-at-nothing" in ours
+    code, text, _ = run(capsys, "preflight", store, "--json")
+    pre = json.loads(text)
+    assert pre["lostMessages"] == lost and pre["intactPastDataEnd"]["topics"]["TopicTest"] == {
+        "messages": 59, "firstOffset": 15596, "lastOffset": 30501}
+    assert all(i["verdict"] in ("refuse", "change", "note") for i in pre["items"])
+    assert all(i["verdict"] == "finding" for i in pre["findings"])
+    code, text, _ = run(capsys, "rebuild", store, "--out", tmp_path / "new", "--json")
+    doc = json.loads(text)
+    assert code == status.DAMAGED and doc["lostMessages"] == lost and doc["messages"] == 60
+    # No queue of messages past the end is kept: each is cut (or removed) as truncateDirtyLogicFiles does.
+    assert doc["keptQueues"] == [] and "consumequeue/TopicMisc/0" in doc["removedQueues"]
+    assert doc["timerLog"]["cut"] == 0 and doc["timerLog"]["unitsRemoved"] > 0
+
+
+def test_write_error_names_the_path_written(capsys, tmp_path, monkeypatch):
+    """A full disk while the timer wheel is copied: the error names the new store's file, not the store's."""
+    import errno
+
+    import rmqformats.rebuild.truncate as truncate
+    real = truncate.shutil.copy2
+
+    def full(src, dst, *a, **k):
+        if str(dst).endswith("timerwheel"):  # as shutil's sendfile copy raises it: source and destination
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(src), None, str(dst))
+        return real(src, dst, *a, **k)
+    monkeypatch.setattr(truncate.shutil, "copy2", full)
+    new = tmp_path / "new"
+    code, _, err = run(capsys, "rebuild", store_path("rocketmq-5.3.3"), "--out", new)
+    assert code == status.ERROR
+    assert err.startswith(f"rmqformats: error: {new / 'timerwheel'}: cannot write: No space left on device"), err
+    assert not new.exists() and not [p for p in os.listdir(tmp_path) if p.startswith(".new")]
+
+    def full_segment(src, dst, length, size):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr("rmqformats.rebuild.build._copy_file", full_segment)
+    code, _, err = run(capsys, "rebuild", store_path("rocketmq-5.3.3"), "--out", new)
+    assert code == status.ERROR and f"{new / 'commitlog' / (20 * '0')}: cannot write: No space" in err, err
