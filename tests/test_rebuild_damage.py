@@ -151,3 +151,29 @@ def test_write_error_names_the_path_written(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr("rmqformats.rebuild.build._copy_file", full_segment)
     code, _, err = run(capsys, "rebuild", store_path("rocketmq-5.3.3"), "--out", new)
     assert code == status.ERROR and f"{new / 'commitlog' / (20 * '0')}: cannot write: No space" in err, err
+
+
+@pytest.mark.parametrize("segment", [524288, 1048576], ids=["middle", "holding-the-data-end"])
+def test_segment_of_the_wrong_size(capsys, tmp_path, segment):
+    """100 zero bytes appended to a segment: preflight refuses it (MappedFileQueue.doLoad); rebuild writes it at
+    the configured size, says so, and the broker starts on the new store."""
+    store = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.1.4"), store)
+    path = store / "commitlog" / f"{segment:020d}"
+    with open(path, "ab") as f:
+        f.write(bytes(100))
+    code, _, _ = run(capsys, "preflight", store)
+    assert code == status.PREFLIGHT_REFUSES
+    new = tmp_path / "new"
+    code, text, _ = run(capsys, "rebuild", store, "--out", new, "--json")
+    doc = json.loads(text)
+    assert code == status.OK
+    assert doc["resizedSegments"] == [{"path": str(path), "size": 262244, "written": 262144,
+                                       "nonZeroBytesDropped": 0}]
+    assert {os.path.getsize(p) for p in (new / "commitlog").iterdir()} == {262144}
+    with open(path, "rb") as f, open(new / "commitlog" / path.name, "rb") as g:
+        assert f.read(262144) == g.read()
+    code, out, _ = run(capsys, "check", new)
+    assert code == status.OK and out.rstrip().endswith("consistent"), out
+    code, out, _ = run(capsys, "preflight", new)
+    assert code == status.OK, out

@@ -50,6 +50,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
            "checkpoint": result.checkpoint, "sizes": result.sizes.describe(),
            "queueOffsetHoles": [list(h) for h in result.holes],
            "keptQueues": [q.rel for q in result.kept_queues],
+           "resizedSegments": [{"path": r.path, "size": r.size, "written": r.written,
+                                "nonZeroBytesDropped": r.nonzero_dropped} for r in result.resized],
            "removedQueues": result.removed_queues, "removedUnits": result.removed_units,
            "timerLog": {"cut": result.timer.cut, "unitsRemoved": result.timer.units_removed,
                         "slotsChanged": result.timer.slots_changed, "slotsCleared": result.timer.slots_cleared},
@@ -74,6 +76,12 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
             out.write(f"  checkpoint: physicMsgTimestamp={cp['physic_msg_timestamp']} "
                       f"logicsMsgTimestamp={cp['logics_msg_timestamp']} indexMsgTimestamp={cp['index_msg_timestamp']} "
                       f"masterFlushedOffset={cp['master_flushed_offset']} confirmPhyOffset={cp['confirm_phy_offset']}\n")
+        for r in result.resized:
+            extra = (f"{r.size - r.written} byte(s) past the configured size left out ({r.nonzero_dropped} not zero; "
+                     f"no commit-log offset reaches them: the next segment starts at the configured size)"
+                     if r.size > r.written else f"zero-filled from {r.size} bytes")
+            out.write(f"  resized: {r.path}: {r.size} bytes, not the configured {r.written} (MappedFileQueue.doLoad "
+                      f"refuses it): written at {r.written}, {extra}\n")
         for q in result.kept_queues:
             cut = f"; {q.removed_units} unit(s) at or past the data end removed" if q.removed_units else ""
             out.write(f"  kept: {q.rel} ({q.kept_units} unit(s) of messages in deleted head segments{cut})\n")

@@ -76,6 +76,17 @@ class RebuildError(Exception):
 
 
 @dataclass
+class Resized:
+    """A commit-log segment of another size than the configured one, written at the configured size."""
+
+    path: str
+    size: int
+    written: int
+    #: Non-zero bytes past the configured size (left out: no commit-log offset reaches them).
+    nonzero_dropped: int
+
+
+@dataclass
 class RebuildResult:
     """What a rebuild wrote."""
 
@@ -105,6 +116,8 @@ class RebuildResult:
     past_end: PastEnd | None = None
     #: The walk's data end is at damage (not a clean end of the data).
     data_end_damaged: bool = False
+    #: Segments written at the configured size instead of their own.
+    resized: list = field(default_factory=list)
     #: The end of the rebuilt ``rmq_sys_wheel_timer`` queue 0 (``None``: no such queue written).
     timer_queue_end: int | None = None
     #: Queue-offset holes found in the commit log (``topic, queueId, from, to``).
@@ -147,7 +160,7 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
         if need_walk:
             _walk(store, new, parts, kind, sizes, timezone, batch_size, delay_levels_ms, result)
         if "commitlog" in parts:
-            _copy_commitlog(store, os.path.join(new, "commitlog"), result.data_end, link, result)
+            _copy_commitlog(store, os.path.join(new, "commitlog"), result.data_end, link, result, sizes.cl_file)
         else:
             _copy_commitlog(store, os.path.join(new, "commitlog"), None, link, result)
         segments = store.commitlog.segments
@@ -243,14 +256,22 @@ def _copy_file(src: str, dst: str, length: int, size: int) -> None:
         fo.truncate(size)
 
 
-def _copy_commitlog(store, folder: str, data_end: int | None, link: bool, result: RebuildResult) -> None:
+def _copy_commitlog(store, folder: str, data_end: int | None, link: bool, result: RebuildResult,
+                    size: int | None = None) -> None:
+    """The segments up to the data end, each ``size`` bytes (the configured ``mappedFileSizeCommitLog``;
+    ``None``: as they are). A segment of another size, which ``MappedFileQueue.doLoad`` refuses ("length
+    not matched message store config value"), is written at the configured size: bytes past it lie past
+    the offset the next segment's name starts at, where no commit-log offset reaches them (the walk never
+    reads them), so they are left out and reported; a shorter one is zero-filled to it, as a mapped file
+    is pre-allocated."""
     os.makedirs(folder, exist_ok=True)
     kept = [seg for seg in store.commitlog.segments if data_end is None or seg.start_offset <= data_end]
     for n, seg in enumerate(kept):
         dst = os.path.join(folder, os.path.basename(seg.path))
         whole = data_end is None or seg.start_offset + seg.size <= data_end
+        target = seg.size if size is None else size
         # The last segment is always copied: the broker appends to it, which must not reach the old store.
-        if whole and link and n < len(kept) - 1:
+        if whole and link and n < len(kept) - 1 and seg.size == target:
             _writing(dst)
             try:
                 os.link(seg.path, dst)
@@ -259,10 +280,22 @@ def _copy_commitlog(store, folder: str, data_end: int | None, link: bool, result
                 continue
             except OSError:
                 pass  # another file system: copied instead
-        length = seg.size if whole else data_end - seg.start_offset
+        length = min(seg.size if whole else data_end - seg.start_offset, target)
         _writing(dst)
-        _copy_file(seg.path, dst, length, seg.size)
+        _copy_file(seg.path, dst, length, target)
+        if seg.size != target:
+            result.resized.append(Resized(seg.path, seg.size, target, _nonzero_after(seg.path, target)))
         result.segments += 1
+
+
+def _nonzero_after(path: str, start: int) -> int:
+    """Bytes of ``path`` from ``start`` on that are not zero."""
+    n = 0
+    with open(path, "rb") as f:
+        f.seek(start)
+        while chunk := f.read(_COPY_CHUNK):
+            n += len(chunk) - chunk.count(0)
+    return n
 
 
 def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_size: int,
