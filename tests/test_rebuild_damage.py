@@ -177,3 +177,34 @@ def test_segment_of_the_wrong_size(capsys, tmp_path, segment):
     assert code == status.OK and out.rstrip().endswith("consistent"), out
     code, out, _ = run(capsys, "preflight", new)
     assert code == status.OK, out
+
+
+def test_rocksdb_store_with_a_torn_tail(capsys, tmp_path):
+    """A 5.5 store keeping its queues in consumequeue_rocksdb/ and timer, transaction and index records in
+    rocksdbstore/, its commit log torn in the fifth message: the rebuilt store keeps its queue in the store's
+    own folder and kind, no record of either database points past the new data end, and no stale database of
+    the queues is left beside the one written (also with --convert-queues)."""
+    from rmqformats.rocksdb.consumequeue import rocksdb_queues_paths
+    from rmqformats.synth.rocksdb import write_rocksdb_store
+    store = tmp_path / "store"
+    info = write_rocksdb_store(str(store))
+    torn = info["offsets"]["TopicTest"][4][0]
+    with open(store / "commitlog" / f"{0:020d}", "r+b") as f:
+        f.seek(torn + 70)
+        f.write(bytes(info["dataEnd"] - torn - 70))
+    for convert, folder, kind in ((None, "consumequeue_rocksdb", "rocksdb"), ("rocksdb", "consumequeue_rocksdb", "rocksdb"),
+                                  ("file", "consumequeue", "file")):
+        new = tmp_path / f"new-{convert}"
+        code, text, err = run(capsys, "rebuild", store, "--out", new, "--json",
+                              *(("--convert-queues", convert) if convert else ()))
+        doc = json.loads(text)
+        assert code == status.OK, err
+        assert (doc["dataEnd"], doc["queuesKind"], doc["queuesFolder"]) == (torn, kind, folder)
+        assert doc["rocksdbMessagesRemoved"] == {"timer": 3, "trans": 2, "index": 2}
+        assert doc["indexFiles"] == [] and not (new / "index").exists()  # the store indexes in RocksDB
+        assert [os.path.basename(p) for p in rocksdb_queues_paths(str(new))] == (
+            ["consumequeue_rocksdb"] if kind == "rocksdb" else [])
+        code, out, _ = run(capsys, "check", new)
+        assert code == status.OK and out.rstrip().endswith("consistent"), out
+        code, out, _ = run(capsys, "preflight", new)
+        assert code == status.OK, out

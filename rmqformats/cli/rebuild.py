@@ -44,6 +44,10 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     except RebuildError as exc:
         raise UsageError(str(exc)) from None
     doc = {"out": result.out, "parts": list(result.parts), "queuesKind": result.queues_kind,
+           "queuesFolder": result.queues_folder,
+           "rocksdbMessagesRemoved": None if result.rocksdb_messages is None else {
+               "timer": result.rocksdb_messages.timer, "trans": result.rocksdb_messages.trans,
+               "index": result.rocksdb_messages.index},
            "dataEnd": result.data_end, "messages": result.messages, "queueUnits": result.queue_units,
            "batchQueueUnits": result.batch_units, "indexFiles": result.index_files,
            "indexEntries": result.index_entries, "segments": result.segments, "linkedSegments": result.linked,
@@ -63,7 +67,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(doc) + "\n")
     else:
         out = sys.stdout
-        out.write(f"wrote {result.out}: {', '.join(result.parts)} rebuilt ({result.queues_kind} consume queues)\n")
+        out.write(f"wrote {result.out}: {', '.join(result.parts)} rebuilt ({result.queues_kind} consume queues in "
+                  f"{result.queues_folder}/)\n")
         out.write(f"  commit log: {result.segments} segment(s) ({result.linked} hard-linked), data end "
                   f"{result.data_end}\n")
         out.write(f"  {result.messages} message(s) walked: {result.queue_units} consume-queue unit(s), "
@@ -76,6 +81,10 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
             out.write(f"  checkpoint: physicMsgTimestamp={cp['physic_msg_timestamp']} "
                       f"logicsMsgTimestamp={cp['logics_msg_timestamp']} indexMsgTimestamp={cp['index_msg_timestamp']} "
                       f"masterFlushedOffset={cp['master_flushed_offset']} confirmPhyOffset={cp['confirm_phy_offset']}\n")
+        rm = result.rocksdb_messages
+        if rm is not None:
+            out.write(f"  rocksdbstore/ written anew without the records past the data end: {rm.timer} timer, "
+                      f"{rm.trans} transaction, {rm.index} index record(s) left out\n")
         for r in result.resized:
             extra = (f"{r.size - r.written} byte(s) past the configured size left out ({r.nonzero_dropped} not zero; "
                      f"no commit-log offset reaches them: the next segment starts at the configured size)"

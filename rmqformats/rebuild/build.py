@@ -54,12 +54,16 @@ import pyarrow.compute as pc
 from ..consumequeue import DEFAULT_DELAY_LEVELS_MS
 from ..errors import RmqFormatError
 from ..output import SUCCESS_MARKER, AtomicFolder, OutputError, WriteError
-from ..recovery.crosscheck import (DISPATCH_COLUMNS, TIMER_TOPIC, TRAN_PREPARED, TRAN_ROLLBACK, _is_batch_topic,
+from ..recovery.crosscheck import (DISPATCH_COLUMNS, TIMER_TOPIC, TRAN_PREPARED, TRAN_ROLLBACK, _index_in_rocksdb,
+                                   _is_batch_topic,
                                    dispatch_units, index_keys, transaction_types)
 from ..recovery.salvage import PastEnd, intact_past
 from ..timer import TIMER_LOG_DIR, TIMER_WHEEL_FILE
 from .sizes import StoreSizes, store_sizes
-from .truncate import CutQueue, TimerCut, copy_timer, cut_queue_copy
+from ..rocksdb.consumequeue import FOLDERS as ROCKSDB_QUEUE_FOLDERS
+from ..rocksdb.consumequeue import rocksdb_queues_paths
+from ..rocksdb.messagestore import FOLDER as ROCKSDB_MESSAGES_FOLDER
+from .truncate import RocksDBMessagesCut, TimerCut, copy_rocksdb_message_store, copy_timer, cut_queue_copy
 from .writers import (BatchQueueFilesWriter, IndexFilesWriter, QueueFilesWriter, RocksDBQueuesWriter,
                       checkpoint_bytes)
 
@@ -67,7 +71,7 @@ from .writers import (BatchQueueFilesWriter, IndexFilesWriter, QueueFilesWriter,
 PARTS = ("commitlog", "queues", "index", "checkpoint")
 #: Root entries the rebuild writes itself or leaves out; the rest is copied.
 _OWN = {"commitlog", "consumequeue", "batchconsumequeue", "index", "checkpoint", "lock", "abort", SUCCESS_MARKER,
-        TIMER_LOG_DIR, TIMER_WHEEL_FILE}
+        TIMER_LOG_DIR, TIMER_WHEEL_FILE, *ROCKSDB_QUEUE_FOLDERS, ROCKSDB_MESSAGES_FOLDER}
 _COPY_CHUNK = 8 << 20
 
 
@@ -116,6 +120,12 @@ class RebuildResult:
     past_end: PastEnd | None = None
     #: The walk's data end is at damage (not a clean end of the data).
     data_end_damaged: bool = False
+    #: The folder the consume queues were written into (RocksDB: the store's own, e.g. consumequeue_rocksdb).
+    queues_folder: str = "consumequeue"
+    #: The store indexes in RocksDB (``rocksdbstore/``), not in index files: none written.
+    index_in_rocksdb: bool = False
+    #: Records of the RocksDB message store past the data end, left out.
+    rocksdb_messages: RocksDBMessagesCut | None = None
     #: Segments written at the configured size instead of their own.
     resized: list = field(default_factory=list)
     #: The end of the rebuilt ``rmq_sys_wheel_timer`` queue 0 (``None``: no such queue written).
@@ -146,8 +156,11 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
         if p not in PARTS:
             raise RebuildError(f"unknown part {p!r} (one of {', '.join(PARTS)})")
     root = store.root
-    source_rocksdb = os.path.isfile(os.path.join(root, "consumequeue", "CURRENT"))
-    kind = queues_kind or ("rocksdb" if source_rocksdb else "file")
+    rocks_paths = rocksdb_queues_paths(root)
+    kind = queues_kind or ("rocksdb" if rocks_paths else "file")
+    # The RocksDB consume queue goes where the store keeps its own (5.5 consumequeue_rocksdb/), else
+    # into consumequeue/ (storeType=defaultRocksDB); no other database of it is carried over.
+    rocks_folder = os.path.basename(rocks_paths[0]) if rocks_paths else "consumequeue"
     if kind not in ("file", "rocksdb"):
         raise RebuildError(f"unknown consume-queue kind {kind!r} (file or rocksdb)")
     sizes = store_sizes(root, config=config)
@@ -158,7 +171,7 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
         _copy_rest(root, new, parts)
         need_walk = any(p in parts for p in ("queues", "index", "checkpoint", "commitlog"))
         if need_walk:
-            _walk(store, new, parts, kind, sizes, timezone, batch_size, delay_levels_ms, result)
+            _walk(store, new, parts, kind, sizes, timezone, batch_size, delay_levels_ms, result, rocks_folder)
         if "commitlog" in parts:
             _copy_commitlog(store, os.path.join(new, "commitlog"), result.data_end, link, result, sizes.cl_file)
         else:
@@ -168,6 +181,17 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
         _writing(os.path.join(new, TIMER_LOG_DIR))
         result.timer = copy_timer(root, new, result.data_end if "commitlog" in parts else None, first,
                                   result.timer_queue_end)
+        ms_src = os.path.join(root, ROCKSDB_MESSAGES_FOLDER)
+        if os.path.isdir(ms_src):
+            ms_dst = os.path.join(new, ROCKSDB_MESSAGES_FOLDER)
+            _writing(ms_dst)
+            if "commitlog" in parts and result.data_end is not None:
+                result.rocksdb_messages = copy_rocksdb_message_store(ms_src, ms_dst, result.data_end, first,
+                                                                     result.timer_queue_end)
+            else:
+                _copy_entry(ms_src, ms_dst)
+        if os.path.isdir(os.path.join(root, "consumequeue")):
+            os.makedirs(os.path.join(new, "consumequeue"), exist_ok=True)
         if result.data_end is not None and result.data_end_damaged:
             result.past_end = intact_past(store.commitlog, result.data_end, batch_size=batch_size)
     result.seconds = time.monotonic() - t0
@@ -224,7 +248,8 @@ def _copy_rest(root: str, new: str, parts: tuple[str, ...]) -> None:
             continue
         _writing(os.path.join(new, name))
         _copy_entry(src, os.path.join(new, name))
-    not_rebuilt = {"queues": ("consumequeue", "batchconsumequeue"), "index": ("index",),
+    not_rebuilt = {"queues": tuple(dict.fromkeys(("consumequeue", "batchconsumequeue", *ROCKSDB_QUEUE_FOLDERS))),
+                   "index": ("index",),
                    "checkpoint": ("checkpoint",)}
     for part, names in not_rebuilt.items():
         if part in parts:
@@ -299,16 +324,20 @@ def _nonzero_after(path: str, start: int) -> int:
 
 
 def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_size: int,
-          delay_levels_ms, result: RebuildResult) -> None:
+          delay_levels_ms, result: RebuildResult, rocks_folder: str = "consumequeue") -> None:
     do_queues = "queues" in parts
-    do_index = "index" in parts
+    # A 5.4+ broker indexing in RocksDB (indexRocksDBEnable) writes no index files: its index records are
+    # carried in rocksdbstore/, cut at the data end there.
+    do_index = "index" in parts and not _index_in_rocksdb(store)
+    result.index_in_rocksdb = "index" in parts and not do_index
     is_batch = _is_batch_topic(store)
     cq: QueueFilesWriter | None = None
     bcq: BatchQueueFilesWriter | None = None
     rdb: RocksDBQueuesWriter | None = None
     if do_queues:
         if kind == "rocksdb":
-            rdb = RocksDBQueuesWriter(os.path.join(new, "consumequeue"))
+            rdb = RocksDBQueuesWriter(os.path.join(new, rocks_folder))
+            result.queues_folder = rocks_folder
         else:
             cq = QueueFilesWriter(os.path.join(new, "consumequeue"), sizes.cq_file)
         bcq = BatchQueueFilesWriter(os.path.join(new, "batchconsumequeue"), sizes.bcq_file)

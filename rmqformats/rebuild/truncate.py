@@ -221,3 +221,60 @@ def _cut_check(path: str, cut: int | None, queue_end: int | None) -> None:
                 v[name] = min(v[name], queue_end)
         f.seek(0)
         f.write(_CHECK.pack(*(v[n] for n in _CHECK_NAMES)))
+
+
+@dataclass
+class RocksDBMessagesCut:
+    """Records of the RocksDB message store (``rocksdbstore/``) left out of the rebuilt one."""
+
+    timer: int = 0
+    trans: int = 0
+    index: int = 0
+
+
+def copy_rocksdb_message_store(src: str, dst: str, data_end: int, first_offset: int,
+                               timer_queue_end: int | None) -> RocksDBMessagesCut:
+    """Write the 5.4+ RocksDB message store ``src`` anew at ``dst`` without the records pointing past
+    ``data_end``: timer and transaction records whose message does not end before it, index records of
+    messages at or past it (records of deleted head segments are kept, as the broker keeps them). The
+    progress marks follow: ``lastOffsetPy`` (and the index's ``lastStoreTimeStamp``) from the records
+    kept, the timer's ``sys_topic_scan_offset_checkpoint`` lowered to the end of the rebuilt
+    ``rmq_sys_wheel_timer`` queue, so the timer engine reads again what it had not stored a record for.
+    """
+    from ..rocksdb.messagestore import CF_TIMER, RocksDBMessageStore
+    from ..synth.rocksdb import write_rocksdb_message_store
+    cut = RocksDBMessagesCut()
+
+    def keep(offset: int, end: int) -> bool:
+        return offset < first_offset or end <= data_end
+
+    with RocksDBMessageStore(src) as ms:
+        marks = ms.marks(CF_TIMER)
+
+        def timer():
+            for e in ms.timer_entries():
+                if keep(e.commitlog_offset, e.commitlog_offset + e.size):
+                    yield e.delivery_time, e.uniq_key, e.commitlog_offset, e.size
+                else:
+                    cut.timer += 1
+
+        def trans():
+            for t in ms.trans_entries():
+                if keep(t.commitlog_offset, t.commitlog_offset + t.size):
+                    yield t.commitlog_offset, t.topic, t.uniq_key, t.check_times, t.size
+                else:
+                    cut.trans += 1
+
+        def index():
+            for x in ms.index_entries():
+                if keep(x.commitlog_offset, x.commitlog_offset + 1):
+                    yield x.store_timestamp, x.topic, x.index_type, x.key, x.uniq_key, x.commitlog_offset
+                else:
+                    cut.index += 1
+
+        scan = marks.get("sys_topic_scan_offset_checkpoint")
+        if scan is not None and timer_queue_end is not None:
+            scan = min(scan, timer_queue_end)
+        write_rocksdb_message_store(dst, timer=timer(), trans=trans(), index=index(), timer_scan_offset=scan,
+                                    timeline=marks.get("timeline_checkpoint"))
+    return cut
