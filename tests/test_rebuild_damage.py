@@ -208,3 +208,25 @@ def test_rocksdb_store_with_a_torn_tail(capsys, tmp_path):
         assert code == status.OK and out.rstrip().endswith("consistent"), out
         code, out, _ = run(capsys, "preflight", new)
         assert code == status.OK, out
+
+
+def test_damaged_key_in_the_rocksdb_consume_queue(capsys, tmp_path):
+    """A key in consumequeue_rocksdb/ that is no unit of any queue: check and preflight report it, rebuild says
+    it is not carried over and the new database passes check."""
+    from rocksdict import Options, Rdict
+
+    from rmqformats.synth.rocksdb import write_rocksdb_store
+    store = tmp_path / "store"
+    write_rocksdb_store(str(store))
+    bad = b"\x00\x00\x00\x09TopicTest@" + bytes(6)  # a unit key whose separators were overwritten
+    db = Rdict(str(store / "consumequeue_rocksdb"), options=Options(raw_mode=True))
+    db[bad] = bytes(28)
+    db.close()
+    code, out, _ = run(capsys, "check", store)
+    assert code == status.FINDINGS and bad.hex() in out
+    code, text, _ = run(capsys, "preflight", store, "--json")
+    assert [f for f in json.loads(text)["findings"] if bad.hex() in f["text"]]
+    code, text, _ = run(capsys, "rebuild", store, "--out", tmp_path / "new", "--json")
+    assert code == status.OK and json.loads(text)["damagedQueueKeys"] == {"count": 1, "first": [bad.hex()]}
+    code, out, _ = run(capsys, "check", tmp_path / "new")
+    assert code == status.OK and out.rstrip().endswith("consistent"), out

@@ -45,6 +45,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     doc = {"out": result.out, "parts": list(result.parts), "queuesKind": result.queues_kind,
            "queuesFolder": result.queues_folder,
+           "damagedQueueKeys": {"count": result.damaged_queue_keys[0], "first": result.damaged_queue_keys[1]},
            "rocksdbMessagesRemoved": None if result.rocksdb_messages is None else {
                "timer": result.rocksdb_messages.timer, "trans": result.rocksdb_messages.trans,
                "index": result.rocksdb_messages.index},
@@ -81,6 +82,11 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
             out.write(f"  checkpoint: physicMsgTimestamp={cp['physic_msg_timestamp']} "
                       f"logicsMsgTimestamp={cp['logics_msg_timestamp']} indexMsgTimestamp={cp['index_msg_timestamp']} "
                       f"masterFlushedOffset={cp['master_flushed_offset']} confirmPhyOffset={cp['confirm_phy_offset']}\n")
+        bad, first_keys = result.damaged_queue_keys
+        if bad:
+            out.write(f"  damaged: {'the' if bad < 0 else bad} key(s) of the old RocksDB consume queue that are no "
+                      f"queue's unit (first {', '.join(first_keys[:3])}): not carried over, the new queue is "
+                      f"written from the commit log\n")
         rm = result.rocksdb_messages
         if rm is not None:
             out.write(f"  rocksdbstore/ written anew without the records past the data end: {rm.timer} timer, "

@@ -122,6 +122,9 @@ class RebuildResult:
     data_end_damaged: bool = False
     #: The folder the consume queues were written into (RocksDB: the store's own, e.g. consumequeue_rocksdb).
     queues_folder: str = "consumequeue"
+    #: Keys of the old RocksDB consume queue that are no queue's unit (count, first in hex); not carried
+    #: over (the new database is written from the commit log). A count of -1: the database is unreadable.
+    damaged_queue_keys: tuple = (0, [])
     #: The store indexes in RocksDB (``rocksdbstore/``), not in index files: none written.
     index_in_rocksdb: bool = False
     #: Records of the RocksDB message store past the data end, left out.
@@ -190,6 +193,14 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
                                                                      result.timer_queue_end)
             else:
                 _copy_entry(ms_src, ms_dst)
+        if rocks_paths and "queues" in parts:
+            rocks = store.rocksdb_queues()
+            if rocks is not None:
+                try:
+                    count, first_keys = rocks.damaged_keys()
+                except RmqFormatError as exc:
+                    count, first_keys = -1, [str(exc).encode()]
+                result.damaged_queue_keys = (count, [k.hex() for k in first_keys])
         if os.path.isdir(os.path.join(root, "consumequeue")):
             os.makedirs(os.path.join(new, "consumequeue"), exist_ok=True)
         if result.data_end is not None and result.data_end_damaged:
