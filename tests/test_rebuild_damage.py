@@ -230,3 +230,36 @@ def test_damaged_key_in_the_rocksdb_consume_queue(capsys, tmp_path):
     assert code == status.OK and json.loads(text)["damagedQueueKeys"] == {"count": 1, "first": [bad.hex()]}
     code, out, _ = run(capsys, "check", tmp_path / "new")
     assert code == status.OK and out.rstrip().endswith("consistent"), out
+
+
+def test_timer_files_cut_at_the_data_end(capsys, tmp_path):
+    """The 5.3.3 commit log cut at its last timer message (1280997): the timer log loses its last unit (468),
+    the wheel slot whose chain it headed goes back to the unit before it (prevPos 260, one message fewer),
+    config/timercheck's flush position and queue offsets are lowered, and check finds nothing."""
+    from rmqformats.timer import TimerStore, TimerWheel, read_timer_checkpoint
+    store = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), store)
+    cut = 1280997
+    seg = store / "commitlog" / f"{1048576:020d}"
+    with open(seg, "r+b") as f:
+        f.seek(cut - 1048576)
+        f.write(bytes(os.path.getsize(seg) - (cut - 1048576)))
+    new = tmp_path / "new"
+    code, text, _ = run(capsys, "rebuild", store, "--out", new, "--json")
+    doc = json.loads(text)
+    assert code == status.OK and doc["dataEnd"] == cut
+    assert doc["timerLog"] == {"cut": 468, "unitsRemoved": 1, "slotsChanged": 1, "slotsCleared": 0}
+    units = list(TimerStore(str(new)).scan())
+    assert [u.offset for u in units][-1] == 416 and all(u.commitlog_offset + u.commitlog_size <= cut for u in units)
+    old, rebuilt = TimerWheel(str(store / "timerwheel")), TimerWheel(str(new / "timerwheel"))
+    changed = [i for i in old.used_indexes().tolist() if old.slots[i].tobytes() != rebuilt.slots[i].tobytes()]
+    assert len(changed) == 1
+    first, last, num = (rebuilt.slots[changed[0]][n] for n in ("ofs_first", "ofs_last", "num_messages"))
+    assert (int(first), int(last), int(num)) == (156, 260, int(old.slots[changed[0]]["num_messages"]) - 1)
+    check = read_timer_checkpoint(str(new / "config" / "timercheck"))
+    assert (check.last_timer_log_flush_pos, check.last_timer_queue_offset, check.master_timer_queue_offset) == \
+        (468, 8, 8)
+    code, out, _ = run(capsys, "check", new)
+    assert code == status.OK and out.rstrip().endswith("consistent"), out
+    code, out, _ = run(capsys, "preflight", new)
+    assert code == status.OK, out
