@@ -58,12 +58,13 @@ from ..recovery.crosscheck import (DISPATCH_COLUMNS, TIMER_TOPIC, TRAN_PREPARED,
                                    _is_batch_topic,
                                    dispatch_units, index_keys, transaction_types)
 from ..recovery.salvage import PastEnd, intact_past
-from ..timer import TIMER_LOG_DIR, TIMER_WHEEL_FILE
-from .sizes import StoreSizes, store_sizes
 from ..rocksdb.consumequeue import FOLDERS as ROCKSDB_QUEUE_FOLDERS
 from ..rocksdb.consumequeue import rocksdb_queues_paths
 from ..rocksdb.messagestore import FOLDER as ROCKSDB_MESSAGES_FOLDER
-from .truncate import RocksDBMessagesCut, TimerCut, copy_rocksdb_message_store, copy_timer, cut_queue_copy
+from ..timer import TIMER_LOG_DIR, TIMER_WHEEL_FILE
+from .sizes import StoreSizes, store_sizes
+from .truncate import (RocksDBMessagesCut, TimerCut, copy_prefix, copy_rocksdb_message_store, copy_timer,
+                       cut_queue_copy)
 from .writers import (BatchQueueFilesWriter, IndexFilesWriter, QueueFilesWriter, RocksDBQueuesWriter,
                       checkpoint_bytes)
 
@@ -281,15 +282,7 @@ def _copy_entry(src: str, dst: str) -> None:
 
 def _copy_file(src: str, dst: str, length: int, size: int) -> None:
     """Copy the first ``length`` bytes of ``src`` into ``dst`` of ``size`` bytes (zero-filled after)."""
-    with open(src, "rb") as fi, open(dst, "wb") as fo:
-        left = length
-        while left > 0:
-            chunk = fi.read(min(_COPY_CHUNK, left))
-            if not chunk:
-                break
-            fo.write(chunk)
-            left -= len(chunk)
-        fo.truncate(size)
+    copy_prefix(src, dst, length, size)
 
 
 def _copy_commitlog(store, folder: str, data_end: int | None, link: bool, result: RebuildResult,
