@@ -117,10 +117,10 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     return status.OK
 
 
-def _keep_hint(args: argparse.Namespace, data_end: int) -> str:
+def _keep_hint(args: argparse.Namespace, data_end: int | None) -> str:
     """The command that keeps the intact messages past the data end."""
     from ..preflight import keep_command
-    return keep_command(args.store or "--sample", data_end)
+    return keep_command(args.store or "--sample", data_end or 0)
 
 
 def add_commands(sub) -> None:

@@ -71,9 +71,13 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..errors import RmqFormatError
 from ..queuefiles import list_queue_dirs, queue_files
+
+if TYPE_CHECKING:
+    from ..recovery.salvage import PastEnd
 
 REFUSE = "refuse"
 CHANGE = "change"
@@ -127,7 +131,7 @@ class Preflight:
     findings: list[Item] = field(default_factory=list)
     #: The intact messages past a data end at damage, which recovery destroys (a
     #: :class:`~rmqformats.recovery.salvage.PastEnd`); ``None`` when the data ends cleanly.
-    past_end: object = None
+    past_end: PastEnd | None = None
     #: The command that keeps them (``None`` when there are none).
     keep: str | None = None
 

@@ -190,7 +190,7 @@ class RocksDBQueues:
         ``limit``. The queues' own readers seek by prefix and never meet them."""
         prefixes = {queue_prefix(t, q) for t, q in self.topic_queues() if t != CHECKPOINT_TOPIC}
         width = UNIT_DTYPE.itemsize
-        count, first = 0, []
+        count, first = 0, list[bytes]()
         for keys, values in self.db.batches(CF_UNITS, b"", b"", None, 65536):
             for key, value in zip(keys, values):
                 if key[:-_CQ_OFFSET_BYTES] in prefixes and len(value) == width:
