@@ -201,6 +201,8 @@ def preflight(store, *, release: str | None = None, config: str | None = None,
         allowed = "not read (--release given)"
     rel = _key(version)
     tag = _tag(rel)
+    if rel > NEWEST_READ:
+        source += f"; its rules as read in {tag}, the newest tag read, which it is taken to follow"
     given = read_config_values(config) if config else {}
     root = store.root
     result = Preflight(release=version, release_source=source,
