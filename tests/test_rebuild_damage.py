@@ -126,6 +126,10 @@ def test_preflight_names_the_messages_recovery_destroys(capsys, tmp_path):
     # No queue of messages past the end is kept: each is cut (or removed) as truncateDirtyLogicFiles does.
     assert doc["keptQueues"] == [] and "consumequeue/TopicMisc/0" in doc["removedQueues"]
     assert doc["timerLog"]["cut"] == 0 and doc["timerLog"]["unitsRemoved"] > 0
+    from rmqformats.timer import read_timer_checkpoint
+    check = read_timer_checkpoint(str(tmp_path / "new" / "config" / "timercheck"))
+    assert (check.last_timer_log_flush_pos, check.last_timer_queue_offset, check.master_timer_queue_offset) == \
+        (0, 0, 0)  # the timer queue lost every unit
 
 
 def test_write_error_names_the_path_written(capsys, tmp_path, monkeypatch):

@@ -182,6 +182,8 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
             _copy_commitlog(store, os.path.join(new, "commitlog"), None, link, result)
         segments = store.commitlog.segments
         first = segments[0].start_offset if segments else 0
+        if result.timer_queue_end is None and os.path.join("consumequeue", TIMER_TOPIC, "0") in result.removed_queues:
+            result.timer_queue_end = 0  # the timer queue lost every unit: nothing of it is left to read
         _writing(os.path.join(new, TIMER_LOG_DIR))
         result.timer = copy_timer(root, new, result.data_end if "commitlog" in parts else None, first,
                                   result.timer_queue_end)
