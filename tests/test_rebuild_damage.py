@@ -267,3 +267,27 @@ def test_timer_files_cut_at_the_data_end(capsys, tmp_path):
     assert code == status.OK and out.rstrip().endswith("consistent"), out
     code, out, _ = run(capsys, "preflight", new)
     assert code == status.OK, out
+
+
+@pytest.mark.parametrize("kind", ["magic", "torn"])
+def test_rocksdb_queue_store_damaged(capsys, tmp_path, kind):
+    """The 5.3.3 vector with its queues in a RocksDB database in consumequeue/ (storeType=defaultRocksDB, written
+    by rebuild --convert-queues), then damaged: the rebuilt store keeps that kind and folder, and is true to the
+    new data end."""
+    store = tmp_path / "store"
+    code, _, err = run(capsys, "rebuild", store_path("rocketmq-5.3.3"), "--out", store, "--convert-queues", "rocksdb")
+    assert code == status.OK, err
+    os.remove(store / "_SUCCESS")
+    damage(store, "rocketmq-5.3.3", kind)
+    code, text, _ = run(capsys, "preflight", store, "--json")
+    pre = json.loads(text)
+    new = tmp_path / "new"
+    code, text, _ = run(capsys, "rebuild", store, "--out", new, "--json")
+    doc = json.loads(text)
+    assert (doc["queuesKind"], doc["queuesFolder"]) == ("rocksdb", "consumequeue")
+    lost = salvaged_past(capsys, store, doc["dataEnd"])
+    assert doc["dataEnd"] == pre["dataEnd"] and doc["lostMessages"] == pre["lostMessages"] == lost > 0
+    code, out, _ = run(capsys, "check", new)
+    assert code == status.OK and out.rstrip().endswith("consistent"), out
+    code, out, _ = run(capsys, "preflight", new)
+    assert code == status.OK, out
