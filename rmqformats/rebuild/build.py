@@ -238,7 +238,7 @@ def _write_errors(target: AtomicFolder) -> Iterator[None]:
         if isinstance(exc, OutputError):
             raise
         names = [n for n in (exc.filename2, exc.filename) if n is not None]
-        inside = [os.fspath(n) for n in names if target._temporary(os.fspath(n))]
+        inside = [os.fspath(n) for n in names if _within(os.fspath(n), target.path)]
         if names and not inside and exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
             raise  # reading the store failed: the read error names its file
         path = inside[0] if inside else _WRITING[0]
@@ -246,6 +246,11 @@ def _write_errors(target: AtomicFolder) -> Iterator[None]:
         raise WriteError(target.final(path), f"cannot write: {reason}") from exc
     finally:
         _WRITING.clear()
+
+
+def _within(path: str, folder: str) -> bool:
+    path, folder = os.path.abspath(path), os.path.abspath(folder)
+    return path == folder or path.startswith(folder + os.sep)
 
 
 def _is_rebuild_output(folder: str) -> bool:
