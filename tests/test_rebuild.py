@@ -267,8 +267,8 @@ def test_refusals(capsys, stripped, tmp_path, version):
 
 def test_sizes_from_a_properties_file(capsys, stripped, tmp_path, version):
     conf = tmp_path / "broker.conf"
-    conf.write_text("# broker\nmappedFileSizeConsumeQueue = 1280\nmapperFileSizeBatchConsumeQueue=2944\n"
-                    "maxHashSlotNum=64\nmaxIndexNum=256\n")
+    conf.write_text("# broker\nmappedFileSizeCommitLog=262144\nmappedFileSizeConsumeQueue = 1280\n"
+                    "mapperFileSizeBatchConsumeQueue=2944\nmaxHashSlotNum=64\nmaxIndexNum=256\n")
     new = tmp_path / "new"
     code, text, err = run(capsys, "rebuild", stripped, "--out", new, "--config", conf, "--timezone", TZ, "--json")
     assert code == status.OK, err

@@ -23,7 +23,8 @@ def cmd_preflight(args: argparse.Namespace) -> int:
         out = sys.stdout
         verdict = {0: "the broker starts cleanly", 1: "the broker starts, but changes the store",
                    2: "the broker refuses to start"}[code]
-        out.write(f"release {result.release} ({result.release_source}); {result.recovery} recovery; data end "
+        out.write(f"release {result.release} followed (the store allows {result.release_range}; "
+                  f"{result.release_source}); {result.recovery} recovery; data end "
                   f"{result.data_end if result.data_end is not None else '(not read)'}\n")
         out.write(f"{verdict}\n")
         if result.extrapolated:
@@ -32,6 +33,10 @@ def cmd_preflight(args: argparse.Namespace) -> int:
             out.write(f"release rule applied: {rule}\n")
         for item in sorted(result.items, key=lambda i: i.verdict != REFUSE):
             out.write(f"  {item}\n")
+        if result.findings:
+            out.write("what rmqformats check finds besides (not broker actions; 'rmqformats check' lists each):\n")
+            for item in result.findings:
+                out.write(f"  {item}\n")
     return {0: status.OK, 1: status.PREFLIGHT_CHANGES, 2: status.PREFLIGHT_REFUSES}[code]
 
 

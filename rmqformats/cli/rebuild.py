@@ -44,17 +44,32 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     except RebuildError as exc:
         raise UsageError(str(exc)) from None
     doc = {"out": result.out, "parts": list(result.parts), "queuesKind": result.queues_kind,
+           "queuesFolder": result.queues_folder,
+           "damagedQueueKeys": {"count": result.damaged_queue_keys[0], "first": result.damaged_queue_keys[1]},
+           "rocksdbMessagesRemoved": None if result.rocksdb_messages is None else {
+               "timer": result.rocksdb_messages.timer, "trans": result.rocksdb_messages.trans,
+               "index": result.rocksdb_messages.index},
            "dataEnd": result.data_end, "messages": result.messages, "queueUnits": result.queue_units,
            "batchQueueUnits": result.batch_units, "indexFiles": result.index_files,
            "indexEntries": result.index_entries, "segments": result.segments, "linkedSegments": result.linked,
            "checkpoint": result.checkpoint, "sizes": result.sizes.describe(),
            "queueOffsetHoles": [list(h) for h in result.holes],
-           "keptQueues": result.kept_queues, "seconds": round(result.seconds, 3)}
+           "keptQueues": [q.rel for q in result.kept_queues],
+           "resizedSegments": [{"path": r.path, "size": r.size, "written": r.written,
+                                "nonZeroBytesDropped": r.nonzero_dropped} for r in result.resized],
+           "removedQueues": result.removed_queues, "removedUnits": result.removed_units,
+           "timerLog": {"cut": result.timer.cut, "unitsRemoved": result.timer.units_removed,
+                        "slotsChanged": result.timer.slots_changed, "slotsCleared": result.timer.slots_cleared},
+           "intactPastDataEnd": result.past_end.to_json_dict() if result.past_end is not None else None,
+           "lostMessages": result.past_end.messages if result.past_end is not None else 0,
+           "keep": _keep_hint(args, result.data_end) if result.past_end is not None and result.past_end.messages else None,
+           "seconds": round(result.seconds, 3)}
     if args.format == "json":
         sys.stdout.write(json.dumps(doc) + "\n")
     else:
         out = sys.stdout
-        out.write(f"wrote {result.out}: {', '.join(result.parts)} rebuilt ({result.queues_kind} consume queues)\n")
+        out.write(f"wrote {result.out}: {', '.join(result.parts)} rebuilt ({result.queues_kind} consume queues in "
+                  f"{result.queues_folder}/)\n")
         out.write(f"  commit log: {result.segments} segment(s) ({result.linked} hard-linked), data end "
                   f"{result.data_end}\n")
         out.write(f"  {result.messages} message(s) walked: {result.queue_units} consume-queue unit(s), "
@@ -67,11 +82,45 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
             out.write(f"  checkpoint: physicMsgTimestamp={cp['physic_msg_timestamp']} "
                       f"logicsMsgTimestamp={cp['logics_msg_timestamp']} indexMsgTimestamp={cp['index_msg_timestamp']} "
                       f"masterFlushedOffset={cp['master_flushed_offset']} confirmPhyOffset={cp['confirm_phy_offset']}\n")
-        for rel in result.kept_queues:
-            out.write(f"  kept as it was: {rel} (the commit log holds none of its messages)\n")
+        bad, first_keys = result.damaged_queue_keys
+        if bad:
+            out.write(f"  damaged: {'the' if bad < 0 else bad} key(s) of the old RocksDB consume queue that are no "
+                      f"queue's unit (first {', '.join(first_keys[:3])}): not carried over, the new queue is "
+                      f"written from the commit log\n")
+        rm = result.rocksdb_messages
+        if rm is not None:
+            out.write(f"  rocksdbstore/ written anew without the records past the data end: {rm.timer} timer, "
+                      f"{rm.trans} transaction, {rm.index} index record(s) left out\n")
+        for r in result.resized:
+            extra = (f"{r.size - r.written} byte(s) past the configured size left out ({r.nonzero_dropped} not zero; "
+                     f"no commit-log offset reaches them: the next segment starts at the configured size)"
+                     if r.size > r.written else f"zero-filled from {r.size} bytes")
+            out.write(f"  resized: {r.path}: {r.size} bytes, not the configured {r.written} (MappedFileQueue.doLoad "
+                      f"refuses it): written at {r.written}, {extra}\n")
+        for q in result.kept_queues:
+            cut = f"; {q.removed_units} unit(s) at or past the data end removed" if q.removed_units else ""
+            out.write(f"  kept: {q.rel} ({q.kept_units} unit(s) of messages in deleted head segments{cut})\n")
+        if result.removed_queues:
+            out.write(f"  removed: {len(result.removed_queues)} queue(s) all of whose units point at or past the "
+                      f"data end, as ConsumeQueue.truncateDirtyLogicFiles deletes them: "
+                      f"{', '.join(result.removed_queues[:5])}{' …' if len(result.removed_queues) > 5 else ''}\n")
+        if result.timer.cut is not None:
+            out.write(f"  timer log cut at {result.timer.cut}: {result.timer.units_removed} unit(s) from the first "
+                      f"pointing past the data end removed; {result.timer.slots_changed} wheel slot(s) moved back, "
+                      f"{result.timer.slots_cleared} cleared; config/timercheck lowered to match\n")
         for topic, qid, lo, hi in result.holes:
             out.write(f"  note: {topic}/{qid}: the commit log holds no message for queue offsets {lo} to {hi - 1}\n")
+    if result.past_end is not None and result.past_end.messages:
+        sys.stderr.write(f"rmqformats rebuild: {result.past_end.describe()}; the new store leaves them out (as the "
+                         f"broker's recovery does); {_keep_hint(args, result.data_end)}\n")
+        return status.DAMAGED
     return status.OK
+
+
+def _keep_hint(args: argparse.Namespace, data_end: int | None) -> str:
+    """The command that keeps the intact messages past the data end."""
+    from ..preflight import keep_command
+    return keep_command(args.store or "--sample", data_end or 0)
 
 
 def add_commands(sub) -> None:

@@ -30,7 +30,8 @@ TABLE = (
     (ERROR, "usage error, a typed error reading a file (file, offset and reason on stderr), "
             "or an output that cannot be written (path and reason); preflight: the broker refuses to start "
             "(each reason with the Java method)"),
-    (DAMAGED, "the data ended at damage, or --salvage skipped damaged ranges"),
+    (DAMAGED, "the data ended at damage, or --salvage skipped damaged ranges; rebuild: intact messages past "
+              "the data end left out (counted, with the export that keeps them)"),
     (INTERRUPTED, "interrupted by Ctrl-C (143: by SIGTERM); an output being written is removed, "
                   "never left half-done"),
 )

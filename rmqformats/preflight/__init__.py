@@ -51,11 +51,25 @@ Changes (the broker starts, but not on the store as it is):
   broker does not rebuild them on its own when they lie before the queues'
   end.
 
-These rules were read in the tagged source up to 5.3.3 (``NEWEST_READ``) and
+What the broker does and what our own check finds are kept apart: the items
+(refusals and changes) each cite a Java method of the release followed;
+:attr:`Preflight.findings` holds what ``rmqformats check`` finds that is no
+broker action (index entries pointing at nothing, timer-log units past the
+data end, a queue ahead of the commit log, …). Where the data ends at damage,
+:attr:`Preflight.past_end` counts the intact messages past it (the salvage
+walk's), which the broker's truncation destroys, and :func:`keep_command`
+says how to keep them.
+
+The rules were read in the tagged source up to 5.3.3 (``NEWEST_READ``) and
 are taken as unchanged after it. The rules that 5.3.4 to 5.5.1 add are in
 :mod:`.release_rules`, one function each; the result names those it applied
 (``Preflight.rules``) and, for a release newer than every known one, says
 that its rules are extrapolated (``Preflight.extrapolated``).
+
+The release followed is, unless given, the newest the store's evidence
+allows (:func:`rmqformats.versions.detect.detect`): a broker starting on a
+store is the release that wrote it or a later one; the range allowed is
+carried with it.
 """
 
 from __future__ import annotations
@@ -63,13 +77,19 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..errors import RmqFormatError
 from ..queuefiles import list_queue_dirs, queue_files
 
+if TYPE_CHECKING:
+    from ..recovery.salvage import PastEnd
+
 REFUSE = "refuse"
 CHANGE = "change"
 NOTE = "note"
+#: What our own check finds that is no broker action (in :attr:`Preflight.findings`).
+FINDING = "finding"
 
 _STORE = "store/src/main/java/org/apache/rocketmq/store/"
 MAPPED_FILE_QUEUE = _STORE + "MappedFileQueue.java"
@@ -77,8 +97,7 @@ CONSUME_QUEUE = _STORE + "ConsumeQueue.java"
 COMMIT_LOG = _STORE + "CommitLog.java"
 MESSAGE_STORE = _STORE + "DefaultMessageStore.java"
 CONFIG_MANAGER = "common/src/main/java/org/apache/rocketmq/common/ConfigManager.java"
-#: The newest tag the rules above were read in; newer releases keep them and add those of
-#: :mod:`.release_rules`, and the output says so.
+#: The newest tag the rules were read in; newer releases are taken to behave as it does.
 NEWEST_READ = (5, 3, 3)
 
 
@@ -110,7 +129,17 @@ class Preflight:
     release_source: str
     recovery: str  # "normal" or "abnormal"
     data_end: int | None
+    #: What the broker does: refusals, changes and notes, each citing a Java method of the release followed.
     items: list[Item] = field(default_factory=list)
+    #: The releases the store's evidence allows (``5.2.0 or later``), the one followed among them.
+    release_range: str = "unknown"
+    #: What our own check finds that is no broker action (verdict ``finding``); not in the exit status.
+    findings: list[Item] = field(default_factory=list)
+    #: The intact messages past a data end at damage, which recovery destroys (a
+    #: :class:`~rmqformats.recovery.salvage.PastEnd`); ``None`` when the data ends cleanly.
+    past_end: PastEnd | None = None
+    #: The command that keeps them (``None`` when there are none).
+    keep: str | None = None
     #: The rules of releases after 5.3.3 that were applied (:mod:`.release_rules`).
     rules: list = field(default_factory=list)
     #: Set when the release is newer than every known one: the note saying its rules are extrapolated.
@@ -123,10 +152,26 @@ class Preflight:
             return 2
         return 1 if any(i.verdict == CHANGE for i in self.items) else 0
 
+    @property
+    def lost_messages(self) -> int:
+        """Intact messages past the data end that the broker's recovery destroys."""
+        return self.past_end.messages if self.past_end is not None else 0
+
     def to_json_dict(self) -> dict:
-        return {"release": self.release, "releaseSource": self.release_source, "recovery": self.recovery,
-                "dataEnd": self.data_end, "exit": self.exit_code, "items": [i.to_json_dict() for i in self.items],
+        return {"release": self.release, "releaseSource": self.release_source, "releaseRange": self.release_range,
+                "recovery": self.recovery, "dataEnd": self.data_end, "exit": self.exit_code,
+                "items": [i.to_json_dict() for i in self.items],
+                "findings": [i.to_json_dict() for i in self.findings],
+                "lostMessages": self.lost_messages,
+                "intactPastDataEnd": self.past_end.to_json_dict() if self.past_end is not None else None,
+                "keep": self.keep,
                 "releaseRules": [r.to_json_dict() for r in self.rules], "extrapolated": self.extrapolated}
+
+
+def keep_command(store: str, data_end: int) -> str:
+    """The command that keeps the intact messages past ``data_end`` (salvage export from there on)."""
+    return (f"'rmqformats export {store} --salvage --from-offset {data_end} --to parquet DIR' keeps them (every "
+            f"intact message past the data end, damaged ranges skipped)")
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -150,22 +195,32 @@ def preflight(store, *, release: str | None = None, config: str | None = None,
     file sizes (default: the sizes most files of each kind have).
     """
     from ..rebuild.sizes import read_config_values
+    from ..versions import releases as known
+    from ..versions.detect import detect
     from . import release_rules as later
     if release is None:
-        from ..versions.detect import detect
         written = detect(store)
-        version = written.min.version if written.min is not None else "5.3.3"
-        source = (f"the oldest release the store allows: {written.summary()}; --release names another"
-                  if written.min is not None else "not detected; taken as 5.3.3")
+        allowed = written.summary()
+        if written.min is not None:
+            newest = written.ranges[-1][1] if written.ranges else (written.max or known.newest())
+            version = newest.version
+            source = "the newest the store allows: a broker starts on what its own release or an older one " \
+                     "wrote; --release names another"
+        else:
+            version, source = "5.3.3", "not detected; taken as 5.3.3"
     else:
         version, source = release, "given"
+        allowed = "not read (--release given)"
     rel = _key(version)
     tag = _tag(rel)
+    if rel > NEWEST_READ:
+        source += f"; its rules as read in {tag}, the newest tag read, which it is taken to follow"
     given = read_config_values(config) if config else {}
     settings = later.read_settings(config)
     root = store.root
     result = Preflight(release=version, release_source=source,
-                       recovery="abnormal" if store.has_abort_file else "normal", data_end=None)
+                       recovery="abnormal" if store.has_abort_file else "normal", data_end=None,
+                       release_range=allowed)
     items = result.items
     result.extrapolated = later.extrapolation(rel, version)
     if result.extrapolated:
@@ -380,6 +435,8 @@ def _recovery(store, rel, tag: str, index_safe: bool, result: Preflight):
                                   f"segment files{confirm}",
                           f"{recover} → MappedFileQueue.truncateDirtyFiles",
                           f"{tag}:{COMMIT_LOG}", end.segment, end.file_offset))
+    if end is not None and not end.reason.is_clean:
+        _past_end(store, end, rel, tag, result)
     if plan.truncated_units:
         items.append(Item(CHANGE, f"{plan.truncated_units} consume-queue unit(s) point at or past the data end "
                                   f"{result.data_end}: recovery removes them",
@@ -407,15 +464,33 @@ def _recovery(store, rel, tag: str, index_safe: bool, result: Preflight):
         first = found[0]
         where = first.other if first.other is not None else first.commitlog
         text = f"{n} × {kind.value}: {first.text}"
+        path, offset = getattr(where, "path", None), getattr(where, "offset", None)
+        if kind in (Kind.MISSING_UNIT, Kind.QUEUE_BEHIND):
+            text += (" (the dispatch starts at the end of the consume queues and never goes back: these messages "
+                     "stay without a unit; rmqformats rebuild writes them)")
+            items.append(Item(CHANGE, text, "ReputMessageService.doReput", f"{tag}:{MESSAGE_STORE}", path, offset))
+            continue
+        if kind is Kind.QUEUE_AHEAD and end is not None and not end.reason.is_clean:
+            continue  # units past the data end: the truncation above says what recovery does with them
         if kind is Kind.TIMER_PAST_END:
             text += (" (timer-log units point past the data end: the timer store finds no message there when they "
                      "fall due, apache/rocketmq #10668)")
-            method, src = "rmqformats check", "rmqformats/recovery/crosscheck.py"
-        elif kind in (Kind.MISSING_UNIT, Kind.QUEUE_BEHIND):
-            text += (" (the dispatch starts at the end of the consume queues and never goes back: these messages "
-                     "stay without a unit; rmqformats rebuild writes them)")
-            method, src = "ReputMessageService.doReput", f"{tag}:{MESSAGE_STORE}"
-        else:
-            method, src = "rmqformats check", "rmqformats/recovery/crosscheck.py"
-        items.append(Item(CHANGE, text, method, src, getattr(where, "path", None), getattr(where, "offset", None)))
+        result.findings.append(Item(FINDING, text, kind.value, "rmqformats check", path, offset))
     return plan
+
+
+def _past_end(store, end, rel, tag: str, result: Preflight) -> None:
+    """The intact messages past a data end at damage: recovery's truncation destroys them."""
+    from ..recovery.salvage import intact_past
+    past = intact_past(store.commitlog, end.offset)
+    result.past_end = past
+    if not past.messages:
+        return
+    result.keep = keep_command(store.root or "STORE", end.offset)
+    ranges = len(past.damaged)
+    recover = "CommitLog.recoverAbnormally" if result.recovery == "abnormal" else "CommitLog.recoverNormally"
+    result.items.append(Item(CHANGE, f"{past.describe()}, after {ranges} damaged range(s): the truncation at the data "
+                                     f"end destroys them (new messages overwrite them, later segment files are "
+                                     f"deleted); {result.keep}",
+                             f"{recover} → MappedFileQueue.truncateDirtyFiles", f"{tag}:{COMMIT_LOG}",
+                             end.segment, end.file_offset))

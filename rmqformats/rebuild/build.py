@@ -39,9 +39,12 @@ when none is full: ``IndexService.flush`` sets it only for a full file);
 from __future__ import annotations
 
 import datetime
+import errno
 import os
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,22 +53,42 @@ import pyarrow.compute as pc
 
 from ..consumequeue import DEFAULT_DELAY_LEVELS_MS
 from ..errors import RmqFormatError
-from ..output import SUCCESS_MARKER, AtomicFolder
-from ..recovery.crosscheck import (DISPATCH_COLUMNS, TRAN_PREPARED, TRAN_ROLLBACK, _is_batch_topic,
+from ..output import SUCCESS_MARKER, AtomicFolder, OutputError, WriteError
+from ..recovery.crosscheck import (DISPATCH_COLUMNS, TIMER_TOPIC, TRAN_PREPARED, TRAN_ROLLBACK, _index_in_rocksdb,
+                                   _is_batch_topic,
                                    dispatch_units, index_keys, transaction_types)
+from ..recovery.salvage import PastEnd, intact_past
+from ..rocksdb.consumequeue import FOLDERS as ROCKSDB_QUEUE_FOLDERS
+from ..rocksdb.consumequeue import rocksdb_queues_paths
+from ..rocksdb.messagestore import FOLDER as ROCKSDB_MESSAGES_FOLDER
+from ..timer import TIMER_LOG_DIR, TIMER_WHEEL_FILE
 from .sizes import StoreSizes, store_sizes
+from .truncate import (RocksDBMessagesCut, TimerCut, copy_prefix, copy_rocksdb_message_store, copy_timer,
+                       cut_queue_copy)
 from .writers import (BatchQueueFilesWriter, IndexFilesWriter, QueueFilesWriter, RocksDBQueuesWriter,
                       checkpoint_bytes)
 
 #: The parts ``only`` can name.
 PARTS = ("commitlog", "queues", "index", "checkpoint")
 #: Root entries the rebuild writes itself or leaves out; the rest is copied.
-_OWN = {"commitlog", "consumequeue", "batchconsumequeue", "index", "checkpoint", "lock", "abort", SUCCESS_MARKER}
+_OWN = {"commitlog", "consumequeue", "batchconsumequeue", "index", "checkpoint", "lock", "abort", SUCCESS_MARKER,
+        TIMER_LOG_DIR, TIMER_WHEEL_FILE, *ROCKSDB_QUEUE_FOLDERS, ROCKSDB_MESSAGES_FOLDER}
 _COPY_CHUNK = 8 << 20
 
 
 class RebuildError(Exception):
     """A rebuild that cannot be done (no store root, a part named wrongly): a usage error."""
+
+
+@dataclass
+class Resized:
+    """A commit-log segment of another size than the configured one, written at the configured size."""
+
+    path: str
+    size: int
+    written: int
+    #: Non-zero bytes past the configured size (left out: no commit-log offset reaches them).
+    nonzero_dropped: int
 
 
 @dataclass
@@ -85,8 +108,32 @@ class RebuildResult:
     segments: int = 0
     linked: int = 0
     checkpoint: dict = field(default_factory=dict)
-    #: Queue folders copied as they are: the commit log holds none of their messages (deleted segments).
+    #: Queue folders of the old store the walk wrote no unit for, copied and cut at the data end
+    #: (``truncateDirtyLogicFiles``): what is left are units of messages in deleted head segments.
     kept_queues: list = field(default_factory=list)
+    #: Queues all of whose units pointed at or past the data end: not written (the broker deletes their files).
+    removed_queues: list = field(default_factory=list)
+    #: Units of the old queues at or past the data end, not carried over.
+    removed_units: int = 0
+    #: What cutting the timer log at the data end removed.
+    timer: TimerCut = field(default_factory=TimerCut)
+    #: The intact messages past the data end the new store leaves out (the salvage walk's count).
+    past_end: PastEnd | None = None
+    #: The walk's data end is at damage (not a clean end of the data).
+    data_end_damaged: bool = False
+    #: The folder the consume queues were written into (RocksDB: the store's own, e.g. consumequeue_rocksdb).
+    queues_folder: str = "consumequeue"
+    #: Keys of the old RocksDB consume queue that are no queue's unit (count, first in hex); not carried
+    #: over (the new database is written from the commit log). A count of -1: the database is unreadable.
+    damaged_queue_keys: tuple = (0, [])
+    #: The store indexes in RocksDB (``rocksdbstore/``), not in index files: none written.
+    index_in_rocksdb: bool = False
+    #: Records of the RocksDB message store past the data end, left out.
+    rocksdb_messages: RocksDBMessagesCut | None = None
+    #: Segments written at the configured size instead of their own.
+    resized: list = field(default_factory=list)
+    #: The end of the rebuilt ``rmq_sys_wheel_timer`` queue 0 (``None``: no such queue written).
+    timer_queue_end: int | None = None
     #: Queue-offset holes found in the commit log (``topic, queueId, from, to``).
     holes: list = field(default_factory=list)
     seconds: float = 0.0
@@ -113,24 +160,97 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
         if p not in PARTS:
             raise RebuildError(f"unknown part {p!r} (one of {', '.join(PARTS)})")
     root = store.root
-    source_rocksdb = os.path.isfile(os.path.join(root, "consumequeue", "CURRENT"))
-    kind = queues_kind or ("rocksdb" if source_rocksdb else "file")
+    rocks_paths = rocksdb_queues_paths(root)
+    kind = queues_kind or ("rocksdb" if rocks_paths else "file")
+    # The RocksDB consume queue goes where the store keeps its own (5.5 consumequeue_rocksdb/), else
+    # into consumequeue/ (storeType=defaultRocksDB); no other database of it is carried over.
+    rocks_folder = os.path.basename(rocks_paths[0]) if rocks_paths else "consumequeue"
     if kind not in ("file", "rocksdb"):
         raise RebuildError(f"unknown consume-queue kind {kind!r} (file or rocksdb)")
     sizes = store_sizes(root, config=config)
-    with AtomicFolder(out, force=force, reads=[root, *reads], replaceable=_is_rebuild_output) as target:
+    with AtomicFolder(out, force=force, reads=[root, *reads], replaceable=_is_rebuild_output) as target, \
+            _write_errors(target):
         new = target.path
         result = RebuildResult(out=os.path.abspath(out), parts=parts, queues_kind=kind, sizes=sizes, data_end=None)
         _copy_rest(root, new, parts)
         need_walk = any(p in parts for p in ("queues", "index", "checkpoint", "commitlog"))
         if need_walk:
-            _walk(store, new, parts, kind, sizes, timezone, batch_size, delay_levels_ms, result)
+            _walk(store, new, parts, kind, sizes, timezone, batch_size, delay_levels_ms, result, rocks_folder)
         if "commitlog" in parts:
-            _copy_commitlog(store, os.path.join(new, "commitlog"), result.data_end, link, result)
+            _copy_commitlog(store, os.path.join(new, "commitlog"), result.data_end, link, result, sizes.cl_file)
         else:
             _copy_commitlog(store, os.path.join(new, "commitlog"), None, link, result)
+        segments = store.commitlog.segments
+        first = segments[0].start_offset if segments else 0
+        if result.timer_queue_end is None and os.path.join("consumequeue", TIMER_TOPIC, "0") in result.removed_queues:
+            result.timer_queue_end = 0  # the timer queue lost every unit: nothing of it is left to read
+        _writing(os.path.join(new, TIMER_LOG_DIR))
+        result.timer = copy_timer(root, new, result.data_end if "commitlog" in parts else None, first,
+                                  result.timer_queue_end)
+        ms_src = os.path.join(root, ROCKSDB_MESSAGES_FOLDER)
+        if os.path.isdir(ms_src):
+            ms_dst = os.path.join(new, ROCKSDB_MESSAGES_FOLDER)
+            _writing(ms_dst)
+            if "commitlog" in parts and result.data_end is not None:
+                result.rocksdb_messages = copy_rocksdb_message_store(ms_src, ms_dst, result.data_end, first,
+                                                                     result.timer_queue_end)
+            else:
+                _copy_entry(ms_src, ms_dst)
+        if rocks_paths and "queues" in parts:
+            rocks = store.rocksdb_queues()
+            if rocks is not None:
+                try:
+                    count, first_keys = rocks.damaged_keys()
+                except RmqFormatError as exc:
+                    count, first_keys = -1, [str(exc).encode()]
+                result.damaged_queue_keys = (count, [k.hex() for k in first_keys])
+        if os.path.isdir(os.path.join(root, "consumequeue")):
+            os.makedirs(os.path.join(new, "consumequeue"), exist_ok=True)
+        if result.data_end is not None and result.data_end_damaged:
+            result.past_end = intact_past(store.commitlog, result.data_end, batch_size=batch_size)
     result.seconds = time.monotonic() - t0
     return result
+
+
+#: The file or folder of the new store being written (the temporary path), named by a write error.
+_WRITING: list[str] = []
+
+
+def _writing(path: str) -> None:
+    """Say which path of the new store the next writes go to (named by a write error there)."""
+    _WRITING[:] = [path]
+
+
+@contextmanager
+def _write_errors(target: AtomicFolder) -> Iterator[None]:
+    """An :class:`OSError` while writing the new store: a :class:`WriteError` naming the path being written
+    (the file the error names when it lies in the new store, else the one :func:`_writing` said), never
+    the file being read."""
+    _WRITING[:] = [target.path]
+    try:
+        yield
+    except shutil.Error as exc:  # copytree: a list of (source, destination, reason)
+        first = exc.args[0][0] if exc.args and isinstance(exc.args[0], list) and exc.args[0] else None
+        if first is None:
+            raise WriteError(target.final(_WRITING[0]), f"cannot write: {exc}") from exc
+        raise WriteError(target.final(first[1]), f"cannot write: {first[2]}") from exc
+    except OSError as exc:
+        if isinstance(exc, OutputError):
+            raise
+        names = [n for n in (exc.filename2, exc.filename) if n is not None]
+        inside = [os.fspath(n) for n in names if _within(os.fspath(n), target.path)]
+        if names and not inside and exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+            raise  # reading the store failed: the read error names its file
+        path = inside[0] if inside else _WRITING[0]
+        reason = os.strerror(exc.errno) if exc.errno is not None else str(exc)
+        raise WriteError(target.final(path), f"cannot write: {reason}") from exc
+    finally:
+        _WRITING.clear()
+
+
+def _within(path: str, folder: str) -> bool:
+    path, folder = os.path.abspath(path), os.path.abspath(folder)
+    return path == folder or path.startswith(folder + os.sep)
 
 
 def _is_rebuild_output(folder: str) -> bool:
@@ -145,8 +265,10 @@ def _copy_rest(root: str, new: str, parts: tuple[str, ...]) -> None:
         src = os.path.join(root, name)
         if name in skip or name.startswith("."):
             continue
+        _writing(os.path.join(new, name))
         _copy_entry(src, os.path.join(new, name))
-    not_rebuilt = {"queues": ("consumequeue", "batchconsumequeue"), "index": ("index",),
+    not_rebuilt = {"queues": tuple(dict.fromkeys(("consumequeue", "batchconsumequeue", *ROCKSDB_QUEUE_FOLDERS))),
+                   "index": ("index",),
                    "checkpoint": ("checkpoint",)}
     for part, names in not_rebuilt.items():
         if part in parts:
@@ -154,6 +276,7 @@ def _copy_rest(root: str, new: str, parts: tuple[str, ...]) -> None:
         for name in names:
             src = os.path.join(root, name)
             if os.path.lexists(src):
+                _writing(os.path.join(new, name))
                 _copy_entry(src, os.path.join(new, name))
 
 
@@ -166,25 +289,26 @@ def _copy_entry(src: str, dst: str) -> None:
 
 def _copy_file(src: str, dst: str, length: int, size: int) -> None:
     """Copy the first ``length`` bytes of ``src`` into ``dst`` of ``size`` bytes (zero-filled after)."""
-    with open(src, "rb") as fi, open(dst, "wb") as fo:
-        left = length
-        while left > 0:
-            chunk = fi.read(min(_COPY_CHUNK, left))
-            if not chunk:
-                break
-            fo.write(chunk)
-            left -= len(chunk)
-        fo.truncate(size)
+    copy_prefix(src, dst, length, size)
 
 
-def _copy_commitlog(store, folder: str, data_end: int | None, link: bool, result: RebuildResult) -> None:
+def _copy_commitlog(store, folder: str, data_end: int | None, link: bool, result: RebuildResult,
+                    size: int | None = None) -> None:
+    """The segments up to the data end, each ``size`` bytes (the configured ``mappedFileSizeCommitLog``;
+    ``None``: as they are). A segment of another size, which ``MappedFileQueue.doLoad`` refuses ("length
+    not matched message store config value"), is written at the configured size: bytes past it lie past
+    the offset the next segment's name starts at, where no commit-log offset reaches them (the walk never
+    reads them), so they are left out and reported; a shorter one is zero-filled to it, as a mapped file
+    is pre-allocated."""
     os.makedirs(folder, exist_ok=True)
     kept = [seg for seg in store.commitlog.segments if data_end is None or seg.start_offset <= data_end]
     for n, seg in enumerate(kept):
         dst = os.path.join(folder, os.path.basename(seg.path))
         whole = data_end is None or seg.start_offset + seg.size <= data_end
+        target = seg.size if size is None else size
         # The last segment is always copied: the broker appends to it, which must not reach the old store.
-        if whole and link and n < len(kept) - 1:
+        if whole and link and n < len(kept) - 1 and seg.size == target:
+            _writing(dst)
             try:
                 os.link(seg.path, dst)
                 result.linked += 1
@@ -192,22 +316,39 @@ def _copy_commitlog(store, folder: str, data_end: int | None, link: bool, result
                 continue
             except OSError:
                 pass  # another file system: copied instead
-        length = seg.size if whole else data_end - seg.start_offset
-        _copy_file(seg.path, dst, length, seg.size)
+        length = min(seg.size if whole else data_end - seg.start_offset, target)
+        _writing(dst)
+        _copy_file(seg.path, dst, length, target)
+        if seg.size != target:
+            result.resized.append(Resized(seg.path, seg.size, target, _nonzero_after(seg.path, target)))
         result.segments += 1
 
 
+def _nonzero_after(path: str, start: int) -> int:
+    """Bytes of ``path`` from ``start`` on that are not zero."""
+    n = 0
+    with open(path, "rb") as f:
+        f.seek(start)
+        while chunk := f.read(_COPY_CHUNK):
+            n += len(chunk) - chunk.count(0)
+    return n
+
+
 def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_size: int,
-          delay_levels_ms, result: RebuildResult) -> None:
+          delay_levels_ms, result: RebuildResult, rocks_folder: str = "consumequeue") -> None:
     do_queues = "queues" in parts
-    do_index = "index" in parts
+    # A 5.4+ broker indexing in RocksDB (indexRocksDBEnable) writes no index files: its index records are
+    # carried in rocksdbstore/, cut at the data end there.
+    do_index = "index" in parts and not _index_in_rocksdb(store)
+    result.index_in_rocksdb = "index" in parts and not do_index
     is_batch = _is_batch_topic(store)
     cq: QueueFilesWriter | None = None
     bcq: BatchQueueFilesWriter | None = None
     rdb: RocksDBQueuesWriter | None = None
     if do_queues:
         if kind == "rocksdb":
-            rdb = RocksDBQueuesWriter(os.path.join(new, "consumequeue"))
+            rdb = RocksDBQueuesWriter(os.path.join(new, rocks_folder))
+            result.queues_folder = rocks_folder
         else:
             cq = QueueFilesWriter(os.path.join(new, "consumequeue"), sizes.cq_file)
         bcq = BatchQueueFilesWriter(os.path.join(new, "batchconsumequeue"), sizes.bcq_file)
@@ -215,6 +356,7 @@ def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_
     if do_index:
         ix = IndexFilesWriter(os.path.join(new, "index"), sizes.num_hash_slots, sizes.num_index,
                               names=_existing_index_names(store), tz=timezone)
+    _writing(os.path.join(new, "consumequeue" if do_queues else "index"))
     last_stamp = last_cq_stamp = 0
     walk = store.commitlog.batches(columns=list(DISPATCH_COLUMNS), batch_size=batch_size, decompress=False)
     try:
@@ -242,8 +384,12 @@ def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_
             rdb.finish()
     end = walk.end
     result.data_end = end.offset if end is not None else None
+    result.data_end_damaged = end is not None and not end.reason.is_clean
+    writer = rdb if rdb is not None else cq
+    if writer is not None:
+        result.timer_queue_end = writer.ends.get((TIMER_TOPIC, 0))
     if bcq is not None:
-        result.kept_queues = _keep_queues_without_messages(store, new, cq, bcq)
+        _keep_queues_without_messages(store, new, cq, bcq, result.data_end, result)
     if cq is not None:
         result.queue_units = cq.units
         result.holes = cq.holes
@@ -268,27 +414,36 @@ def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_
                   "master_flushed_offset": old.master_flushed_offset if old is not None else 0,
                   "confirm_phy_offset": confirm}
         result.checkpoint = fields
+        _writing(os.path.join(new, "checkpoint"))
         with open(os.path.join(new, "checkpoint"), "wb") as f:
             f.write(checkpoint_bytes(**fields))
 
 
 def _keep_queues_without_messages(store, new: str, cq: QueueFilesWriter | None,
-                                  bcq: BatchQueueFilesWriter) -> list[str]:
-    """Queue folders of the store for which the commit log holds no message (all in deleted segments),
-    copied as they are: the broker keeps them, and their end is the queue's next offset, which
-    consumer offsets refer to (without them a new message would start the queue at offset 0)."""
+                                  bcq: BatchQueueFilesWriter, data_end: int | None, result: RebuildResult) -> None:
+    """Queue folders of the store the walk wrote no unit for, copied and cut at the data end as
+    ``ConsumeQueue.truncateDirtyLogicFiles`` cuts them (see :mod:`.truncate`): the units left are
+    those of messages in deleted head segments, which the broker keeps (their end is the queue's
+    next offset, which consumer offsets refer to; without them a new message would start the queue
+    at offset 0). A queue with no unit left is not written, as the broker deletes all its files."""
+    from ..batch_consumequeue import UNIT_DTYPE as BCQ_UNIT
+    from ..consumequeue import UNIT_DTYPE as CQ_UNIT
     from ..queuefiles import list_queue_dirs
-    kept = []
-    for parent, writer in (("consumequeue", cq), ("batchconsumequeue", bcq)):
+    end = data_end if data_end is not None else 1 << 62
+    for parent, writer, dtype in (("consumequeue", cq, CQ_UNIT), ("batchconsumequeue", bcq, BCQ_UNIT)):
         if writer is None or os.path.isfile(store.path(parent, "CURRENT")):
             continue
         for topic, qid, folder in list_queue_dirs(store.path(parent)):
             if (topic, qid) in writer.ends:
                 continue
-            dst = os.path.join(new, parent, topic, str(qid))
-            shutil.copytree(folder, dst)
-            kept.append(os.path.join(parent, topic, str(qid)))
-    return kept
+            rel = os.path.join(parent, topic, str(qid))
+            cut = cut_queue_copy(folder, os.path.join(new, rel), end, dtype)
+            if cut is None:
+                result.removed_queues.append(rel)
+                continue
+            result.removed_units += cut.removed_units
+            cut.rel = rel
+            result.kept_queues.append(cut)
 
 
 def _existing_index_names(store) -> list[str]:

@@ -32,8 +32,10 @@ CQ_UNIT_SIZE = CQ_UNIT_DTYPE.itemsize
 DEFAULT_CQ_FILE = 300_000 * CQ_UNIT_SIZE
 DEFAULT_BCQ_FILE = 300_000 * BCQ_UNIT_SIZE
 
-_KEYS = {"cq_file": "mappedFileSizeConsumeQueue", "bcq_file": "mapperFileSizeBatchConsumeQueue",
-         "num_hash_slots": "maxHashSlotNum", "num_index": "maxIndexNum"}
+_KEYS = {"cl_file": "mappedFileSizeCommitLog", "cq_file": "mappedFileSizeConsumeQueue",
+         "bcq_file": "mapperFileSizeBatchConsumeQueue", "num_hash_slots": "maxHashSlotNum", "num_index": "maxIndexNum"}
+#: ``MessageStoreConfig.mappedFileSizeCommitLog`` default: 1 GiB.
+DEFAULT_CL_FILE = 1 << 30
 
 
 class ConfigFileError(RmqFormatError):
@@ -44,6 +46,7 @@ class ConfigFileError(RmqFormatError):
 class StoreSizes:
     """The sizes to write, and for each where it came from (``config FILE``, ``existing FILE``, ``default``)."""
 
+    cl_file: int
     cq_file: int
     bcq_file: int
     num_hash_slots: int
@@ -55,7 +58,7 @@ class StoreSizes:
 
 
 #: Every size key read from a config file (the commit log's too, for ``preflight``).
-CONFIG_KEYS = (*_KEYS.values(), "mappedFileSizeCommitLog")
+CONFIG_KEYS = tuple(_KEYS.values())
 
 
 def read_config_values(path: str) -> dict[str, int]:
@@ -115,6 +118,9 @@ def store_sizes(root: str, *, config: str | None = None) -> StoreSizes:
     for attr, key in _KEYS.items():
         if key in given:
             values[attr], sources[attr] = given[key], f"config {where}"
+    if "cl_file" not in values:
+        found = _segment_size(os.path.join(root, "commitlog"))
+        values["cl_file"], sources["cl_file"] = found if found else (DEFAULT_CL_FILE, "default")
     if "cq_file" not in values:
         found = _queue_file_size(os.path.join(root, "consumequeue"))
         values["cq_file"], sources["cq_file"] = (found[0], f"existing {found[1]}") if found else \
@@ -146,3 +152,22 @@ def store_sizes(root: str, *, config: str | None = None) -> StoreSizes:
     # ``getMappedFileSizeConsumeQueue``: whole units.
     values["cq_file"] = -(-values["cq_file"] // CQ_UNIT_SIZE) * CQ_UNIT_SIZE
     return StoreSizes(sources=sources, **values)
+
+
+def _segment_size(folder: str) -> tuple[int, str] | None:
+    """The commit-log segment size the store's files show: the step between consecutive segment names
+    (the offsets they start at, which a file's length cannot change), else the size most files have."""
+    from collections import Counter
+    if not os.path.isdir(folder):
+        return None
+    starts = sorted(int(n) for n in os.listdir(folder) if n.isdigit() and len(n) == 20)
+    steps = Counter(b - a for a, b in zip(starts, starts[1:]) if b > a)
+    if steps:
+        step = min(s for s, n in steps.items() if n == max(steps.values()))
+        return step, f"the step between segment names in {folder}"
+    sizes = Counter(os.path.getsize(os.path.join(folder, f"{s:020d}")) for s in starts)
+    sizes.pop(0, None)
+    if sizes:
+        size = sizes.most_common(1)[0][0]
+        return size, f"existing {folder}"
+    return None

@@ -1334,7 +1334,17 @@ class _Rocks:
                               queue_id=q))
 
     def finish(self, segs: _Segments, data_end: int | None, found: _Findings) -> None:
-        """Queues behind or ahead of the commit log, and their ``max`` / ``min`` values against it."""
+        """Queues behind or ahead of the commit log, their ``max`` / ``min`` values against it, and keys
+        of the units' column family that are no queue's unit."""
+        try:
+            count, first = self.queues.damaged_keys()
+        except RmqFormatError as exc:
+            count, first = 0, []
+            found.add(Finding(Kind.UNREADABLE, str(exc), other=Place(self.queues.path)))
+        for key in first:
+            found.add(Finding(Kind.UNREADABLE,
+                              f"a key of the RocksDB consume queue that is no unit of a queue it names ({count} such "
+                              f"key(s) in all): {key.hex()}", other=Place(self.queues.path, key=f"[default] {key.hex()}")))
         for (topic, q), state in self.states.items():
             end = self.ends.get((topic, q), 0)
             raw = self.raw(topic, q)

@@ -188,3 +188,64 @@ def salvage_batches(commitlog: CommitLog, columns=None, **options) -> SalvageSca
     def make(at):
         return pending.pop() if pending else ColumnarScan(commitlog, columns=columns, start=at, **options)
     return SalvageScan(commitlog, make, start, pending[0].schema)
+
+
+@dataclass
+class PastEnd:
+    """The intact messages the salvage walk reads past a data end at damage (which the broker's recovery,
+    and a rebuild, leave out), per topic."""
+
+    #: The data end they lie past.
+    data_end: int
+    #: Intact messages past it.
+    messages: int
+    #: Topic -> (messages, first commit-log offset, last commit-log offset).
+    topics: dict
+    #: The damaged ranges the walk skipped past the data end.
+    damaged: list
+
+    def describe(self, limit: int = 8) -> str:
+        """``N intact message(s) past …: T (n, offsets a..b), …`` (the ``limit`` topics with most first)."""
+        top = sorted(self.topics.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        parts = [f"{t} ({n}, commit-log offsets {a}..{b})" for t, (n, a, b) in top[:limit]]
+        more = f", and {len(top) - limit} more topic(s)" if len(top) > limit else ""
+        return (f"{self.messages} intact message(s) in {len(self.topics)} topic(s) lie past the data end "
+                f"{self.data_end}: {', '.join(parts)}{more}")
+
+    def to_json_dict(self) -> dict:
+        return {"dataEnd": self.data_end, "messages": self.messages,
+                "topics": {t: {"messages": n, "firstOffset": a, "lastOffset": b}
+                           for t, (n, a, b) in sorted(self.topics.items())},
+                "damagedRanges": [r.to_json_dict() for r in self.damaged]}
+
+
+def intact_past(commitlog: CommitLog, data_end: int, *, batch_size: int = 65536) -> PastEnd:
+    """The intact messages past ``data_end`` (a data end at damage): the salvage walk from there on, as
+    ``messages --salvage`` reads them, counted per topic in bounded batches."""
+    import numpy as np
+    import pyarrow.compute as pc
+    walk = commitlog.batches(columns=["commitLogOffset", "topic"], start=data_end, salvage=True,
+                             decompress=False, batch_size=batch_size)
+    topics: dict[str, list[int]] = {}
+    total = 0
+    for batch in walk:
+        if not batch.num_rows:
+            continue
+        off = batch.column("commitLogOffset").to_numpy()
+        keep = off >= data_end
+        if not keep.all():
+            batch, off = batch.filter(keep), off[keep]
+        if not len(off):
+            continue
+        total += len(off)
+        codes = pc.dictionary_encode(batch.column("topic"))
+        idx = codes.indices.to_numpy()
+        for i, name in enumerate(codes.dictionary.to_pylist()):
+            rows = np.flatnonzero(idx == i)
+            if not len(rows):
+                continue
+            got = topics.setdefault(name, [0, int(off[rows[0]]), 0])
+            got[0] += len(rows)
+            got[2] = int(off[rows[-1]])
+    damaged = [r for r in getattr(walk, "damaged", ()) or () if r.commitlog_offset >= data_end]
+    return PastEnd(data_end, total, {t: tuple(v) for t, v in topics.items()}, damaged)

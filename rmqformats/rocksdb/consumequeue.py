@@ -184,6 +184,22 @@ class RocksDBQueues:
         """The consume queue of ``topic`` / ``queue_id`` (empty when the database has none)."""
         return RocksDBConsumeQueue(self, topic, queue_id)
 
+    def damaged_keys(self, limit: int = 10) -> tuple[int, list[bytes]]:
+        """Keys of the ``default`` column family that are no unit of a queue the ``offset`` column family
+        names (a key of another layout, or a unit value of the wrong length): their count and the first
+        ``limit``. The queues' own readers seek by prefix and never meet them."""
+        prefixes = {queue_prefix(t, q) for t, q in self.topic_queues() if t != CHECKPOINT_TOPIC}
+        width = UNIT_DTYPE.itemsize
+        count, first = 0, list[bytes]()
+        for keys, values in self.db.batches(CF_UNITS, b"", b"", None, 65536):
+            for key, value in zip(keys, values):
+                if key[:-_CQ_OFFSET_BYTES] in prefixes and len(value) == width:
+                    continue
+                count += 1
+                if len(first) < limit:
+                    first.append(key)
+        return count, first
+
     def queues(self) -> list[QueueInfo]:
         """A :class:`QueueInfo` (``kind="rocksdb"``) for every queue; unreadable ones carry the error."""
         out = []
