@@ -1,7 +1,7 @@
 """SIGINT and SIGTERM at random moments: one line, exit 130 or 143, and every output absent or complete.
 
-Each command runs once without a signal (its reference: exit status,
-output, how long it takes), then many times with SIGINT or SIGTERM sent at
+Each command runs twice without a signal (its reference: exit status,
+output, how long a warm run takes), then many times with SIGINT or SIGTERM sent at
 a moment drawn uniformly from the start to the end of the reference run:
 start-up imports, compiled kernels, writing, renaming, report rendering and
 the summary all get hit. Every run must end with
@@ -149,6 +149,11 @@ def test_signal_at_random_moments(name, tmp_path):
     args = [str(ref_path) if a == "OUT" else a for a in argv]
     ref_code, _, err, took = _run(args, ref_dir)
     assert ref_code == 0, err
+    if ref_path is not None:  # once more, warm (compiled kernels cached): the span a signalled run takes
+        shutil.move(ref_path, ref_dir / "first")
+    again, _, err, took_again = _run(args, ref_dir)
+    assert again == 0, err
+    took = min(took, took_again)
     runs = math.ceil(RUNS / len(COMMANDS))
     rng = random.Random(f"{SEED}-{name}")
     draws = [random.Random(rng.random()) for _ in range(runs)]
