@@ -164,3 +164,52 @@ def test_signal_at_random_moments(name, tmp_path):
     counts = {k: outcomes.count(k) for k in dict.fromkeys(outcomes)}
     print(f"{name}: {runs} signalled runs over {span:.1f}s (seed {SEED}): {counts}")
     assert len(outcomes) == runs
+
+
+# -- the commit point, deterministically ----------------------------------------------------------------
+
+
+def test_signal_during_the_rename_finishes_the_commit_and_says_so(tmp_path, monkeypatch, capsys):
+    """SIGTERM arriving inside the commit (after the rename, before the folder is synced): the output is
+    complete, the command ends with 143 and its one line names the output as complete."""
+    from rmqformats import output
+    from rmqformats.cli import main
+    sync = output._fsync_folder
+
+    def rename_then_signal(folder):
+        os.kill(os.getpid(), signal.SIGTERM)  # lands inside the deferred block: taken when it ends
+        sync(folder)
+
+    monkeypatch.setattr(output, "_fsync_folder", rename_then_signal)
+    out = tmp_path / "out.jsonl"
+    code = main(["export", "--sample", "--to", "jsonl", str(out)])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 143 and out.stat().st_size > 0
+    assert err[-1].startswith("rmqformats export: terminated (SIGTERM) after its output was renamed complete")
+    assert f"{out} is complete" in err[-1] and not [p for p in os.listdir(tmp_path) if p.startswith(".")]
+    monkeypatch.setattr(output, "_fsync_folder", sync)
+    assert main(["export", "--sample", "--to", "jsonl", str(tmp_path / "again.jsonl")]) == 0
+    assert (tmp_path / "again.jsonl").read_bytes() == out.read_bytes()
+
+
+def test_a_swallowed_signal_stops_the_rename(tmp_path, monkeypatch, capsys):
+    """SIGINT whose exception something swallowed (a finalizer, a kernel's callback) while the data was
+    written: the commit sees it and removes the output instead of renaming it (exit 130)."""
+    from rmqformats import export, interrupts
+    from rmqformats.cli import main
+    write = export.write_jsonl
+
+    def write_and_swallow(batch, stream):
+        write(batch, stream)
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.01)  # the handler runs here and raises
+        except interrupts.Interrupted:
+            pass
+
+    monkeypatch.setattr(export, "write_jsonl", write_and_swallow)
+    out = tmp_path / "out.jsonl"
+    code = main(["export", "--sample", "--to", "jsonl", str(out)])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 130 and not out.exists() and not os.listdir(tmp_path)
+    assert err[-1] == f"rmqformats export: interrupted (SIGINT); nothing written to {out} (temporary files removed)"
