@@ -31,8 +31,9 @@ TABLE = (
             "or an output that cannot be written (path and reason); preflight: the broker refuses to start "
             "(each reason with the Java method)"),
     (DAMAGED, "the data ended at damage, or --salvage skipped damaged ranges"),
-    (INTERRUPTED, "interrupted by Ctrl-C (143: by SIGTERM); an output being written is removed, "
-                  "never left half-done"),
+    (INTERRUPTED, "interrupted by Ctrl-C, SIGINT (143: by SIGTERM), at any moment; an output being written "
+                  "is removed, never left half-done; one renamed complete before the signal is kept and named "
+                  "complete"),
 )
 
 
