@@ -104,6 +104,7 @@ def install() -> Callable[[], None]:
     def restore() -> None:
         _state.installed = False
         _state.held = False
+        _state.received = _state.pending = None  # the command is over: later writes in this process commit
         sys.unraisablehook = old_hook
         for signum, handler in previous.items():
             try:

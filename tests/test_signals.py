@@ -213,3 +213,25 @@ def test_a_swallowed_signal_stops_the_rename(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err.splitlines()
     assert code == 130 and not out.exists() and not os.listdir(tmp_path)
     assert err[-1] == f"rmqformats export: interrupted (SIGINT); nothing written to {out} (temporary files removed)"
+
+
+def test_after_a_signalled_command_the_process_writes_again(tmp_path, monkeypatch, capsys):
+    """main() called in a process that goes on (a test, a tool): the signal of one command is not the next
+    command's, nor the API's."""
+    from rmqformats import export, output
+    from rmqformats.cli import main
+    write = export.write_jsonl
+
+    def write_and_signal(batch, stream):
+        write(batch, stream)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.01)
+
+    monkeypatch.setattr(export, "write_jsonl", write_and_signal)
+    assert main(["export", "--sample", "--to", "jsonl", str(tmp_path / "a.jsonl")]) == 130
+    monkeypatch.setattr(export, "write_jsonl", write)
+    assert main(["export", "--sample", "--to", "jsonl", str(tmp_path / "b.jsonl")]) == 0
+    with output.AtomicFile(tmp_path / "c.txt") as f:
+        f.stream.write(b"x")
+    assert (tmp_path / "c.txt").read_bytes() == b"x" and not (tmp_path / "a.jsonl").exists()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
