@@ -1,3 +1,3 @@
-from .cli import main
-import sys
-sys.exit(main())
+from .cli import run
+
+run()

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from .store import Store
 
 
+#: The largest value of a Java long: queue offsets are longs in the broker.
+LONG_MAX = (1 << 63) - 1
+
+
 class LagRow(NamedTuple):
     """Lag of one consumer group on one topic queue."""
 
@@ -58,6 +62,11 @@ class LagRow(NamedTuple):
     #: queue is behind the commit log and ``lag`` understates the backlog by this many. Filled in by
     #: :func:`rmqformats.recovery.crosscheck.undispatched` through ``rmqformats lag``; 0 otherwise.
     behind_commitlog: int = 0
+    #: The queue's max offset does not fit a Java long: its last unit claims offset Long.MAX_VALUE (a
+    #: RocksDB ``max`` record no broker writes), so the broker's ``getMaxOffsetInQueue`` (that offset
+    #: plus 1) wraps to Long.MIN_VALUE. ``max_offset`` is then Long.MAX_VALUE, the largest offset a
+    #: unit can have, and ``lag`` and ``available`` are 0: no count of messages can be told from it.
+    max_overflow: bool = False
 
     @property
     def flags(self) -> list[str]:
@@ -71,12 +80,15 @@ class LagRow(NamedTuple):
             out.append("no consume queue on disk")
         if self.behind_commitlog:
             out.append(f"queue behind the commit log by {self.behind_commitlog} message(s)")
+        if self.max_overflow:
+            out.append("queue's max offset past Long.MAX_VALUE (its last unit claims offset Long.MAX_VALUE)")
         return out
 
     @property
     def flagged(self) -> bool:
         """Whether ``rmqformats lag`` flags this row (and exits 1)."""
-        return bool(self.behind_min or self.beyond_max or not self.queue_found or self.behind_commitlog)
+        return bool(self.behind_min or self.beyond_max or not self.queue_found or self.behind_commitlog
+                    or self.max_overflow)
 
     def to_json_dict(self) -> dict:
         """Java-style names, for JSON output."""
@@ -85,7 +97,7 @@ class LagRow(NamedTuple):
                 "maxOffset": self.max_offset, "lag": self.lag, "available": self.available,
                 "nextMessageStoreTime": self.next_message_store_time, "behindMin": self.behind_min,
                 "beyondMax": self.beyond_max, "queueType": self.queue_type, "queueFound": self.queue_found,
-                "note": self.note, "behindCommitLog": self.behind_commitlog}
+                "note": self.note, "behindCommitLog": self.behind_commitlog, "maxOverflow": self.max_overflow}
 
 
 def _queue_infos(store: Store) -> tuple[dict[tuple[str, int], QueueInfo], dict[tuple[str, int], QueueInfo]]:
@@ -302,9 +314,15 @@ def _row(store: Store, g: str, t: str, qid: int, offset: int | None, batch_topic
     base = 0 if offset is None else offset
     if offset is None:
         notes.append("no committed offset: counted from 0 as the broker does")
-    lag = max(0, hi - base)
+    overflow = hi > LONG_MAX
+    if overflow:  # see LagRow.max_overflow
+        notes.append(f"the queue's last unit claims offset {LONG_MAX} (Long.MAX_VALUE), which no broker writes: "
+                     f"its max offset (that plus 1) does not fit a Java long, and the broker's "
+                     f"getMaxOffsetInQueue wraps to {-LONG_MAX - 1}; max shown as {LONG_MAX}, lag not counted")
+        hi = LONG_MAX
+    lag = 0 if overflow else min(max(0, hi - base), LONG_MAX)
     start = max(base, lo)
-    available = max(0, hi - start)
+    available = 0 if overflow else min(max(0, hi - start), LONG_MAX)
     store_time = None
     if with_store_time and info is not None and available > 0:
         store_time, why = _next_store_time(store, is_batch, t, qid, start)
@@ -312,4 +330,4 @@ def _row(store: Store, g: str, t: str, qid: int, offset: int | None, batch_topic
             notes.append(why)
     return LagRow(g, t, qid, offset, lo, hi, lag, available, store_time,
                   offset is not None and offset < lo, offset is not None and offset > hi,
-                  "BatchCQ" if is_batch else "SimpleCQ", info is not None, "; ".join(notes))
+                  "BatchCQ" if is_batch else "SimpleCQ", info is not None, "; ".join(notes), max_overflow=overflow)

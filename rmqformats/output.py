@@ -19,7 +19,10 @@ export``) goes through this module, so every output follows the same rules:
   rename: a folder without it is not a complete output.
 - **Honest.** On any failure or interrupt (an exception,
   ``KeyboardInterrupt``, the CLI's SIGTERM) the temporaries are removed and
-  nothing is renamed; an existing target is kept as it was. Write errors of
+  nothing is renamed; an existing target is kept as it was. In the CLI a
+  signal never lands between the last check and the rename (see
+  :mod:`rmqformats.interrupts`): one noted while the data was written stops
+  the rename; one arriving during it waits until the output is complete. Write errors of
   the operating system (read-only or missing folder, full disk, permission)
   become :class:`WriteError`, naming the whole path and the reason.
 - **Never over what it must not.** An existing target is replaced only with
@@ -52,6 +55,8 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import BinaryIO
+
+from . import interrupts
 
 #: The completion marker a folder output ends with (the name Spark and Hadoop write).
 SUCCESS_MARKER = "_SUCCESS"
@@ -346,6 +351,11 @@ class _Target:
             self._lock.release()
             self._lock = None
 
+    def _committed(self) -> None:
+        self.committed = True
+        self._release()
+        _COMMITTED.append(self)
+
     def kept(self) -> str:
         """What is left at the target after an abort, in words for the error message."""
         if os.path.lexists(self.target) and not (os.path.isdir(self.target) and not os.listdir(self.target)):
@@ -411,30 +421,32 @@ class AtomicFile(_Target):
                 if self.tmp is not None:
                     os.fsync(self.stream.fileno())
                 self.stream.close()
-                if self.tmp is not None:
-                    os.replace(self.tmp, self.target)  # a link at the target is replaced, not followed
-                    self.tmp = None
-                    _fsync_folder(os.path.dirname(self.target))
+                with interrupts.deferred():  # renamed and reported complete, or removed: never in between
+                    interrupts.check()  # a signal noted while the data was written: not renamed
+                    if self.tmp is not None:
+                        os.replace(self.tmp, self.target)  # a link at the target is replaced, not followed
+                        self.tmp = None
+                        _fsync_folder(os.path.dirname(self.target))
+                    self._committed()
         except BaseException:
             self.abort()
             raise
-        self.committed = True
-        self._release()
 
     def abort(self) -> None:
         """Close and remove the temporary; the target is left as it was."""
         if self.committed or self.aborted:
             return
-        self.aborted = True
-        try:
-            self.stream.close()
-        except (OSError, ValueError):
-            pass
-        if self.tmp is not None:
-            _remove(self.tmp)
-            self.tmp = None
-        self._release()
-        _note_abort(self)
+        with interrupts.deferred():  # a second signal does not leave the temporary behind
+            self.aborted = True
+            try:
+                self.stream.close()
+            except (OSError, ValueError):
+                pass
+            if self.tmp is not None:
+                _remove(self.tmp)
+                self.tmp = None
+            self._release()
+            _note_abort(self)
 
 
 class AtomicFolder(_Target):
@@ -493,13 +505,14 @@ class AtomicFolder(_Target):
                     os.fsync(fd)
                     os.close(fd)
                     _fsync_folder(self.path)
-                self._swap_in()
-                _fsync_folder(os.path.dirname(self.target))
+                with interrupts.deferred():  # renamed and reported complete, or removed: never in between
+                    interrupts.check()  # a signal noted while the data was written: not renamed
+                    self._swap_in()
+                    _fsync_folder(os.path.dirname(self.target))
+                    self._committed()
         except BaseException:
             self.abort()
             raise
-        self.committed = True
-        self._release()
 
     def _swap_in(self) -> None:
         old = None
@@ -519,14 +532,17 @@ class AtomicFolder(_Target):
         """Remove the temporary folder; the target is left as it was."""
         if self.committed or self.aborted:
             return
-        self.aborted = True
-        _remove(self.path)
-        self._release()
-        _note_abort(self)
+        with interrupts.deferred():  # a second signal does not leave the temporary behind
+            self.aborted = True
+            _remove(self.path)
+            self._release()
+            _note_abort(self)
 
 
 #: Targets aborted in this process, latest last (the CLI says what was kept).
 _ABORTED: list[_Target] = []
+#: Targets committed in this process, latest last (a signal after the commit: the CLI says they are complete).
+_COMMITTED: list[_Target] = []
 
 
 def _note_abort(target: _Target) -> None:
@@ -542,6 +558,16 @@ def take_aborted_note() -> str | None:
     return "; ".join(dict.fromkeys(notes)) + " (temporary files removed)"
 
 
+def take_committed_note() -> str | None:
+    """The outputs committed since the last call, in words (``None`` when none was): what a signal that came
+    after their commit leaves complete."""
+    if not _COMMITTED:
+        return None
+    notes = [f"{t.target} is complete" for t in _COMMITTED]
+    _COMMITTED.clear()
+    return "; ".join(dict.fromkeys(notes))
+
+
 __all__ = ["AtomicFile", "AtomicFolder", "InsideStoreError", "OutputError", "OutputExistsError", "SUCCESS_MARKER",
-           "TargetBusyError", "TargetLock", "WriteError", "take_aborted_note", "check_not_in_store", "check_target",
-           "write_errors"]
+           "TargetBusyError", "TargetLock", "WriteError", "take_aborted_note", "take_committed_note",
+           "check_not_in_store", "check_target", "write_errors"]

@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -380,6 +381,28 @@ def test_max_offset_value_at_the_extreme(twin_copy, capsys):
     assert code == 1, err
     report = json.loads(out)
     assert [p["unitValue"] for p in report["problems"] if p["topic"] == "TopicTest"] == [f"units {units}..{top}"]
+
+
+def test_lag_of_a_queue_whose_max_offset_is_past_long_max(twin_copy, capsys):
+    """A ``max`` record at Long.MAX_VALUE: the broker's max offset (that plus 1) wraps; lag shows Long.MAX_VALUE,
+    counts no lag and flags the row, in every format, instead of printing 2^63 and a lag past a long."""
+    from rmqformats.synth.rocksdb import offset_value
+    top = (1 << 63) - 1
+    before = json.loads(run(capsys, "lag", twin_copy, "--json", "--no-behind")[1])
+    _rewrite(str(twin_copy / "consumequeue"), CF_OFFSETS, offset_key("TopicTest", 1, "max"), offset_value(100, top))
+    code, out, err = run(capsys, "lag", twin_copy, "--format", "json", "--no-behind")
+    doc = json.loads(out)
+    hit = [r for r in doc["rows"] if (r["topic"], r["queueId"]) == ("TopicTest", 1)]
+    assert code == 1 and hit, err
+    assert all(r["maxOffset"] == top and r["lag"] == 0 and r["available"] == 0 and r["maxOverflow"]
+               and "Long.MAX_VALUE" in r["note"] for r in hit)
+    rest = [r for r in doc["rows"] if (r["topic"], r["queueId"]) != ("TopicTest", 1)]
+    assert rest == [r for r in before["rows"] if (r["topic"], r["queueId"]) != ("TopicTest", 1)]
+    assert doc["flaggedRows"] == len(hit) + before["flaggedRows"]
+    for fmt, flag in (("table", "max-overflow"), ("jsonl", '"maxOverflow": true')):
+        code, out, _ = run(capsys, "lag", twin_copy, "--format", fmt, "--no-behind")
+        assert code == 1 and flag in out and str(top) in out
+        assert not re.search(rf"(?<![-\d]){1 << 63}", out)  # 2^63 only as the wrapped Long.MIN_VALUE
 
 
 def test_corrupt_table_file_and_missing_database(twin_copy, capsys, tmp_path):

@@ -2,29 +2,51 @@
 
 from __future__ import annotations
 
-import argparse
 import os
-import signal
 import sys
-import threading
+from typing import TYPE_CHECKING, NoReturn
 
-from .. import __version__, output
-from ..errors import InvalidMessageIdError, RmqFormatError
-from . import (config, cut, dump, inspect, layouts, messages, preflight, queues, rebuild, report, schema, status,
-               tables)
-from .common import Unknown, UsageError
+# Only what the signal handlers need is imported before they are installed: the command groups (and
+# numpy, pyarrow, numba behind them) are imported by main(), so a signal during those imports is handled.
+from .. import interrupts
 
-#: The command groups, in the order of ``--help``.
-GROUPS = (inspect, messages, queues, config, dump, cut, report, layouts, schema, rebuild, preflight)
+if TYPE_CHECKING:
+    import argparse
+
+
+def _parser_class() -> type[argparse.ArgumentParser]:
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        """An argument parser whose usage errors are one line on stderr (exit status 2), pointing to ``--help``."""
+
+        def error(self, message: str) -> NoReturn:
+            self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+    return Parser
+
+
+def _groups() -> tuple:
+    from . import config, cut, dump, inspect, layouts, messages, preflight, queues, rebuild, report, schema
+    return (inspect, messages, queues, config, dump, cut, report, layouts, schema, rebuild, preflight)
+
+
+def __getattr__(name: str):
+    if name == "GROUPS":  # the command groups, in the order of ``--help``
+        return _groups()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``rmqformats`` command."""
-    p = argparse.ArgumentParser(prog="rmqformats", description="Read Apache RocketMQ broker store files.",
-                                epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    import argparse
+
+    from .. import __version__
+    from . import status
+    p = _parser_class()(prog="rmqformats", description="Read Apache RocketMQ broker store files.",
+                        epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    for group in GROUPS:
+    for group in _groups():
         group.add_commands(sub)
     for command in sub.choices.values():  # every command's tables fit the terminal unless --wide
         if "--wide" not in command._option_string_actions:
@@ -34,24 +56,64 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-class Terminated(BaseException):
-    """SIGTERM arrived: unwinds like Ctrl-C, so outputs being written are removed, never left half-done."""
+def run() -> NoReturn:
+    """The ``rmqformats`` program (the console script and ``python -m rmqformats``): :func:`main` with the
+    signal handlers installed first and kept until the process exits, so that no signal after the command
+    decided its exit status turns into a traceback on the way out."""
+    interrupts.install()
+    code = main(_installed=True)
+    interrupts.ignore()
+    sys.exit(code)
 
 
-def _on_sigterm(signum, frame):
-    raise Terminated()
-
-
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, _installed: bool = False) -> int:
     """Run the command line; returns the exit status.
 
     Every failure ends here as one line on stderr and a status of the exit
-    table: typed read errors, usage errors and write errors 2, Ctrl-C 130
-    (SIGTERM 143), with the outputs being written removed; a reader that
-    closed the pipe (``| head``) ends the command quietly.
+    table: typed read errors, usage errors and write errors 2; SIGINT
+    (Ctrl-C) 130 and SIGTERM 143 at any moment, whatever exception the
+    signal left behind, with the outputs being written removed, or, for a
+    signal that came after an output was renamed complete, that output
+    named as complete; a reader that closed the pipe (``| head``) ends the
+    command quietly.
     """
+    restore = None if _installed else interrupts.install()
+    try:
+        return _guarded(argv)
+    finally:
+        if restore is not None:
+            restore()
+
+
+def _guarded(argv: list[str] | None) -> int:
+    from .. import output
+    output.take_aborted_note()  # notes of an earlier command in this process are not this one's
+    output.take_committed_note()
+    name = ["rmqformats"]
+    try:
+        code = _command(argv, name)
+    except SystemExit:
+        interrupts.hold()
+        if interrupts.received() is None:
+            raise
+        return _signalled(name[0])
+    except BaseException as exc:
+        interrupts.hold()
+        if interrupts.received() is not None or isinstance(exc, KeyboardInterrupt):
+            return _signalled(name[0])
+        return _failure(exc, name[0])
+    interrupts.hold()
+    if interrupts.received() is not None:  # its exception was swallowed, or it came after the work was done
+        return _signalled(name[0])
+    return code
+
+
+def _command(argv: list[str] | None, name: list[str]) -> int:
+    interrupts.unblock()
+    from . import tables
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
+    name[0] = f"rmqformats {args.command}"
     if extra:
         return _fail(_unrecognized(parser, args.command, extra))
     tables.set_wide(getattr(args, "wide", False))
@@ -59,43 +121,59 @@ def main(argv: list[str] | None = None) -> int:
         # Text read from files can hold what no encoding writes (a lone surrogate from a \ud800
         # escape in a config file): written as that escape, which is also valid inside JSON strings.
         sys.stdout.reconfigure(errors="backslashreplace")
-    previous = _install_sigterm()
-    name = f"rmqformats {args.command}"
+    code = args.func(args)
+    sys.stdout.flush()  # here, not at exit, so that a closed pipe is handled below
+    return code
+
+
+def _signalled(name: str) -> int:
+    """The one line of a command that a signal ended, and its exit status (130 or 143)."""
+    import signal
+
+    from .. import output
+    signum = interrupts.received() or signal.SIGINT
+    line = f"{name}: {interrupts.NAMES[signum]}"
+    committed = output.take_committed_note()
+    if committed:
+        line += f" after its output was renamed complete: {committed}"
     try:
-        code = args.func(args)
-        sys.stdout.flush()  # here, not at exit, so that a closed pipe is handled below
-        return code
-    except UsageError as exc:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        _quiet_stdout()
+    return _fail(line + _kept(), interrupts.STATUS[signum])
+
+
+def _failure(exc: BaseException, name: str) -> int:
+    """The one line of a failed command and its exit status; an exception no reader raises is re-raised."""
+    from .. import output
+    from ..errors import InvalidMessageIdError, RmqFormatError
+    from . import status
+    from .common import Unknown, UsageError
+    if isinstance(exc, UsageError):
         return _fail(f"{name}: error: {exc}")
-    except Unknown as exc:
+    if isinstance(exc, Unknown):
         return _fail(f"rmqformats: error: {exc}")
-    except RmqFormatError as exc:
+    if isinstance(exc, RmqFormatError):
         return _fail(f"rmqformats: error: {exc.whole()}")
-    except InvalidMessageIdError as exc:
+    if isinstance(exc, InvalidMessageIdError):
         return _fail(f"rmqformats: error: {exc}")
-    except output.OutputError as exc:
+    if isinstance(exc, output.OutputError):
         return _fail(f"rmqformats: error: {exc}" + _kept())
-    except BrokenPipeError:
+    if isinstance(exc, BrokenPipeError):
         # The reader went away (`| head`): point stdout at /dev/null so that the interpreter's last flush
         # raises nothing (as the Python documentation on SIGPIPE recommends), and end quietly.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        _quiet_stdout()
         return status.OK
-    except KeyboardInterrupt:
-        return _fail(f"{name}: interrupted" + _kept(), status.INTERRUPTED)
-    except Terminated:
-        return _fail(f"{name}: terminated (SIGTERM)" + _kept(), status.TERMINATED)
-    except OSError as exc:  # a file that cannot be opened or read (permission, I/O error)
+    if isinstance(exc, OSError):  # a file that cannot be opened or read (permission, I/O error)
         where = f"{os.path.abspath(exc.filename)}: " if exc.filename else ""
         reason = exc.strerror or str(exc)
         return _fail(f"rmqformats: error: {where}{reason}" + _kept())
-    finally:
-        _restore_sigterm(previous)
+    raise exc
 
 
 def _unrecognized(parser: argparse.ArgumentParser, command: str, extra: list[str]) -> str:
     """The error for arguments ``command`` does not take: the options named, and the commands that have them."""
+    import argparse
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
     options = [a.split("=", 1)[0] for a in extra if a.startswith("-") and len(a) > 1]
     if not options:
@@ -107,29 +185,25 @@ def _unrecognized(parser: argparse.ArgumentParser, command: str, extra: list[str
             f"{''.join(others)}); `rmqformats {command} --help` lists its options")
 
 
-def _fail(line: str, code: int = status.ERROR) -> int:
+def _quiet_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _fail(line: str, code: int = 2) -> int:
     sys.stderr.write(line + "\n")
     return code
 
 
 def _kept() -> str:
+    from .. import output
     note = output.take_aborted_note()
     return f"; {note}" if note else ""
 
 
-def _install_sigterm():
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    try:
-        return signal.signal(signal.SIGTERM, _on_sigterm)
-    except (ValueError, OSError):
-        return None
-
-
-def _restore_sigterm(previous) -> None:
-    if previous is not None:
-        signal.signal(signal.SIGTERM, previous)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

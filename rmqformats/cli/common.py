@@ -124,12 +124,15 @@ def print_table(rows: list[list], header: list[str], out, indent: str = "") -> N
     tables.print_table(rows, header, out, indent)
 
 
-def add_store_args(sp: argparse.ArgumentParser) -> None:
-    """STORE, ``--sample`` and ``--format``: the options of most commands."""
+def add_store_args(sp: argparse.ArgumentParser, formats: tuple[str, ...] = ("table", "jsonl")) -> None:
+    """STORE, ``--sample`` and ``--format`` (one of ``formats``): the options of most commands."""
     sp.add_argument("store", nargs="?", help="store root, commitlog/ folder or one segment file")
     sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
     add_commitlog_arg(sp)
-    sp.add_argument("--format", choices=["table", "jsonl"], default="table", help="output format")
+    sp.add_argument("--format", choices=list(formats), default="table", help="output format")
+    if "json" in formats:
+        sp.add_argument("--json", dest="format", action="store_const", const="json",
+                        help="the same as --format json")
 
 
 def add_commitlog_arg(sp: argparse.ArgumentParser) -> None:

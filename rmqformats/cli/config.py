@@ -273,7 +273,8 @@ def _lag_cells(r) -> list:
             "" if r.next_message_store_time is None else iso(r.next_message_store_time),
             ",".join(f for f, on in (("behind-min", r.behind_min), ("beyond-max", r.beyond_max),
                                       ("no-queue", not r.queue_found), ("batch", r.queue_type == "BatchCQ"),
-                                      ("behind-commitlog", r.behind_commitlog > 0)) if on)]
+                                      ("behind-commitlog", r.behind_commitlog > 0),
+                                      ("max-overflow", r.max_overflow)) if on)]
 
 
 def _flagged(r) -> bool:
@@ -312,6 +313,18 @@ def cmd_lag(args: argparse.Namespace) -> int:
             flagged = flagged or _flagged(r)
             out.write(json.dumps(r.to_json_dict(), ensure_ascii=False) + "\n")
         return status.FINDINGS if flagged else status.OK
+    if args.format == "json":  # one document, written as the rows are made (never held whole)
+        totals: dict[str, int] = defaultdict(int)
+        flagged_rows = 0
+        out.write('{"rows": [')
+        for r in rows:
+            out.write(("" if count == 0 else ", ") + json.dumps(r.to_json_dict(), ensure_ascii=False))
+            count += 1
+            totals[r.group] += r.lag
+            flagged_rows += _flagged(r)
+        out.write("], " + json.dumps({"totalLag": dict(sorted(totals.items())), "flaggedRows": flagged_rows},
+                                     ensure_ascii=False)[1:] + "\n")
+        return status.FINDINGS if flagged_rows else status.OK
     # A table needs its widths before its first line: a short table is held, a long one read twice
     # (three times when it has notes), never held whole.
     head = list(islice(iter(rows), LAG_ROWS_HELD + 1))
@@ -364,7 +377,7 @@ def add_commands(sub) -> None:
     sp.set_defaults(func=cmd_config)
 
     sp = sub.add_parser("lag", help="consumer lag per group and queue, from consumerOffset.json and the queues")
-    add_store_args(sp)
+    add_store_args(sp, formats=("table", "jsonl", "json"))
     sp.add_argument("--group", help="only this consumer group")
     sp.add_argument("--topic", help="only this topic")
     sp.add_argument("--store-time", action=argparse.BooleanOptionalAction, default=True,

@@ -32,8 +32,9 @@ TABLE = (
             "(each reason with the Java method)"),
     (DAMAGED, "the data ended at damage, or --salvage skipped damaged ranges; rebuild: intact messages past "
               "the data end left out (counted, with the export that keeps them)"),
-    (INTERRUPTED, "interrupted by Ctrl-C (143: by SIGTERM); an output being written is removed, "
-                  "never left half-done"),
+    (INTERRUPTED, "interrupted by Ctrl-C, SIGINT (143: by SIGTERM), at any moment; an output being written "
+                  "is removed, never left half-done; one renamed complete before the signal is kept and named "
+                  "complete"),
 )
 
 

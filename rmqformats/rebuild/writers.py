@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import shutil
 from collections.abc import Iterable
 
 import numpy as np
@@ -382,15 +383,48 @@ class RocksDBQueuesWriter:
         from rocksdict import Options, Rdict
 
         from ..rocksdb.consumequeue import CF_OFFSETS
+        from ..rocksdb.db import background_threads_lost, note_open
         self.path = path
+        # In a process forked from one that had opened a RocksDB database, RocksDB's background threads
+        # are gone (see background_threads_lost): each batch is written as a table file here and ingested,
+        # with no flush or compaction ever scheduled.
+        self.foreground = background_threads_lost()
         opts = Options(raw_mode=True)
         opts.create_if_missing(True)
         opts.create_missing_column_families(True)
+        if self.foreground:
+            opts.set_disable_auto_compactions(True)
         self.db = Rdict(path, options=opts, column_families={CF_OFFSETS: Options(raw_mode=True)})
+        note_open()
         self.offsets_cf = self.db.get_column_family_handle(CF_OFFSETS)
         self.checkpoint = 0
         self.units = 0
         self.ends: dict[tuple[str, int], int] = {}
+        self._tables = 0
+
+    def _ingest(self, column_family: str, pairs: list[tuple[bytes, bytes]]) -> None:
+        """Write ``pairs`` into one table file in key order and ingest it (no background work)."""
+        import tempfile
+
+        from rocksdict import IngestExternalFileOptions, Options, SstFileWriter
+        if not pairs:
+            return
+        pairs.sort(key=lambda kv: kv[0])
+        folder = tempfile.mkdtemp(prefix="rmqformats-ingest-")
+        try:
+            table = os.path.join(folder, f"{self._tables:06d}.sst")
+            self._tables += 1
+            writer = SstFileWriter(options=Options(raw_mode=True))
+            writer.open(table)
+            for key, value in pairs:
+                writer[key] = value
+            writer.finish()
+            how = IngestExternalFileOptions()
+            how.set_move_files(True)
+            target = self.db if column_family == "default" else self.db.get_column_family(column_family)
+            target.ingest_external_file([table], how)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
 
     def put_batch(self, queues: dict) -> None:
         """``(topic, queueId) -> (queue offsets, commit-log offsets, sizes, tags codes, store times)``.
@@ -404,6 +438,8 @@ class RocksDBQueuesWriter:
         from ..synth.rocksdb import offset_value
         ofs_name, len_name, tags_name, time_name = UNIT_DTYPE.names or ()
         wb = WriteBatch(raw_mode=True)
+        units: list[tuple[bytes, bytes]] = []  # the same, as table-file pairs when written in the foreground
+        maxes: list[tuple[bytes, bytes]] = []
         n = 0
         for (topic, qid), (eq, eo, es, et, ets) in queues.items():
             order = np.argsort(eq, kind="stable")
@@ -419,14 +455,23 @@ class RocksDBQueuesWriter:
             obytes = eq.astype(">i8").tobytes()
             prefix = queue_prefix(topic, qid)
             w = UNIT_DTYPE.itemsize
-            for i in range(len(eq)):
-                wb.put(prefix + obytes[i * 8:i * 8 + 8], vbytes[i * w:i * w + w])
-            wb.put(offset_key(topic, qid, "max"), offset_value(int(eo[-1]), int(eq[-1])), self.offsets_cf)
+            if self.foreground:
+                units.extend((prefix + obytes[i * 8:i * 8 + 8], vbytes[i * w:i * w + w]) for i in range(len(eq)))
+                maxes.append((offset_key(topic, qid, "max"), offset_value(int(eo[-1]), int(eq[-1]))))
+            else:
+                for i in range(len(eq)):
+                    wb.put(prefix + obytes[i * 8:i * 8 + 8], vbytes[i * w:i * w + w])
+                wb.put(offset_key(topic, qid, "max"), offset_value(int(eo[-1]), int(eq[-1])), self.offsets_cf)
             self.ends[(topic, qid)] = int(eq[-1]) + 1
             self.checkpoint = max(self.checkpoint, int((eo + es).max()))
             n += len(eq)
         if n:
-            self.db.write(wb)
+            if self.foreground:
+                from ..rocksdb.consumequeue import CF_OFFSETS
+                self._ingest("default", units)
+                self._ingest(CF_OFFSETS, maxes)
+            else:
+                self.db.write(wb)
             self.units += n
 
     def finish(self) -> None:
@@ -434,14 +479,19 @@ class RocksDBQueuesWriter:
         from rocksdict import Rdict, WriteBatch
 
         from ..generated.construct import rocketmq_rocksdb_cq_checkpoint as cs_cp
-        from ..rocksdb.consumequeue import CHECKPOINT_TOPIC, offset_key
-        wb = WriteBatch(raw_mode=True)
-        wb.put(offset_key(CHECKPOINT_TOPIC, 0, "max"), cs_cp.rocketmq_rocksdb_cq_checkpoint.build(
-            {"checkpoint": {"ofs_max_phy": self.checkpoint}}), self.offsets_cf)
-        self.db.write(wb)
-        for name in Rdict.list_cf(self.path):
-            (self.db if name == "default" else self.db.get_column_family(name)).flush()
-        self.db.close()
+        from ..rocksdb.consumequeue import CF_OFFSETS, CHECKPOINT_TOPIC, offset_key
+        key = offset_key(CHECKPOINT_TOPIC, 0, "max")
+        value = cs_cp.rocketmq_rocksdb_cq_checkpoint.build({"checkpoint": {"ofs_max_phy": self.checkpoint}})
+        if self.foreground:  # everything is in table files already
+            self._ingest(CF_OFFSETS, [(key, value)])
+            self.db.close()
+        else:
+            wb = WriteBatch(raw_mode=True)
+            wb.put(key, value, self.offsets_cf)
+            self.db.write(wb)
+            for name in Rdict.list_cf(self.path):
+                (self.db if name == "default" else self.db.get_column_family(name)).flush()
+            self.db.close()
         try:  # the binding's own file; a broker's database has none
             os.remove(os.path.join(self.path, "rocksdict-config.json"))
         except FileNotFoundError:

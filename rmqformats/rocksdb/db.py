@@ -38,11 +38,48 @@ OPEN_ATTEMPTS = 3
 _SHADOWS: set[str] = set()
 
 
+class _Fork:
+    opened = False  # this process opened a RocksDB database: RocksDB's background threads run in it
+    inherited = False  # this process was forked from one that had: those threads are not in it
+
+
+_fork = _Fork()
+
+
 @atexit.register
 def _remove_shadows() -> None:
     for folder in list(_SHADOWS):
         shutil.rmtree(folder, ignore_errors=True)
     _SHADOWS.clear()
+
+
+def _after_fork_in_child() -> None:
+    # The parent's folders of links are the parent's: the child neither removes them at exit nor
+    # when it drops an inherited handle. RocksDB's thread pools (one per process, started by the first
+    # open) come over without their threads: work scheduled on them in the child never runs.
+    _SHADOWS.clear()
+    _fork.inherited = _fork.inherited or _fork.opened
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def note_open() -> None:
+    """Record that this process opened a RocksDB database (RocksDB started its background threads)."""
+    _fork.opened = True
+
+
+def background_threads_lost() -> bool:
+    """This process was forked from one that had opened a RocksDB database.
+
+    RocksDB's background thread pools are per process and started by the
+    first open; a forked child inherits the pools' state but none of their
+    threads, so a flush or compaction scheduled in the child waits forever.
+    Reading needs no background work; a writer in such a process writes
+    table files itself and ingests them (see
+    :class:`rmqformats.rebuild.writers.RocksDBQueuesWriter`).
+    """
+    return _fork.inherited
 
 
 def is_rocksdb(folder: str | os.PathLike[str]) -> bool:
@@ -106,6 +143,7 @@ class ReadOnlyDB:
         if not is_rocksdb(self.path):
             raise RocksDBError(self.path, "not a RocksDB database (no CURRENT file)")
         self._shadow: str | None = None
+        self._owner = os.getpid()  # a forked child never removes its parent's folder of links
         self._db = None
         self._cfs: dict[str, object] = {}
         last: str | None = None
@@ -130,6 +168,7 @@ class ReadOnlyDB:
                     cf_opts[n] = o
                 self._db = Rdict(self._shadow, options=opts, column_families=cf_opts,
                                  access_type=AccessType.read_only(False))
+                note_open()
                 self.column_families = tuple(names)
                 return
             except FileNotFoundError as exc:  # a file went away during the copy: try again
@@ -148,7 +187,8 @@ class ReadOnlyDB:
 
     def _remove_shadow(self) -> None:
         if self._shadow is not None:
-            shutil.rmtree(self._shadow, ignore_errors=True)
+            if self._owner == os.getpid():
+                shutil.rmtree(self._shadow, ignore_errors=True)
             _SHADOWS.discard(self._shadow)
             self._shadow = None
 
