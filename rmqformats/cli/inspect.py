@@ -6,15 +6,16 @@ import argparse
 import json
 import os
 import sys
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 from ..errors import RmqFormatError, RocksDBError
 from ..store import Store
 from . import status
 from .tables import write_wrapped
+from ..columnar.summary import SUMMARY_COLUMNS, LogSummary, int_values
 from ..versions.detect import Detector
-from .common import iso, open_from_args, short, print_table, with_progress, add_store_args, add_verify_crc
-from .common import add_salvage
+from .common import iso, open_from_args, short, print_table, add_store_args, add_verify_crc
+from .common import add_salvage, batches_with_progress
 
 def inspect_store(store: Store, *, verify_crc: bool = False, force_verify_prop_crc: bool = False,
                   progress: bool = True, salvage: bool = False,
@@ -25,27 +26,20 @@ def inspect_store(store: Store, *, verify_crc: bool = False, force_verify_prop_c
     ``damaged`` lists the ranges skipped (see :mod:`rmqformats.recovery.salvage`).
     """
     log = store.commitlog
-    scan = log.scan(verify_crc=verify_crc, salvage=salvage, live=live, force_verify_prop_crc=force_verify_prop_crc)
-    it = with_progress(scan, log.total_size, "scan") if progress else scan
-    per_queue: dict[tuple[str, int], int] = Counter()
-    per_segment: dict[str, int] = Counter()
-    versions: Counter = Counter()
-    first_ts = last_ts = None
-    count = 0
+    options = {k: v for k, v in (("salvage", salvage), ("live", live),
+                                 ("force_verify_prop_crc", force_verify_prop_crc)) if v}
+    scan = log.batches(columns=SUMMARY_COLUMNS, decompress=False, verify_crc=verify_crc, **options)
+    summary = LogSummary(log.segments)
     detector = Detector()
-    for msg in it:
-        count += 1
-        detector.message(msg)
-        per_queue[(msg.topic, msg.queue_id)] += 1
-        per_segment[msg.segment] += 1
-        versions[f"V{msg.version}"] += 1
-        ts = msg.store_timestamp
-        first_ts = ts if first_ts is None or ts < first_ts else first_ts
-        last_ts = ts if last_ts is None or ts > last_ts else last_ts
+    for batch in (batches_with_progress(scan, log.total_size, "scan") if progress else scan):
+        versions = summary.add(batch)
+        detector.batch(offsets=int_values(batch.column("commitLogOffset")), versions=versions,
+                       sys_flags=int_values(batch.column("sysFlag")), properties=batch.column("propertiesString"))
     end = scan.end
     blanks = {b.segment: b for b in scan.blanks}
+    per_segment = summary.per_segment()
     topics: dict[str, dict] = defaultdict(lambda: {"messages": 0, "queues": {}})
-    for (topic, qid), n in sorted(per_queue.items()):
+    for (topic, qid), (n, size) in summary.per_queue().items():
         topics[topic]["messages"] += n
         topics[topic]["queues"][str(qid)] = n
     if store.root:
@@ -67,11 +61,11 @@ def inspect_store(store: Store, *, verify_crc: bool = False, force_verify_prop_c
             for s in log.segments
         ],
         "segmentGaps": gaps,
-        "messages": count,
-        "recordVersions": dict(sorted(versions.items())),
+        "messages": summary.messages,
+        "recordVersions": summary.versions(),
         "blankRecords": len(scan.blanks),
-        "firstStoreTimestamp": first_ts,
-        "lastStoreTimestamp": last_ts,
+        "firstStoreTimestamp": summary.first_timestamp,
+        "lastStoreTimestamp": summary.last_timestamp,
         "topics": dict(sorted(topics.items())),
         "writtenBy": detector.result().to_json(),
         "dataEnd": {
