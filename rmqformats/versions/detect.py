@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..columnar.summary import string_buffers, truth
+from ..columnar.summary import SUMMARY_COLUMNS, int_values, record_versions, string_buffers, truth
 from . import annotations as ann
 from . import releases as rel
 from .releases import Release
@@ -462,11 +462,15 @@ def _schema_names() -> list[str]:
 def detect(store: Any, *, messages: bool = True) -> WrittenBy:
     """The releases that could have written ``store`` (a :class:`rmqformats.store.Store`).
 
-    Reads every commit-log message once (streaming) unless ``messages`` is false.
+    Reads every commit-log message once (the columnar walk, a record batch at a time) unless ``messages``
+    is false.
     """
     d = Detector()
     if messages:
-        d.messages(store.commitlog.scan())
+        log = store.commitlog
+        for batch in log.batches(columns=SUMMARY_COLUMNS, decompress=False):
+            d.batch(offsets=int_values(batch.column("commitLogOffset")), versions=record_versions(batch, log.segments),
+                    sys_flags=int_values(batch.column("sysFlag")), properties=batch.column("propertiesString"))
     if store.root:
         d.store(store.root)
     return d.result()
