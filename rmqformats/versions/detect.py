@@ -437,10 +437,9 @@ class Detector:
 
 
 def _may_hold(data: np.ndarray, text: bytes) -> bool:
-    """Whether ``data`` may hold ``text`` (its last two bytes, side by side): a cheap test before the exact one."""
-    if len(data) < len(text):
-        return False
-    return bool(np.any((data[:-1] == text[-2]) & (data[1:] == text[-1])))
+    """Whether ``data`` may hold ``text`` (its last two bytes side by side): a cheap test before the exact one."""
+    at = np.flatnonzero(data[:-1] == text[-2])  # one pass; the byte is rare in properties
+    return bool(len(at)) and bool(np.any(data[at + 1] == text[-1]))
 
 
 def _runs(allowed: list[Release]) -> tuple[tuple[Release, Release], ...]:
