@@ -110,6 +110,20 @@ def with_progress(scan: Scan, total: int, label: str) -> Iterator[Message]:
         bar.close()
 
 
+def batches_with_progress(scan, total: int, label: str) -> Iterator:
+    """Yield the record batches of a columnar ``scan`` while a progress bar on stderr follows its bytes (on a TTY)."""
+    bar = tqdm(total=total, unit="B", unit_scale=True, desc=label, file=sys.stderr,
+               disable=not sys.stderr.isatty(), leave=False)
+    try:
+        for batch in scan:
+            bar.update(scan.bytes_done - bar.n)
+            yield batch
+            del batch  # not held while the scan decodes the next one (a batch can hold hundreds of MiB)
+        bar.update(total - bar.n)
+    finally:
+        bar.close()
+
+
 def short(text: str, width: int = 48) -> str:
     """``text`` cut in the middle to ``width`` characters, for table cells fitted to a terminal (JSON,
     ``--wide`` and plain tables, to a pipe or a file, keep it whole)."""

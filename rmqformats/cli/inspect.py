@@ -6,48 +6,67 @@ import argparse
 import json
 import os
 import sys
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 from ..errors import RmqFormatError, RocksDBError
 from ..store import Store
 from . import status
 from .tables import write_wrapped
+from ..columnar import find_record_start
+from ..columnar.summary import SUMMARY_COLUMNS, LogSummary, int_values
+from ..commitlog import DataEnd, EndReason, nonzero_span
 from ..versions.detect import Detector
-from .common import iso, open_from_args, short, print_table, with_progress, add_store_args, add_verify_crc
-from .common import add_salvage
+from .common import iso, open_from_args, short, print_table, add_store_args, add_verify_crc
+from .common import add_salvage, batches_with_progress
+
+#: Topics and queues ``inspect`` lists by the bytes they hold, unless ``--top`` says otherwise.
+DEFAULT_TOP = 10
+#: TOTALSIZE and MAGICCODE: all a BLANK record writes.
+BLANK_HEADER = 8
+
 
 def inspect_store(store: Store, *, verify_crc: bool = False, force_verify_prop_crc: bool = False,
                   progress: bool = True, salvage: bool = False,
-                  live: bool = False, tiered: str | None = None) -> dict:
-    """Summarise a store's commit log: segments, counts per topic and queue, time range, data end.
+                  live: bool = False, tiered: str | None = None, top: int = DEFAULT_TOP) -> dict:
+    """Summarise a store's commit log: segments, messages and bytes per topic and queue, time range, data end.
 
-    With ``salvage`` the counts are those of every intact message and
-    ``damaged`` lists the ranges skipped (see :mod:`rmqformats.recovery.salvage`).
+    The commit log is read once with the columnar walk and summed a record
+    batch at a time (:class:`rmqformats.columnar.summary.LogSummary`).
+    Bytes are the records' sizes in the commit log (TOTALSIZE).
+    ``largestTopics`` and ``largestQueues`` list the ``top`` topics and
+    queues holding the most bytes (all with 0). With ``salvage`` the counts
+    are those of every intact message and ``damaged`` lists the ranges
+    skipped (see :mod:`rmqformats.recovery.salvage`).
     """
     log = store.commitlog
-    scan = log.scan(verify_crc=verify_crc, salvage=salvage, live=live, force_verify_prop_crc=force_verify_prop_crc)
-    it = with_progress(scan, log.total_size, "scan") if progress else scan
-    per_queue: dict[tuple[str, int], int] = Counter()
-    per_segment: dict[str, int] = Counter()
-    versions: Counter = Counter()
-    first_ts = last_ts = None
-    count = 0
+    options = {k: v for k, v in (("salvage", salvage), ("live", live),
+                                 ("force_verify_prop_crc", force_verify_prop_crc)) if v}
+    scan = log.batches(columns=SUMMARY_COLUMNS, decompress=False, verify_crc=verify_crc, **options)
+    summary = LogSummary(log.segments)
     detector = Detector()
-    for msg in it:
-        count += 1
-        detector.message(msg)
-        per_queue[(msg.topic, msg.queue_id)] += 1
-        per_segment[msg.segment] += 1
-        versions[f"V{msg.version}"] += 1
-        ts = msg.store_timestamp
-        first_ts = ts if first_ts is None or ts < first_ts else first_ts
-        last_ts = ts if last_ts is None or ts > last_ts else last_ts
+    for batch in (batches_with_progress(scan, log.total_size, "scan") if progress else scan):
+        versions = summary.add(batch)
+        detector.batch(offsets=int_values(batch.column("commitLogOffset")), versions=versions,
+                       sys_flags=int_values(batch.column("sysFlag")), properties=batch.column("propertiesString"))
     end = scan.end
     blanks = {b.segment: b for b in scan.blanks}
-    topics: dict[str, dict] = defaultdict(lambda: {"messages": 0, "queues": {}})
-    for (topic, qid), n in sorted(per_queue.items()):
-        topics[topic]["messages"] += n
-        topics[topic]["queues"][str(qid)] = n
+    per_segment = summary.per_segment()
+    per_queue = summary.per_queue()
+    topics: dict[str, dict] = defaultdict(lambda: {"messages": 0, "bytes": 0, "queues": {}, "queueBytes": {}})
+    for (topic, qid), (n, size) in per_queue.items():
+        t = topics[topic]
+        t["messages"] += n
+        t["bytes"] += size
+        t["queues"][str(qid)] = n
+        t["queueBytes"][str(qid)] = size
+    largest_topics = sorted(({"topic": name, "messages": t["messages"], "bytes": t["bytes"]}
+                             for name, t in topics.items()), key=lambda r: (-r["bytes"], -r["messages"], r["topic"]))
+    largest_queues = sorted(({"topic": topic, "queueId": qid, "messages": n, "bytes": size}
+                             for (topic, qid), (n, size) in per_queue.items()),
+                            key=lambda r: (-r["bytes"], -r["messages"], r["topic"], r["queueId"]))
+    bytes_after, records_after = end.bytes_after, end.records_after
+    if end.reason is EndReason.BLANK_LAST and getattr(log, "layout", "file") != "dledger":
+        bytes_after, records_after = _after_blank(log, end)
     if store.root:
         detector.store(store.root)
     beyond = sum(s.size for s in log.segments if end and end.segment and s.start_offset > end.offset)
@@ -67,21 +86,46 @@ def inspect_store(store: Store, *, verify_crc: bool = False, force_verify_prop_c
             for s in log.segments
         ],
         "segmentGaps": gaps,
-        "messages": count,
-        "recordVersions": dict(sorted(versions.items())),
+        "messages": summary.messages,
+        "recordVersions": summary.versions(),
         "blankRecords": len(scan.blanks),
-        "firstStoreTimestamp": first_ts,
-        "lastStoreTimestamp": last_ts,
+        "firstStoreTimestamp": summary.first_timestamp,
+        "lastStoreTimestamp": summary.last_timestamp,
         "topics": dict(sorted(topics.items())),
+        "messageBytes": sum(t["bytes"] for t in topics.values()),
+        "largestTopics": largest_topics[:top] if top else largest_topics,
+        "largestQueues": largest_queues[:top] if top else largest_queues,
         "writtenBy": detector.result().to_json(),
         "dataEnd": {
             "commitLogOffset": end.offset, "reason": end.reason.name, "description": end.reason.value,
             "clean": end.reason.is_clean, "segment": end.segment, "fileOffset": end.file_offset,
             "detail": end.detail, "bytesAfterInLaterSegments": beyond,
-            "bytesAfter": end.bytes_after, "recordsAfter": end.records_after,
+            "bytesAfter": bytes_after, "recordsAfter": records_after,
         },
         "damaged": [r.to_json_dict() for r in getattr(scan, "damaged", ())],
     }
+
+
+def _after_blank(log, end: DataEnd) -> tuple[int, int]:
+    """Bytes and message records after a BLANK record that ends the data in the last segment.
+
+    The broker writes a BLANK where a segment is full, with nothing after it;
+    one written over a record (by hand, or a tool that ends the data there)
+    leaves the records after it in the file, which the broker's recovery
+    drops too. The bytes run from the BLANK to the last non-zero byte of the
+    segment (as for a zero-filled header with data after it); the records are those a salvage walk reads from the first record start
+    after the BLANK (compiled, in bounded windows).
+    """
+    seg = next(s for s in log.segments if s.path == end.segment)
+    span = nonzero_span(seg.path, end.file_offset + BLANK_HEADER)
+    if span is None:
+        return 0, 0
+    first = find_record_start(seg, end.file_offset + 1, seg.size)
+    records = 0
+    if first is not None:
+        scan = log.batches(columns="commitLogOffset", start=seg.start_offset + first, decompress=False, salvage=True)
+        records = sum(b.num_rows for b in scan)
+    return span[1] - end.file_offset, records
 
 
 def _with_deprecations(lay: dict) -> dict:
@@ -274,7 +318,10 @@ def _print_inspect(info: dict, out) -> None:
     write_wrapped(f"data ends  {where}: {end['description']}{': ' + end['detail'] if end['detail'] else ''}", out)
     if end["bytesAfterInLaterSegments"]:
         w(f"           {end['bytesAfterInLaterSegments']:,} bytes of later segments are past the end\n")
-    if end["bytesAfter"]:
+    if end["bytesAfter"] and end["reason"] == "BLANK_LAST":
+        w(f"           data follows the BLANK record: {end['bytesAfter']:,} bytes, {end['recordsAfter']:,} message "
+          f"records in this segment (the broker's recovery drops them too)\n")
+    elif end["bytesAfter"]:
         w(f"           data follows: {end['bytesAfter']:,} bytes, {end['recordsAfter']:,} message records in "
           f"this segment (--salvage reads them)\n")
     if info["damaged"]:
@@ -286,6 +333,18 @@ def _print_inspect(info: dict, out) -> None:
     rows = [[short(topic), f"{t['messages']:,}", " ".join(f"{q}:{n}" for q, n in t["queues"].items())]
             for topic, t in info["topics"].items()]
     print_table(rows, ["topic", "messages", "queue:messages"], out, "  ")
+    total = info["messageBytes"]
+    share = (lambda n: f"{100 * n / total:.1f}%") if total else (lambda n: "")
+    for key, what, header, cells in (
+            ("largestTopics", "topics", ["topic", "messages", "bytes", "share"],
+             lambda r: [short(r["topic"]), f"{r['messages']:,}", f"{r['bytes']:,}", share(r["bytes"])]),
+            ("largestQueues", "queues", ["topic", "queue", "messages", "bytes", "share"],
+             lambda r: [short(r["topic"]), r["queueId"], f"{r['messages']:,}", f"{r['bytes']:,}", share(r["bytes"])])):
+        shown, of = len(info[key]), len(info["topics"]) if what == "topics" else \
+            sum(len(t["queues"]) for t in info["topics"].values())
+        if shown:
+            w(f"largest {what} by bytes" + (f" ({shown} of {of})" if shown < of else "") + "\n")
+            print_table([cells(r) for r in info[key]], header, out, "  ")
 
 
 def _print_layouts(lay: dict, out) -> None:
@@ -339,7 +398,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         require_tiered(args.tiered, store.root)
     info = inspect_store(store, verify_crc=args.verify_crc, force_verify_prop_crc=args.force_verify_prop_crc,
                          salvage=args.salvage, live=args.live,
-                         tiered=args.tiered)
+                         tiered=args.tiered, top=args.top)
     if args.format == "jsonl":
         sys.stdout.write(json.dumps(info, ensure_ascii=False) + "\n")
     else:
@@ -354,9 +413,23 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 def add_commands(sub) -> None:
     """Add this module's commands to the ``rmqformats`` subcommands."""
-    sp = sub.add_parser("inspect", help="segments, counts per topic and queue, time range, where the data ends")
+    sp = sub.add_parser("inspect", help="segments, messages and bytes per topic and queue, time range, "
+                                        "where the data ends")
     add_store_args(sp)
     add_verify_crc(sp, True)
     add_salvage(sp)
     sp.add_argument("--tiered", metavar="PATH", help="also describe the tiered store at PATH (tieredStoreFilePath)")
+    sp.add_argument("--top", metavar="N", type=_count, default=DEFAULT_TOP,
+                    help=f"list the N topics and N queues holding the most bytes (default {DEFAULT_TOP}; 0: all)")
     sp.set_defaults(func=cmd_inspect)
+
+
+def _count(text: str) -> int:
+    """A number of rows (``--top``): 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value

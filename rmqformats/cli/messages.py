@@ -17,6 +17,7 @@ from . import bodies, status, tables
 from .common import (UsageError, iso, open_from_args, short, print_table, with_progress, add_message_filters, add_store_args,
                      add_verify_crc, add_commitlog_arg)
 from .common import add_salvage, refuse_empty_filters, store_paths
+from .common import batches_with_progress as _batches_with_progress
 
 #: Rows decoded at a time for the messages table.
 _TABLE_BATCH = 8192
@@ -57,20 +58,6 @@ def _scan_filters(args: argparse.Namespace) -> dict:
             "until": args.until, "from_offset": args.from_offset, "to_offset": args.to_offset,
             "verify_crc": args.verify_crc, "force_verify_prop_crc": args.force_verify_prop_crc,
             "salvage": args.salvage, "live": args.live, "stop_at_corrupt_body": args.stop_at_corrupt_body}
-
-
-def _batches_with_progress(scan, total: int, label: str) -> Iterator:
-    """Yield the record batches of a columnar ``scan`` while a progress bar on stderr follows its bytes (on a TTY)."""
-    bar = tqdm(total=total, unit="B", unit_scale=True, desc=label, file=sys.stderr,
-               disable=not sys.stderr.isatty(), leave=False)
-    try:
-        for batch in scan:
-            bar.update(scan.bytes_done - bar.n)
-            yield batch
-            del batch  # not held while the scan decodes the next one (a batch can hold hundreds of MiB)
-        bar.update(total - bar.n)
-    finally:
-        bar.close()
 
 
 def _binary_stdout():

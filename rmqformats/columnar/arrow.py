@@ -22,6 +22,7 @@ from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError, body_de
 from ..errors import DecompressionError
 from . import kernels as K
 from . import layout as L
+from .crc import first_body_mismatch
 
 TIMESTAMP = pa.timestamp("ms", tz="UTC")
 
@@ -389,15 +390,8 @@ def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], decompress_bodi
 
 def body_crc_mismatch(w: Window, rows: np.ndarray) -> int:
     """Index in ``rows`` of the first message whose BODYCRC does not match its body, or -1."""
-    buf = memoryview(w.buf)
-    pos = w.i64[K.I64_BODY_POS][rows].tolist()
-    length = w.i64[K.I64_BODY_LEN][rows].tolist()
-    stored = w.i32[K.I32_BODY_CRC][rows].tolist()
-    crc = zlib.crc32
-    for j, (p, n, c) in enumerate(zip(pos, length, stored)):
-        if n > 0 and crc(buf[p:p + n]) & 0x7FFFFFFF != c:  # the broker checks non-empty bodies only
-            return j
-    return -1
+    return first_body_mismatch(w.buf, w.i64[K.I64_BODY_POS][rows], w.i64[K.I64_BODY_LEN][rows],
+                               w.i32[K.I32_BODY_CRC][rows])
 
 
 def record_crc_mismatch(w: Window, rows: np.ndarray, parsed: tuple) -> int:

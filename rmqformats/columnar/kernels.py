@@ -5,8 +5,8 @@ and on positions relative to that window. The record walk repeats the
 broker's ``checkMessageAndReturnSize`` structure checks exactly as
 :func:`rmqformats.commitlog.decode_message` does, so that both decoders
 accept the same records; everything else (the Arrow arrays, decompression,
-CRCs, error texts) stays in Python, where it costs per batch or per rare
-record, not per message.
+record CRCs, error texts) stays in Python, where it costs per batch or per
+rare record, not per message. Body CRCs are checked by :mod:`.crc`.
 """
 
 from __future__ import annotations

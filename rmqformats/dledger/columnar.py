@@ -145,6 +145,16 @@ class DLedgerColumnarScan:
     def bytes_done(self) -> int:
         return self._scan.bytes_done
 
+    @property
+    def last_index(self) -> int:
+        """Index of the last entry read (-1 before the first), as the object scan's."""
+        return self._scan.last_index
+
+    @property
+    def last_term(self) -> int:
+        """Term of the last entry read (-1 before the first), as the object scan's."""
+        return self._scan.last_term
+
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         return self._gen
 

@@ -179,7 +179,8 @@ def _ksy_files() -> list[tuple[str, Any]]:
 def load_ksy(name: str) -> dict:
     """The spec ``formats/<name>`` (``rocketmq_commitlog.ksy``) as a dict."""
     path = resources.files("rmqformats.formats") / name
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    # libyaml's loader where PyYAML has it: the same documents, ten times faster than the pure-Python one.
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def ksy_names() -> list[str]:

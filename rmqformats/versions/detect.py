@@ -25,12 +25,20 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..columnar.summary import SUMMARY_COLUMNS, int_values, record_versions, string_buffers, truth
 from . import annotations as ann
 from . import releases as rel
 from .releases import Release
 
 _CL = "rocketmq_commitlog"
 _CRC32_KEY = "__CRC32#"
+_CRC_BYTES = (_CRC32_KEY + "\x01").encode()
+#: The end of a properties string where the ``__CRC32#`` property is looked for (the broker appends it last).
+_CRC_TAIL_CHARS = 24
 #: Most JSON map values looked at per map, to bound the time on large config files.
 _MAX_MAP_VALUES = 64
 
@@ -172,7 +180,7 @@ class Detector:
                           f"V2 record (magic 0xdaa320ab) at commit-log offset {msg.commitlog_offset}")
         props = msg.properties_raw
         if props:
-            if not self._crc_seen and _CRC32_KEY + "\x01" in props[-24:]:
+            if not self._crc_seen and _CRC32_KEY + "\x01" in props[-_CRC_TAIL_CHARS:]:
                 self._crc_seen = True
                 self._change(_CL, "types/message/seq/properties", "PROPERTY_ADDED", "5.2.0",
                              f"`__CRC32#` property at commit-log offset {msg.commitlog_offset}")
@@ -184,6 +192,58 @@ class Detector:
     def messages(self, msgs: Iterable[Any]) -> None:
         for m in msgs:
             self.message(m)
+
+    def batch(self, *, offsets: np.ndarray, versions: np.ndarray, sys_flags: np.ndarray,
+              properties: pa.Array) -> None:
+        """Evidence from a batch of commit-log messages, as columns: what :meth:`message` finds in each.
+
+        ``offsets``, ``versions`` (1 or 2) and ``sys_flags`` hold one value
+        per message, ``properties`` the properties strings; the batches come
+        in commit-log order. The evidence, and the order it is found in,
+        is that of :meth:`message` called on each message: for each kind,
+        the first message that shows it.
+        """
+        n = len(offsets)
+        if not n:
+            return
+        # (row, order within one message, key/evidence maker) for each kind first seen in this batch.
+        found: list[tuple[int, int, Any]] = []
+        flag = int(np.bitwise_or.reduce(sys_flags)) & self._flags_left
+        if flag:
+            for rank, (bit, path, what) in enumerate(self._FLAG_BITS):
+                if flag & bit:
+                    row = int(np.argmax((sys_flags & bit) != 0))
+                    found.append((row, rank, lambda at, p=path, w=what:
+                                  self._element(_CL, p, f"{w} at commit-log offset {at}")))
+                    self._flags_left &= ~bit
+        if not self._v2_seen:
+            v2 = np.flatnonzero(versions == 2)
+            if len(v2):
+                self._v2_seen = True
+                found.append((int(v2[0]), len(self._FLAG_BITS), lambda at: self._element(
+                    _CL, "enums/magic_code/0xdaa320ab", f"V2 record (magic 0xdaa320ab) at commit-log offset {at}")))
+        starts, data = string_buffers(properties)
+        if not self._crc_seen and _may_hold(data, _CRC_BYTES):
+            # Only then each string's last 24 characters, as :meth:`message` looks at them.
+            tails = pc.utf8_slice_codeunits(properties, start=-_CRC_TAIL_CHARS)
+            hit = np.flatnonzero(truth(pc.match_substring(tails, _CRC32_KEY + "\x01")))
+            if len(hit):
+                self._crc_seen = True
+                found.append((int(hit[0]), len(self._FLAG_BITS) + 1, lambda at: self._change(
+                    _CL, "types/message/seq/properties", "PROPERTY_ADDED", "5.2.0",
+                    f"`__CRC32#` property at commit-log offset {at}")))
+        for row, _, add in sorted(found, key=lambda f: f[:2]):
+            add(int(offsets[row]))
+        filled = np.diff(starts) > 0
+        if filled.any():
+            # A non-empty string ends with U+0002 exactly when its last byte is 0x02 (UTF-8 keeps ASCII whole).
+            trailing = filled & (data[np.maximum(starts[1:] - 1, 0)] == 2)
+            for i, kind in enumerate((trailing, filled & ~trailing)):
+                count = int(np.count_nonzero(kind))
+                if count:
+                    self._trailing[i] += count
+                    if self._first_trailing[i] is None:
+                        self._first_trailing[i] = f"commit-log offset {int(offsets[int(np.argmax(kind))])}"
 
     # -- files, checkpoint, config --------------------------------------------------------
 
@@ -376,6 +436,12 @@ class Detector:
                          _runs(allowed), client)
 
 
+def _may_hold(data: np.ndarray, text: bytes) -> bool:
+    """Whether ``data`` may hold ``text`` (its last two bytes side by side): a cheap test before the exact one."""
+    at = np.flatnonzero(data[:-1] == text[-2])  # one pass; the byte is rare in properties
+    return bool(len(at)) and bool(np.any(data[at + 1] == text[-1]))
+
+
 def _runs(allowed: list[Release]) -> tuple[tuple[Release, Release], ...]:
     """``allowed`` (in release order) as runs of consecutive known releases."""
     index = {r: i for i, r in enumerate(rel.RELEASES)}
@@ -395,11 +461,15 @@ def _schema_names() -> list[str]:
 def detect(store: Any, *, messages: bool = True) -> WrittenBy:
     """The releases that could have written ``store`` (a :class:`rmqformats.store.Store`).
 
-    Reads every commit-log message once (streaming) unless ``messages`` is false.
+    Reads every commit-log message once (the columnar walk, a record batch at a time) unless ``messages``
+    is false.
     """
     d = Detector()
     if messages:
-        d.messages(store.commitlog.scan())
+        log = store.commitlog
+        for batch in log.batches(columns=SUMMARY_COLUMNS, decompress=False):
+            d.batch(offsets=int_values(batch.column("commitLogOffset")), versions=record_versions(batch, log.segments),
+                    sys_flags=int_values(batch.column("sysFlag")), properties=batch.column("propertiesString"))
     if store.root:
         d.store(store.root)
     return d.result()
