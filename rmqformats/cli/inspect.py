@@ -14,7 +14,7 @@ from . import status
 from .tables import write_wrapped
 from ..versions.detect import Detector
 from .common import iso, open_from_args, short, print_table, with_progress, add_store_args, add_verify_crc
-from .common import add_salvage
+from .common import add_jobs, add_salvage
 
 def inspect_store(store: Store, *, verify_crc: bool = False, force_verify_prop_crc: bool = False,
                   progress: bool = True, salvage: bool = False,
@@ -358,5 +358,6 @@ def add_commands(sub) -> None:
     add_store_args(sp)
     add_verify_crc(sp, True)
     add_salvage(sp)
+    add_jobs(sp)
     sp.add_argument("--tiered", metavar="PATH", help="also describe the tiered store at PATH (tieredStoreFilePath)")
     sp.set_defaults(func=cmd_inspect)

@@ -1,0 +1,354 @@
+"""The columnar walk on several cores: byte ranges of the segments decoded by worker processes, used in order.
+
+:class:`ParallelScan` is a :class:`~rmqformats.columnar.scan.ColumnarScan`
+whose segments are cut into byte ranges (``range_size`` bytes, across and
+within segments) that a pool of ``jobs`` worker processes decodes ahead of
+the reader. The reader takes the ranges' results strictly in commit-log
+order and keeps a range only where its first record (found by a resync,
+:func:`~rmqformats.columnar.scan.find_record_start`'s kernel) is where the
+walk of the ranges before it ended; anywhere else (damage, record-like bytes
+in a body, a range a worker could not finish, a file that changed size) it
+walks that range itself, serially. Output order, batches' rows, the data
+end, BLANKs, errors and exit statuses are therefore exactly the serial
+walk's: the earliest stop wins and nothing after it is handed on.
+
+Why processes, not threads. Measured on this project's 2-core x86-64
+development machine and on a 16-core one (issue notes and
+``benchmarks/RESULTS.md``): the columnar walk with threads in one process
+runs 3.4 s on the 3 GiB ``mixed`` store with one thread, 2.9 / 3.0 / 5.2 /
+4.3 s with 2 / 4 / 8 / 16 (``small``: 9.5 s, then 6.6 / 8.0 / 8.6 / 9.2 s):
+the Python work between the compiled kernels holds the GIL, so threads stop
+helping past two and then cost. Four processes on four segments ran it in
+1.25 s (``mixed``) and 3.7 s (``small``), 2.5–2.75×. Here, on the 2-core
+machine, see the table in ``benchmarks/RESULTS.md`` (``bench_scaling.py``).
+
+How. Workers are started with ``forkserver`` (``spawn`` where there is no
+such method): both are safe in a process that already runs threads, where a
+plain ``fork`` can copy a lock held by another thread. The fork server
+imports this module first, so each worker starts with the compiled kernels
+loaded. A worker builds the batches of one range and sends them back as one
+Arrow IPC stream; the reader opens it without copying. At most ``2 × jobs``
+ranges are in flight, and a range's batches are bounded by
+``max_batch_bytes`` (a worker hands back the rest of an over-full range to
+the reader), so memory is bounded in bytes whatever the store's size.
+A store smaller than :data:`MIN_PARALLEL_BYTES` is walked serially: starting
+the workers costs more than it saves.
+
+The environment variables ``RMQFORMATS_JOB_RANGE`` (bytes per range) and
+``RMQFORMATS_JOBS_MIN_BYTES`` (the serial threshold) override the defaults,
+so that tests cut small stores into many ranges.
+
+A program that calls this with ``jobs`` above 1 from a script must guard its
+top level with ``if __name__ == "__main__":``, as for any use of
+:mod:`multiprocessing`: the workers import the main module.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import uuid
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+
+import pyarrow as pa
+
+from ..commitlog import CommitLog, Segment
+from ..errors import RmqFormatError
+from .scan import ColumnarScan, _Stop
+
+#: Bytes of commit log in one range decoded by a worker.
+DEFAULT_JOB_RANGE = 16 << 20
+#: Bytes of commit log to walk, at least, before workers are used (below it the walk is serial).
+MIN_PARALLEL_BYTES = 64 << 20
+_RANGE_ENV = "RMQFORMATS_JOB_RANGE"
+_MIN_ENV = "RMQFORMATS_JOBS_MIN_BYTES"
+
+
+def default_jobs() -> int:
+    """The CPUs this process may run on (``os.sched_getaffinity``; the CPU count where that is missing)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _env_bytes(name: str, default: int) -> int:
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of bytes, not {text!r}") from None
+    if value < 0:
+        raise ValueError(f"{name} must be 0 or more, not {value}")
+    return value
+
+
+class ParallelScan(ColumnarScan):
+    """A :class:`ColumnarScan` whose byte ranges are decoded by ``jobs`` worker processes (see the module).
+
+    Takes :class:`ColumnarScan`'s options, less ``predicate`` and ``live``
+    (those walk serially), and gives the same batches' rows, ``end`` and
+    ``blanks``; ``range_size`` is the bytes of one worker's range.
+    """
+
+    def __init__(self, commitlog: CommitLog, *, jobs: int, range_size: int | None = None, **options):
+        options.pop("threads", None)
+        super().__init__(commitlog, **options)
+        self._jobs = max(1, int(jobs))
+        self._job_range = max(1 << 9, _env_bytes(_RANGE_ENV, DEFAULT_JOB_RANGE) if range_size is None
+                              else int(range_size))
+        self._min_bytes = _env_bytes(_MIN_ENV, MIN_PARALLEL_BYTES)
+        #: Ranges whose workers' batches were used, and ranges (or their rests) this process walked itself.
+        self.ranges_used = 0
+        self.ranges_walked_here = 0
+        # What a worker needs to make the same scan: the commit log's files as this scan saw them.
+        worker_options = {k: v for k, v in options.items() if k not in ("start", "strict")}
+        self._spec = (uuid.uuid4().hex, commitlog.path, tuple(commitlog.segments),
+                      getattr(commitlog, "record_crc", True), worker_options)
+
+    def _run(self) -> Iterator[pa.RecordBatch]:
+        segments = self._log.segments
+        if not segments or self._jobs < 2 or self._live or self._predicate is not None:
+            return (yield from super()._run())
+        first, pos = 0, 0
+        if self._start is not None:
+            first = self._log.segment_index(self._start)
+            pos = self._start - segments[first].start_offset
+        if sum(s.size for s in segments[first:]) - pos < self._min_bytes:
+            return (yield from super()._run())
+        plans: dict[int, tuple] = {}
+        inflight: deque = deque()
+        tasks = self._plan(first, pos, plans)
+        pool = _pool(self._jobs)
+
+        current = [first]  # the segment being walked: ranges of earlier ones are no longer submitted
+
+        def fill(upto: int | None = None) -> None:
+            """Submit ranges until ``2 × jobs`` are in flight (and, with ``upto``, until that segment is planned)."""
+            while len(inflight) < 2 * self._jobs or (upto is not None and upto not in plans):
+                task = next(tasks, None)
+                if task is None:
+                    return
+                if task[0] >= current[0]:
+                    inflight.append((task, _submit(pool, self._spec, task[1:])))
+
+        def drop(i: int) -> None:
+            """Cancel the ranges of segment ``i`` still in flight."""
+            while inflight and inflight[0][0][0] == i:
+                inflight.popleft()[1].cancel()
+        try:
+            for i in range(first, len(segments)):
+                seg = segments[i]
+                last = i == len(segments) - 1
+                current[0] = i
+                fill(i)
+                fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+                try:
+                    size = os.fstat(fd).st_size
+                    limit = size + 1 if self._stop_at is None else self._stop_at - seg.start_offset
+                    plan = plans.pop(i, None)
+                    if plan is None or plan[0] != size or not plan[1]:
+                        # Not planned (its size could not be read then), changed since, or nothing to split.
+                        drop(i)
+                        outcome = yield from self._walk(seg, fd, size, pos, limit, last, self._progress)
+                    else:
+                        try:
+                            outcome = yield from self._use_ranges(seg, fd, size, pos, limit, last, i, inflight,
+                                                                  fill)
+                        finally:
+                            drop(i)  # the segment ended before its last range: those results are not used
+                    self._segment_done(seg, size, outcome, last)
+                except _Stop as stop:
+                    self.end = stop.end
+                    if stop.error is not None and self._strict and not stop.end.reason.is_clean:
+                        raise stop.error
+                    return
+                finally:
+                    os.close(fd)
+                pos = 0
+        finally:
+            for _, job in inflight:
+                job.cancel()
+            inflight.clear()
+            self._windows.clear()
+            self._chunks.clear()
+
+    def _plan(self, first: int, pos: int, plans: dict[int, tuple]) -> Iterator[tuple]:
+        """The ranges to hand to workers, segment after segment; ``plans[i]`` gets segment ``i``'s
+        ``(size, bounds)`` when its ranges are made. Stops at a segment whose size cannot be read (its
+        walk, serial, then meets the error where the serial walk does)."""
+        segments = self._log.segments
+        for i in range(first, len(segments)):
+            seg = segments[i]
+            try:
+                size = os.stat(seg.path).st_size
+            except OSError:
+                return
+            limit = size + 1 if self._stop_at is None else self._stop_at - seg.start_offset
+            stop_at = min(size, limit)
+            bounds = []
+            b = pos
+            while b < stop_at:
+                bounds.append((b, min(b + self._job_range, stop_at)))
+                b += self._job_range
+            if bounds:
+                # The last range runs to ``limit`` so that its walk sees the segment's end, BLANK or stop.
+                bounds[-1] = (bounds[-1][0], limit)
+            plans[i] = (size, bounds)
+            for k, (b, e) in enumerate(bounds):
+                yield (i, seg, size, b, e, k == 0, i == len(segments) - 1)
+            pos = 0
+
+    def _use_ranges(self, seg: Segment, fd: int, size: int, pos: int, limit: int, last: bool, index: int,
+                    inflight: deque, fill):
+        """The walk of segment ``index`` from the workers' ranges (at the head of ``inflight``).
+
+        Returns how the segment's walk ended, as :meth:`_walk` does, and
+        raises :class:`_Stop` where the data ends; a range whose result
+        does not continue the walk exactly is walked here instead.
+        """
+        expected = pos
+        while True:
+            fill()
+            if not inflight or inflight[0][0][0] != index:  # not expected: the rest is walked here
+                return (yield from self._walk(seg, fd, size, expected, limit, last, self._progress))
+            (_, _, _, b, e, _, _), job = inflight.popleft()
+            if e != limit and expected >= e:
+                job.cancel()
+                continue  # a record of the previous range covers this whole range
+            result = _result(job)
+            if result is None or result[0] != expected:
+                batches, outcome, done = None, ("more", expected), 0
+            else:
+                _, batches, outcome, done = result
+                self.ranges_used += 1
+            if batches is not None:
+                for batch in pa.ipc.open_stream(batches):
+                    yield batch
+                batches = None
+            self.bytes_done += done
+            if outcome[0] == "stop":
+                raise _Stop(outcome[1], _error(outcome[2]))
+            if outcome[0] == "more":  # the rest of the range, walked here a batch at a time
+                self.ranges_walked_here += 1
+                outcome = yield from self._walk(seg, fd, size, outcome[1], e, last, self._progress)
+            if outcome[0] == "blank" or e == limit:
+                return outcome
+            expected = outcome[1]
+
+
+# -- the workers ------------------------------------------------------------------------------
+
+#: The worker's scans, by the parent scan's id (a worker serves the ranges of one scan after another).
+_WORKER_SCANS: dict[str, ColumnarScan] = {}
+
+
+def _worker_start() -> None:
+    # Ctrl-C is the reader's to handle: it stops the scan, and the pool stays usable.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _range_task(spec: tuple, seg: Segment, size: int, begin: int, end: int, exact: bool, last: bool):
+    """Decode one range in a worker: ``(first record position or None, Arrow IPC stream or None,
+    outcome, bytes covered)``; ``None`` when it failed (the reader then walks the range itself)."""
+    try:
+        key, path, segments, record_crc, options = spec
+        scan = _WORKER_SCANS.get(key)
+        if scan is None:
+            _WORKER_SCANS.clear()
+            log = CommitLog.__new__(CommitLog)
+            log.path, log.segments, log._fds = path, segments, {}
+            log.record_crc = record_crc
+            scan = _WORKER_SCANS[key] = ColumnarScan(log, **options)
+        fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            start, batches, outcome, done = scan._range_job(seg, fd, size, begin, end, exact, last)
+        finally:
+            os.close(fd)
+        stream = None
+        if batches:
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, scan.schema) as writer:
+                while batches:
+                    writer.write_batch(batches.pop(0))
+            stream = sink.getvalue()
+        if isinstance(outcome, _Stop):
+            err = outcome.error
+            outcome = ("stop", outcome.end,
+                       None if err is None else (type(err), err.path, err.offset, err.reason))
+        return start, stream, outcome, done
+    except Exception:  # noqa: BLE001 - the reader walks this range itself and meets the error there, in order
+        return None
+
+
+def _error(state) -> RmqFormatError | None:
+    if state is None:
+        return None
+    cls, path, offset, reason = state
+    return cls(path, offset, reason)
+
+
+def _result(job: Future):
+    """A range's result, or ``None`` when its worker could not give one (the pool broke, say)."""
+    try:
+        return job.result()
+    except Exception:  # noqa: BLE001 - the range is walked by the reader instead
+        _drop_broken_pools()
+        return None
+
+
+def _submit(pool: ProcessPoolExecutor, spec: tuple, task: tuple) -> Future:
+    try:
+        return pool.submit(_range_task, spec, *task)
+    except Exception as exc:  # noqa: BLE001 - a broken pool: the range is walked by the reader
+        _drop_broken_pools()
+        failed: Future = Future()
+        failed.set_exception(exc)
+        return failed
+
+
+_POOLS: dict[int, ProcessPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _context():
+    """``forkserver`` (its server importing this module first), or ``spawn`` where there is none."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload([__name__])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def _pool(jobs: int) -> ProcessPoolExecutor:
+    """A pool of ``jobs`` worker processes, kept for the process (workers are not started per scan)."""
+    with _POOLS_LOCK:
+        pool = _POOLS.get(jobs)
+        if pool is None:
+            pool = _POOLS[jobs] = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_worker_start)
+        return pool
+
+
+def _drop_broken_pools() -> None:
+    with _POOLS_LOCK:
+        for jobs, pool in list(_POOLS.items()):
+            if getattr(pool, "_broken", False):
+                del _POOLS[jobs]
+                pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _forget_pools() -> None:
+    """Drop the parent's pools in a forked child: their processes are the parent's, not its own."""
+    global _POOLS_LOCK
+    _POOLS_LOCK = threading.Lock()
+    _POOLS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pools)
