@@ -45,9 +45,12 @@ top level with ``if __name__ == "__main__":``, as for any use of
 
 from __future__ import annotations
 
+import mmap
 import multiprocessing
 import os
+import shutil
 import signal
+import tempfile
 import threading
 import uuid
 from collections import deque
@@ -58,7 +61,7 @@ import pyarrow as pa
 
 from ..commitlog import CommitLog, Segment
 from ..errors import RmqFormatError
-from .scan import ColumnarScan, _Stop
+from .scan import ColumnarScan, _find_record, _Stop
 
 #: Bytes of commit log in one range decoded by a worker.
 DEFAULT_JOB_RANGE = 16 << 20
@@ -126,6 +129,9 @@ class ParallelScan(ColumnarScan):
         inflight: deque = deque()
         tasks = self._plan(first, pos, plans)
         pool = _pool(self._jobs)
+        # Room for a range's batches: those of a range's records, up to ``max_batch_bytes`` more than a
+        # range of bodies when they decompress; pages are only taken where written.
+        slots = _Slots(2 * self._batch_bytes + 4 * self._job_range + (1 << 20))
 
         current = [first]  # the segment being walked: ranges of earlier ones are no longer submitted
 
@@ -136,12 +142,13 @@ class ParallelScan(ColumnarScan):
                 if task is None:
                     return
                 if task[0] >= current[0]:
-                    inflight.append((task, _submit(pool, self._spec, task[1:])))
+                    slot = slots.take()
+                    inflight.append((task, _submit(pool, self._spec, slot, task[1:])))
 
         def drop(i: int) -> None:
             """Cancel the ranges of segment ``i`` still in flight."""
             while inflight and inflight[0][0][0] == i:
-                inflight.popleft()[1].cancel()
+                _discard(inflight.popleft()[1])
         try:
             for i in range(first, len(segments)):
                 seg = segments[i]
@@ -174,8 +181,9 @@ class ParallelScan(ColumnarScan):
                 pos = 0
         finally:
             for _, job in inflight:
-                job.cancel()
+                _discard(job)
             inflight.clear()
+            slots.close()
             self._windows.clear()
             self._chunks.clear()
 
@@ -220,7 +228,7 @@ class ParallelScan(ColumnarScan):
                 return (yield from self._walk(seg, fd, size, expected, limit, last, self._progress))
             (_, _, _, b, e, _, _), job = inflight.popleft()
             if e != limit and expected >= e:
-                job.cancel()
+                _discard(job)
                 continue  # a record of the previous range covers this whole range
             result = _result(job)
             if result is None or result[0] != expected:
@@ -228,8 +236,12 @@ class ParallelScan(ColumnarScan):
             else:
                 _, batches, outcome, done = result
                 self.ranges_used += 1
-            if batches is not None:
-                for batch in pa.ipc.open_stream(batches):
+            if batches is None:
+                _release(job)
+            else:
+                # The batches are read where the worker wrote them; the slot is free again once the
+                # last of them is dropped.
+                for batch in pa.ipc.open_stream(job.slot.lease(batches)):
                     yield batch
                 batches = None
             self.bytes_done += done
@@ -247,6 +259,8 @@ class ParallelScan(ColumnarScan):
 
 #: The worker's scans, by the parent scan's id (a worker serves the ranges of one scan after another).
 _WORKER_SCANS: dict[str, ColumnarScan] = {}
+#: The worker's mappings of the reader's slots, by path (kept: a new mapping costs a fault per page).
+_WORKER_MAPS: dict[str, pa.Buffer] = {}
 
 
 def _worker_start() -> None:
@@ -254,30 +268,29 @@ def _worker_start() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _range_task(spec: tuple, seg: Segment, size: int, begin: int, end: int, exact: bool, last: bool):
-    """Decode one range in a worker: ``(first record position or None, Arrow IPC stream or None,
-    outcome, bytes covered)``; ``None`` when it failed (the reader then walks the range itself)."""
+def _range_task(spec: tuple, slot: str, seg: Segment, size: int, begin: int, end: int, exact: bool, last: bool):
+    """Decode one range in a worker: ``(first record position or None, the bytes of the Arrow IPC stream
+    written at the start of the shared file ``slot`` (None without batches), outcome, bytes covered)``;
+    ``None`` when it failed (the reader then walks the range itself), also when the batches do not fit."""
     try:
         key, path, segments, record_crc, options = spec
         scan = _WORKER_SCANS.get(key)
         if scan is None:
             _WORKER_SCANS.clear()
+            _WORKER_MAPS.clear()  # the slots of the scan before
             log = CommitLog.__new__(CommitLog)
             log.path, log.segments, log._fds = path, segments, {}
             log.record_crc = record_crc
             scan = _WORKER_SCANS[key] = ColumnarScan(log, **options)
+        area = _WORKER_MAPS.get(slot)
+        if area is None:
+            with open(slot, "r+b") as f:
+                area = _WORKER_MAPS[slot] = pa.py_buffer(mmap.mmap(f.fileno(), 0))
         fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         try:
-            start, batches, outcome, done = scan._range_job(seg, fd, size, begin, end, exact, last)
+            start, stream, outcome, done = _write_range(scan, area, seg, fd, size, begin, end, exact, last)
         finally:
             os.close(fd)
-        stream = None
-        if batches:
-            sink = pa.BufferOutputStream()
-            with pa.ipc.new_stream(sink, scan.schema) as writer:
-                while batches:
-                    writer.write_batch(batches.pop(0))
-            stream = sink.getvalue()
         if isinstance(outcome, _Stop):
             err = outcome.error
             outcome = ("stop", outcome.end,
@@ -285,6 +298,113 @@ def _range_task(spec: tuple, seg: Segment, size: int, begin: int, end: int, exac
         return start, stream, outcome, done
     except Exception:  # noqa: BLE001 - the reader walks this range itself and meets the error there, in order
         return None
+
+
+def _write_range(scan: ColumnarScan, area: pa.Buffer, seg: Segment, fd: int, size: int, begin: int, end: int,
+                 exact: bool, last: bool):
+    """:meth:`ColumnarScan._range_job`, each batch written to ``area`` as an Arrow IPC stream as soon as it
+    is built (never all held at once): ``(start, bytes written or None, outcome, bytes covered)``."""
+    start = begin if exact else _find_record(fd, seg, size, begin, end, scan._window)
+    if start is None:
+        return None, None, ("limit", end), 0
+    done = [0]
+
+    def progress(n: int) -> None:
+        done[0] += n
+    walk = scan._walk(seg, fd, size, start, end, last, progress)
+    sink = writer = None
+    held = 0
+    try:
+        while True:
+            scan._resume.at = None
+            batch = next(walk)
+            if writer is None:
+                sink = pa.FixedSizeBufferWriter(area)
+                writer = pa.ipc.new_stream(sink, scan.schema)
+            writer.write_batch(batch)
+            held += batch.nbytes
+            batch = None
+            if held >= scan._batch_bytes and scan._resume.at is not None:
+                at = scan._resume.at
+                walk.close()
+                outcome, covered = ("more", at), at - start
+                break
+    except StopIteration as fin:
+        outcome, covered = fin.value, done[0]
+    except _Stop as stop:
+        outcome, covered = stop, done[0]
+    if writer is None:
+        return start, None, outcome, covered
+    writer.close()
+    return start, sink.tell(), outcome, covered
+
+
+def _shared_memory() -> str | None:
+    """``/dev/shm`` where it is a folder this process can write, else ``None`` (the temporary folder)."""
+    return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK) else None
+
+
+class _Slot:
+    """A shared file a worker writes one range's batches into, mapped here for reading them in place."""
+
+    def __init__(self, slots: "_Slots", path: str, size: int):
+        self.slots = slots
+        self.path = path
+        with open(path, "w+b") as f:
+            f.truncate(size)
+            self.area = pa.py_buffer(mmap.mmap(f.fileno(), size))
+
+    def lease(self, nbytes: int) -> pa.Buffer:
+        """The first ``nbytes`` of the slot, as a buffer that gives the slot back when it and every
+        slice of it (the batches read from it) are dropped."""
+        return pa.foreign_buffer(self.area.address, nbytes, base=_Lease(self))
+
+
+class _Lease:
+    def __init__(self, slot: _Slot):
+        self.slot = slot
+
+    def __del__(self):
+        self.slot.slots.give(self.slot)
+
+
+class _Slots:
+    """The slots of one scan: reused, so that their pages are faulted in once; more are made while all
+    are taken (by ranges in flight, or by batches the caller still holds)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.folder = tempfile.mkdtemp(prefix=f"rmqformats-walk-{os.getpid()}-", dir=_shared_memory())
+        self.free: list[_Slot] = []
+        self.made = 0
+
+    def take(self) -> _Slot:
+        try:
+            return self.free.pop()  # list.pop and append are atomic: leases end in any thread
+        except IndexError:
+            self.made += 1
+            return _Slot(self, os.path.join(self.folder, f"slot-{self.made}"), self.size)
+
+    def give(self, slot: _Slot) -> None:
+        if self.folder is not None:
+            self.free.append(slot)
+
+    def close(self) -> None:
+        """Remove the files; mappings still leased stay readable until their batches are dropped."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self.folder = None
+        self.free.clear()
+
+
+def _release(job: Future) -> None:
+    """Give a range's slot back once its worker is done with it (its result not used)."""
+    job.add_done_callback(lambda j: j.slot.slots.give(j.slot))
+
+
+def _discard(job: Future) -> None:
+    """Drop a range's result unused."""
+    job.cancel()
+    _release(job)
 
 
 def _error(state) -> RmqFormatError | None:
@@ -303,14 +423,15 @@ def _result(job: Future):
         return None
 
 
-def _submit(pool: ProcessPoolExecutor, spec: tuple, task: tuple) -> Future:
+def _submit(pool: ProcessPoolExecutor, spec: tuple, slot: _Slot, task: tuple) -> Future:
     try:
-        return pool.submit(_range_task, spec, *task)
+        job = pool.submit(_range_task, spec, slot.path, *task)
     except Exception as exc:  # noqa: BLE001 - a broken pool: the range is walked by the reader
         _drop_broken_pools()
-        failed: Future = Future()
-        failed.set_exception(exc)
-        return failed
+        job = Future()
+        job.set_exception(exc)
+    job.slot = slot
+    return job
 
 
 _POOLS: dict[int, ProcessPoolExecutor] = {}
