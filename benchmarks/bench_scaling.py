@@ -13,8 +13,10 @@ of data in ``--segment-mib`` MiB segments), it measures
 each in a fresh process (the worker processes' start is part of the time),
 best of ``--repeat``. ``speedup`` is over the same measurement with one job,
 ``efficiency`` the speedup over the jobs, ``× floor`` the time over the
-floor's with the same jobs. Peak RSS is the reader's own (``VmHWM``) and the
-largest of its worker processes'.
+floor's with the same jobs. ``CPU s`` adds the reader's CPU time and its
+worker processes' (on a busy machine it shows the cost where the wall
+clock cannot). Peak RSS is the reader's own (``VmHWM``) and the largest of
+its worker processes'.
 
     .venv/bin/python benchmarks/bench_scaling.py --mib 256
 """
@@ -86,19 +88,23 @@ def floor(root: str, jobs: int) -> int:
         return sum(pool.map(one, tasks)) & (2**64 - 1)
 
 
-def worker_rss_kib() -> int:
-    """The largest peak RSS of this process's commit-log worker processes (0 when none ran)."""
+def workers() -> tuple[int, float]:
+    """The largest peak RSS (KiB) of this process's commit-log worker processes and the CPU seconds they
+    used (0 when none ran; Linux only)."""
     from rmqformats.columnar import parallel
 
-    peak = 0
+    peak, cpu = 0, 0.0
     for pool in parallel._POOLS.values():
         for proc in list(getattr(pool, "_processes", {}).values()):
             try:
                 with open(f"/proc/{proc.pid}/status") as f:
                     peak = max(peak, next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")))
-            except (OSError, StopIteration):
+                with open(f"/proc/{proc.pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                cpu += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            except (OSError, StopIteration, IndexError):
                 pass
-    return peak
+    return peak, cpu
 
 
 def measure(what: str, root: str, jobs: int) -> dict:
@@ -109,6 +115,7 @@ def measure(what: str, root: str, jobs: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-scaling-") as tmp, \
             open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
         t0 = time.perf_counter()
+        c0 = time.process_time()
         if what == "batches":
             for batch in rmqformats.open_store(root).commitlog.batches(jobs=jobs):
                 rows += batch.num_rows
@@ -121,8 +128,10 @@ def measure(what: str, root: str, jobs: int) -> dict:
         else:
             code = cli([what, root, "--jobs", str(jobs)])
         seconds = time.perf_counter() - t0
-        workers = worker_rss_kib()
-    return {"seconds": seconds, "rows": rows, "code": code, "rss_kib": peak_rss_kib(), "worker_rss_kib": workers}
+        cpu = time.process_time() - c0
+        worker_rss, worker_cpu = workers()
+    return {"seconds": seconds, "rows": rows, "code": code, "rss_kib": peak_rss_kib(), "worker_rss_kib": worker_rss,
+            "cpu": cpu + worker_cpu}
 
 
 # -- the parent ---------------------------------------------------------------------------------------
@@ -138,19 +147,20 @@ def run_one(what: str, root: str, jobs: int) -> dict:
 def table(log: str, manifest: dict, results: dict) -> str:
     messages = manifest["messages"]
     lines = [f"{log}: {messages:,} messages, {manifest['data_end'] / (1 << 20):,.0f} MiB",
-             "| what | jobs | seconds | msg/s | speedup | efficiency | × floor | peak RSS MiB (reader / worker) |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "| what | jobs | seconds | msg/s | speedup | efficiency | × floor | CPU s (all processes) "
+             "| peak RSS MiB (reader / worker) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for what, by_jobs in results.items():
         one = by_jobs.get(1, {}).get("seconds")
         for jobs, r in by_jobs.items():
             if "error" in r:
-                lines.append(f"| {what} | {jobs} | error: {r['error']} | | | | | |")
+                lines.append(f"| {what} | {jobs} | error: {r['error']} | | | | | | |")
                 continue
             s = r["seconds"]
             fl = results.get("floor", {}).get(jobs, {}).get("seconds")
             speed = one / s if one else float("nan")
             lines.append(f"| {what} | {jobs} | {s:.2f} | {messages / s:,.0f} | {speed:.2f} | {speed / jobs:.2f} "
-                         f"| {s / fl if fl else float('nan'):.1f} | {r['rss_kib'] / 1024:,.0f} / "
+                         f"| {s / fl if fl else float('nan'):.1f} | {r['cpu']:.2f} | {r['rss_kib'] / 1024:,.0f} / "
                          f"{r['worker_rss_kib'] / 1024:,.0f} |")
     return "\n".join(lines)
 

@@ -116,8 +116,21 @@ def assert_cli_equal(capfdbinary, root: Path, tmp: Path) -> None:
         assert err2.replace(f"-{JOBS}".encode(), b"-1") == err1, name
 
 
+def folder_bytes(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
 def test_cli_output_equals_one_job(capfdbinary, tmp_path, version):
     assert_cli_equal(capfdbinary, store_path(version), tmp_path)
+    # The workers write each segment's Parquet files as the reader would: the same files, byte for byte.
+    for jobs in (1, JOBS):
+        for extra in ([], ["--partition-by", "topic"]):
+            out = tmp_path / f"p{jobs}{len(extra)}"
+            assert run(capfdbinary, "export", store_path(version), "--to", "parquet", out, "--jobs", jobs,
+                       *extra)[0] == 0
+    assert folder_bytes(tmp_path / f"p{JOBS}0") == folder_bytes(tmp_path / "p10")
+    assert folder_bytes(tmp_path / f"p{JOBS}2") == folder_bytes(tmp_path / "p12")
+    assert len(folder_bytes(tmp_path / "p12")) > 2
     code, out, _ = run(capfdbinary, "messages", store_path(version), "--format", "jsonl", "--threads", JOBS)
     assert code == 0 and out == run(capfdbinary, "messages", store_path(version), "--format", "jsonl",
                                     "--jobs", 1)[1]

@@ -374,7 +374,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         if target is None:
             sys.stderr.write("rmqformats: error: stdout takes no bytes here; give a file\n")
             return 2
-    sink = export_batches(_batches_with_progress(scan, log.total_size, "export"), fmt, target, scan.schema,
+    # Parquet from a walk on several cores: its workers write the segments' files.
+    source = scan if fmt == "parquet" and hasattr(scan, "write_parquet") else \
+        _batches_with_progress(scan, log.total_size, "export")
+    sink = export_batches(source, fmt, target, scan.schema,
                           partition_by=args.partition_by, keep_segment="segment" in columns, force=args.force,
                           reads=reads)
     where = "stdout" if out_path == "-" else out_path

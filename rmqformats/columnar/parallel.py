@@ -117,14 +117,10 @@ class ParallelScan(ColumnarScan):
 
     def _run(self) -> Iterator[pa.RecordBatch]:
         segments = self._log.segments
-        if not segments or self._jobs < 2 or self._live or self._predicate is not None:
+        at = self._parallel_from()
+        if at is None:
             return (yield from super()._run())
-        first, pos = 0, 0
-        if self._start is not None:
-            first = self._log.segment_index(self._start)
-            pos = self._start - segments[first].start_offset
-        if sum(s.size for s in segments[first:]) - pos < self._min_bytes:
-            return (yield from super()._run())
+        first, pos = at
         plans: dict[int, tuple] = {}
         inflight: deque = deque()
         tasks = self._plan(first, pos, plans)
@@ -186,6 +182,99 @@ class ParallelScan(ColumnarScan):
             slots.close()
             self._windows.clear()
             self._chunks.clear()
+
+    def _parallel_from(self) -> tuple[int, int] | None:
+        """The segment and position the walk starts at, or ``None`` when it is to be serial."""
+        segments = self._log.segments
+        if not segments or self._jobs < 2 or self._live or self._predicate is not None:
+            return None
+        first, pos = 0, 0
+        if self._start is not None:
+            first = self._log.segment_index(self._start)
+            pos = self._start - segments[first].start_offset
+        if sum(s.size for s in segments[first:]) - pos < self._min_bytes:
+            return None
+        return first, pos
+
+    def write_parquet(self, sink) -> None:
+        """Write the scan's batches into ``sink`` (a :class:`rmqformats.export.ParquetSink`), each segment's
+        files written by a worker (the sink's own files, one per segment, byte for byte) and moved into
+        the sink's folder in commit-log order; ``end``, ``blanks`` and errors are the walk's."""
+        at = self._parallel_from()
+        if at is None:
+            for batch in self:
+                sink.write(batch)
+            return
+        self._gen = iter(())  # this walk replaces the iterator's
+        first, pos = at
+        segments = self._log.segments
+        options = {"partition_by": sink.partition_by, "keep_segment": "segment" in sink.schema.names,
+                   "compression": sink.compression, "max_open": sink.max_open}
+        spec = (type(sink), options)
+        pool = _pool(self._jobs)
+        parts = tempfile.mkdtemp(prefix=".rmqformats-parts-", dir=os.path.dirname(os.path.abspath(sink.folder)))
+        inflight: deque = deque()
+
+        def submit(i: int, start: int) -> None:
+            seg = segments[i]
+            try:
+                size = os.stat(seg.path).st_size
+            except OSError:
+                size = None
+            limit = None if size is None else (size + 1 if self._stop_at is None
+                                               else self._stop_at - seg.start_offset)
+            job = None
+            if size is not None:
+                try:
+                    job = pool.submit(_segment_task, self._spec, spec, os.path.join(parts, str(i)), seg, size,
+                                      start, limit, i == len(segments) - 1)
+                except Exception:  # noqa: BLE001 - a broken pool: the segment is walked here
+                    _drop_broken_pools()
+            inflight.append((i, size, job))
+        nxt = first
+        try:
+            for i in range(first, len(segments)):
+                while nxt < len(segments) and len(inflight) < 2 * self._jobs:
+                    submit(nxt, pos if nxt == first else 0)
+                    nxt += 1
+                _, planned, job = inflight.popleft()
+                seg = segments[i]
+                last = i == len(segments) - 1
+                start = pos if i == first else 0
+                fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+                try:
+                    size = os.fstat(fd).st_size
+                    limit = size + 1 if self._stop_at is None else self._stop_at - seg.start_offset
+                    result = None if job is None or planned != size else _result(job)
+                    if result is None:  # walked here, into the sink, as the serial walk does
+                        outcome = _drain_walk(self._walk(seg, fd, size, start, limit, last, self._progress), sink)
+                        self.ranges_walked_here += 1
+                    else:
+                        outcome, files, rows, done = result
+                        self.ranges_used += 1
+                        sink.close_all()
+                        for rel in files:
+                            target = os.path.join(sink.folder, rel)
+                            os.makedirs(os.path.dirname(target), exist_ok=True)
+                            os.replace(os.path.join(parts, str(i), rel), target)
+                            sink.files.append(target)
+                        sink.rows += rows
+                        self.bytes_done += done
+                        if outcome[0] == "stop":
+                            raise _Stop(outcome[1], _error(outcome[2]))
+                    self._segment_done(seg, size, outcome, last)
+                except _Stop as stop:
+                    self.end = stop.end
+                    if stop.error is not None and self._strict and not stop.end.reason.is_clean:
+                        raise stop.error
+                    return
+                finally:
+                    os.close(fd)
+        finally:
+            for _, _, job in inflight:
+                if job is not None:
+                    job.cancel()
+            shutil.rmtree(parts, ignore_errors=True)
 
     def _plan(self, first: int, pos: int, plans: dict[int, tuple]) -> Iterator[tuple]:
         """The ranges to hand to workers, segment after segment; ``plans[i]`` gets segment ``i``'s
@@ -273,15 +362,7 @@ def _range_task(spec: tuple, slot: str, seg: Segment, size: int, begin: int, end
     written at the start of the shared file ``slot`` (None without batches), outcome, bytes covered)``;
     ``None`` when it failed (the reader then walks the range itself), also when the batches do not fit."""
     try:
-        key, path, segments, record_crc, options = spec
-        scan = _WORKER_SCANS.get(key)
-        if scan is None:
-            _WORKER_SCANS.clear()
-            _WORKER_MAPS.clear()  # the slots of the scan before
-            log = CommitLog.__new__(CommitLog)
-            log.path, log.segments, log._fds = path, segments, {}
-            log.record_crc = record_crc
-            scan = _WORKER_SCANS[key] = ColumnarScan(log, **options)
+        scan = _worker_scan(spec)
         area = _WORKER_MAPS.get(slot)
         if area is None:
             with open(slot, "r+b") as f:
@@ -298,6 +379,61 @@ def _range_task(spec: tuple, slot: str, seg: Segment, size: int, begin: int, end
         return start, stream, outcome, done
     except Exception:  # noqa: BLE001 - the reader walks this range itself and meets the error there, in order
         return None
+
+
+def _drain_walk(walk, sink) -> tuple:
+    """Write the batches of a :meth:`ColumnarScan._walk` into ``sink``; returns how the walk ended
+    (raises :class:`_Stop` where the data ends, as the walk does)."""
+    try:
+        while True:
+            sink.write(next(walk))
+    except StopIteration as fin:
+        return fin.value
+
+
+def _segment_task(spec: tuple, sink_spec: tuple, folder: str, seg: Segment, size: int, start: int, limit: int,
+                  last: bool):
+    """Write one segment's batches, from ``start``, with a sink like the reader's into ``folder``:
+    ``(outcome, its files relative to folder, rows written, bytes covered)``; ``None`` when it failed (the reader
+    then walks the segment itself and meets the error there)."""
+    try:
+        scan = _worker_scan(spec)
+        sink_type, options = sink_spec
+        sink = sink_type(folder, scan.schema, **options)
+        done = [0]
+
+        def progress(n: int) -> None:
+            done[0] += n
+        fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            try:
+                outcome = _drain_walk(scan._walk(seg, fd, size, start, limit, last, progress), sink)
+            except _Stop as stop:
+                err = stop.error
+                outcome = ("stop", stop.end, None if err is None else (type(err), err.path, err.offset, err.reason))
+            sink.close()
+        except BaseException:
+            sink.abort()
+            raise
+        finally:
+            os.close(fd)
+        return outcome, [os.path.relpath(path, folder) for path in sink.files], sink.rows, done[0]
+    except Exception:  # noqa: BLE001 - the reader walks this segment itself and meets the error there, in order
+        return None
+
+
+def _worker_scan(spec: tuple) -> ColumnarScan:
+    """The worker's scan for the reader's ``spec`` (made once per scan)."""
+    key, path, segments, record_crc, options = spec
+    scan = _WORKER_SCANS.get(key)
+    if scan is None:
+        _WORKER_SCANS.clear()
+        _WORKER_MAPS.clear()  # the slots of the scan before
+        log = CommitLog.__new__(CommitLog)
+        log.path, log.segments, log._fds = path, segments, {}
+        log.record_crc = record_crc
+        scan = _WORKER_SCANS[key] = ColumnarScan(log, **options)
+    return scan
 
 
 def _write_range(scan: ColumnarScan, area: pa.Buffer, seg: Segment, fd: int, size: int, begin: int, end: int,
