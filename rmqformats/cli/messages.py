@@ -375,7 +375,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             sys.stderr.write("rmqformats: error: stdout takes no bytes here; give a file\n")
             return 2
     # Parquet from a walk on several cores: its workers write the segments' files.
-    source = scan if fmt == "parquet" and hasattr(scan, "write_parquet") else \
+    source = scan if fmt == "parquet" and getattr(scan, "parallel", False) else \
         _batches_with_progress(scan, log.total_size, "export")
     sink = export_batches(source, fmt, target, scan.schema,
                           partition_by=args.partition_by, keep_segment="segment" in columns, force=args.force,

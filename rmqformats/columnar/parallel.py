@@ -12,27 +12,49 @@ walks that range itself, serially. Output order, batches' rows, the data
 end, BLANKs, errors and exit statuses are therefore exactly the serial
 walk's: the earliest stop wins and nothing after it is handed on.
 
-Why processes, not threads. Measured on this project's 2-core x86-64
-development machine and on a 16-core one (issue notes and
-``benchmarks/RESULTS.md``): the columnar walk with threads in one process
-runs 3.4 s on the 3 GiB ``mixed`` store with one thread, 2.9 / 3.0 / 5.2 /
-4.3 s with 2 / 4 / 8 / 16 (``small``: 9.5 s, then 6.6 / 8.0 / 8.6 / 9.2 s):
-the Python work between the compiled kernels holds the GIL, so threads stop
-helping past two and then cost. Four processes on four segments ran it in
-1.25 s (``mixed``) and 3.7 s (``small``), 2.5–2.75×. Here, on the 2-core
-machine, see the table in ``benchmarks/RESULTS.md`` (``bench_scaling.py``).
+Why processes, not threads. Measured on a 16-core x86-64 machine (3 GiB
+stores from ``benchmarks/storegen.py``, the numbers of the issue that asked
+for this): the columnar walk with threads in one process runs 3.4 s on the
+``mixed`` store with one thread and 2.9 / 3.0 / 5.2 / 4.3 s with 2 / 4 / 8 /
+16 (``small``: 9.5 s, then 6.6 / 8.0 / 8.6 / 9.2 s): the Python work between
+the compiled kernels holds the GIL, so threads stop helping past two and
+then cost. Four processes on four segments ran it in 1.25 s (``mixed``) and
+3.7 s (``small``), 2.5–2.75×.
+
+What the processes hand back, measured here (a 2-core x86-64 VM, 256 MiB
+``mixed`` and ``small`` stores in 64 MiB segments, CPU seconds because the
+machine was shared: load average 10–14). The serial walk of every column
+costs 0.34 s (``mixed``) and 1.1 s (``small``); its batches hold 517 MB for
+``small``, so passing them is not free. Pickled Arrow IPC through the
+pool's pipe made ``jobs=2`` five times slower than one job (2.95 s against
+0.57 s of wall time on ``mixed``); a fresh shared-memory file per range
+still cost more than it saved (page faults on both sides). Reused
+shared-memory slots, each batch written into one as soon as it is built and
+read in place by the reader, cost the workers 0.45 s and 1.17 s of CPU for
+the whole store (30 % and 5 % over the serial walk) and the reader 0.03 s.
+``export --to parquet`` spends most of its time encoding Parquet (about
+80 % of its 2.0 s of CPU on ``mixed``, 65 % of 4.0 s on ``small``), which
+the reader would do alone; so there the workers write whole segments' files
+themselves (the files a serial export writes, byte for byte) and the reader
+only moves them into place: 1.9–2.0 s and 4.1–4.5 s of CPU in all, the
+reader's 0.03 s. ``benchmarks/RESULTS.md`` has ``bench_scaling.py``'s table.
 
 How. Workers are started with ``forkserver`` (``spawn`` where there is no
 such method): both are safe in a process that already runs threads, where a
 plain ``fork`` can copy a lock held by another thread. The fork server
 imports this module first, so each worker starts with the compiled kernels
-loaded. A worker builds the batches of one range and sends them back as one
-Arrow IPC stream; the reader opens it without copying. At most ``2 × jobs``
-ranges are in flight, and a range's batches are bounded by
-``max_batch_bytes`` (a worker hands back the rest of an over-full range to
-the reader), so memory is bounded in bytes whatever the store's size.
-A store smaller than :data:`MIN_PARALLEL_BYTES` is walked serially: starting
-the workers costs more than it saves.
+loaded. A worker writes the batches of one range as an Arrow IPC stream
+into a slot, a file in ``/dev/shm`` (the temporary folder where there is
+none) that the reader has mapped; the reader's batches are views of it, and
+the slot is reused once they are all dropped (more slots are made while the
+caller holds batches). At most ``2 × jobs`` ranges are in flight, and a
+range's batches are bounded by ``max_batch_bytes`` (a worker hands back the
+rest of an over-full range to the reader), so memory is bounded in bytes
+whatever the store's size. :meth:`ParallelScan.write_parquet` (``export
+--to parquet``) hands whole segments to the workers instead. A store smaller
+than :data:`MIN_PARALLEL_BYTES` is walked serially: starting the workers
+(about a second, the imports and compiled kernels of each) costs more than
+it saves.
 
 The environment variables ``RMQFORMATS_JOB_RANGE`` (bytes per range) and
 ``RMQFORMATS_JOBS_MIN_BYTES`` (the serial threshold) override the defaults,
@@ -52,6 +74,7 @@ import shutil
 import signal
 import tempfile
 import threading
+import time
 import uuid
 from collections import deque
 from collections.abc import Iterator
@@ -61,6 +84,7 @@ import pyarrow as pa
 
 from ..commitlog import CommitLog, Segment
 from ..errors import RmqFormatError
+from .kernels import warm_up
 from .scan import ColumnarScan, _find_record, _Stop
 
 #: Bytes of commit log in one range decoded by a worker.
@@ -182,6 +206,11 @@ class ParallelScan(ColumnarScan):
             slots.close()
             self._windows.clear()
             self._chunks.clear()
+
+    @property
+    def parallel(self) -> bool:
+        """Whether this walk uses the worker processes (else it is the serial walk: see the module)."""
+        return self._parallel_from() is not None
 
     def _parallel_from(self) -> tuple[int, int] | None:
         """The segment and position the walk starts at, or ``None`` when it is to be serial."""
@@ -344,7 +373,21 @@ class ParallelScan(ColumnarScan):
             expected = outcome[1]
 
 
+def start_workers(jobs: int) -> None:
+    """Start the ``jobs`` worker processes and load their compiled kernels now, not at the first walk
+    (a long-running program, or a benchmark, pays that once before its timed work)."""
+    pool = _pool(max(1, int(jobs)))
+    # Each task holds its worker a moment, so that every task starts a worker of its own.
+    for job in [pool.submit(_warm, 0.2) for _ in range(max(1, int(jobs)))]:
+        job.result()
+
+
 # -- the workers ------------------------------------------------------------------------------
+
+def _warm(pause: float) -> None:
+    warm_up()
+    time.sleep(pause)
+
 
 #: The worker's scans, by the parent scan's id (a worker serves the ranges of one scan after another).
 _WORKER_SCANS: dict[str, ColumnarScan] = {}
