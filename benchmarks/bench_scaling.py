@@ -13,7 +13,9 @@ of data in ``--segment-mib`` MiB segments), it measures
     ``floor``     the segments' bytes read (``preadv``) and summed by numpy in N threads
 
 each in a fresh process (for the commands, the start of Python, its imports and
-the worker processes is part of the time),
+the worker processes is part of the time), with workers whatever the size
+(``RMQFORMATS_JOBS_MIN_BYTES=0``; by default a commit log under 1 GiB is
+walked serially),
 best of ``--repeat``. ``speedup`` is over the same measurement with one job,
 ``efficiency`` the speedup over the jobs, ``× floor`` the time over the
 floor's with the same jobs. ``CPU s`` adds the reader's CPU time and its
@@ -146,8 +148,10 @@ def measure(what: str, root: str, jobs: int) -> dict:
 # -- the parent ---------------------------------------------------------------------------------------
 
 def run_one(what: str, root: str, jobs: int) -> dict:
+    # Workers even below the size where the walk is serial by default (1 GiB): the parallel walk is measured.
+    env = dict(os.environ, RMQFORMATS_JOBS_MIN_BYTES="0")
     proc = subprocess.run([sys.executable, __file__, "--worker", what, "--store", root, "--jobs", str(jobs)],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"}
     return json.loads(proc.stdout.strip().splitlines()[-1])

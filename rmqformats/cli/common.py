@@ -196,7 +196,7 @@ def add_jobs(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--jobs", "--threads", dest="jobs", type=_jobs, default=None, metavar="N",
                     help="worker processes decoding the commit log's byte ranges; the output is the same as "
                          "with --jobs 1, which walks it in this process alone (default: the CPUs this process "
-                         "may use; a store under 64 MiB is walked in this process). --threads is the old name")
+                         "may use; a commit log under 1 GiB is walked in this process). --threads is the old name")
 
 
 def add_salvage(sp: argparse.ArgumentParser) -> None:
