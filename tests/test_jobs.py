@@ -194,3 +194,24 @@ def test_damage_in_the_middle_of_a_range(tmp_path, capfdbinary, edits):
     for options in ({}, {"verify_crc": True}, {"strict": True}):
         assert_walks_equal(root, **options)
     assert_cli_equal(capfdbinary, root, tmp_path)
+
+
+def test_other_walking_commands_equal_one_job(capfdbinary, tmp_path):
+    """lag, preflight, rebuild and report walk the commit log too: the same output with workers."""
+    import re
+
+    root = store_path(VERSIONS[-1])
+    got = {}
+    for jobs in (1, JOBS):
+        out = {"lag": run(capfdbinary, "lag", root, "--format", "jsonl", "--jobs", jobs),
+               "preflight": run(capfdbinary, "preflight", root, "--format", "json", "--jobs", jobs)}
+        code, text, _ = run(capfdbinary, "rebuild", root, "--out", tmp_path / f"rebuilt{jobs}", "--format", "json",
+                            "--jobs", jobs)
+        out["rebuild"] = (code, re.sub(rb'"seconds": [0-9.]+', b"", text.replace(f"rebuilt{jobs}".encode(), b"R")),
+                          folder_bytes(tmp_path / f"rebuilt{jobs}"))
+        code, _, _ = run(capfdbinary, "report", root, "-o", tmp_path / f"report{jobs}.html", "--jobs", jobs)
+        page = (tmp_path / f"report{jobs}.html").read_bytes()
+        out["report"] = (code, re.sub(rb"Made by rmqformats [^ ]+ at [0-9T:+-]+", b"", page))
+        got[jobs] = out
+    assert got[JOBS] == got[1]
+    assert got[1]["rebuild"][0] == 0 and len(got[1]["rebuild"][2]) > 10
