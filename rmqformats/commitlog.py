@@ -911,6 +911,9 @@ class CommitLog:
     #: Whether a record's ``__CRC32#`` covers its bytes as stored. Files whose PHYSICALOFFSET was
     #: rewritten without recomputing it (tiered uploads, compaction logs) set this to False.
     record_crc = True
+    #: Worker processes of :meth:`batches` (and the walks built on it) when it is given no ``jobs``;
+    #: the command line sets it from ``--jobs``.
+    jobs = 1
 
     def __init__(self, path: str | os.PathLike[str]):
         self.path = os.fspath(path)
@@ -973,7 +976,7 @@ class CommitLog:
                 strict: bool = False, salvage: bool = False, live: bool = False,
                 stop_at_corrupt_body: bool = False, batch_size: int = 65536, max_batch_bytes: int = 64 << 20,
                 threads: int = 1, max_body_size: int = DEFAULT_MAX_BODY_SIZE, stop: int | None = None,
-                window_size: int = 4 << 20, range_size: int = 8 << 20) -> "ColumnarScan":
+                window_size: int = 4 << 20, range_size: int = 8 << 20, jobs: int | None = None) -> "ColumnarScan":
         """Stream the messages as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar`).
 
         ``columns``: a column name or names (default: all of
@@ -992,7 +995,12 @@ class CommitLog:
         :meth:`scan`. A batch holds at most ``batch_size`` rows and closes when
         its bodies reach ``max_batch_bytes``; ``threads`` decode byte ranges
         of ``range_size`` bytes of a segment at once; segments are read
-        ``window_size`` bytes at a time. The returned iterator's ``end`` is the same
+        ``window_size`` bytes at a time. ``jobs`` worker processes (default:
+        the commit log's :attr:`jobs`, 1 unless set) decode byte ranges of the
+        segments ahead of the reader, with the same batches' rows, order and
+        end as one (:mod:`rmqformats.columnar.parallel`; ``threads`` and
+        ``range_size`` then have no effect, and ``salvage`` and ``live`` walk
+        serially). The returned iterator's ``end`` is the same
         :class:`DataEnd` as :meth:`scan` gives.
         """
         options = dict(topic=topic, queue_id=queue_id, tag=tag, key=key, since=since, until=until,
@@ -1004,6 +1012,13 @@ class CommitLog:
         if salvage:
             from .recovery.salvage import salvage_batches
             return salvage_batches(self, columns, start=start, **options)
+        jobs = self.jobs if jobs is None else jobs
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise ValueError(f"jobs must be a whole number of 1 or more, not {jobs!r}")
+        if jobs > 1 and not live:
+            from .columnar.parallel import ParallelScan
+            options.pop("range_size")
+            return ParallelScan(self, columns=columns, start=start, strict=strict, jobs=jobs, **options)
         from .columnar import ColumnarScan
         return ColumnarScan(self, columns=columns, start=start, strict=strict, **options)
 
@@ -1016,7 +1031,7 @@ class CommitLog:
                  live: bool = False, stop_at_corrupt_body: bool = False,
                  max_body_size: int = DEFAULT_MAX_BODY_SIZE, threads: int = 1, batch_size: int = 65536,
                  max_batch_bytes: int = 64 << 20, window_size: int = 4 << 20,
-                 range_size: int = 8 << 20) -> "pyarrow.Table":
+                 range_size: int = 8 << 20, jobs: int | None = None) -> "pyarrow.Table":
         """The messages as one :class:`pyarrow.Table`, its columns in the order asked; the filters and
         options are those of :meth:`batches`."""
         table = self.batches(columns, topic=topic, queue_id=queue_id, tag=tag, key=key, since=since, until=until,
@@ -1025,7 +1040,7 @@ class CommitLog:
                              force_verify_prop_crc=force_verify_prop_crc, strict=strict, salvage=salvage,
                              live=live, stop_at_corrupt_body=stop_at_corrupt_body, max_body_size=max_body_size,
                              threads=threads, batch_size=batch_size, max_batch_bytes=max_batch_bytes,
-                             window_size=window_size, range_size=range_size).read_all()
+                             window_size=window_size, range_size=range_size, jobs=jobs).read_all()
         if columns is not None and not isinstance(columns, str):
             table = table.select(list(dict.fromkeys(columns)))
         return table
@@ -1039,7 +1054,7 @@ class CommitLog:
                   live: bool = False, stop_at_corrupt_body: bool = False,
                   max_body_size: int = DEFAULT_MAX_BODY_SIZE, threads: int = 1, batch_size: int = 65536,
                   max_batch_bytes: int = 64 << 20, window_size: int = 4 << 20,
-                  range_size: int = 8 << 20) -> "pandas.DataFrame":
+                  range_size: int = 8 << 20, jobs: int | None = None) -> "pandas.DataFrame":
         """The messages as a :class:`pandas.DataFrame`, its columns in the order asked; the filters and
         options are those of :meth:`batches` (needs the ``[pandas]`` extra)."""
         require_pandas()
@@ -1049,7 +1064,7 @@ class CommitLog:
                              force_verify_prop_crc=force_verify_prop_crc, strict=strict, salvage=salvage,
                              live=live, stop_at_corrupt_body=stop_at_corrupt_body, max_body_size=max_body_size,
                              threads=threads, batch_size=batch_size, max_batch_bytes=max_batch_bytes,
-                             window_size=window_size, range_size=range_size).to_pandas()
+                             window_size=window_size, range_size=range_size, jobs=jobs).to_pandas()
 
     def read(self, offset: int) -> Message:
         """The message whose record starts at commit-log ``offset``.

@@ -766,7 +766,10 @@ def export_batches(batches: Iterable[pa.RecordBatch], fmt: str, out, schema: pa.
     temporary name renamed onto ``out`` when complete (a folder then holds
     ``_SUCCESS``), never into a store in ``reads``; an existing non-empty
     target is replaced only with ``force``. On any error or interrupt nothing
-    is renamed and the temporaries are removed.
+    is renamed and the temporaries are removed. For Parquet, ``batches`` with a
+    ``write_parquet(sink)`` method (a walk on several cores,
+    :class:`rmqformats.columnar.parallel.ParallelScan`) writes the segments'
+    files itself, in its worker processes.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; the formats are {', '.join(FORMATS)}")
@@ -774,7 +777,11 @@ def export_batches(batches: Iterable[pa.RecordBatch], fmt: str, out, schema: pa.
         with output.AtomicFolder(out, force=force, reads=reads, replaceable=_is_export_folder) as folder:
             sink = ParquetSink(folder.path, schema, partition_by=partition_by, keep_segment=keep_segment,
                                max_open=max_open)
-            _drain(batches, sink)
+            write = getattr(batches, "write_parquet", None)  # a walk that writes the segments' files itself
+            if write is not None:
+                _drain(write, sink)
+            else:
+                _drain(batches, sink)
         sink.files = [folder.final(f) for f in sink.files]
         sink.folder = folder.target
         return sink
@@ -783,11 +790,15 @@ def export_batches(batches: Iterable[pa.RecordBatch], fmt: str, out, schema: pa.
     return sink
 
 
-def _drain(batches: Iterable[pa.RecordBatch], sink) -> None:
+def _drain(batches: Iterable[pa.RecordBatch] | Callable, sink) -> None:
+    """Write ``batches`` into ``sink`` (or let ``batches(sink)`` write them) and close it; abort it on error."""
     try:
-        for batch in batches:
-            sink.write(batch)
-            del batch  # not held while the next one is decoded: a batch can hold hundreds of MiB of bodies
+        if callable(batches):
+            batches(sink)
+        else:
+            for batch in batches:
+                sink.write(batch)
+                del batch  # not held while the next one is decoded: a batch can hold hundreds of MiB of bodies
         sink.close()
     except BaseException:
         sink.abort()

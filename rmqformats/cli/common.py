@@ -46,6 +46,13 @@ def iso(ms: int) -> str:
 
 
 def open_from_args(args: argparse.Namespace) -> Store:
+    store = _open_from_args(args)
+    if hasattr(args, "jobs"):  # every walk of its commit log in this command uses that many worker processes
+        store.commitlog.jobs = cpus() if args.jobs is None else args.jobs
+    return store
+
+
+def _open_from_args(args: argparse.Namespace) -> Store:
     if args.sample:
         if getattr(args, "store", None):
             raise UsageError(f"--sample reads the bundled sample store; give either it or STORE "
@@ -201,6 +208,32 @@ def add_message_filters(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--stop-at-corrupt-body", action="store_true",
                     help="a compressed body that does not decompress ends the read with an error (by default the "
                          "message keeps its stored body, with the reason in bodyError, and the read goes on)")
+
+
+def cpus() -> int:
+    """The CPUs this process may run on (``os.sched_getaffinity``; the CPU count where that is missing)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def add_jobs(sp: argparse.ArgumentParser) -> None:
+    """``--jobs`` (and its old name ``--threads``): worker processes walking the commit log."""
+    sp.add_argument("--jobs", "--threads", dest="jobs", type=_jobs, default=None, metavar="N",
+                    help="worker processes decoding the commit log's byte ranges; the output is the same as "
+                         "with --jobs 1, which walks it in this process alone (default: the CPUs this process "
+                         "may use; a commit log under 1 GiB is walked in this process). --threads is the old name")
 
 
 def add_salvage(sp: argparse.ArgumentParser) -> None:

@@ -11,7 +11,7 @@ from collections import defaultdict
 from ..errors import RmqFormatError
 from ..store import Store
 from . import status
-from .common import Unknown, iso, open_from_args, short, print_table, add_store_args
+from .common import Unknown, iso, open_from_args, short, print_table, add_jobs, add_store_args
 
 class _Streamed:
     """A consumer offsets file too large to parse whole: its entries are read as they are written out."""
@@ -385,4 +385,5 @@ def add_commands(sub) -> None:
     sp.add_argument("--behind", action=argparse.BooleanOptionalAction, default=True,
                     help="read the commit log past the queues' ends and flag queues behind it, whose lag is "
                          "understated (exit status 1 when one is; default: on)")
+    add_jobs(sp)
     sp.set_defaults(func=cmd_lag)

@@ -17,7 +17,7 @@ from ..columnar.summary import SUMMARY_COLUMNS, LogSummary, int_values
 from ..commitlog import DataEnd, EndReason, nonzero_span
 from ..versions.detect import Detector
 from .common import iso, open_from_args, short, print_table, add_store_args, add_verify_crc
-from .common import add_salvage, batches_with_progress
+from .common import add_jobs, add_salvage, batches_with_progress
 
 #: Topics and queues ``inspect`` lists by the bytes they hold, unless ``--top`` says otherwise.
 DEFAULT_TOP = 10
@@ -418,6 +418,7 @@ def add_commands(sub) -> None:
     add_store_args(sp)
     add_verify_crc(sp, True)
     add_salvage(sp)
+    add_jobs(sp)
     sp.add_argument("--tiered", metavar="PATH", help="also describe the tiered store at PATH (tieredStoreFilePath)")
     sp.add_argument("--top", metavar="N", type=_count, default=DEFAULT_TOP,
                     help=f"list the N topics and N queues holding the most bytes (default {DEFAULT_TOP}; 0: all)")

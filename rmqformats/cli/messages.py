@@ -16,7 +16,7 @@ from ..message import Message
 from . import bodies, status, tables
 from .common import (UsageError, iso, open_from_args, short, print_table, with_progress, add_message_filters, add_store_args,
                      add_verify_crc, add_commitlog_arg)
-from .common import add_salvage, refuse_empty_filters, store_paths
+from .common import add_jobs, add_salvage, refuse_empty_filters, store_paths
 from .common import batches_with_progress as _batches_with_progress
 
 #: Rows decoded at a time for the messages table.
@@ -325,13 +325,6 @@ class _ExportHelp(argparse.RawDescriptionHelpFormatter):
         return super()._fill_text(text, width, indent)
 
 
-def _positive(text: str) -> int:
-    value = bodies.non_negative(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return value
-
-
 def _column_list(text: str) -> list[str]:
     from ..columnar import COLUMNS
     names = [c.strip() for c in text.split(",") if c.strip()]
@@ -363,15 +356,17 @@ def cmd_export(args: argparse.Namespace) -> int:
         need.add("segment")
         if args.partition_by:
             need.add(args.partition_by)
-    scan = log.batches([c for c in COLUMNS if c in need], decompress=args.decompress, threads=args.threads,
-                       **_scan_filters(args))
+    scan = log.batches([c for c in COLUMNS if c in need], decompress=args.decompress, **_scan_filters(args))
     target = out_path
     if out_path == "-":
         target = _binary_stdout()
         if target is None:
             sys.stderr.write("rmqformats: error: stdout takes no bytes here; give a file\n")
             return 2
-    sink = export_batches(_batches_with_progress(scan, log.total_size, "export"), fmt, target, scan.schema,
+    # Parquet from a walk on several cores: its workers write the segments' files.
+    source = scan if fmt == "parquet" and getattr(scan, "parallel", False) else \
+        _batches_with_progress(scan, log.total_size, "export")
+    sink = export_batches(source, fmt, target, scan.schema,
                           partition_by=args.partition_by, keep_segment="segment" in columns, force=args.force,
                           reads=reads)
     where = "stdout" if out_path == "-" else out_path
@@ -404,6 +399,7 @@ def add_commands(sub) -> None:
     sp.add_argument("--limit", type=bodies.non_negative, help="stop after this many messages")
     bodies.add_body_args(sp)
     add_salvage(sp)
+    add_jobs(sp)
     sp.set_defaults(func=cmd_messages)
     sp = sub.add_parser(
         "export", help="write the messages, filtered, to Parquet, JSON Lines or CSV",
@@ -434,7 +430,7 @@ def add_commands(sub) -> None:
     sp.add_argument("--no-decompress", dest="decompress", action="store_false",
                     help="write compressed bodies as stored (default: decompressed by SYSFLAG)")
     sp.add_argument("--partition-by", choices=["topic"], help="parquet: one folder per topic")
-    sp.add_argument("--threads", type=_positive, default=1, help="threads building record batches (default: 1)")
+    add_jobs(sp)
     sp.add_argument("--force", action="store_true",
                     help="overwrite a non-empty OUT file (a symbolic link is replaced, never followed), or "
                          "replace an earlier export in the OUT folder")

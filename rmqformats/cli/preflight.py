@@ -7,7 +7,7 @@ import json
 import sys
 
 from . import status
-from .common import UsageError, open_from_args
+from .common import UsageError, add_jobs, open_from_args
 
 
 def cmd_preflight(args: argparse.Namespace) -> int:
@@ -68,4 +68,5 @@ def add_commands(sub) -> None:
     sp.add_argument("--format", choices=("text", "json"), default="text",
                     help="text, or the result as one JSON object (as schema-diff prints it)")
     sp.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
+    add_jobs(sp)
     sp.set_defaults(func=cmd_preflight)

@@ -11,6 +11,7 @@ import sys
 from ..consumequeue import SCHEDULE_TOPIC, tags_code
 from . import bodies, status
 from .common import UsageError, Unknown, iso, open_from_args, parse_time, short, print_table, add_store_args
+from .common import add_jobs
 from .tables import table_width, write_wrapped
 from .common import add_commitlog_arg, refuse_empty_range
 
@@ -445,4 +446,5 @@ def add_commands(sub) -> None:
                     help="check the timer log (default: on)")
     sp.add_argument("--index-safe", action="store_true",
                     help="the broker runs with messageIndexSafe=true (abnormal recovery also waits for the index)")
+    add_jobs(sp)
     sp.set_defaults(func=cmd_check)

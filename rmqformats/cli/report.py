@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from . import status
-from .common import open_from_args, store_paths
+from .common import add_jobs, open_from_args, store_paths
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -46,4 +46,5 @@ def add_commands(sub) -> None:
     sp.add_argument("--salvage", action="store_true",
                     help="when the data ends at damage, read on past it (a salvage scan) and list and draw every "
                          "damaged range in the segment map (off by default: it reads the bytes after the end)")
+    add_jobs(sp)
     sp.set_defaults(func=cmd_report)

@@ -21,7 +21,7 @@ from ..errors import DecompressionError
 from ..message import Message, to_millis
 
 #: Options of the compiled scan that only tune its speed.
-_PERFORMANCE = ("window_size", "threads", "range_size", "max_batch_bytes")
+_PERFORMANCE = ("window_size", "threads", "range_size", "max_batch_bytes", "jobs")
 #: Messages decoded before a batch is built from them, at most.
 _MAX_OBJECTS = 8192
 
@@ -96,7 +96,7 @@ def _column(name: str, msgs: list[Message], decompress: bool, max_body: int) -> 
 class DLedgerColumnarScan:
     """The options and attributes of :class:`rmqformats.columnar.ColumnarScan`, over a DLedger commit log.
 
-    ``window_size``, ``threads`` and ``range_size`` are accepted and have no effect;
+    ``window_size``, ``threads``, ``range_size`` and ``jobs`` are accepted and have no effect;
     batches hold at most 8192 rows, whatever ``batch_size`` asks.
     """
 
