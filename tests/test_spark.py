@@ -14,7 +14,11 @@ pushed down equal the rows filtered after a plain read and the Python API's
 own filter, for split sizes from one byte to a segment, and a time window
 plans only the splits that can hold it. Streaming: ``availableNow`` runs
 over a copy of a store, records appended with the package's builders
-between them, return each message once.
+between them, return each message once; an unread segment deleted, or the
+last segment cut below the query's offset and written again, fail the next
+run naming the offsets (``failOnDataLoss``) or are reported in ``lost``
+while every new record is read once; retention of read segments and growth
+lose nothing.
 
 The module is one piece so that every test shares one SparkSession (and its
 Python workers): starting another costs more than most tests here.
