@@ -37,8 +37,9 @@ starts, for a query with no checkpoint).
 Spark 4.2+ hands :meth:`CommitLogStreamReader.latestOffset` the start of
 the micro-batch; Spark 4.0 and 4.1 do not, so after a restart the first
 micro-batch's start is checked in :meth:`CommitLogStreamReader.partitions`
-(a loss found there fails or is logged the same way, but is not added to
-that micro-batch's ``lost``).
+(a loss found there fails or is logged the same way, but ``lost`` counts
+from the restart on: the offset of that micro-batch was made without the
+committed one).
 """
 
 from __future__ import annotations
@@ -161,7 +162,8 @@ class CommitLogStreamReader(DataSourceStreamReader):
             kept = [m for m in before.get("marks", []) if oldest <= m[0] < begin]
             picker = MarkPicker(kept)
             end, offset = walk(segs, begin, verify_crc=self.options.verify_crc, store=name, picker=picker)
-            losses += gaps(segs, begin, end)
+            if known:  # else the gaps are checked from the start Spark hands partitions()
+                losses += gaps(segs, begin, end)
             self._report(name, losses)
             lost = before.get("lost", 0) + sum(x.end - x.begin for x in losses)
             state = {"offset": offset, "lost": lost, "marks": picker.marks(segs)}

@@ -26,6 +26,7 @@ Python workers): starting another costs more than most tests here.
 
 from __future__ import annotations
 
+import ast
 import base64
 import collections
 import hashlib
@@ -1039,10 +1040,16 @@ def stream_fails(spark, root: str, out: str, checkpoint: str, match: str, **opti
     assert lake(spark, out) == before
 
 
+#: Spark hands latestOffset() the start of a micro-batch from 4.2 on; before, the first micro-batch after a
+#: restart finds a loss when planning, and its offset (made before) does not count it in ``lost``.
+SPARK_PASSES_START = tuple(int(p) for p in __import__("pyspark").__version__.split(".")[:2]) >= (4, 2)
+
+
 def lost_in_progress(progress: list) -> int:
     """The ``lost`` count of the store in the last progress report's end offset."""
     end = progress[-1]["sources"][0]["endOffset"]
-    end = json.loads(end) if isinstance(end, str) else end
+    if isinstance(end, str):  # JSON on Spark 4.3; Spark 4.0 shows a Python source's offset as the dict's repr
+        end = json.loads(end) if end.startswith('{"') else ast.literal_eval(end)
     (state,) = end["stores"].values()
     return state["lost"]
 
@@ -1069,7 +1076,8 @@ def test_streaming_unread_segment_deleted_fails_or_is_skipped(spark, tmp_path):
     progress: list = []
     second = run_stream(spark, root, out, checkpoint, failOnDataLoss="false", progress=progress)
     assert second == store_offsets(root, since=segments[3].start_offset) == unread[1:]
-    assert lost_in_progress(progress) == segments[2].size
+    if SPARK_PASSES_START:
+        assert lost_in_progress(progress) == segments[2].size
     assert run_stream(spark, root, out, checkpoint, failOnDataLoss="true") == []  # the loss is reported once
 
 
@@ -1105,7 +1113,8 @@ def test_streaming_data_end_moved_back_and_written_again(spark, tmp_path):
     stream_fails(spark, root, out, checkpoint, moved)
     progress: list = []
     assert run_stream(spark, root, out, checkpoint, failOnDataLoss="false", progress=progress) == new
-    assert lost_in_progress(progress) == end - cut
+    if SPARK_PASSES_START:
+        assert lost_in_progress(progress) == end - cut
     assert run_stream(spark, root, out, checkpoint) == []
     assert sorted(m[0] for m in lake(spark, out)) == sorted(first + new)
 
