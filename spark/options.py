@@ -76,8 +76,9 @@ class ReadOptions:
     pushdown: bool = False
     #: Streaming: where a query with no checkpoint starts (``earliest`` or ``latest``).
     starting_offsets: str = "earliest"
-    #: Streaming: fail when segments were deleted before they were read (else a warning).
-    fail_on_data_loss: bool = False
+    #: Streaming: fail when messages were lost (unread segments deleted, read bytes gone or rewritten),
+    #: as Spark's Kafka source does by default; else a warning and the ``lost`` count.
+    fail_on_data_loss: bool = True
 
 
 def _bool(name: str, value: str) -> bool:
@@ -214,7 +215,7 @@ def parse_options(source: str, options: Mapping[str, str]) -> ReadOptions:
         columns=columns,
         pushdown=_bool("filterPushdown", v.get("filterPushdown", "false")),
         starting_offsets=starting,
-        fail_on_data_loss=_bool("failOnDataLoss", v.get("failOnDataLoss", "false")),
+        fail_on_data_loss=_bool("failOnDataLoss", v.get("failOnDataLoss", "true")),
     )
     if out.salvage and out.mode == FAILFAST:
         raise OptionError("options salvage=true and mode=FAILFAST contradict each other: salvage reads past "
