@@ -36,7 +36,7 @@ from pyspark.sql.types import StructType
 from rmqformats.commitlog import Segment
 from rmqformats.columnar import ColumnarScan
 
-from .commitlog import CommitLogReader
+from .commitlogreader import CommitLogReader
 from .dataend import describe, view
 from .options import ReadOptions
 from .partitions import segments_of

@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..commitlog import (Blank, CommitLog, DataEnd, EndReason, Segment, SCHEDULE_TOPIC, check_record, classify_end,
+from ..segments import (Blank, DataEnd, EndReason, Segment, SegmentLog, SCHEDULE_TOPIC, check_record, classify_end,
                          decode_message, unfinished_reason)
 from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError
 from ..errors import (
@@ -91,7 +91,7 @@ class ColumnarScan:
     filters and before their columns are built.
     """
 
-    def __init__(self, commitlog: CommitLog, *, columns=None, batch_size: int = DEFAULT_BATCH_SIZE,
+    def __init__(self, commitlog: SegmentLog, *, columns=None, batch_size: int = DEFAULT_BATCH_SIZE,
                  decompress: bool = True, verify_crc: bool = False, strict: bool = False,
                  start: int | None = None, topic: str | Iterable[str] | None = None, queue_id: int | None = None,
                  tag: str | None = None, key: str | None = None, since: int | str | datetime | None = None,
