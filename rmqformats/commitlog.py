@@ -25,21 +25,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .compression import DEFAULT_MAX_BODY_SIZE
-from .errors import (
-    BadMagicError,
-    CrcMismatchError,
-    InvalidMessageIdError,
-    MessageNotFoundError,
-    PropertyValueError,
-    RecordError,
-    RecordSizeError,
-    TruncatedRecordError,
-    UnfinishedRecordError,
-)
+from .errors import InvalidMessageIdError, MessageNotFoundError, RecordError, RecordSizeError, TruncatedRecordError
 from .frames import require_pandas
-from .mapped import RELEASE_EVERY, FileImage, pread as _pread, pread_exact, release_pages
+from .mapped import pread as _pread, pread_exact
 from .message import Message
-from .segments import (  # noqa: F401  (the commit log's names, importable from here as before)
+from .segments import (
     FOLDER_SEPARATOR,
     MAGIC_BLANK,
     MAGIC_V1,
@@ -53,8 +43,6 @@ from .segments import (  # noqa: F401  (the commit log's names, importable from 
     SegmentWindow,
     _HEAD,
     _HEADER,
-    _READ_AHEAD,
-    _ZEROS8,
     _bad_magic,
     _decode,
     check_record,
@@ -84,21 +72,36 @@ _OPEN_SEGMENTS = 8
 class Scan:
     """An iterator of the messages of a commit log, in commit-log order.
 
-    After it is exhausted, :attr:`end` tells where and why the data ended and
-    :attr:`blanks` lists the BLANK records passed. With ``strict=True`` a
-    corrupt end raises its :class:`RecordError` instead of ending quietly.
+    A view over the columnar walk (:class:`rmqformats.columnar.messages.MessageWalk`): each message is
+    made from a row the walk's kernel found, so the records, the end, the BLANK records and the errors
+    are the walk's. After it is exhausted, :attr:`end` tells where and why the data ended and
+    :attr:`blanks` lists the BLANK records passed. With ``strict=True`` a corrupt end raises its
+    :class:`RecordError` instead of ending quietly.
     """
 
     def __init__(self, commitlog: "CommitLog", start: int | None, verify_crc: bool, strict: bool,
                  live: bool = False, force_verify_prop_crc: bool = False):
-        self.end: DataEnd | None = None
-        self._force_prop_crc = force_verify_prop_crc
-        self.blanks: list[Blank] = []
-        #: Bytes of commit log covered so far (for progress reports).
-        self.bytes_done = 0
-        self._live = live
-        self._record_crc = commitlog.record_crc
-        self._gen = self._run(commitlog, start, verify_crc, strict)
+        # The columnar walk below this reader compiles its kernels with numba: loaded on first use only.
+        from .columnar.messages import ROWS, MessageWalk
+        self._walk = MessageWalk(commitlog, columns=("commitLogOffset",), batch_size=ROWS, decompress=False,
+                                 verify_crc=verify_crc, strict=strict, start=start, live=live,
+                                 force_verify_prop_crc=force_verify_prop_crc)
+        self._gen = self._run()
+
+    @property
+    def end(self) -> DataEnd | None:
+        """Where and why the data ended (``None`` until the iteration is over)."""
+        return self._walk.end
+
+    @property
+    def blanks(self) -> list[Blank]:
+        """The BLANK records passed so far."""
+        return self._walk.blanks
+
+    @property
+    def bytes_done(self) -> int:
+        """Bytes of commit log covered so far (for progress reports)."""
+        return self._walk.bytes_done
 
     def __iter__(self) -> Iterator[Message]:
         # The generator itself: a for loop then skips a Python-level __next__ per message.
@@ -107,122 +110,9 @@ class Scan:
     def __next__(self) -> Message:
         return next(self._gen)
 
-    def _stop(self, segments, i: int, pos: int, reason: EndReason, detail: str = "") -> bool:
-        """Set :attr:`end`; returns whether it is clean after the live-store and data-after checks."""
-        self.end = classify_end(segments, i, pos, reason, detail, live=self._live)
-        return self.end.reason.is_clean
-
-    def _run(self, commitlog: "CommitLog", start: int | None, verify_crc: bool, strict: bool) -> Iterator[Message]:
-        segments = commitlog.segments
-        if not segments:
-            self.end = DataEnd(0, EndReason.NO_SEGMENTS, None, 0)
-            return
-        first = 0
-        pos = 0
-        if start is not None:
-            first = commitlog.segment_index(start)
-            pos = start - segments[first].start_offset
-        for i in range(first, len(segments)):
-            seg = segments[i]
-            last = i == len(segments) - 1
-            mm = FileImage(seg.path, start=pos)
-            buf = mm.buf
-            limit = len(buf)
-            filled = 0  # bytes of buf read so far (pread, ahead of the scan)
-            release_at = pos + RELEASE_EVERY
-            try:
-                while True:
-                    if pos == limit:
-                        if last:
-                            self._stop(segments, i, pos, EndReason.END_OF_FILE)
-                            return
-                        if not self._stop(segments, i, pos, EndReason.TRUNCATED,
-                                          "segment file ends without a BLANK record") and strict:
-                            raise TruncatedRecordError(seg.path, pos, self.end.detail)
-                        return
-                    if pos + _HEADER > limit:
-                        if not self._stop(segments, i, pos, EndReason.TRUNCATED,
-                                          f"{limit - pos} bytes left, less than a record header") and strict:
-                            raise TruncatedRecordError(seg.path, pos, self.end.detail)
-                        return
-                    if pos + _READ_AHEAD > filled:
-                        filled = mm.fill_to(pos + _READ_AHEAD)
-                        if last:
-                            _settle(mm, pos, filled)
-                    size, magic = _HEAD.unpack_from(buf, pos)
-                    if magic == MAGIC_BLANK:
-                        self.blanks.append(Blank(seg.start_offset + pos, size, seg.path, pos))
-                        if last:
-                            self._stop(segments, i, pos, EndReason.BLANK_LAST)
-                            return
-                        break
-                    if magic == 0 and size == 0:
-                        self._stop(segments, i, pos, EndReason.ZERO_TAIL)
-                        return
-                    try:
-                        if magic != MAGIC_V1 and magic != MAGIC_V2:
-                            raise _bad_magic(seg.path, pos, magic)
-                        if filled < pos + size + _READ_AHEAD and pos + size <= limit:
-                            filled = mm.fill_to(pos + size + _READ_AHEAD)
-                            if last:
-                                _settle(mm, pos, filled)
-                        nxt = pos + size
-                        # The last record before zero fill may still be being written: checked more strictly.
-                        # The next header is read first: a writer that has gone past it had written this record.
-                        frontier = nxt + _HEADER > limit or size < _HEADER or buf[nxt:nxt + _HEADER] == _ZEROS8
-                        msg = _decode(buf, pos, size, magic == MAGIC_V2, limit, seg.path, seg.start_offset)
-                        if verify_crc or msg.topic == SCHEDULE_TOPIC:  # check_record, without a call per message
-                            check_record(msg, verify_crc, self._force_prop_crc)
-                        if frontier:
-                            why = unfinished_reason(msg, self._record_crc)
-                            if why is not None:
-                                raise UnfinishedRecordError(seg.path, pos, why)
-                    except RecordError as exc:
-                        reason = _REASONS.get(type(exc), EndReason.BAD_SIZE)
-                        if not self._stop(segments, i, pos, reason, exc.reason) and strict:
-                            raise
-                        return
-                    pos = nxt
-                    self.bytes_done += size
-                    yield msg
-                    if pos >= release_at:
-                        release_at = release_pages(mm, pos)
-            finally:
-                del buf
-                mm.close()
-            self.bytes_done += seg.size - pos
-            pos = 0
-
-
-def _settle(image: FileImage, start: int, stop: int) -> None:
-    """Read ``[start, stop)`` of the last segment again until two reads agree, where the data may end in it.
-
-    One ``pread`` copies the file front to back while a broker copies a
-    record in, front to back too: a record can be read half-written while a
-    later header is read already written. Bytes of a store only change from
-    zero to their value, so two equal reads mean no record there was being
-    written under the first. Only a read that ends in zero bytes (or at the
-    end of the file) can hold the place the broker writes at.
-    """
-    buf = image.buf
-    if stop - start < _HEADER or (stop < len(buf) and buf[stop - _HEADER:stop] != _ZEROS8):
-        return
-    end = start + len(bytes(buf[start:stop]).rstrip(b"\0"))
-    end = min(stop, end + _HEADER)
-    if end <= start:
-        return
-    with open(image.path, "rb") as f:
-        for _ in range(100):
-            fresh = _pread(f.fileno(), end - start, start)
-            if len(fresh) < end - start or fresh == buf[start:end]:
-                return
-            buf[start:end] = fresh
-
-
-#: The end reason of each record error.
-_REASONS = {BadMagicError: EndReason.BAD_MAGIC, TruncatedRecordError: EndReason.TRUNCATED,
-            CrcMismatchError: EndReason.CRC_MISMATCH, UnfinishedRecordError: EndReason.UNFINISHED,
-            PropertyValueError: EndReason.BAD_PROPERTY}
+    def _run(self) -> Iterator[Message]:
+        for block in self._walk:
+            yield from block
 
 
 class CommitLog:
@@ -401,11 +291,15 @@ class CommitLog:
             raise TruncatedRecordError(seg.path, pos, f"TOTALSIZE {size} runs past the end of the file "
                                                       f"({left} bytes left)")
         data = pread_exact(fd, size, pos, seg.path, seg.size)
-        try:
-            msg = _decode(data, 0, size, magic == MAGIC_V2, len(data), seg.path, seg.start_offset + pos)
+        from .columnar.messages import record_message  # the walk's kernel, loaded on first use
+        msg = record_message(data, seg.path, seg.start_offset + pos, pos)
+        if msg is not None:
+            return msg
+        try:  # the record's own error: where and why its fields disagree with its size
+            _decode(data, 0, size, magic == MAGIC_V2, len(data), seg.path, seg.start_offset + pos)
         except RecordError as exc:  # positions in ``data`` are relative to the record
             raise type(exc)(exc.path, pos + (exc.offset or 0), exc.reason) from None
-        return msg._replace(file_offset=pos)
+        raise RecordSizeError(seg.path, pos, f"TOTALSIZE {size} disagrees with the field lengths")
 
     def _fd(self, path: str) -> int:
         """A read-only descriptor of a segment, kept open for the next reads (a few at a time)."""
@@ -455,3 +349,12 @@ def parse_msg_id(msg_id: str) -> tuple[bytes, int, int]:
         raise InvalidMessageIdError(f"message id {msg_id!r} has {len(msg_id)} characters, expected 32 or 56")
     n = len(raw) - 12
     return raw[:n], int.from_bytes(raw[n:n + 4], "big", signed=True), int.from_bytes(raw[n + 4:], "big", signed=True)
+
+
+#: This module's names, with those of :mod:`rmqformats.segments` that were always importable from here.
+__all__ = [
+    "FOLDER_SEPARATOR", "MAGIC_BLANK", "MAGIC_V1", "MAGIC_V2", "SCHEDULE_TOPIC", "SEGMENT_NAME", "Blank", "CommitLog",
+    "DataEnd", "EndReason", "Scan", "Segment", "SegmentWindow", "check_record", "classify_end", "count_records",
+    "decode_message", "is_record_start", "java_parse_int", "next_record_start", "nonzero_span", "parse_msg_id",
+    "record_end", "split_folders", "unfinished_reason",
+]

@@ -27,11 +27,11 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..commitlog import (
+from ..commitlog import CommitLog
+from ..segments import (
     MAGIC_V1,
     MAGIC_V2,
     Blank,
-    CommitLog,
     DataEnd,
     EndReason,
     Segment,
@@ -290,7 +290,7 @@ class DLedgerCommitLog(CommitLog):
     @property
     def index_folder(self) -> str | None:
         """The library's ``index/`` folder beside ``data/``, when there is one."""
-        from ..commitlog import split_folders
+        from ..segments import split_folders
         folder = os.path.normpath(split_folders(self.path)[0])
         if os.path.isfile(folder):
             folder = os.path.dirname(folder)
