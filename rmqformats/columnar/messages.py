@@ -40,24 +40,34 @@ ROWS = 1024
 
 def messages(w: A.Window, rows: np.ndarray) -> list[Message]:
     """The :class:`Message` of each of ``rows`` of a window, in order."""
-    view = memoryview(w.buf)
+    i32 = w.i32[:, rows].tolist()
+    i64 = w.i64[:, rows].tolist()
+    if not rows.size:
+        return []
+    # One copy of the rows' bytes, sliced as bytes: cheaper per field than slicing the window's memory.
+    lo = i64[K.I64_POS][0]
+    data = w.buf[lo:i64[K.I64_POS][-1] + i32[K.I32_SIZE][-1]].tobytes()
     base, file_pos, path = w.base, w.file_pos, w.path
+    v6, v4, born_v6, store_v6 = L.ADDRESS_V6, L.ADDRESS_V4, L.BORN_V6, L.STORE_V6
     out = []
     append = out.append
     for (size, body_crc, queue_id, flag, sys_flag, born_port, store_port, reconsume, version,
          pos, queue_offset, physical, born_ts, store_ts, prepared, body_pos, body_len, topic_pos, topic_len,
-         props_pos, props_len, born_addr, store_addr) in zip(*w.i32[:, rows].tolist(), *w.i64[:, rows].tolist()):
-        born_w = L.ADDRESS_V6 if sys_flag & L.BORN_V6 else L.ADDRESS_V4
-        store_w = L.ADDRESS_V6 if sys_flag & L.STORE_V6 else L.ADDRESS_V4
-        properties = str(view[props_pos:props_pos + props_len], "utf-8", "replace") if props_len else ""
+         props_pos, props_len, born_addr, store_addr) in zip(*i32, *i64):
+        at = props_pos - lo
+        properties = data[at:at + props_len].decode("utf-8", "replace") if props_len else ""
         record_crc = None
         if _CRC_MARK in properties and size >= _CRC_RESERVED:
-            record_crc = crc32(view[pos:pos + size - _CRC_RESERVED])
+            record_crc = crc32(data[pos - lo:pos - lo + size - _CRC_RESERVED])
+        born_addr -= lo
+        store_addr -= lo
+        body_pos -= lo
+        topic_pos -= lo
         append(Message(
             base + pos, size, version, body_crc, queue_id, flag, queue_offset, physical, sys_flag, born_ts,
-            bytes(view[born_addr:born_addr + born_w]), born_port, store_ts,
-            bytes(view[store_addr:store_addr + store_w]), store_port, reconsume, prepared,
-            bytes(view[body_pos:body_pos + body_len]), str(view[topic_pos:topic_pos + topic_len], "utf-8", "replace"),
+            data[born_addr:born_addr + (v6 if sys_flag & born_v6 else v4)], born_port, store_ts,
+            data[store_addr:store_addr + (v6 if sys_flag & store_v6 else v4)], store_port, reconsume, prepared,
+            data[body_pos:body_pos + body_len], data[topic_pos:topic_pos + topic_len].decode("utf-8", "replace"),
             properties, path, file_pos + pos, record_crc,
         ))
     return out

@@ -4,10 +4,11 @@ Each segment is read with ``pread`` into a reused window buffer (4 MiB by
 default, grown only for a record larger than that), never memory-mapped: a
 file that shrinks while it is read gives a short read, which becomes a
 :class:`~rmqformats.errors.FileChangedError`, where a mapping would kill the
-process with SIGBUS. The walk follows the broker's recovery exactly as
-:class:`rmqformats.commitlog.Scan` does (same records accepted, same end of
-data and reason); the error texts are the object API's own, produced by
-decoding the one record where the data ends.
+process with SIGBUS. The walk follows the broker's recovery; it is the one
+walk of the commit log, under the object API too (:class:`rmqformats.commitlog.Scan`
+makes its messages from this walk's rows, :mod:`rmqformats.columnar.messages`).
+The error texts are produced by describing the one record where the data ends
+(:func:`rmqformats.segments.decode_message`).
 """
 
 from __future__ import annotations
