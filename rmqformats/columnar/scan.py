@@ -274,6 +274,8 @@ class ColumnarScan:
                     break
                 here = pos + spos
                 progress(spos)
+                if stop != K.STOP_WINDOW:
+                    _check_not_shrunk(fd, seg, size)
                 if stop == K.STOP_WINDOW:
                     need = 0
                     if spos == 0:  # a record longer than what was read: read it whole next time
@@ -678,6 +680,15 @@ def _read_stable(fd: int, buf: np.ndarray, n: int, pos: int, seg: Segment) -> No
         if np.array_equal(again, buf[:end]):
             return
         buf[:end] = again
+
+
+def _check_not_shrunk(fd: int, seg: Segment, size: int) -> None:
+    """Raise :class:`FileChangedError` when the file was cut after its last window was read: the walk's
+    records past the cut, read before it, are not the file's any more."""
+    now = os.fstat(fd).st_size
+    if now < size:
+        raise FileChangedError(seg.path, now, f"the file shrank while it was read (it had {size} bytes; "
+                                              f"{now} are left)")
 
 
 def _read_into(fd: int, buf: np.ndarray, n: int, pos: int) -> int:
