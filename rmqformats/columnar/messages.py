@@ -31,6 +31,9 @@ assert (K.I64_POS, K.I64_QUEUE_OFFSET, K.I64_PHYSICAL, K.I64_BORN_TS, K.I64_STOR
         K.I64_BODY_POS, K.I64_BODY_LEN, K.I64_TOPIC_POS, K.I64_TOPIC_LEN, K.I64_PROPS_POS, K.I64_PROPS_LEN,
         K.I64_BORN_ADDR, K.I64_STORE_ADDR) == tuple(range(K.N_I64))
 
+# A message is made from its 23 fields in the order MessageFields declares them.
+assert len(Message._fields) == 23 and Message._fields[-3:] == ("segment", "file_offset", "record_crc")
+
 _CRC_MARK = props.CRC32
 _CRC_RESERVED = props.CRC32_RESERVED
 #: Rows the kernel decodes per call for the object view: few, so that the first message comes at once
@@ -51,6 +54,8 @@ def messages(w: A.Window, rows: np.ndarray) -> list[Message]:
     v6, v4, born_v6, store_v6 = L.ADDRESS_V6, L.ADDRESS_V4, L.BORN_V6, L.STORE_V6
     out = []
     append = out.append
+    # Every field is given: the tuple is made directly, without the named tuple's Python-level __new__.
+    make = tuple.__new__
     for (size, body_crc, queue_id, flag, sys_flag, born_port, store_port, reconsume, version,
          pos, queue_offset, physical, born_ts, store_ts, prepared, body_pos, body_len, topic_pos, topic_len,
          props_pos, props_len, born_addr, store_addr) in zip(*i32, *i64):
@@ -63,13 +68,13 @@ def messages(w: A.Window, rows: np.ndarray) -> list[Message]:
         store_addr -= lo
         body_pos -= lo
         topic_pos -= lo
-        append(Message(
+        append(make(Message, (
             base + pos, size, version, body_crc, queue_id, flag, queue_offset, physical, sys_flag, born_ts,
             data[born_addr:born_addr + (v6 if sys_flag & born_v6 else v4)], born_port, store_ts,
             data[store_addr:store_addr + (v6 if sys_flag & store_v6 else v4)], store_port, reconsume, prepared,
             data[body_pos:body_pos + body_len], data[topic_pos:topic_pos + topic_len].decode("utf-8", "replace"),
             properties, path, file_pos + pos, record_crc,
-        ))
+        )))
     return out
 
 
