@@ -25,20 +25,21 @@ import numpy as np
 
 from . import properties as props
 from .batch import InnerMessage
+from .commitlog import CommitLog
 from .consumequeue import tags_code
 from .errors import RmqFormatError, StoreNotFoundError, UnitMismatchError, UnitNotFoundError
 from .frames import require_pandas
 from .generated.layouts import rocketmq_batch_consumequeue as layout
 from .message import Message
 from .queuefiles import QueueInfo, UnitFiles, list_queue_dirs
+from .queuearrow import Batches, batch_consume_queue_batches
+from .storeview import StoreView
 from .units import unit_dtype
 
 if TYPE_CHECKING:
     import pandas
     import pyarrow
 
-    from .columnar.queues import Batches
-    from .store import Store
 
 assert layout.UNIT_SEQ == ("ofs_commitlog", "len_message", "tags_code", "store_timestamp", "msg_base_offset",
                            "num_messages", "compacted_offset", "reserved")
@@ -198,18 +199,20 @@ class BatchConsumeQueue:
     segment, ``correctMinOffset``, when the store is known), and the last
     unit's base offset plus its batch size. An empty queue has both 0.
     Units end where recovery stops (``BatchConsumeQueue.recover``). The
-    ``store`` resolves units to messages; without it, the store root is
-    taken to be three folders up from ``folder``.
+    ``store`` (or ``commitlog``) resolves units to messages; without either, the ``commitlog/``
+    folder of the store root three folders up from ``folder`` (a DLedger
+    store's queues are opened through their store).
     """
 
     def __init__(self, folder: str | os.PathLike[str], topic: str, queue_id: int, *,
-                 store: Store | None = None):
+                 store: StoreView | None = None, commitlog: CommitLog | None = None):
         self.folder = os.fspath(folder)
         self.topic = topic
         self.queue_id = queue_id
         self.store = store
         self.files = UnitFiles(self.folder, UNIT_DTYPE, _IS_ACCEPTED)
         self._min: int | None = None
+        self._log = commitlog
 
     def __repr__(self) -> str:
         return f"BatchConsumeQueue({self.topic!r}, {self.queue_id}, {len(self.files.files)} files)"
@@ -244,13 +247,12 @@ class BatchConsumeQueue:
 
     # The columnar readers are a capability above this reader; imported on first use only.
     def batches(self, start: int | None = None, stop: int | None = None, *, batch_size: int = 1 << 18) -> Batches:
-        """The units of :meth:`units` as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar.queues`).
+        """The units of :meth:`units` as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.queuearrow`).
 
         Columns ``topic``, ``queueId``, ``unitIndex``, ``commitLogOffset``,
         ``size``, ``tagsCode``, ``storeTime``, ``msgBaseOffset``,
         ``batchSize``, ``compactedOffset``, ``reservedInt``. Option: ``batch_size``.
         """
-        from .columnar.queues import batch_consume_queue_batches
         return batch_consume_queue_batches(self, start, stop, batch_size=batch_size)
 
     def to_arrow(self, start: int | None = None, stop: int | None = None, *, batch_size: int = 1 << 18) -> pyarrow.Table:
@@ -308,7 +310,7 @@ class BatchConsumeQueue:
     def _commitlog_min(self) -> int | None:
         """Start of the commit log's first segment; ``None`` when there is no store or segment."""
         try:
-            segments = self._store().commitlog.segments
+            segments = self._commitlog().segments
         except StoreNotFoundError:
             return None
         return segments[0].start_offset if segments else None
@@ -349,16 +351,21 @@ class BatchConsumeQueue:
 
     # -- messages ------------------------------------------------------------------------
 
-    def _store(self) -> Store:
-        if self.store is None:
-            from .store import open_store
+    def _commitlog(self) -> CommitLog:
+        if self.store is not None:
+            return self.store.commitlog
+        if self._log is None:
             root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(self.folder))))
-            self.store = open_store(root)
-        return self.store
+            folder = os.path.join(root, "commitlog")
+            if not os.path.isdir(folder):
+                raise StoreNotFoundError(folder, None, "no commit log beside this batch consume queue "
+                                                       "(open the queue through its store)")
+            self._log = CommitLog(folder)
+        return self._log
 
     def resolve(self, unit: BcqUnit) -> Message:
         """The commit-log record of ``unit``; raises :class:`UnitMismatchError` naming the unit."""
-        commitlog = self._store().commitlog
+        commitlog = self._commitlog()
         try:
             return commitlog.read(unit.commitlog_offset)
         except RmqFormatError as exc:
@@ -412,7 +419,7 @@ class BatchConsumeQueue:
         by retention) are skipped. At most ``max_problems`` are listed.
         """
         out: list[BcqInconsistency] = []
-        store = self._store()
+        commitlog = self._commitlog()
         phy_min = self._commitlog_min() or 0
         previous: BcqUnit | None = None
         for unit in self.units():
@@ -423,7 +430,7 @@ class BatchConsumeQueue:
             previous = unit
             if unit.commitlog_offset >= phy_min:
                 try:
-                    msg = store.commitlog.read(unit.commitlog_offset)
+                    msg = commitlog.read(unit.commitlog_offset)
                 except RmqFormatError as exc:
                     found.append(("message", f"a message at commit-log offset {unit.commitlog_offset}",
                                   exc.reason))

@@ -23,14 +23,14 @@ from .generated.layouts import rocketmq_consumequeue as layout
 from .javahash import java_string_hash, tags_code
 from .message import Message
 from .queuefiles import QueueInfo, UnitFiles, list_queue_dirs
+from .queuearrow import Batches, consume_queue_batches
+from .storeview import StoreView
 from .units import unit_dtype
 
 if TYPE_CHECKING:
     import pandas
     import pyarrow
 
-    from .columnar.queues import Batches
-    from .store import Store
 
 UNIT_DTYPE = unit_dtype(layout.UNIT_RUNS, layout.UNIT_SEQ)
 _IS_VALID = layout.UNIT_VALUES["is_valid"]
@@ -119,7 +119,7 @@ class ConsumeQueue:
     #: Where the units are kept (``"rocksdb"`` for :class:`rmqformats.rocksdb.RocksDBConsumeQueue`).
     kind = "file"
 
-    def __init__(self, folder: str, topic: str, queue_id: int, *, store: Store | None = None):
+    def __init__(self, folder: str, topic: str, queue_id: int, *, store: StoreView | None = None):
         self.folder = folder
         self.topic = topic
         self.queue_id = queue_id
@@ -206,13 +206,12 @@ class ConsumeQueue:
     # The columnar readers are a capability above this reader; imported on first use only.
     def batches(self, start: int | None = None, stop: int | None = None, *, placeholders: bool = False,
                 tag: str | None = None, batch_size: int = 1 << 18) -> Batches:
-        """The units of :meth:`units` as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar.queues`).
+        """The units of :meth:`units` as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.queuearrow`).
 
         Columns ``topic``, ``queueId``, ``cqOffset``, ``commitLogOffset``,
         ``size``, ``tagsCode``. Options: ``placeholders`` (keep placeholder
         units, as :meth:`unit_array` does), ``tag``, ``batch_size``.
         """
-        from .columnar.queues import consume_queue_batches
         return consume_queue_batches(self, start, stop, placeholders=placeholders, tag=tag, batch_size=batch_size)
 
     def to_arrow(self, start: int | None = None, stop: int | None = None, *, placeholders: bool = False,
@@ -262,13 +261,13 @@ class ConsumeQueue:
                 continue
             yield resolved
 
-    def _store(self) -> Store:
+    def _store(self) -> StoreView:
         if self.store is None:
             raise ValueError("this consume queue was opened without its store; use Store.consume_queue()")
         return self.store
 
 
-def list_queues(parent: str, store: Store | None = None) -> list[QueueInfo]:
+def list_queues(parent: str, store: StoreView | None = None) -> list[QueueInfo]:
     """A :class:`QueueInfo` for every queue under ``parent`` (``consumequeue/``).
 
     With the ``store``, minimum offsets skip units of deleted commit-log
@@ -419,7 +418,7 @@ def _checkable_units(cq: ConsumeQueue) -> tuple[int, int]:
     return total, deleted
 
 
-def check_consistency(store: Store, *, topic: str | None = None, queue_id: int | None = None,
+def check_consistency(store: StoreView, *, topic: str | None = None, queue_id: int | None = None,
                       delay_levels_ms: tuple[int, ...] = DEFAULT_DELAY_LEVELS_MS,
                       max_problems: int = 1000,
                       verified: dict[tuple[str, int], int] | None = None) -> ConsistencyReport:

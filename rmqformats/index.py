@@ -41,15 +41,15 @@ from .generated.layouts import rocketmq_index_file as layout
 from .javahash import java_string_hash
 from .mapped import FileImage, pread as _pread
 from .message import to_millis
+from .queuearrow import Batches, index_batches, index_headers
+from .storeview import StoreView
 from .units import unit_dtype
 
 if TYPE_CHECKING:
     import pandas
     import pyarrow
 
-    from .columnar.queues import Batches
     from .message import Message
-    from .store import Store
 
 # The readers below unpack fields in the spec's order; fail at import, not
 # with wrong values, if the spec changes.
@@ -380,14 +380,13 @@ class IndexFile:
 
     # The columnar readers are a capability above this reader; imported on first use only.
     def batches(self, *, strict: bool = True, batch_size: int = 1 << 18) -> Batches:
-        """The written entries as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar.queues`).
+        """The written entries as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.queuearrow`).
 
         Columns ``file``, ``entry``, ``slot``, ``keyHash``, ``commitLogOffset``,
         ``timeDiff``, ``prevIndex``, ``storeTime``; read ``batch_size`` entries
         at a time. ``strict=False`` reads a header that claims too many entries
         as far as the file goes.
         """
-        from .columnar.queues import index_batches
         return index_batches(self, strict=strict, batch_size=batch_size)
 
     def to_arrow(self, *, strict: bool = True, batch_size: int = 1 << 18) -> pyarrow.Table:
@@ -401,7 +400,6 @@ class IndexFile:
 
     def headers_to_arrow(self) -> pyarrow.Table:
         """The header, size and counts as a one-row :class:`pyarrow.Table`."""
-        from .columnar.queues import index_headers
         return index_headers(self)
 
     def slot_of(self, key: str) -> int:
@@ -537,7 +535,6 @@ class IndexFiles:
     # The columnar readers are a capability above this reader; imported on first use only.
     def batches(self, *, strict: bool = True, batch_size: int = 1 << 18) -> Batches:
         """The written entries of every file, in load order, as record batches; options of :meth:`IndexFile.batches`."""
-        from .columnar.queues import index_batches
         return index_batches(self, strict=strict, batch_size=batch_size)
 
     def to_arrow(self, *, strict: bool = True, batch_size: int = 1 << 18) -> pyarrow.Table:
@@ -551,7 +548,6 @@ class IndexFiles:
 
     def headers_to_arrow(self) -> pyarrow.Table:
         """One row per file: name, size, counts and header."""
-        from .columnar.queues import index_headers
         return index_headers(self)
 
     def query_offsets(self, topic: str, key: str, *, max_num: int = DEFAULT_MAX_NUM, begin: int = 0,
@@ -599,7 +595,7 @@ class IndexHit(NamedTuple):
     error: str | None = None
 
 
-def lookup(store: Store, topic: str, key: str, *, begin: int | str | datetime | None = None,
+def lookup(store: StoreView, topic: str, key: str, *, begin: int | str | datetime | None = None,
            end: int | str | datetime | None = None,
            max_num: int = DEFAULT_MAX_NUM, check_keys: bool = True, num_hash_slots: int | None = None,
            num_index: int | None = None) -> list[IndexHit]:
@@ -658,7 +654,7 @@ def describe_uniq_key(text: str) -> str:
     return f"client {ipaddress.ip_address(raw[:n])}, pid {int.from_bytes(raw[n:n + 2], 'big')}"
 
 
-def find_uniq_key(store: Store, uniq_key: str) -> tuple[list, str]:
+def find_uniq_key(store: StoreView, uniq_key: str) -> tuple[list, str]:
     """The messages whose ``UNIQ_KEY`` is ``uniq_key``, in commit-log order, and how they were found.
 
     Through the index files when the store has them (a lookup by key in

@@ -23,7 +23,7 @@ from .errors import RmqFormatError
 
 if TYPE_CHECKING:
     from .queuefiles import QueueInfo
-    from .store import Store
+    from .storeview import StoreView
 
 
 #: The largest value of a Java long: queue offsets are longs in the broker.
@@ -100,7 +100,7 @@ class LagRow(NamedTuple):
                 "note": self.note, "behindCommitLog": self.behind_commitlog, "maxOverflow": self.max_overflow}
 
 
-def _queue_infos(store: Store) -> tuple[dict[tuple[str, int], QueueInfo], dict[tuple[str, int], QueueInfo]]:
+def _queue_infos(store: StoreView) -> tuple[dict[tuple[str, int], QueueInfo], dict[tuple[str, int], QueueInfo]]:
     simple: dict[tuple[str, int], QueueInfo] = {}
     batch: dict[tuple[str, int], QueueInfo] = {}
     if os.path.isdir(store.path("consumequeue")):
@@ -111,7 +111,7 @@ def _queue_infos(store: Store) -> tuple[dict[tuple[str, int], QueueInfo], dict[t
     return simple, batch
 
 
-def _next_store_time(store: Store, batch: bool, topic: str, queue_id: int, offset: int) -> tuple[int | None, str]:
+def _next_store_time(store: StoreView, batch: bool, topic: str, queue_id: int, offset: int) -> tuple[int | None, str]:
     """Store time of the message at queue offset ``offset``, or ``None`` and why."""
     try:
         if batch:
@@ -122,7 +122,7 @@ def _next_store_time(store: Store, batch: bool, topic: str, queue_id: int, offse
         return None, f"next message not readable: {exc}"
 
 
-def _model(store: Store, name: str):
+def _model(store: StoreView, name: str):
     """The model of ``config/<name>`` (or its ``.bak``); ``None`` when neither exists or it is empty."""
     from .config import read_config_file
     path = store.path("config", name)
@@ -159,7 +159,7 @@ class LagRows:
         return f"LagRows({list(self)!r})"
 
 
-def _rocksdb_offsets(store: Store, found):
+def _rocksdb_offsets(store: StoreView, found):
     """The committed offsets of ``config/rdb`` or ``config/consumerOffsets`` as an offset table, when the
     broker would load them rather than ``consumerOffset.json`` (see
     :func:`rmqformats.rocksdb.config.effective_committed`); else ``None``."""
@@ -187,7 +187,7 @@ def _rocksdb_offsets(store: Store, found):
     return builder.build()
 
 
-def consumer_lag(store: Store, *, group: str | None = None, topic: str | None = None,
+def consumer_lag(store: StoreView, *, group: str | None = None, topic: str | None = None,
                  with_store_time: bool = True) -> LagRows:
     """Lag per group, topic and queue, sorted by group, topic and queue id.
 
@@ -299,7 +299,7 @@ def consumer_lag(store: Store, *, group: str | None = None, topic: str | None = 
     return LagRows(rows)
 
 
-def _row(store: Store, g: str, t: str, qid: int, offset: int | None, batch_topics: set,
+def _row(store: StoreView, g: str, t: str, qid: int, offset: int | None, batch_topics: set,
          simple: dict, batch: dict, with_store_time: bool) -> LagRow:
     is_batch = t in batch_topics or (t, qid) in batch
     info = (batch if is_batch else simple).get((t, qid))

@@ -54,7 +54,7 @@ from pyspark.sql.types import StructType
 from rmqformats.commitlog import EndReason, Segment
 from rmqformats.columnar import ColumnarScan
 
-from .commitlog import CommitLogReader
+from .commitlogreader import CommitLogReader
 from .continuity import DELETED, Loss, MarkPicker, changed_since, gaps
 from .dataend import describe, view
 from .options import ReadOptions

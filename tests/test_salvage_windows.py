@@ -16,7 +16,7 @@ import textwrap
 
 import pytest
 
-import rmqformats.commitlog as cl
+import rmqformats.segments as cl  # the module that holds the windowed search
 from rmqformats.commitlog import SegmentWindow, next_record_start
 
 from test_salvage import DAMAGES, _first_segment
@@ -50,7 +50,7 @@ def test_windowed_search_is_the_plain_search(store_copy, version, damage, small_
 def _child(code: str, *args: str) -> subprocess.CompletedProcess:
     prelude = textwrap.dedent("""
         import os, sys
-        import rmqformats.commitlog as cl
+        import rmqformats.segments as cl
         cl._SEARCH_WINDOW = 4096  # read a page at a time, so the cut falls inside the search
         cl._CHECK_WINDOW = 16
         from rmqformats.errors import RmqFormatError

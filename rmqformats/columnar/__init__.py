@@ -2,7 +2,8 @@
 
 The record walk runs in compiled code (numba) and the columns are built in
 bulk from offset buffers, so the per-message cost stays out of the
-interpreter. Start from a store::
+interpreter. It is the one walk of the commit log: the object API's messages
+are made from its rows (:mod:`rmqformats.columnar.messages`). Start from a store::
 
     import rmqformats
     log = rmqformats.open_store("/data/rocketmq/store").commitlog

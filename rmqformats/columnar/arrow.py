@@ -20,6 +20,7 @@ import pyarrow as pa
 from .. import properties as props
 from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError, body_decompressor
 from ..errors import DecompressionError
+from ..frames import from_numpy
 from . import kernels as K
 from . import layout as L
 from .crc import first_body_mismatch
@@ -119,23 +120,6 @@ def parse_properties(w: Window, rows: np.ndarray) -> tuple:
     """The kernel's split of the properties strings of ``rows``."""
     return K.split_properties(w.buf, w.i64[K.I64_PROPS_POS][rows], w.i64[K.I64_PROPS_LEN][rows], _NAMED_BYTES,
                               _NAMED_OFFSETS)
-
-
-def from_numpy(values: np.ndarray, type: pa.DataType | None = None) -> pa.Array:
-    """An Arrow array of a fixed-width type on a contiguous numpy array's memory (no copy).
-
-    ``pa.array`` would do the same, but its first call on a numpy array
-    imports pandas (to look for pandas types): a quarter of a second and
-    tens of MiB in every fresh worker, for nothing. ``type`` must have the
-    numpy dtype's width (``timestamp[ms]`` on int64, for example).
-    """
-    values = np.ascontiguousarray(values)
-    if type is None:
-        type = pa.from_numpy_dtype(values.dtype)
-    if type.bit_width != values.dtype.itemsize * 8:
-        values = values.astype(type.to_pandas_dtype() if not pa.types.is_timestamp(type) else np.int64)
-    return pa.Array.from_buffers(type, len(values), [None, pa.py_buffer(values)])
-
 
 
 def _validity(mask: np.ndarray) -> pa.Buffer | None:

@@ -2,11 +2,12 @@
 
 Each kernel works on a window of a segment file held in a ``uint8`` array
 and on positions relative to that window. The record walk repeats the
-broker's ``checkMessageAndReturnSize`` structure checks exactly as
-:func:`rmqformats.commitlog.decode_message` does, so that both decoders
-accept the same records; everything else (the Arrow arrays, decompression,
-record CRCs, error texts) stays in Python, where it costs per batch or per
-rare record, not per message. Body CRCs are checked by :mod:`.crc`.
+broker's ``checkMessageAndReturnSize`` structure checks; the object API's
+messages are made from its rows (:mod:`rmqformats.columnar.messages`), and
+:func:`rmqformats.segments.decode_message` only describes the record a check
+rejects, with the same structure checks; everything else (the Arrow arrays,
+decompression, record CRCs, error texts) stays in Python, where it costs per
+batch or per rare record, not per message. Body CRCs are checked by :mod:`.crc`.
 """
 
 from __future__ import annotations

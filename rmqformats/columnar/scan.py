@@ -4,10 +4,11 @@ Each segment is read with ``pread`` into a reused window buffer (4 MiB by
 default, grown only for a record larger than that), never memory-mapped: a
 file that shrinks while it is read gives a short read, which becomes a
 :class:`~rmqformats.errors.FileChangedError`, where a mapping would kill the
-process with SIGBUS. The walk follows the broker's recovery exactly as
-:class:`rmqformats.commitlog.Scan` does (same records accepted, same end of
-data and reason); the error texts are the object API's own, produced by
-decoding the one record where the data ends.
+process with SIGBUS. The walk follows the broker's recovery; it is the one
+walk of the commit log, under the object API too (:class:`rmqformats.commitlog.Scan`
+makes its messages from this walk's rows, :mod:`rmqformats.columnar.messages`).
+The error texts are produced by describing the one record where the data ends
+(:func:`rmqformats.segments.decode_message`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..commitlog import (Blank, CommitLog, DataEnd, EndReason, Segment, SCHEDULE_TOPIC, check_record, classify_end,
+from ..segments import (Blank, DataEnd, EndReason, Segment, SegmentLog, SCHEDULE_TOPIC, check_record, classify_end,
                          decode_message, unfinished_reason)
 from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError
 from ..errors import (
@@ -91,7 +92,7 @@ class ColumnarScan:
     filters and before their columns are built.
     """
 
-    def __init__(self, commitlog: CommitLog, *, columns=None, batch_size: int = DEFAULT_BATCH_SIZE,
+    def __init__(self, commitlog: SegmentLog, *, columns=None, batch_size: int = DEFAULT_BATCH_SIZE,
                  decompress: bool = True, verify_crc: bool = False, strict: bool = False,
                  start: int | None = None, topic: str | Iterable[str] | None = None, queue_id: int | None = None,
                  tag: str | None = None, key: str | None = None, since: int | str | datetime | None = None,
@@ -273,6 +274,8 @@ class ColumnarScan:
                     break
                 here = pos + spos
                 progress(spos)
+                if stop != K.STOP_WINDOW:
+                    _check_not_shrunk(fd, seg, size)
                 if stop == K.STOP_WINDOW:
                     need = 0
                     if spos == 0:  # a record longer than what was read: read it whole next time
@@ -677,6 +680,15 @@ def _read_stable(fd: int, buf: np.ndarray, n: int, pos: int, seg: Segment) -> No
         if np.array_equal(again, buf[:end]):
             return
         buf[:end] = again
+
+
+def _check_not_shrunk(fd: int, seg: Segment, size: int) -> None:
+    """Raise :class:`FileChangedError` when the file was cut after its last window was read: the walk's
+    records past the cut, read before it, are not the file's any more."""
+    now = os.fstat(fd).st_size
+    if now < size:
+        raise FileChangedError(seg.path, now, f"the file shrank while it was read (it had {size} bytes; "
+                                              f"{now} are left)")
 
 
 def _read_into(fd: int, buf: np.ndarray, n: int, pos: int) -> int:

@@ -26,7 +26,6 @@ from ..batch_consumequeue import BatchConsumeQueue, QueueMessage
 from ..commitlog import CommitLog
 from ..config import read_config_file
 from ..queuefiles import list_queue_dirs, queue_files
-from ..store import Store
 
 #: Sub-folders of a queue's folders while a compaction or a replication is under way.
 SUB_FOLDERS = ("compacting", "replicating")
@@ -50,8 +49,7 @@ class CompactionQueue:
 
     def consume_queue(self) -> BatchConsumeQueue:
         """The compaction consume queue, resolving its units in the compaction log."""
-        return BatchConsumeQueue(self.cq_folder, self.topic, self.queue_id,
-                                 store=Store(None, self.commitlog()))
+        return BatchConsumeQueue(self.cq_folder, self.topic, self.queue_id, commitlog=self.commitlog())
 
     def messages(self) -> Iterator[QueueMessage]:
         """The queue's messages as a consumer of the compacted topic gets them."""

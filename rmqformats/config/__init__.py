@@ -38,6 +38,7 @@ from .models import (
     split_topic_group,
 )
 from .schema import check, child, known_files, load_schema, schema_for_file
+from .text import DEFAULT_ENCODINGS, MAX_CONFIG_BYTES, _decode_text, _read_bytes  # noqa: F401
 
 __all__ = [
     "DEFAULT_ENCODINGS",
@@ -65,11 +66,6 @@ __all__ = [
     "write_config",
 ]
 
-#: Character sets tried in order: UTF-8 (every 5.x broker, most 4.x), GB18030 (superset of GBK,
-#: a common 4.x JVM default on Chinese systems), ISO-8859-1 (decodes anything).
-DEFAULT_ENCODINGS: tuple[str, ...] = ("utf-8", "gb18030", "iso-8859-1")
-#: Largest config file read (a topics.json with 100 000 topics is about 30 MB).
-MAX_CONFIG_BYTES = 512 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -144,16 +140,6 @@ class StoreConfig:
 
 # -- decoding ---------------------------------------------------------------------------------
 
-def _decode_text(raw: bytes, encodings: Sequence[str]) -> tuple[str, str]:
-    for enc in encodings:
-        try:
-            return raw.decode(enc), enc
-        except UnicodeDecodeError:
-            continue
-    raise UnicodeDecodeError(encodings[-1] if encodings else "none", raw, 0, len(raw),
-                             "no character set in the list decodes the file")
-
-
 def _byte_offset(text: str, pos: int, encoding: str, raw: bytes) -> int:
     try:
         return len(text[:pos].encode(encoding))
@@ -197,25 +183,6 @@ def decode_config(raw: bytes, schema: str, *, path: str | None = None,
     return parsed.value, model_for(schema, parsed.value), encoding, unknown, warnings
 
 
-def _read_bytes(path: str) -> bytes | None:
-    """The file's bytes; ``None`` when missing. Raises :class:`ConfigError` when too large or unreadable."""
-    try:
-        size = os.path.getsize(path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ConfigError(path, None, f"cannot read: {exc.strerror or exc}") from None
-    if size > MAX_CONFIG_BYTES:
-        raise ConfigError(path, None, f"{size:,} bytes, more than the {MAX_CONFIG_BYTES:,} read for a config file")
-    try:
-        with open(path, "rb") as f:
-            # The length found, as MixAll.file2String reads file.length() bytes (read(n) also
-            # allocates n bytes up front, so n must not be the limit).
-            return f.read(size)
-    except OSError as exc:
-        raise ConfigError(path, None, f"cannot read: {exc.strerror or exc}") from None
-
-
 def read_config_file(path: str | os.PathLike[str], *, schema: str | None = None,
                      encodings: Sequence[str] = DEFAULT_ENCODINGS) -> ConfigFile:
     """Read one config file the way ``ConfigManager.load`` does, falling back to ``<path>.bak``.
@@ -243,7 +210,7 @@ def read_config_file(path: str | os.PathLike[str], *, schema: str | None = None,
         raise ConfigError(path, None, "not a config file this package knows (no schema lists it)")
     main_error: ConfigError | None = None
     compact = _compact(schema, path)
-    raw = None if compact else _read_bytes(path)
+    raw = None if compact else _read_bytes(path, MAX_CONFIG_BYTES)
     if compact:
         from .compact import read_compact
         try:
@@ -267,7 +234,7 @@ def read_config_file(path: str | os.PathLike[str], *, schema: str | None = None,
             why = f"unreadable ({exc})"
     bak_path = path + ".bak"
     compact_bak = _compact(schema, bak_path)
-    bak = None if compact_bak else _read_bytes(bak_path)
+    bak = None if compact_bak else _read_bytes(bak_path, MAX_CONFIG_BYTES)
     if compact_bak or bak:
         try:
             if compact_bak:

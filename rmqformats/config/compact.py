@@ -381,7 +381,7 @@ def _model_from_text(text: str, schema: str, path: str, encoding: str, encodings
 
 def read_compact(path: str, schema: str, encodings: Sequence[str]) -> tuple[Any, Any, str, list[str], list[str]] | None:
     """Read and decode ``path`` into arrays, its bytes dropped once decoded; ``None`` when missing or empty."""
-    from . import _decode_text, _read_bytes
+    from .text import _decode_text, _read_bytes
     raw = _read_bytes(path)
     if not raw:
         return None
@@ -400,7 +400,7 @@ def read_offset_tables(path: str | os.PathLike[str], *, encodings: Sequence[str]
     ``.bak`` cannot help, the file's error is raised (as
     :func:`rmqformats.config.stream.read_committed_offsets` does).
     """
-    from . import DEFAULT_ENCODINGS, _decode_text, _read_bytes
+    from .text import DEFAULT_ENCODINGS, _decode_text, _read_bytes
     from ..errors import ConfigError
     encodings = encodings or DEFAULT_ENCODINGS
     path = os.fspath(path)

@@ -86,7 +86,7 @@ class _Walker(_Parser):
 
 def _file_text(path: str, encodings: Sequence[str]) -> tuple[str, str, str] | None:
     """(path read, text, charset) of the file or, when it is missing or empty, its ``.bak``; ``None`` if neither."""
-    from . import DEFAULT_ENCODINGS, _decode_text, _read_bytes
+    from .text import DEFAULT_ENCODINGS, _decode_text, _read_bytes
     encodings = encodings or DEFAULT_ENCODINGS
     for candidate in (path, path + ".bak"):
         raw = _read_bytes(candidate)

@@ -17,7 +17,7 @@ import pyarrow as pa
 from ..columnar.arrow import SCHEMA, resolve_columns
 from ..columnar.scan import DEFAULT_BATCH_SIZE
 from ..compression import DEFAULT_MAX_BODY_SIZE
-from ..errors import DecompressionError
+from ..errors import DecompressionError, RmqFormatError
 from ..message import Message, to_millis
 
 #: Options of the compiled scan that only tune its speed.
@@ -93,6 +93,13 @@ def _column(name: str, msgs: list[Message], decompress: bool, max_body: int) -> 
     raise KeyError(name)
 
 
+def refuse_options(path: str, options: dict, what: str) -> None:
+    """Raise a typed error naming the scan options (``salvage`` …) that ``what`` does not support."""
+    given = sorted(k for k, v in options.items() if v)
+    if given:
+        raise RmqFormatError(path, None, f"{', '.join(given)} does not apply to {what}")
+
+
 class DLedgerColumnarScan:
     """The options and attributes of :class:`rmqformats.columnar.ColumnarScan`, over a DLedger commit log.
 
@@ -109,7 +116,6 @@ class DLedgerColumnarScan:
                  max_body_size: int = DEFAULT_MAX_BODY_SIZE, **_performance):
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
-        from .commitlog import refuse_options
         refuse_options(log.path, {k: v for k, v in _performance.items() if k not in _PERFORMANCE}, "this layout")
         self.columns = resolve_columns(columns)
         self.schema = pa.schema([SCHEMA.field(c) for c in self.columns])

@@ -27,11 +27,11 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..commitlog import (
+from ..commitlog import CommitLog
+from ..segments import (
     MAGIC_V1,
     MAGIC_V2,
     Blank,
-    CommitLog,
     DataEnd,
     EndReason,
     Segment,
@@ -47,12 +47,12 @@ from ..errors import (
     MessageNotFoundError,
     RecordError,
     RecordSizeError,
-    RmqFormatError,
     TruncatedRecordError,
 )
 from ..generated.layouts import rocketmq_dledger_data as layout
 from ..mapped import pread as _pread
 from ..message import Message
+from .columnar import DLedgerColumnarScan, refuse_options
 
 assert layout.RECORD_RUNS[0][0] == ("magic", "len_entry")
 assert layout.ENTRY_BODY_RUNS[0][0] == ("index", "term", "ofs_entry", "channel", "chain_crc", "body_crc", "len_body")
@@ -68,13 +68,6 @@ ENTRY_MAGIC = layout.ENTRY_MAGIC["normal"]
 WINDOW = 4 << 20
 BLANK_MAGIC = layout.ENTRY_MAGIC["blank"]
 assert BODY_OFFSET == 48
-
-
-def refuse_options(path: str, options: dict, what: str) -> None:
-    """Raise a typed error naming the scan options (``salvage`` …) that ``what`` does not support."""
-    given = sorted(k for k, v in options.items() if v)
-    if given:
-        raise RmqFormatError(path, None, f"{', '.join(given)} does not apply to {what}")
 
 
 class DLedgerEndReason(enum.Enum):
@@ -297,7 +290,7 @@ class DLedgerCommitLog(CommitLog):
     @property
     def index_folder(self) -> str | None:
         """The library's ``index/`` folder beside ``data/``, when there is one."""
-        from ..commitlog import split_folders
+        from ..segments import split_folders
         folder = os.path.normpath(split_folders(self.path)[0])
         if os.path.isfile(folder):
             folder = os.path.dirname(folder)
@@ -316,7 +309,6 @@ class DLedgerCommitLog(CommitLog):
 
     def batches(self, columns=None, **options):
         """Messages as :class:`pyarrow.RecordBatch` objects, with the filters of :meth:`CommitLog.batches`."""
-        from .columnar import DLedgerColumnarScan
         return DLedgerColumnarScan(self, columns=columns, **options)
 
     def read_entry(self, position: int) -> DLedgerEntry:

@@ -37,7 +37,7 @@ from ..units import unit_dtype
 from .db import ReadOnlyDB, is_rocksdb
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ..storeview import StoreView
 
 #: Column families of the consume-queue database.
 CF_UNITS = "default"
@@ -117,7 +117,7 @@ class RocksDBQueues:
     minimum offsets and resolving units.
     """
 
-    def __init__(self, path: str | os.PathLike[str], store: Store | None = None):
+    def __init__(self, path: str | os.PathLike[str], store: StoreView | None = None):
         self.path = os.fspath(path)
         self.store = store
         self._db: ReadOnlyDB | None = None
