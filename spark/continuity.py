@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rmqformats.commitlog import Segment
+from rmqformats.segments import Segment
 
 #: The last records of a read whose fingerprints are kept one by one.
 DENSE = 32

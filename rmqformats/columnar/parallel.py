@@ -84,7 +84,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 
 import pyarrow as pa
 
-from ..commitlog import CommitLog, Segment
+from ..errors import MessageNotFoundError
+from ..segments import Segment, SegmentLog
 from ..errors import RmqFormatError
 from .kernels import warm_up
 from .scan import ColumnarScan, _find_record, _Stop
@@ -126,7 +127,7 @@ class ParallelScan(ColumnarScan):
     ``blanks``; ``range_size`` is the bytes of one worker's range.
     """
 
-    def __init__(self, commitlog: CommitLog, *, jobs: int, range_size: int | None = None, **options):
+    def __init__(self, commitlog: SegmentLog, *, jobs: int, range_size: int | None = None, **options):
         options.pop("threads", None)
         super().__init__(commitlog, **options)
         self._jobs = max(1, int(jobs))
@@ -467,6 +468,23 @@ def _segment_task(spec: tuple, sink_spec: tuple, folder: str, seg: Segment, size
         return None
 
 
+class _WorkerLog:
+    """The reader's commit log as a worker's walk sees it: its path, segments and CRC rule."""
+
+    def __init__(self, path: str, segments: tuple[Segment, ...], record_crc: bool):
+        self.path, self.segments, self.record_crc = path, segments, record_crc
+
+    def segment_index(self, offset: int) -> int:
+        """Index of the segment holding commit-log ``offset``, as the reader's commit log finds it."""
+        for i in range(len(self.segments) - 1, -1, -1):
+            seg = self.segments[i]
+            if seg.start_offset <= offset:
+                if offset < seg.start_offset + seg.size:
+                    return i
+                break
+        raise MessageNotFoundError(self.path, None, f"offset {offset} is in no segment file")
+
+
 def _worker_scan(spec: tuple) -> ColumnarScan:
     """The worker's scan for the reader's ``spec`` (made once per scan)."""
     key, path, segments, record_crc, options = spec
@@ -474,10 +492,7 @@ def _worker_scan(spec: tuple) -> ColumnarScan:
     if scan is None:
         _WORKER_SCANS.clear()
         _WORKER_MAPS.clear()  # the slots of the scan before
-        log = CommitLog.__new__(CommitLog)
-        log.path, log.segments, log._fds = path, segments, {}
-        log.record_crc = record_crc
-        scan = _WORKER_SCANS[key] = ColumnarScan(log, **options)
+        scan = _WORKER_SCANS[key] = ColumnarScan(_WorkerLog(path, segments, record_crc), **options)
     return scan
 
 

@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..commitlog import Segment
+from ..segments import Segment
 from . import layout as L
 
 #: The columns :meth:`LogSummary.add` reads (``body`` as stored: ask for ``decompress=False``).
