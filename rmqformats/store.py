@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the readers import the store's parts lazily
     from .lag import LagRow, LagRows
     from .rocksdb.consumequeue import RocksDBQueues
     from .rocksdb.messagestore import RocksDBMessageStore
+    from .sql import Result
     from .tiered import TieredStore
     from .timer import TimerStore
 
@@ -269,6 +270,15 @@ class Store:
         """
         from .lag import consumer_lag
         return consumer_lag(self, group=group, topic=topic, with_store_time=with_store_time)
+
+    # -- SQL --------------------------------------------------------------------------
+
+    def sql(self, query: str, *, jobs: int = 1) -> Result:
+        """Run a SQL ``query`` over this store's tables with DuckDB (the ``sql`` extra); see
+        :func:`rmqformats.sql.query`. The result streams :class:`pyarrow.RecordBatch` objects;
+        ``.read_all()`` gives one table."""
+        from .sql import query as run_query
+        return run_query(self, query, jobs=jobs)
 
 
 def open_store(path: str | os.PathLike[str], *, commitlog: str | None = None) -> Store:

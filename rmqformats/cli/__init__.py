@@ -10,12 +10,12 @@ import threading
 
 from .. import __version__, output
 from ..errors import InvalidMessageIdError, RmqFormatError
-from . import (config, cut, dump, inspect, layouts, messages, preflight, queues, rebuild, report, schema, status,
-               tables)
+from . import (config, cut, dump, inspect, layouts, messages, preflight, queues, rebuild, report, schema, sql,
+               status, tables)
 from .common import Unknown, UsageError
 
 #: The command groups, in the order of ``--help``.
-GROUPS = (inspect, messages, queues, config, dump, cut, report, layouts, schema, rebuild, preflight)
+GROUPS = (inspect, messages, queues, config, dump, cut, report, layouts, schema, rebuild, preflight, sql)
 
 
 def build_parser() -> argparse.ArgumentParser:
