@@ -82,17 +82,38 @@ def _counted(source: Source, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.R
             source.rows += batch.num_rows
             source.batches += 1
             yield batch
+    except GeneratorExit:  # the engine stopped reading (a LIMIT reached, an error of its own)
+        raise
     except BaseException as exc:  # the engine sees its own error; the caller gets this one
         source.error = exc
         raise
 
 
-def _reader(schema: pa.Schema, source: Source, batches: Callable[[], Iterable[pa.RecordBatch]]
-            ) -> pa.RecordBatchReader:
-    """A reader that starts reading only when its first batch is asked for."""
-    def run() -> Iterator[pa.RecordBatch]:
-        yield from _counted(source, batches())
-    return pa.RecordBatchReader.from_batches(schema, run())
+class Table:
+    """A table the engine can scan as often as the query reads it (a self-join, a subquery, a CTE used
+    twice): each scan is a new :class:`pyarrow.RecordBatchReader` over a new walk (the Arrow PyCapsule
+    stream protocol), which reads nothing until its first batch is asked for."""
+
+    def __init__(self, schema: pa.Schema, source: Source, batches: Callable[[], Iterable[pa.RecordBatch]]):
+        self.schema = schema
+        self.source = source
+        self._batches = batches
+
+    def reader(self) -> Table:
+        """A new stream of the table's batches."""
+        def run() -> Iterator[pa.RecordBatch]:
+            yield from _counted(self.source, self._batches())
+        return pa.RecordBatchReader.from_batches(self.schema, run())
+
+    def __arrow_c_schema__(self):
+        return self.schema.__arrow_c_schema__()
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.reader().__arrow_c_stream__(requested_schema)
+
+
+def _reader(schema: pa.Schema, source: Source, batches: Callable[[], Iterable[pa.RecordBatch]]) -> Table:
+    return Table(schema, source, batches)
 
 
 def _needs_root(store: Store, table: str) -> None:
@@ -107,7 +128,7 @@ def _walk_option() -> str:
 
 
 def messages(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source, *,
-             jobs: int = 1, body_decoder: Any = None) -> pa.RecordBatchReader:
+             jobs: int = 1, body_decoder: Any = None) -> Table:
     """The commit log's messages, only ``columns`` (all when ``None``), pre-filtered by ``filters``."""
     named = None if columns is None else {c.lower() for c in columns}
     wanted = [c for c in COLUMNS if named is None or c.lower() in named] or ["commitLogOffset"]
@@ -127,7 +148,7 @@ def messages(store: Store, filters: dict[str, Any], columns: Iterable[str] | Non
 
 
 def queue_units(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source, *,
-                jobs: int = 1, body_decoder: Any = None) -> pa.RecordBatchReader:
+                jobs: int = 1, body_decoder: Any = None) -> Table:
     """Every consume-queue unit (file, batch and RocksDB queues), pre-filtered by one topic and queue id."""
     _needs_root(store, "queue_units")
     from ..columnar.queues import QUEUE_UNITS_SCHEMA
@@ -151,7 +172,7 @@ def queue_units(store: Store, filters: dict[str, Any], columns: Iterable[str] | 
 
 
 def index_entries(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source, *,
-                  jobs: int = 1, body_decoder: Any = None) -> pa.RecordBatchReader:
+                  jobs: int = 1, body_decoder: Any = None) -> Table:
     """Every written entry of every index file."""
     _needs_root(store, "index_entries")
     from ..columnar.queues import INDEX_SCHEMA
@@ -176,7 +197,7 @@ def _rows(schema: pa.Schema, rows: Iterable[dict]) -> Iterator[pa.RecordBatch]:
 
 
 def consumer_offsets(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source, *,
-                     jobs: int = 1, body_decoder: Any = None) -> pa.RecordBatchReader:
+                     jobs: int = 1, body_decoder: Any = None) -> Table:
     """The rows of ``rmqformats lag``: each committed offset with its queue's range and lag."""
     _needs_root(store, "consumer_offsets")
     with_time = columns is None or "nextmessagestoretime" in {c.lower() for c in columns}
@@ -203,7 +224,7 @@ def _attributes(value: Any) -> list[tuple[str, str]] | None:
 
 
 def topics(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source, *,
-           jobs: int = 1, body_decoder: Any = None) -> pa.RecordBatchReader:
+           jobs: int = 1, body_decoder: Any = None) -> Table:
     """``config/topics.json``: one row per topic."""
     _needs_root(store, "topics")
 
@@ -219,7 +240,7 @@ def topics(store: Store, filters: dict[str, Any], columns: Iterable[str] | None,
 
 
 def subscription_groups(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source,
-                        *, jobs: int = 1, body_decoder: Any = None) -> pa.RecordBatchReader:
+                        *, jobs: int = 1, body_decoder: Any = None) -> Table:
     """``config/subscriptionGroup.json``: one row per consumer group."""
     _needs_root(store, "subscription_groups")
 
@@ -238,7 +259,7 @@ def subscription_groups(store: Store, filters: dict[str, Any], columns: Iterable
 
 
 def timer(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source, *,
-          jobs: int = 1, body_decoder: Any = None) -> pa.RecordBatchReader:
+          jobs: int = 1, body_decoder: Any = None) -> Table:
     """The units of the timer log (none when the store has no ``timerlog/``)."""
     _needs_root(store, "timer")
 
@@ -256,7 +277,7 @@ def timer(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, 
 
 
 #: The tables, by name, in the order the documentation lists them.
-TABLES: dict[str, Callable[..., pa.RecordBatchReader]] = {
+TABLES: dict[str, Callable[..., Table]] = {
     "messages": messages, "queue_units": queue_units, "index_entries": index_entries,
     "consumer_offsets": consumer_offsets, "topics": topics, "subscription_groups": subscription_groups,
     "timer": timer,
