@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 from collections import Counter
+from pathlib import Path
 
 import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
@@ -228,3 +231,32 @@ def test_table_output(capsys):
     import datetime as dt
     stamp = dt.datetime.fromtimestamp(first / 1000, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     assert row.split() == ["TopicTest", "120", stamp]
+
+
+def _readme_sql_section() -> str:
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    return readme[readme.index("## SQL: DuckDB over a store"):readme.index("## Spark")]
+
+
+def test_the_readme_sql_commands_run(tmp_path, capsys, monkeypatch):
+    section = _readme_sql_section()
+    commands = [line for line in section.splitlines() if line.startswith("rmqformats sql --sample ")]
+    assert len(commands) >= 5
+    monkeypatch.chdir(tmp_path)
+    for line in commands:
+        code, out, err = run_cli(capsys, *shlex.split(line)[1:])
+        assert code == 0, (line, err)
+        assert out.count("\n") >= 2 or "-o" in line, (line, out)
+    assert pq.read_table(tmp_path / "topics.parquet").num_rows == len(
+        sql_rows(capsys, rmqformats.sample_store_path(), "SELECT DISTINCT topic FROM messages"))
+    # The error line shown is the one printed.
+    code, _, err = run_cli(capsys, "sql", str(store_path("rocketmq-5.3.3")), "SELECT nope FROM messages")
+    assert code == 2 and err.strip() in section
+
+
+def test_the_readme_sql_python_example_runs(capsys):
+    section = _readme_sql_section()
+    (block,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    exec(block.replace('"/data/rocketmq/store"', "rmqformats.sample_store_path()"), {"rmqformats": rmqformats})
+    out = capsys.readouterr().out
+    assert "'TopicTest'" in out and "'topic': ['TopicTest']" in out

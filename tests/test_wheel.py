@@ -331,9 +331,10 @@ def test_a_source_checkout_root_as_working_folder(env, built):
 
 
 def _readme_examples() -> str:
-    """The README's Python examples but the Spark ones, in order, on the bundled sample."""
+    """The README's Python examples but the Spark and SQL ones (their extras; tests/test_sql.py runs the SQL
+    ones), in order, on the bundled sample."""
     blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
-    code = "\n".join(b for b in blocks if "spark" not in b.lower())
+    code = "\n".join(b for b in blocks if "spark" not in b.lower() and ".sql(" not in b)
     assert '"/data/rocketmq/store"' in code
     return code.replace('"/data/rocketmq/store"', "rmqformats.sample_store_path()")
 
