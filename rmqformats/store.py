@@ -9,9 +9,10 @@ by its own module; the methods here only find the files.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .commitlog import SEGMENT_NAME, CommitLog, split_folders
 from .errors import NotASegmentError, StoreNotFoundError
@@ -273,12 +274,13 @@ class Store:
 
     # -- SQL --------------------------------------------------------------------------
 
-    def sql(self, query: str, *, jobs: int = 1) -> Result:
+    def sql(self, query: str, *, jobs: int = 1, body_decoder: str | Callable[[bytes], Any] | None = None
+            ) -> Result:
         """Run a SQL ``query`` over this store's tables with DuckDB (the ``sql`` extra); see
-        :func:`rmqformats.sql.query`. The result streams :class:`pyarrow.RecordBatch` objects;
-        ``.read_all()`` gives one table."""
+        :func:`rmqformats.sql.query` (``body_decoder`` adds ``bodyDecoded`` to ``messages``). The
+        result streams :class:`pyarrow.RecordBatch` objects; ``.read_all()`` gives one table."""
         from .sql import query as run_query
-        return run_query(self, query, jobs=jobs)
+        return run_query(self, query, jobs=jobs, body_decoder=body_decoder)
 
 
 def open_store(path: str | os.PathLike[str], *, commitlog: str | None = None) -> Store:

@@ -364,6 +364,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stderr.write("rmqformats: error: --partition-by needs --to parquet\n")
         return 2
     refuse_empty_filters(args)
+    from ..body_decoders import BodyDecoderError, decode_batches, decoded_schema, resolve
+    try:
+        decoder = resolve(args.body_decoder)
+    except BodyDecoderError as exc:
+        raise UsageError(str(exc)) from None
     from ..columnar import COLUMNS
     from ..export import export_batches, export_columns, prepare_output
     store = open_from_args(args)
@@ -372,6 +377,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     prepare_output(out_path, fmt, args.force, reads)
     columns = export_columns(fmt, args.columns)
     need = set(columns)
+    if args.body_decoder is not None:
+        need.add("body")
     if fmt == "parquet":
         need.add("segment")
         if args.partition_by:
@@ -384,7 +391,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         if target is None:
             sys.stderr.write("rmqformats: error: stdout takes no bytes here; give a file\n")
             return 2
-    sink = export_batches(_batches_with_progress(scan, log.total_size, "export"), fmt, target, scan.schema,
+    batches = _batches_with_progress(scan, log.total_size, "export")
+    schema = scan.schema
+    if decoder is not None:
+        batches, schema = decode_batches(batches, decoder), decoded_schema(schema)
+    sink = export_batches(batches, fmt, target, schema,
                           partition_by=args.partition_by, keep_segment="segment" in columns, force=args.force,
                           reads=reads)
     where = "stdout" if out_path == "-" else out_path
@@ -452,4 +463,6 @@ def add_commands(sub) -> None:
                     help="overwrite a non-empty OUT file (a symbolic link is replaced, never followed), or "
                          "replace an earlier export in the OUT folder")
     add_salvage(sp)
+    from .sql import add_body_decoder
+    add_body_decoder(sp)
     sp.set_defaults(func=cmd_export)

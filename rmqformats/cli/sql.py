@@ -179,9 +179,10 @@ def cmd_sql(args: argparse.Namespace) -> int:
     reads = store_paths(store)
     if args.output is not None:
         output.check_target(args.output, folder=False, force=args.force, reads=reads)
+    from ..body_decoders import BodyDecoderError
     try:
-        result = query(store, args.query, jobs=args.jobs)
-    except SqlError as exc:
+        result = query(store, args.query, jobs=args.jobs, body_decoder=args.body_decoder)
+    except (SqlError, BodyDecoderError) as exc:
         raise UsageError(str(exc)) from None
     rows = [0]
     try:
@@ -243,4 +244,13 @@ def add_commands(sub) -> None:
                     help="write the rows to this file (atomically; refused when it exists, unless --force)")
     sp.add_argument("--force", action="store_true", help="replace an existing OUT file")
     sp.add_argument("--jobs", type=_positive, default=1, help="threads decoding the commit log (default: 1)")
+    add_body_decoder(sp)
     sp.set_defaults(func=cmd_sql)
+
+
+def add_body_decoder(sp: argparse.ArgumentParser) -> None:
+    """``--body-decoder``: bodies decoded into ``bodyDecoded`` (with ``bodyDecodeError``)."""
+    sp.add_argument("--body-decoder", metavar="SPEC",
+                    help="decode bodies into a bodyDecoded column (bodyDecodeError says why one did not): json, "
+                         "text:ENCODING, python:MODULE:FUNCTION, or a decoder of the rmqformats.body_decoders "
+                         "entry points")

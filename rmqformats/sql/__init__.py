@@ -131,12 +131,17 @@ def query(store: Store, text: str, *, jobs: int = 1, body_decoder: Any = None) -
     """Run the SQL query ``text`` over ``store``'s tables; returns the :class:`Result` stream.
 
     ``jobs``: the walk of ``messages`` decodes with this many threads.
+    ``body_decoder``: a decoder spec or function of :mod:`rmqformats.body_decoders`
+    (``"json"``, ``"text:gbk"``, ``"python:MODULE:FUNCTION"``); ``messages`` then has
+    the columns ``bodyDecoded`` and ``bodyDecodeError``.
     Raises :class:`SqlError` (one line, with the query position when DuckDB
     gives one) for a query DuckDB does not accept; errors reading the store
     are raised as they are (:class:`rmqformats.errors.RmqFormatError`).
     """
     if not isinstance(text, str) or not text.strip():
         raise SqlError("empty query", 0, text if isinstance(text, str) else None)
+    from ..body_decoders import resolve
+    body_decoder = resolve(body_decoder)  # an unknown decoder is refused before anything is read
     con = _connect()
     try:
         tree = parse(con, text)

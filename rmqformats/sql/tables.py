@@ -129,9 +129,15 @@ def _walk_option() -> str:
 
 def messages(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source, *,
              jobs: int = 1, body_decoder: Any = None) -> Table:
-    """The commit log's messages, only ``columns`` (all when ``None``), pre-filtered by ``filters``."""
+    """The commit log's messages, only ``columns`` (all when ``None``), pre-filtered by ``filters``;
+    with ``body_decoder`` (:mod:`rmqformats.body_decoders`) also ``bodyDecoded`` and ``bodyDecodeError``."""
+    from ..body_decoders import DECODE_ERROR, DECODED, decode_batch, resolve
     named = None if columns is None else {c.lower() for c in columns}
-    wanted = [c for c in COLUMNS if named is None or c.lower() in named] or ["commitLogOffset"]
+    decoder = resolve(body_decoder)
+    decoding = decoder is not None and (named is None or bool(named & {DECODED.name.lower(),
+                                                                         DECODE_ERROR.name.lower()}))
+    wanted = [c for c in COLUMNS if named is None or c.lower() in named or (decoding and c == "body")]
+    wanted = wanted or ["commitLogOffset"]
     options: dict[str, Any] = {k: v for k, v in filters.items()
                                if k in ("topic", "queue_id", "since", "until", "from_offset", "to_offset")}
     options["decompress"] = "body" in wanted
@@ -139,11 +145,21 @@ def messages(store: Store, filters: dict[str, Any], columns: Iterable[str] | Non
         options[_walk_option()] = jobs
     source.options = dict(options)
     schema = pa.schema([SCHEMA.field(c) for c in wanted])
+    if decoder is not None:
+        schema = schema.append(DECODED).append(DECODE_ERROR)
 
-    def batches() -> Iterable[pa.RecordBatch]:
+    def batches() -> Iterator[pa.RecordBatch]:
         scan = store.commitlog.batches(wanted, **options)
         source.scan = scan
-        return scan
+        for batch in scan:
+            if not decoding:
+                if decoder is not None:  # the columns are there, never filled when the query names neither
+                    n = batch.num_rows
+                    batch = pa.RecordBatch.from_arrays([*batch.columns, pa.nulls(n, pa.string()),
+                                                        pa.nulls(n, pa.string())], schema=schema)
+                yield batch
+                continue
+            yield decode_batch(batch, decoder)
     return _reader(schema, source, batches)
 
 
