@@ -76,3 +76,20 @@ def test_decoders_in_sql_and_export(store, tmp_path, capsys):
     capsys.readouterr()
     assert main(["export", str(store), "--to", "jsonl", "-", "--body-decoder", "nope"]) == 2
     assert "unknown body decoder 'nope'" in capsys.readouterr().err
+
+
+def test_decoders_in_messages(store, capsys):
+    assert main(["messages", str(store), "--format", "jsonl", "--body-decoder", "json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [json.loads(r["bodyDecoded"]) if r["bodyDecoded"] else None for r in rows] == [
+        {"order": 1, "sku": "a"}, {"order": 2, "note": "\u4e2d\u6587"}, None, None]
+    assert rows[3]["bodyDecodeError"].startswith("UnicodeDecodeError")
+    # One message read through the object API decodes the same.
+    offset = str(rows[1]["commitLogOffset"])
+    assert main(["messages", str(store), "--offset", offset, "--format", "jsonl", "--body-decoder", "json"]) == 0
+    (one,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert one["bodyDecoded"] == rows[1]["bodyDecoded"] and one["bodyDecodeError"] is None
+    assert main(["messages", str(store), "--body-decoder", "text:gbk", "--wide"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[-1] == "decoded"
+    assert lines[4].endswith("\u4e2d\u6587 gbk") and "[UnicodeDecodeError" in lines[3]

@@ -99,21 +99,24 @@ def _as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+def decode_body(function: BodyFunction, body: bytes | None) -> tuple[str | None, str | None]:
+    """``(bodyDecoded, bodyDecodeError)`` of one body: the text, or ``None`` and why it did not decode."""
+    if body is None:
+        return None, None
+    try:
+        return _as_text(function(bytes(body))), None
+    except Exception as exc:  # a body that does not decode is a row with its reason
+        return None, (f"{type(exc).__name__}: {exc}".splitlines() or [type(exc).__name__])[0]
+
+
 def decode_batch(batch: pa.RecordBatch, function: BodyFunction) -> pa.RecordBatch:
     """``batch`` with ``bodyDecoded`` and ``bodyDecodeError`` appended, from its ``body`` column."""
     decoded: list[str | None] = []
     errors: list[str | None] = []
     for body in batch.column("body").to_pylist():
-        if body is None:
-            decoded.append(None)
-            errors.append(None)
-            continue
-        try:
-            decoded.append(_as_text(function(body)))
-            errors.append(None)
-        except Exception as exc:  # a body that does not decode is a row with its reason
-            decoded.append(None)
-            errors.append(f"{type(exc).__name__}: {exc}".splitlines()[0])
+        text, error = decode_body(function, body)
+        decoded.append(text)
+        errors.append(error)
     return pa.RecordBatch.from_arrays([*batch.columns, pa.array(decoded, pa.string()), pa.array(errors, pa.string())],
                                       schema=decoded_schema(batch.schema))
 
@@ -131,4 +134,5 @@ def decode_batches(batches: Iterable[pa.RecordBatch], decoder: BodyDecoderSpec) 
 
 
 __all__ = ["DECODED", "DECODE_ERROR", "ENTRY_POINT_GROUP", "BodyDecoderError", "decode_batch", "decode_batches",
+           "decode_body",
            "decoded_schema", "resolve"]
