@@ -260,3 +260,27 @@ def test_the_readme_sql_python_example_runs(capsys):
     exec(block.replace('"/data/rocketmq/store"', "rmqformats.sample_store_path()"), {"rmqformats": rmqformats})
     out = capsys.readouterr().out
     assert "'TopicTest'" in out and "'topic': ['TopicTest']" in out
+
+
+def test_jobs_reach_the_walk():
+    store = rmqformats.open_store(store_path("rocketmq-5.3.3"))
+    text = "SELECT topic, count(*) AS n, sum(octet_length(body)) AS b FROM messages GROUP BY topic ORDER BY topic"
+    one = query(store, text).read_all()
+    two = query(store, text, jobs=2)
+    assert two.read_all() == one
+    options = two.sources["messages"].options
+    assert options.get("jobs", options.get("threads")) == 2
+
+
+def test_a_store_read_error_is_one_line_naming_the_file(tmp_path, capsys):
+    import shutil
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    topics = root / "config" / "topics.json"
+    topics.write_text("{not json")
+    code, out, err = run_cli(capsys, "sql", str(root), "SELECT count(*) FROM topics")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert str(topics) in err
+    # A query not naming the table does not read it.
+    code, out, err = run_cli(capsys, "sql", str(root), "SELECT count(*) AS n FROM consumer_offsets")
+    assert code == 0, err
