@@ -89,7 +89,9 @@ def csv_ready(batch: pa.RecordBatch) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
 
 
-def _write_table(batches: Iterable[pa.RecordBatch], header: list[str], out) -> int:
+def _write_table(batches: Iterable[pa.RecordBatch], schema: pa.Schema, out) -> int:
+    """The rows as a table fitted to the terminal: text columns may be cut in the middle, numbers and
+    times never are."""
     from ..export import TableStream
     width = tables.table_width(out)
 
@@ -97,7 +99,9 @@ def _write_table(batches: Iterable[pa.RecordBatch], header: list[str], out) -> i
         layout = tables.fit_layout(h, w, c, width)
         tables.note_left_out(h, layout, width)
         return layout
-    table = TableStream(header, out, cut=range(len(header)), layout=fitted)
+    cut = [i for i, f in enumerate(schema) if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+           or pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type) or _nested(f.type)]
+    table = TableStream(list(schema.names), out, cut=cut, layout=fitted)
     for batch in batches:
         table.write(text_cells(batch))
     table.close()
@@ -188,7 +192,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
     try:
         batches = _counted(result, rows)
         if fmt == "table" and args.output is None:
-            _write_table(batches, list(result.schema.names), sys.stdout)
+            _write_table(batches, result.schema, sys.stdout)
         else:
             sink = _Sink(fmt, args.output, result.schema, force=args.force,
                          reads=reads)
