@@ -175,12 +175,19 @@ def test_to_pandas_names_the_extra(env):
 # The CLI: every command once on the sample (--sample where a command takes it) and on a vector store.
 
 COMMANDS = ["inspect", "messages", "export", "queue", "lookup", "check", "config", "lag", "dump", "cut",
-            "report", "tiered", "dledger", "compaction", "schema-diff", "schema", "preflight", "rebuild"]
+            "report", "tiered", "dledger", "compaction", "schema-diff", "schema", "preflight", "rebuild", "sql"]
 
 
 def test_the_cli_has_the_commands_run_here(env):
     usage = env.rmq("--help").stdout
     assert set(re.search(r"\{([a-z,-]+)\}", usage).group(1).split(",")) == set(COMMANDS)
+
+
+def test_sql_names_the_extra(env):
+    """Without the sql extra, ``sql`` is one line naming it, exit 2."""
+    proc = env.rmq("sql", "--sample", "SELECT count(*) FROM messages", ok=(2,))
+    assert proc.stdout == "" and proc.stderr.count("\n") == 1
+    assert "pip install 'rmqformats[sql]'" in proc.stderr
 
 
 def _messages(version: str) -> list[dict]:
