@@ -116,6 +116,10 @@ def test_topic_filter_reaches_the_walk():
     assert walked.rows < whole.sources["messages"].rows == 322
     # Only the columns the query names are read: no body, so nothing is decompressed.
     assert walked.options["decompress"] is False
+    units = query(store, "SELECT count(*) AS n FROM queue_units WHERE topic = 'TopicTest' AND queueId = 1")
+    assert units.read_all().to_pylist() == [{"n": 30}]
+    assert units.sources["queue_units"].options["topic"] == "TopicTest"
+    assert units.sources["queue_units"].rows == 30
 
 
 WHERES = [
