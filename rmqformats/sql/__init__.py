@@ -3,8 +3,9 @@
 ::
 
     import rmqformats
+    from rmqformats.sql import query
     store = rmqformats.open_store("/data/rocketmq/store")
-    result = rmqformats.sql.query(store, "SELECT topic, count(*) AS n FROM messages GROUP BY topic")
+    result = query(store, "SELECT topic, count(*) AS n FROM messages GROUP BY topic")   # or store.sql(...)
     table = result.read_all()                 # or iterate: pyarrow.RecordBatch objects
 
 The tables (:data:`rmqformats.sql.tables.TABLES`) are registered only when
