@@ -183,6 +183,8 @@ def _raise_engine_error(exc: BaseException, text: str, sources: dict[str, Source
         cause = cause.__cause__ or cause.__context__
     if cause is None:
         raise exc
+    if isinstance(cause, getattr(duckdb, "InterruptException", ())):  # Ctrl-C while the engine ran
+        raise KeyboardInterrupt from None
     inner = _store_error(exc)
     if inner is not None:
         raise inner from None
