@@ -288,3 +288,22 @@ def test_a_store_read_error_is_one_line_naming_the_file(tmp_path, capsys):
     # A query not naming the table does not read it.
     code, out, err = run_cli(capsys, "sql", str(root), "SELECT count(*) AS n FROM consumer_offsets")
     assert code == 0, err
+
+
+@pytest.mark.parametrize("text, tables, filters", [
+    ("SELECT count(*) FROM messages WHERE topic = 'A' AND topic = 'B'", ["messages"], {"topic": []}),
+    ("SELECT count(*) FROM MESSAGES WHERE storeTimestamp >= TIMESTAMPTZ '2026-11-23 03:50:22.38+08'",
+     ["messages"], {"since": 1795377022380}),
+    ("SELECT count(*) FROM messages WHERE storeTimestamp < '2026-11-22 19:50:22.3805'",
+     ["messages"], {"until": 1795377022381}),
+    ("SELECT count(*) FROM messages WHERE NOT (topic = 'A') AND (queueId = 1 OR queueId = 2)", ["messages"], {}),
+    ("WITH messages AS (SELECT 1 AS topic) SELECT count(*) FROM messages WHERE topic = 1", [], {}),
+    ("SELECT * FROM topics t WHERE EXISTS (SELECT 1 FROM messages WHERE topic = t.topic AND queueId = 3)",
+     ["messages", "topics"], {"queue_id": 3}),
+    ("SELECT * FROM queue_units q JOIN messages m USING (commitLogOffset) WHERE q.topic = 'A' "
+     "AND m.commitLogOffset BETWEEN 10 AND 20", ["messages", "queue_units"], {"from_offset": 10, "to_offset": 21}),
+])
+def test_explain_finds_the_tables_and_the_conditions_the_walk_can_take(text, tables, filters):
+    plan = explain(text)
+    assert plan.tables == tables
+    assert plan.filters.get("messages", {}) == filters
