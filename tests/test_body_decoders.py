@@ -93,3 +93,19 @@ def test_decoders_in_messages(store, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split()[-1] == "decoded"
     assert lines[4].endswith("\u4e2d\u6587 gbk") and "[UnicodeDecodeError" in lines[3]
+
+
+def reversed_text(argument):
+    """An entry point's object: given the spec's argument, it returns the decoder."""
+    return lambda body: body.decode(argument or "utf-8")[::-1]
+
+
+def test_an_entry_point_adds_a_decoder(store, monkeypatch):
+    import importlib.metadata as md
+    point = md.EntryPoint("reversed", f"{__name__}:reversed_text", "rmqformats.body_decoders")
+    real = md.entry_points
+    monkeypatch.setattr(md, "entry_points", lambda **kw: [point] if kw.get("group") == "rmqformats.body_decoders"
+                        else real(**kw))
+    rows = rows_of(decode_batches(rmqformats.open_store(store).commitlog.batches(["body"]), "reversed:latin-1"))
+    assert rows[0]["bodyDecoded"] == BODIES[0][0].decode("latin-1")[::-1]
+    assert all(r["bodyDecodeError"] is None for r in rows)
