@@ -9,9 +9,10 @@ by its own module; the methods here only find the files.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .commitlog import SEGMENT_NAME, CommitLog, split_folders
 from .errors import NotASegmentError, StoreNotFoundError
@@ -32,6 +33,7 @@ if TYPE_CHECKING:  # the readers import the store's parts lazily
     from .lag import LagRow, LagRows
     from .rocksdb.consumequeue import RocksDBQueues
     from .rocksdb.messagestore import RocksDBMessageStore
+    from .sql import Result
     from .tiered import TieredStore
     from .timer import TimerStore
 
@@ -269,6 +271,16 @@ class Store:
         """
         from .lag import consumer_lag
         return consumer_lag(self, group=group, topic=topic, with_store_time=with_store_time)
+
+    # -- SQL --------------------------------------------------------------------------
+
+    def sql(self, query: str, *, jobs: int = 1, body_decoder: str | Callable[[bytes], Any] | None = None
+            ) -> Result:
+        """Run a SQL ``query`` over this store's tables with DuckDB (the ``sql`` extra); see
+        :func:`rmqformats.sql.query` (``body_decoder`` adds ``bodyDecoded`` to ``messages``). The
+        result streams :class:`pyarrow.RecordBatch` objects; ``.read_all()`` gives one table."""
+        from .sql import query as run_query
+        return run_query(self, query, jobs=jobs, body_decoder=body_decoder)
 
 
 def open_store(path: str | os.PathLike[str], *, commitlog: str | None = None) -> Store:

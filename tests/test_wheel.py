@@ -175,12 +175,19 @@ def test_to_pandas_names_the_extra(env):
 # The CLI: every command once on the sample (--sample where a command takes it) and on a vector store.
 
 COMMANDS = ["inspect", "messages", "export", "queue", "lookup", "check", "config", "lag", "dump", "cut",
-            "report", "tiered", "dledger", "compaction", "schema-diff", "schema", "preflight", "rebuild"]
+            "report", "tiered", "dledger", "compaction", "schema-diff", "schema", "preflight", "rebuild", "sql"]
 
 
 def test_the_cli_has_the_commands_run_here(env):
     usage = env.rmq("--help").stdout
     assert set(re.search(r"\{([a-z,-]+)\}", usage).group(1).split(",")) == set(COMMANDS)
+
+
+def test_sql_names_the_extra(env):
+    """Without the sql extra, ``sql`` is one line naming it, exit 2."""
+    proc = env.rmq("sql", "--sample", "SELECT count(*) FROM messages", ok=(2,))
+    assert proc.stdout == "" and proc.stderr.count("\n") == 1
+    assert "pip install 'rmqformats[sql]'" in proc.stderr
 
 
 def _messages(version: str) -> list[dict]:
@@ -331,9 +338,10 @@ def test_a_source_checkout_root_as_working_folder(env, built):
 
 
 def _readme_examples() -> str:
-    """The README's Python examples but the Spark ones, in order, on the bundled sample."""
+    """The README's Python examples but the Spark and SQL ones (their extras; tests/test_sql.py runs the SQL
+    ones), in order, on the bundled sample."""
     blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
-    code = "\n".join(b for b in blocks if "spark" not in b.lower())
+    code = "\n".join(b for b in blocks if "spark" not in b.lower() and ".sql(" not in b)
     assert '"/data/rocketmq/store"' in code
     return code.replace('"/data/rocketmq/store"', "rmqformats.sample_store_path()")
 

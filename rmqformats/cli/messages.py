@@ -187,6 +187,24 @@ def _read_msg_id(store, msg_id: str) -> list[Message]:
     return msgs
 
 
+def _decoded_json(d: dict, decoder, data: bytes | None) -> dict:
+    """A message's JSON with ``bodyDecoded`` and ``bodyDecodeError`` when a body decoder is given."""
+    if decoder is None:
+        return d
+    from ..body_decoders import decode_body
+    d["bodyDecoded"], d["bodyDecodeError"] = decode_body(decoder, data)
+    return d
+
+
+def _decoded_row(row: list, decoder, data: bytes | None) -> list:
+    """A table row with the decoded body (or ``[why it did not decode]``) when a body decoder is given."""
+    if decoder is None:
+        return row
+    from ..body_decoders import decode_body
+    text, error = decode_body(decoder, data)
+    return [*row, text if error is None else f"[{error}]"]
+
+
 def cmd_messages(args: argparse.Namespace) -> int:
     if args.msg_id is not None or args.offset is not None:
         given = [f"--{k.replace('_', '-')}" for k in ("topic", "queue", "tag", "key", "since", "until", "from_offset",
@@ -195,20 +213,26 @@ def cmd_messages(args: argparse.Namespace) -> int:
             raise UsageError(f"{'--msg-id' if args.msg_id is not None else '--offset'} reads one message; "
                              f"it cannot be combined with {', '.join(given)}")
     refuse_empty_filters(args)
+    from ..body_decoders import BodyDecoderError, resolve
+    try:
+        decoder = resolve(args.body_decoder)
+    except BodyDecoderError as exc:
+        raise UsageError(str(exc)) from None
     store = open_from_args(args)
     log = store.commitlog
     out = sys.stdout
     body = args.body not in (None, "none")
     header = _MESSAGE_HEADER + (["body"] if body and args.format == "table" else [])
+    header += ["decoded"] if decoder is not None and args.format == "table" else []
     if args.msg_id is not None or args.offset is not None:
         msgs = [log.read(args.offset)] if args.msg_id is None else _read_msg_id(store, args.msg_id)
         msgs = msgs[:args.limit] if args.limit is not None else msgs
         if args.format == "jsonl":
             for msg in msgs:
                 d = bodies.apply_json(msg.to_json_dict(), msg.shown_body, args.body, args.body_limit)
-                out.write(json.dumps(d, ensure_ascii=False) + "\n")
+                out.write(json.dumps(_decoded_json(d, decoder, msg.shown_body), ensure_ascii=False) + "\n")
         else:
-            rows = [_message_row(msg) for msg in msgs]
+            rows = [_decoded_row(_message_row(msg), decoder, msg.shown_body) for msg in msgs]
             print_table([_with_body(row, msg.shown_body, args, msg.body_error) if body else row
                          for row, msg in zip(rows, msgs)], header, out)
         return 0
@@ -225,10 +249,10 @@ def cmd_messages(args: argparse.Namespace) -> int:
             if args.format == "jsonl":
                 d = _inner_json(m, item) if item is not None else m.to_json_dict()
                 d = bodies.apply_json(d, data, args.body, args.body_limit)
-                out.write(json.dumps(d, ensure_ascii=False) + "\n")
+                out.write(json.dumps(_decoded_json(d, decoder, data), ensure_ascii=False) + "\n")
             else:
                 row = _inner_row(m, item) if item is not None else _message_row(m)
-                rows.append(_with_body(row, data, args) if body else row)
+                rows.append(_decoded_row(_with_body(row, data, args) if body else row, decoder, data))
         if args.format == "table":
             print_table(rows, header, out)
         _note_empty(n, args)
@@ -246,7 +270,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
         batch_size = min(batch_size, max(limit + 1, 1024))
     reshape = jsonl and (args.body not in (None, "base64") or args.body_limit is not None)
     scan = log.batches(JSONL_COLUMNS if jsonl else MESSAGE_TABLE_SOURCE + (("bodyError",) if body else ()),
-                       decompress=jsonl or body,
+                       decompress=jsonl or body or decoder is not None,
                        batch_size=batch_size, window_size=_MESSAGES_WINDOW, **_scan_filters(args))
     raw = _binary_stdout() if jsonl and not reshape else None
     table = None
@@ -267,6 +291,9 @@ def cmd_messages(args: argparse.Namespace) -> int:
             n += batch.num_rows
             if batch.num_rows:
                 last = batch.column(0)[-1].as_py()
+            if decoder is not None:
+                from ..body_decoders import decode_batch
+                batch = decode_batch(batch, decoder)
             if table is not None:
                 cells = message_table_columns(batch, 48 if width is not None else 1 << 30)
                 if body:
@@ -274,6 +301,11 @@ def cmd_messages(args: argparse.Namespace) -> int:
                     cells.append(pa.array([_with_body([], b, args, e)[0] for b, e in
                                            zip(batch.column("body").to_pylist(), batch.column("bodyError").to_pylist())],
                                           pa.string()))
+                if decoder is not None:
+                    import pyarrow.compute as pc
+                    cells.append(pc.coalesce(batch.column("bodyDecoded"),
+                                             pc.binary_join_element_wise("[", batch.column("bodyDecodeError"), "]",
+                                                                         "")))
                 table.write(cells)
             elif raw is not None:
                 write_jsonl(batch, raw)
@@ -300,7 +332,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
             n += 1
             m.body  # noqa: B018 - raises the typed error at the body that does not decompress
             d = bodies.apply_json(m.to_json_dict(), m.shown_body, args.body, args.body_limit)
-            out.write(json.dumps(d, ensure_ascii=False) + "\n")
+            out.write(json.dumps(_decoded_json(d, decoder, m.shown_body), ensure_ascii=False) + "\n")
         return report_end(obj_scan, log)
     if table is not None:
         table.close()
@@ -344,6 +376,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stderr.write("rmqformats: error: --partition-by needs --to parquet\n")
         return 2
     refuse_empty_filters(args)
+    from ..body_decoders import BodyDecoderError, decode_batches, decoded_schema, resolve
+    try:
+        decoder = resolve(args.body_decoder)
+    except BodyDecoderError as exc:
+        raise UsageError(str(exc)) from None
     from ..columnar import COLUMNS
     from ..export import export_batches, export_columns, prepare_output
     store = open_from_args(args)
@@ -352,6 +389,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     prepare_output(out_path, fmt, args.force, reads)
     columns = export_columns(fmt, args.columns)
     need = set(columns)
+    if args.body_decoder is not None:
+        need.add("body")
     if fmt == "parquet":
         need.add("segment")
         if args.partition_by:
@@ -363,10 +402,13 @@ def cmd_export(args: argparse.Namespace) -> int:
         if target is None:
             sys.stderr.write("rmqformats: error: stdout takes no bytes here; give a file\n")
             return 2
-    # Parquet from a walk on several cores: its workers write the segments' files.
-    source = scan if fmt == "parquet" and getattr(scan, "parallel", False) else \
-        _batches_with_progress(scan, log.total_size, "export")
-    sink = export_batches(source, fmt, target, scan.schema,
+    batches = _batches_with_progress(scan, log.total_size, "export")
+    schema = scan.schema
+    if decoder is not None:
+        batches, schema = decode_batches(batches, decoder), decoded_schema(schema)
+    elif fmt == "parquet" and getattr(scan, "parallel", False):
+        batches = scan  # Parquet from a walk on several cores: its workers write the segments' files
+    sink = export_batches(batches, fmt, target, schema,
                           partition_by=args.partition_by, keep_segment="segment" in columns, force=args.force,
                           reads=reads)
     where = "stdout" if out_path == "-" else out_path
@@ -400,6 +442,8 @@ def add_commands(sub) -> None:
     bodies.add_body_args(sp)
     add_salvage(sp)
     add_jobs(sp)
+    from .sql import add_body_decoder
+    add_body_decoder(sp)
     sp.set_defaults(func=cmd_messages)
     sp = sub.add_parser(
         "export", help="write the messages, filtered, to Parquet, JSON Lines or CSV",
@@ -435,4 +479,6 @@ def add_commands(sub) -> None:
                     help="overwrite a non-empty OUT file (a symbolic link is replaced, never followed), or "
                          "replace an earlier export in the OUT folder")
     add_salvage(sp)
+    from .sql import add_body_decoder
+    add_body_decoder(sp)
     sp.set_defaults(func=cmd_export)
