@@ -131,7 +131,7 @@ def _referenced_columns(tree: dict) -> set[str] | None:
 def query(store: Store, text: str, *, jobs: int = 1, body_decoder: Any = None) -> Result:
     """Run the SQL query ``text`` over ``store``'s tables; returns the :class:`Result` stream.
 
-    ``jobs``: the walk of ``messages`` decodes with this many threads.
+    ``jobs``: the walk of ``messages`` decodes with this many worker processes (see ``CommitLog.batches``).
     ``body_decoder``: a decoder spec or function of :mod:`rmqformats.body_decoders`
     (``"json"``, ``"text:gbk"``, ``"python:MODULE:FUNCTION"``); ``messages`` then has
     the columns ``bodyDecoded`` and ``bodyDecodeError``.

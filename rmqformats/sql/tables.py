@@ -20,7 +20,6 @@ they come from, which their reader holds anyway).
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -29,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from ..columnar.arrow import COLUMNS, SCHEMA, TIMESTAMP
-from ..commitlog import CommitLog
 from ..errors import StoreNotFoundError
 
 if TYPE_CHECKING:
@@ -42,7 +40,7 @@ CONSUMER_OFFSETS_SCHEMA = pa.schema([
     ("group", pa.string()), ("topic", pa.string()), ("queueId", pa.int32()), ("committedOffset", pa.int64()),
     ("minOffset", pa.int64()), ("maxOffset", pa.int64()), ("lag", pa.int64()), ("available", pa.int64()),
     ("nextMessageStoreTime", TIMESTAMP), ("behindMin", pa.bool_()), ("beyondMax", pa.bool_()),
-    ("queueType", pa.string()), ("queueFound", pa.bool_()), ("note", pa.string())])
+    ("queueType", pa.string()), ("queueFound", pa.bool_()), ("note", pa.string()), ("maxOverflow", pa.bool_())])
 TOPICS_SCHEMA = pa.schema([
     ("topic", pa.string()), ("readQueueNums", pa.int32()), ("writeQueueNums", pa.int32()), ("perm", pa.int32()),
     ("permString", pa.string()), ("topicFilterType", pa.string()), ("topicSysFlag", pa.int32()),
@@ -122,11 +120,6 @@ def _needs_root(store: Store, table: str) -> None:
                                  f"the {table} table needs a store root, not a commit-log folder or file")
 
 
-def _walk_option() -> str:
-    """The parallelism keyword of :meth:`CommitLog.batches` (``jobs`` where it has one, else ``threads``)."""
-    return "jobs" if "jobs" in inspect.signature(CommitLog.batches).parameters else "threads"
-
-
 def messages(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source, *,
              jobs: int = 1, body_decoder: Any = None) -> Table:
     """The commit log's messages, only ``columns`` (all when ``None``), pre-filtered by ``filters``;
@@ -142,7 +135,7 @@ def messages(store: Store, filters: dict[str, Any], columns: Iterable[str] | Non
                                if k in ("topic", "queue_id", "since", "until", "from_offset", "to_offset")}
     options["decompress"] = "body" in wanted
     if jobs > 1:
-        options[_walk_option()] = jobs
+        options["jobs"] = jobs
     source.options = dict(options)
     schema = pa.schema([SCHEMA.field(c) for c in wanted])
     if decoder is not None:
