@@ -26,15 +26,16 @@ as every other output is written).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 
 from .pushdown import Plan, SqlError, parse, plan
 from .tables import TABLES, Source, schema_of
 
-if TYPE_CHECKING:
-    from ..store import Store
+#: The store facade (:class:`rmqformats.store.Store`), which offers ``Store.sql``: named, not imported, so
+#: that the arrow points from the facade down to this capability only.
+Store = Any
 
 __all__ = ["TABLES", "Plan", "Result", "SqlError", "Source", "query", "explain", "schema_of"]
 

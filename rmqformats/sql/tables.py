@@ -23,15 +23,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 
 from ..columnar.arrow import COLUMNS, SCHEMA, TIMESTAMP
 from ..errors import StoreNotFoundError
 
-if TYPE_CHECKING:
-    from ..store import Store
+#: The store facade (:class:`rmqformats.store.Store`), which offers ``Store.sql``: named, not imported, so
+#: that the arrow points from the facade down to this capability only.
+Store = Any
 
 #: Rows of one batch of the tables built row by row here.
 ROWS_PER_BATCH = 65536
