@@ -26,8 +26,8 @@ def _parser_class() -> type[argparse.ArgumentParser]:
 
 
 def _groups() -> tuple:
-    from . import config, cut, dump, inspect, layouts, messages, preflight, queues, rebuild, report, schema
-    return (inspect, messages, queues, config, dump, cut, report, layouts, schema, rebuild, preflight)
+    from . import config, cut, dump, inspect, layouts, messages, pending, preflight, queues, rebuild, report, schema
+    return (inspect, messages, queues, config, dump, cut, report, layouts, schema, rebuild, preflight, pending)
 
 
 def __getattr__(name: str):
