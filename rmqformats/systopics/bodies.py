@@ -149,18 +149,23 @@ def _get(d: dict, short: str, long: str, what: str, kind=int):
     return value
 
 
+def _opt(d: dict, short: str, long: str, what: str, default: int) -> int:
+    return _get(d, short, long, what) if short in d or long in d else default
+
+
 def pop_checkpoint(body: bytes) -> PopCheckpoint:
     """A ``ck``-tagged revive message body."""
     d = _json(body, "POP checkpoint")
-    diffs = d.get("d") or d.get("queueOffsetDiff") or ()
+    diffs = d.get("d", d.get("queueOffsetDiff"))
+    diffs = [] if diffs is None else diffs
     if not isinstance(diffs, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in diffs):
         raise BodyFormatError(f"POP checkpoint body: 'd' (queueOffsetDiff) is {diffs!r}, not a list of integers")
     w = "POP checkpoint"
     return PopCheckpoint(start_offset=_get(d, "so", "startOffset", w), pop_time=_get(d, "pt", "popTime", w),
-                         invisible_time=_get(d, "it", "invisibleTime", w), bit_map=d.get("bm", d.get("bitMap", 0)),
+                         invisible_time=_get(d, "it", "invisibleTime", w), bit_map=_opt(d, "bm", "bitMap", w, 0),
                          num=_get(d, "n", "num", w), queue_id=_get(d, "q", "queueId", w),
                          topic=_get(d, "t", "topic", w, str), group=_get(d, "c", "cid", w, str),
-                         revive_offset=d.get("ro", d.get("reviveOffset", 0)), offset_diffs=tuple(diffs),
+                         revive_offset=_opt(d, "ro", "reviveOffset", w, 0), offset_diffs=tuple(diffs),
                          broker_name=d.get("bn", d.get("brokerName")), re_put_times=d.get("rp", d.get("rePutTimes")))
 
 

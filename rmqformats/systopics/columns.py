@@ -133,7 +133,7 @@ def classify(batch: pa.RecordBatch | pa.Table, *, trace_topics: Iterable[str] = 
 def delay_due(store_ms: pa.Array, level: pa.Array, delay_levels_ms: tuple[int, ...]) -> pa.Array:
     """Store time plus the delay of ``level`` (clamped to the last level; null for a level under 1)."""
     table = pa.array((0,) + tuple(delay_levels_ms), pa.int64())
-    clamped = pc.min_element_wise(level, pa.scalar(len(delay_levels_ms), level.type))
+    clamped = pc.min_element_wise(level, pa.scalar(len(delay_levels_ms), level.type), skip_nulls=False)
     valid = pc.greater(clamped, 0)
     idx = pc.if_else(valid, clamped, pa.scalar(0, level.type))
     delay = pc.take(table, pc.fill_null(idx, 0))
