@@ -305,3 +305,12 @@ def test_pending_command(capsys, tmp_path):
     assert main(["pending", store, "--config", str(config)]) == status.ERROR
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "messageDelayLevel" in err
+
+
+def test_the_readme_shows_pending_as_printed(capsys):
+    readme = (FIXTURES.parent.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("$ rmqformats pending tests/fixtures/rocketmq-5.3.3/store\n", 1)[1].split("```", 1)[0]
+    assert main(["pending", str(store_path("rocketmq-5.3.3"))]) == status.OK
+    printed = capsys.readouterr().out.splitlines()
+    assert [line for line in block.splitlines() if line] == [line for line in printed
+                                                             if line and not line.startswith(" ")]
