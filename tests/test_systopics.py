@@ -314,3 +314,79 @@ def test_the_readme_shows_pending_as_printed(capsys):
     printed = capsys.readouterr().out.splitlines()
     assert [line for line in block.splitlines() if line] == [line for line in printed
                                                              if line and not line.startswith(" ")]
+
+
+# -- a synthetic store (records built through the commit-log construct schema) ----------------
+
+def _synthetic_store(tmp_path):
+    from rmqformats.synth.commitlog import MessageSpec, write_commitlog
+    revive = "rmq_sys_REVIVE_LOG_DefaultCluster"
+    ck = lambda so, n, pt: json.dumps({"so": so, "pt": pt, "it": 60000, "bm": 0, "n": n, "q": 1, "t": "TopicPop",
+                                       "c": "GroupPop", "ro": 0, "d": list(range(n)), "bn": "broker-a"}).encode()
+    ack = lambda ao, so, pt: json.dumps({"ao": ao, "so": so, "c": "GroupPop", "t": "TopicPop", "q": 1,
+                                         "pt": pt, "bn": "broker-a"}).encode()
+    back = json.dumps({"aol": [11], "so": 10, "c": "GroupPop", "t": "TopicPop", "q": 1, "pt": 5000}).encode()
+    pub = "\x01".join(["Pub", "1000", "DefaultRegion", "PG", "TopicTest", "MID", "TagA", "k1", "127.0.0.1:10911",
+                       "16", "3", "0", "OFFID", "true", "10.0.0.1"]) + "\x02"
+    half = lambda qo, key, checks: MessageSpec(
+        "RMQ_SYS_TRANS_HALF_TOPIC", b"half", {"REAL_TOPIC": "TopicTx", "REAL_QID": "2", "PGROUP": "PG", "TAGS": "T",
+                                               "TRAN_MSG": "true", "UNIQ_KEY": key,
+                                               **({"TRANSACTION_CHECK_TIMES": str(checks),
+                                                   "TRAN_PREPARED_QUEUE_OFFSET": "0"} if checks else {})},
+        queue_offset=qo, store_timestamp=1_700_000_000_000 + qo * 1000)
+    specs = [
+        MessageSpec(revive, ck(10, 3, 5000), {"TAGS": "ck"}, queue_offset=0),
+        MessageSpec(revive, ck(20, 1, 6000), {"TAGS": "ck"}, queue_offset=1),
+        MessageSpec(revive, ack(10, 10, 5000), {"TAGS": "ack"}, queue_offset=2),
+        MessageSpec(revive, back, {"TAGS": "bAck"}, queue_offset=3),
+        MessageSpec(revive, ack(20, 20, 6000), {"TAGS": "ack"}, queue_offset=4),
+        MessageSpec("RMQ_SYS_TRACE_TOPIC", pub.encode(), {"TAGS": "t"}),
+        MessageSpec("MyTraceTopic", pub.encode(), {}),
+        MessageSpec("Parent", b"lite", {"__LITE_TOPIC": "user-1"}),
+        half(0, "TX-A", 0),
+        half(1, "TX-B", 0),
+        half(2, "TX-A", 3),  # the check put TX-A back with its check count
+        MessageSpec("RMQ_SYS_TRANS_OP_HALF_TOPIC", b"1,", {"TAGS": "d"}),
+        MessageSpec("RMQ_SYS_TRANS_HALF_TOPIC", b"half", {"REAL_TOPIC": "TopicTx", "REAL_QID": "0",
+                                                          "UNIQ_KEY": "TX-C"}, queue_offset=3,
+                    store_timestamp=1_700_000_009_000),
+    ]
+    root = tmp_path / "store"
+    write_commitlog(root / "commitlog", specs, segment_size=1 << 16)
+    return open_store(root)
+
+
+def test_pending_finds_the_planted_unacked_checkpoint_and_open_transactions(tmp_path):
+    store = _synthetic_store(tmp_path)
+    result = pending(store, trace_topics=["MyTraceTopic"])
+    pops = result.pop_checkpoints.to_pylist()
+    assert [(r["topic"], r["group"], r["queueId"], r["startOffset"], r["unackedOffsets"]) for r in pops] == [
+        ("TopicPop", "GroupPop", 1, 10, [12])]
+    assert _ms(pops[0]["reviveTime"]) == 65000
+    tx = result.transactions.to_pylist()
+    assert [(r["transactionId"], r["halfQueueOffset"], r["checkTimes"], r["realQueueId"]) for r in tx] == [
+        ("TX-A", 2, 3, 2), ("TX-C", 3, 0, 0)]
+    assert tx[0]["ageMs"] == 9000 and tx[1]["ageMs"] == 0 and tx[0]["producerGroup"] == "PG"
+    kinds = []
+    for batch in store.commitlog.batches(columns=list(DECODE_COLUMNS)):
+        kinds += decode(batch, trace_topics=["MyTraceTopic"]).column("kind").to_pylist()
+    assert kinds == ["popCheckpoint"] * 2 + ["popAck"] * 3 + ["trace", "trace", "lite"] + ["transactionHalf"] * 3 + [
+        "transactionOp", "transactionHalf"]
+    bodies_ = [b for batch in store.commitlog.batches(columns=["topic", "body"])
+               for t, b in zip(batch.column("topic").to_pylist(), batch.column("body").to_pylist())
+               if t == "RMQ_SYS_TRACE_TOPIC"]
+    assert bodies.trace_records(bodies_[0])[0].fields["clientHost"] == "10.0.0.1"
+
+
+def test_pending_reports_a_checkpoint_body_that_is_not_json(tmp_path, capsys):
+    from rmqformats.synth.commitlog import MessageSpec, write_commitlog
+    root = tmp_path / "store"
+    placed = write_commitlog(root / "commitlog", [MessageSpec("rmq_sys_REVIVE_LOG_C", b"{oops", {"TAGS": "ck"})],
+                             segment_size=1 << 16)
+    result = pending(open_store(root))
+    assert result.pop_checkpoints.num_rows == 0
+    assert result.body_errors == [f"commit-log offset {placed[0].commitlog_offset}: POP checkpoint body is not JSON: "
+                                  "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"]
+    assert main(["pending", str(root), "--format", "jsonl"]) == status.OK
+    err = capsys.readouterr().err
+    assert err.startswith(f"rmqformats pending: {root / 'commitlog'}: body not decoded at commit-log offset 0: ")

@@ -46,6 +46,8 @@ def cmd_pending(args: argparse.Namespace) -> int:
     store = open_from_args(args)
     result = pending(store, delay_levels_ms=_delay_levels(args.config), trace_topics=args.trace_topic or ())
     out = sys.stdout
+    for line in result.body_errors:  # the rest is listed; the record whose body has not its format is named
+        sys.stderr.write(f"rmqformats pending: {store.commitlog.path}: body not decoded at {line}\n")
     if args.format == "jsonl":
         for part, attr, _ in PARTS:
             for row in getattr(result, attr).to_pylist():
@@ -66,8 +68,6 @@ def cmd_pending(args: argparse.Namespace) -> int:
         if table.num_rows:
             print_table([[_cell(v) for v in row.values()] for row in table.to_pylist()], table.column_names, out,
                         indent="  ")
-    for line in result.body_errors:
-        out.write(f"body not decoded: {line}\n")
     return status.OK
 
 

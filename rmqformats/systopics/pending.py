@@ -43,7 +43,7 @@ from . import names as N
 from .columns import DECODE_COLUMNS, TIMESTAMP, decode
 
 #: The batch columns the walk reads.
-WALK_COLUMNS = tuple(dict.fromkeys(DECODE_COLUMNS + ("commitLogOffset", "preparedTransactionOffset", "uniqKey",
+WALK_COLUMNS = tuple(dict.fromkeys(DECODE_COLUMNS + ("commitLogOffset", "preparedTransactionOffset", "uniqKey", "tags",
                                                      "body")))
 
 SCHEDULED_SCHEMA = pa.schema([("delayLevel", pa.int32()), ("queueOffset", pa.int64()), ("deliverFrom", pa.int64()),
@@ -84,7 +84,7 @@ class Pending:
     transactions: pa.Table
     pop_checkpoints: pa.Table
     dead_letters: pa.Table
-    #: Bodies that did not have their format, one line each (``commitLogOffset: reason``).
+    #: Bodies that did not have their format, one line each (``commit-log offset N: reason``).
     body_errors: list[str] = field(default_factory=list)
 
     def scheduled_by_level(self) -> pa.Table:
@@ -170,7 +170,7 @@ def pending(store, *, delay_levels_ms: tuple[int, ...] = N.DEFAULT_DELAY_LEVELS_
             rows = t.filter(pc.equal(kind, k))
             if rows.num_rows:
                 dest.extend(zip(rows["commitLogOffset"].to_pylist(), rows["body"].to_pylist(),
-                                rows["tags"].to_pylist() if "tags" in rows.column_names else [None] * rows.num_rows))
+                                rows["tags"].to_pylist()))
 
         dl = t.filter(pc.equal(kind, "deadLetter"))
         if dl.num_rows:
@@ -254,7 +254,7 @@ def _pop(ck_rows, ack_rows, errors: list[str]) -> pa.Table:
         try:
             ack = bodies.pop_ack(body, tag=tag or N.POP_ACK_TAG)
         except bodies.BodyFormatError as exc:
-            errors.append(f"{offset}: {exc}")
+            errors.append(f"commit-log offset {offset}: {exc}")
             continue
         acked.setdefault((ack.topic, ack.group, ack.queue_id, ack.start_offset, ack.pop_time), set()).update(
             ack.ack_offsets)
@@ -263,7 +263,7 @@ def _pop(ck_rows, ack_rows, errors: list[str]) -> pa.Table:
         try:
             ck = bodies.pop_checkpoint(body)
         except bodies.BodyFormatError as exc:
-            errors.append(f"{offset}: {exc}")
+            errors.append(f"commit-log offset {offset}: {exc}")
             continue
         done = acked.get((ck.topic, ck.group, ck.queue_id, ck.start_offset, ck.pop_time), set())
         left = [o for i, o in enumerate(ck.offsets) if o not in done and not (ck.bit_map >> i) & 1]
