@@ -390,3 +390,25 @@ def test_pending_reports_a_checkpoint_body_that_is_not_json(tmp_path, capsys):
     assert main(["pending", str(root), "--format", "jsonl"]) == status.OK
     err = capsys.readouterr().err
     assert err.startswith(f"rmqformats pending: {root / 'commitlog'}: body not decoded at commit-log offset 0: ")
+
+
+def test_pending_timers_not_yet_read_into_the_timer_log(tmp_path):
+    """A timercheck whose queue offset is behind: the messages from it on are pending, whatever their time."""
+    from rmqformats.synth.timer import encode_timer_check
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root, ignore=shutil.ignore_patterns("timerwheel", "index"))
+    (root / "config" / "timercheck").write_bytes(encode_timer_check(
+        last_read_time_ms=1 << 50, last_timer_log_flush_pos=0, last_timer_queue_offset=5, master_timer_queue_offset=5))
+    rows = pending(open_store(root)).timers.to_pylist()
+    # Offsets 5, 6 and 7; 8 is the cancellation, which names offset 3 (read and, at this time, delivered).
+    assert [(r["queueOffset"], r["state"]) for r in rows] == [(5, "waiting"), (6, "waiting"), (7, "waiting")]
+
+
+def test_pending_half_messages_the_check_has_passed(tmp_path):
+    """Half messages under the CID_RMQ_SYS_TRANS offset of their queue were handled by the check."""
+    store = _synthetic_store(tmp_path)
+    (tmp_path / "store" / "config").mkdir()
+    (tmp_path / "store" / "config" / "consumerOffset.json").write_text(json.dumps(
+        {"offsetTable": {"RMQ_SYS_TRANS_HALF_TOPIC@CID_RMQ_SYS_TRANS": {"0": 3}}}))
+    rows = pending(open_store(tmp_path / "store")).transactions.to_pylist()
+    assert store is not None and [r["transactionId"] for r in rows] == ["TX-C"]
