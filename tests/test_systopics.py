@@ -412,3 +412,19 @@ def test_pending_half_messages_the_check_has_passed(tmp_path):
         {"offsetTable": {"RMQ_SYS_TRANS_HALF_TOPIC@CID_RMQ_SYS_TRANS": {"0": 3}}}))
     rows = pending(open_store(tmp_path / "store")).transactions.to_pylist()
     assert store is not None and [r["transactionId"] for r in rows] == ["TX-C"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_pending_on_every_vector(version):
+    truth = [m for m in truth_records(version) if m.get("kind") == "MESSAGE"]
+    result = pending(open_store(store_path(version)))
+    # None of the vectors has a delayOffset.json: every scheduled message is listed, due as the broker dispatched it.
+    assert not result.has_delay_offsets
+    expected = {m["commitlogOffset"]: m["dispatch"]["tagsCode"] for m in truth if m["topic"] == "SCHEDULE_TOPIC_XXXX"}
+    assert {r["commitLogOffset"]: _ms(r["dueTime"]) for r in result.scheduled.to_pylist()} == expected
+    assert result.transactions.num_rows == 0  # every half message has its op
+    dlq = [m for m in truth if m["topic"].startswith("%DLQ%")]
+    assert result.dead_letters.to_pydict()["messages"] == [len(dlq)]
+    assert result.dead_letters.to_pydict()["originTopic"] == [dlq[0]["properties"]["RETRY_TOPIC"]]
+    if version != "rocketmq-5.3.3":
+        assert result.timer_checkpoint is None and result.timers.num_rows == 0

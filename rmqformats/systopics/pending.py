@@ -117,7 +117,16 @@ def pending(store, *, delay_levels_ms: tuple[int, ...] = N.DEFAULT_DELAY_LEVELS_
     level_from = pa.array([delay_offsets.get(i, 0) for i in range(len(delay_levels_ms) + 1)], pa.int64())
     tx_from = pa.array([tx_offsets.get(i, 0) for i in range(max(tx_offsets, default=0) + 1)], pa.int64())
 
-    sched, timers, halves, ops, prepared, closing, ck_rows, ack_rows, dlq = [], [], [], [], [], [], [], [], []
+    sched: list[pa.Table] = []
+    timers: list[pa.Table] = []
+    halves: list[pa.Table] = []
+    ops: list[pa.Table] = []
+    prepared: list[pa.Table] = []
+    closing: list[pa.Table] = []
+    dlq: list[pa.Table] = []
+    #: (commit-log offset, body, tag) of the POP checkpoints and acks: few, and JSON, so parsed one by one.
+    ck_rows: list[tuple[int, bytes, str | None]] = []
+    ack_rows: list[tuple[int, bytes, str | None]] = []
     last_store = None
     for batch in store.commitlog.batches(columns=list(WALK_COLUMNS), stop=stop, batch_size=batch_size,
                                          max_batch_bytes=max_batch_bytes):
