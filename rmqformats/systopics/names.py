@@ -15,7 +15,9 @@ the RocketMQ constants, checked at ``rocketmq-all-5.3.3``:
 * ``TraceConstants``: ``rmq_sys_TRACE_DATA_`` (a trace topic per region);
 * ``TransactionalMessageUtil``: the op tag ``d`` and the op body separator ``,``;
 * ``MessageConst``: the property names below (``DLQ_ORIGIN_*`` since 5.1.0,
-  ``TIMER_*`` since 5.0.0, ``__LITE_TOPIC`` in the 5.5 line's ``MessageConst``).
+  ``TIMER_*`` since 5.0.0). ``__LITE_TOPIC`` is the property the 5.5 lite-topic
+  clients send (``PROPERTY_LITE_TOPIC``); no tag up to 5.3.3 has it, and it is
+  not checked here against a broker tag.
 """
 
 from __future__ import annotations
