@@ -435,3 +435,16 @@ def test_pending_on_every_vector(version):
     assert result.dead_letters.to_pydict()["originTopic"] == [dlq[0]["properties"]["RETRY_TOPIC"]]
     if version != "rocketmq-5.3.3":
         assert result.timer_checkpoint is None and result.timers.num_rows == 0
+
+
+def test_a_rolled_timer_message_is_listed_once_at_its_latest_copy(tmp_path):
+    """TimerMessageStore.convertMessage puts a message past the roll window back into rmq_sys_wheel_timer with
+    TIMER_ROLL_TIMES, keeping its UNIQ_KEY: the latest copy stands for it."""
+    from rmqformats.synth.commitlog import MessageSpec, write_commitlog
+    props = {"REAL_TOPIC": "T", "REAL_QID": "0", "TIMER_OUT_MS": "9000000000000", "UNIQ_KEY": "K"}
+    root = tmp_path / "store"
+    write_commitlog(root / "commitlog", [MessageSpec("rmq_sys_wheel_timer", b"x", props, queue_offset=0),
+                                         MessageSpec("rmq_sys_wheel_timer", b"x", {**props, "TIMER_ROLL_TIMES": "1"},
+                                                     queue_offset=1)], segment_size=1 << 16)
+    rows = pending(open_store(root)).timers.to_pylist()
+    assert [(r["queueOffset"], r["uniqKey"], _ms(r["dueTime"])) for r in rows] == [(1, "K", 9000000000000)]
