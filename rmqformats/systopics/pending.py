@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -41,6 +42,9 @@ import pyarrow.compute as pc
 from . import bodies
 from . import names as N
 from .columns import DECODE_COLUMNS, TIMESTAMP, decode
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 #: The batch columns the walk reads.
 WALK_COLUMNS = tuple(dict.fromkeys(DECODE_COLUMNS + ("commitLogOffset", "preparedTransactionOffset", "uniqKey", "tags",
@@ -98,7 +102,7 @@ def _concat(parts: list[pa.Table], schema: pa.Schema) -> pa.Table:
     return pa.concat_tables(parts).cast(schema) if parts else schema.empty_table()
 
 
-def pending(store, *, delay_levels_ms: tuple[int, ...] = N.DEFAULT_DELAY_LEVELS_MS, trace_topics: Iterable[str] = (),
+def pending(store: Store, *, delay_levels_ms: tuple[int, ...] = N.DEFAULT_DELAY_LEVELS_MS, trace_topics: Iterable[str] = (),
             stop: int | None = None, batch_size: int = 65536, max_batch_bytes: int = 64 << 20) -> Pending:
     """Walk ``store`` (a :class:`~rmqformats.store.Store`) once and list what was still pending.
 
