@@ -106,13 +106,16 @@ def classify(batch: pa.RecordBatch | pa.Table, *, trace_topics: Iterable[str] = 
     """The kind of each row (one of :data:`KINDS`); ``batch`` needs ``topic`` and ``properties``."""
     topic = _col(batch, "topic")
     n = len(topic)
-    tags = prop(batch, N.TAGS)
     lmq = prop(batch, N.INNER_MULTI_DISPATCH)
     traces = pa.array(sorted({N.TRACE_TOPIC, *trace_topics}), pa.string())
     revive = pc.fill_null(pc.starts_with(topic, N.REVIVE_TOPIC_PREFIX), False)
+    timer = pc.fill_null(pc.equal(topic, N.TIMER_TOPIC), False)
+    # A property lookup reads every row's properties: the tags and the cancellation key only where they count.
+    tags = prop(batch, N.TAGS) if pc.any(revive).as_py() else pa.nulls(n, pa.string())
+    cancel = prop(batch, N.TIMER_DEL_UNIQKEY) if pc.any(timer).as_py() else pa.nulls(n, pa.string())
     rules = [
         (pc.equal(topic, N.SCHEDULE_TOPIC), "scheduled"),
-        (pc.and_(pc.equal(topic, N.TIMER_TOPIC), pc.is_valid(prop(batch, N.TIMER_DEL_UNIQKEY))), "timerCancel"),
+        (pc.and_(timer, pc.is_valid(cancel)), "timerCancel"),
         (pc.equal(topic, N.TIMER_TOPIC), "timer"),
         (pc.is_in(topic, pa.array([N.TRANS_HALF_TOPIC, N.ROCKSDB_TRANS_HALF_TOPIC])), "transactionHalf"),
         (pc.is_in(topic, pa.array([N.TRANS_OP_HALF_TOPIC, N.ROCKSDB_TRANS_OP_HALF_TOPIC])), "transactionOp"),
@@ -148,11 +151,33 @@ def decode(batch: pa.RecordBatch | pa.Table, *, delay_levels_ms: tuple[int, ...]
     :func:`~rmqformats.systopics.names.parse_delay_levels`); ``trace_topics``:
     custom trace topics besides ``RMQ_SYS_TRACE_TOPIC``.
     """
-    missing = [c for c in ("topic", "properties", "storeTimestamp", "sysFlag", "reconsumeTimes")
-               if c not in batch.schema.names]
+    needed = ["topic", "properties", "storeTimestamp", "sysFlag", "reconsumeTimes"]
+    missing = [c for c in needed if c not in batch.schema.names]
     if missing:
         raise ValueError(f"decode needs the batch columns {', '.join(missing)}")
     kind = classify(batch, trace_topics=trace_topics)
+    n = len(kind)
+    # Only the broker's own messages and transaction records get values: the rest of the work is done on
+    # those rows alone and the values are placed back at their rows.
+    tx = pc.not_equal(pc.bit_wise_and(pc.cast(_col(batch, "sysFlag"), pa.int32()), N.TRANSACTION_MASK), 0)
+    mask = pc.or_(pc.not_equal(kind, "normal"), tx)
+    picked = pc.sum(pc.cast(mask, pa.int64())).as_py() or 0
+    if picked == 0:
+        return pa.RecordBatch.from_arrays([kind] + [pa.nulls(n, f.type) for f in list(DECODED_SCHEMA)[1:]],
+                                          schema=DECODED_SCHEMA)
+    sub = pa.Table.from_batches([batch.select(needed)]) if isinstance(batch, pa.RecordBatch) else batch.select(needed)
+    sub = sub.filter(mask)
+    rows = _decode_rows(sub, pc.filter(kind, mask), delay_levels_ms)
+    if picked == n:
+        return rows
+    at = pc.if_else(mask, pc.subtract(pc.cumulative_sum(pc.cast(mask, pa.int64())), 1), picked)
+    arrays = [kind] + [pc.take(pa.concat_arrays([rows.column(i), pa.nulls(1, f.type)]), at)
+                       for i, f in enumerate(DECODED_SCHEMA) if i]
+    return pa.RecordBatch.from_arrays(arrays, schema=DECODED_SCHEMA)
+
+
+def _decode_rows(batch: pa.Table, kind: pa.Array, delay_levels_ms: tuple[int, ...]) -> pa.RecordBatch:
+    """The columns of :data:`DECODED_SCHEMA` for rows whose kinds are known."""
     topic = _col(batch, "topic")
     n = len(topic)
     store_ms = pc.cast(_col(batch, "storeTimestamp"), pa.int64())
