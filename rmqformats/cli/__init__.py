@@ -26,8 +26,9 @@ def _parser_class() -> type[argparse.ArgumentParser]:
 
 
 def _groups() -> tuple:
-    from . import config, cut, dump, inspect, layouts, messages, preflight, queues, rebuild, report, schema, sql
-    return (inspect, messages, queues, config, dump, cut, report, layouts, schema, rebuild, preflight, sql)
+    from . import (config, cut, dump, inspect, layouts, messages, pending, preflight, queues, rebuild, report, schema,
+                   sql)
+    return (inspect, messages, queues, config, dump, cut, report, layouts, schema, rebuild, preflight, pending, sql)
 
 
 def __getattr__(name: str):

@@ -1,0 +1,90 @@
+"""``pending``: the scheduled, timer, transaction and POP messages still in flight when the store was written."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import status
+from .common import UsageError, add_store_args, iso, open_from_args, print_table
+
+#: The parts of the output, in order: (name in JSON Lines, attribute of :class:`Pending`, table title).
+PARTS = (("scheduled", "scheduled", "scheduled messages not yet delivered (past config/delayOffset.json)"),
+         ("timer", "timers", "timer messages not yet delivered (past config/timercheck)"),
+         ("transaction", "transactions", "open transactions (no op, commit or rollback closes them)"),
+         ("popCheckpoint", "pop_checkpoints", "POP checkpoints with offsets no ack names"),
+         ("deadLetter", "dead_letters", "dead-letter messages per origin topic and group"))
+
+
+def _delay_levels(path: str | None) -> tuple[int, ...]:
+    from ..preflight.release_rules import read_settings
+    from ..systopics.names import DEFAULT_DELAY_LEVELS_MS, parse_delay_levels
+    text = read_settings(path).get("messageDelayLevel")
+    if not text:
+        return DEFAULT_DELAY_LEVELS_MS
+    try:
+        return parse_delay_levels(text)
+    except ValueError as exc:
+        raise UsageError(f"--config {path}: {exc}") from None
+
+
+def _cell(value) -> object:
+    if hasattr(value, "timestamp"):  # pyarrow gives aware datetimes for the timestamp columns
+        return iso(int(value.timestamp() * 1000))
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return "" if value is None else value
+
+
+def _json_value(value) -> object:
+    return iso(int(value.timestamp() * 1000)) if hasattr(value, "timestamp") else value
+
+
+def cmd_pending(args: argparse.Namespace) -> int:
+    from ..systopics.pending import pending
+    store = open_from_args(args)
+    result = pending(store, delay_levels_ms=_delay_levels(args.config), trace_topics=args.trace_topic or ())
+    out = sys.stdout
+    for line in result.body_errors:  # the rest is listed; the record whose body has not its format is named
+        sys.stderr.write(f"rmqformats pending: {store.commitlog.path}: body not decoded at {line}\n")
+    if args.format == "jsonl":
+        for part, attr, _ in PARTS:
+            for row in getattr(result, attr).to_pylist():
+                out.write(json.dumps({"pending": part, **{k: _json_value(v) for k, v in row.items()}},
+                                     ensure_ascii=False) + "\n")
+        return status.OK
+    last = result.last_store_time_ms
+    out.write(f"last store time: {iso(last) if last is not None else '(no message)'}\n")
+    out.write("delay offsets: " + (", ".join(f"level {k}: {v}" for k, v in result.delay_offsets.items())
+                                   if result.has_delay_offsets else "no config/delayOffset.json (every level from 0)")
+              + "\n")
+    cp = result.timer_checkpoint
+    out.write("timer checkpoint: " + (f"queue offset {cp[0]}, read up to {iso(cp[1])}" if cp is not None
+                                      else "no config/timercheck (every timer message listed)") + "\n")
+    for part, attr, title in PARTS:
+        table = getattr(result, attr)
+        out.write(f"\n{title}: {table.num_rows}\n")
+        if table.num_rows:
+            print_table([[_cell(v) for v in row.values()] for row in table.to_pylist()], table.column_names, out,
+                        indent="  ")
+    return status.OK
+
+
+def add_commands(sub) -> None:
+    """Add this module's commands to the ``rmqformats`` subcommands."""
+    sp = sub.add_parser("pending", help="scheduled, timer, transaction and POP messages still in flight; dead letters",
+                        description="Walk the commit log once and list what was still in flight when the store was "
+                                    "written: scheduled messages past config/delayOffset.json's offsets, timer "
+                                    "messages past config/timercheck, open transactions (half messages no op "
+                                    "closes, prepared records no commit or rollback closes) with their age to the "
+                                    "last store time and check count, POP checkpoints with unacked offsets, and "
+                                    "dead-letter messages per origin topic and group.",
+                        epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_store_args(sp)
+    sp.add_argument("--config", metavar="FILE", help="broker .properties or JSON store config for messageDelayLevel "
+                                                     "(default: 1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m "
+                                                     "1h 2h)")
+    sp.add_argument("--trace-topic", action="append", metavar="TOPIC",
+                    help="a custom trace topic (besides RMQ_SYS_TRACE_TOPIC); may be repeated")
+    sp.set_defaults(func=cmd_pending)

@@ -1,0 +1,300 @@
+"""What was still in flight when a store was written, from one walk of its commit log.
+
+* scheduled messages (``ScheduleMessageService``): delay level ``n`` is queue
+  ``n - 1`` of ``SCHEDULE_TOPIC_XXXX``; ``config/delayOffset.json`` holds,
+  per level, the next queue offset to deliver; a message at or past it is
+  pending (every one is when the file is absent, as the broker starts each
+  level at 0);
+* timer messages (``TimerMessageStore``, 5.0.0+): ``config/timercheck``
+  holds ``lastTimerQueueOffset`` (the next ``rmq_sys_wheel_timer`` offset to
+  read into the timer log) and ``lastReadTimeMs`` (the time up to which the
+  wheel has been delivered); a timer message is pending when it was not read
+  yet or is due after that time; a message named by a later cancellation
+  (``TIMER_DEL_UNIQKEY`` = ``realTopic+uniqKey``) is listed as cancelled;
+* transactions (``TransactionalMessageServiceImpl``): a half message is
+  closed by an op message (tag ``d``) of the same queue id whose body names
+  its queue offset, and, for a record in its own topic with the SYSFLAG
+  ``prepared``, by a ``commit`` or ``rollback`` record whose prepared
+  transaction offset is its commit-log offset; an open transaction is one
+  with no copy closed and its latest copy at or past the ``CID_RMQ_SYS_TRANS``
+  offset of the half queue (where ``consumerOffset.json`` has one); its age is
+  counted from its first half message to the store's last store time;
+* POP checkpoints (``PopCheckPoint``): offsets of a ``ck`` with no ``ack`` /
+  ``bAck`` of the same topic, group, queue, start offset and pop time (and no
+  bit set in its bit map);
+* dead-letter messages: counted per origin topic and group.
+
+The walk reads the columns of :data:`WALK_COLUMNS` batch by batch; rows are
+selected and counted with ``pyarrow.compute`` per batch, and only the rows
+that may be pending are kept (the half messages past the check's offset,
+scheduled and timer messages past their offsets, checkpoints and acks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import bodies
+from . import names as N
+from .columns import DECODE_COLUMNS, TIMESTAMP, decode
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+#: The batch columns the walk reads.
+WALK_COLUMNS = tuple(dict.fromkeys(DECODE_COLUMNS + ("commitLogOffset", "preparedTransactionOffset", "uniqKey", "tags",
+                                                     "body")))
+
+SCHEDULED_SCHEMA = pa.schema([("delayLevel", pa.int32()), ("queueOffset", pa.int64()), ("deliverFrom", pa.int64()),
+                              ("realTopic", pa.string()), ("realQueueId", pa.int32()), ("dueTime", TIMESTAMP),
+                              ("uniqKey", pa.string()), ("commitLogOffset", pa.int64())])
+TIMER_SCHEMA = pa.schema([("queueOffset", pa.int64()), ("realTopic", pa.string()), ("realQueueId", pa.int32()),
+                          ("dueTime", TIMESTAMP), ("uniqKey", pa.string()), ("state", pa.string()),
+                          ("commitLogOffset", pa.int64())])
+TRANSACTION_SCHEMA = pa.schema([("transactionId", pa.string()), ("source", pa.string()), ("realTopic", pa.string()),
+                                ("realQueueId", pa.int32()), ("halfQueueId", pa.int32()),
+                                ("halfQueueOffset", pa.int64()), ("commitLogOffset", pa.int64()),
+                                ("firstStoreTime", TIMESTAMP), ("ageMs", pa.int64()),
+                                ("checkTimes", pa.int32()), ("producerGroup", pa.string())])
+DEAD_LETTER_SCHEMA = pa.schema([("originTopic", pa.string()), ("group", pa.string()), ("messages", pa.int64()),
+                                ("maxRetryCount", pa.int32()), ("firstStoreTime", TIMESTAMP),
+                                ("lastStoreTime", TIMESTAMP)])
+POP_SCHEMA = pa.schema([("topic", pa.string()), ("group", pa.string()), ("queueId", pa.int32()),
+                        ("startOffset", pa.int64()), ("popTime", TIMESTAMP), ("reviveTime", TIMESTAMP),
+                        ("unackedOffsets", pa.list_(pa.int64())), ("commitLogOffset", pa.int64())])
+
+
+@dataclass
+class Pending:
+    """What :func:`pending` found; each part a :class:`pyarrow.Table`."""
+
+    #: The largest store time of the walk (ms), the time ages are counted to; ``None`` for no message.
+    last_store_time_ms: int | None
+    #: Delay level → first queue offset not yet delivered (from ``delayOffset.json``; empty without it).
+    delay_offsets: dict[int, int]
+    #: Whether ``config/delayOffset.json`` was there.
+    has_delay_offsets: bool
+    #: ``(lastTimerQueueOffset, lastReadTimeMs)`` of ``config/timercheck``, ``None`` without it.
+    timer_checkpoint: tuple[int, int] | None
+    #: The ``CID_RMQ_SYS_TRANS`` offset per half queue id (from ``consumerOffset.json``).
+    transaction_check_offsets: dict[int, int]
+    scheduled: pa.Table
+    timers: pa.Table
+    transactions: pa.Table
+    pop_checkpoints: pa.Table
+    dead_letters: pa.Table
+    #: Bodies that did not have their format, one line each (``commit-log offset N: reason``).
+    body_errors: list[str] = field(default_factory=list)
+
+    def scheduled_by_level(self) -> pa.Table:
+        """Pending scheduled messages counted per delay level."""
+        return (self.scheduled.group_by("delayLevel").aggregate([("queueOffset", "count"), ("dueTime", "min"),
+                                                                 ("dueTime", "max")])
+                .rename_columns(["delayLevel", "messages", "firstDue", "lastDue"]).sort_by("delayLevel"))
+
+
+def _concat(parts: list[pa.Table], schema: pa.Schema) -> pa.Table:
+    return pa.concat_tables(parts).cast(schema) if parts else schema.empty_table()
+
+
+def pending(store: Store, *, delay_levels_ms: tuple[int, ...] = N.DEFAULT_DELAY_LEVELS_MS, trace_topics: Iterable[str] = (),
+            stop: int | None = None, batch_size: int = 65536, max_batch_bytes: int = 64 << 20) -> Pending:
+    """Walk ``store`` (a :class:`~rmqformats.store.Store`) once and list what was still pending.
+
+    ``delay_levels_ms``: the broker's ``messageDelayLevel``; ``stop``: the walk
+    ends before the first record at or past this commit-log offset (the store
+    as it was then, for the parts the walk decides).
+    """
+    config = store.config()
+    delay = config.delay_offsets
+    delay_offsets = dict(delay.by_level) if delay is not None else {}
+    cp = store.timer().checkpoint()
+    timer_cp = None if cp is None else (cp.last_timer_queue_offset, cp.last_read_time_ms)
+    offsets = config.consumer_offsets
+    tx_offsets = dict((offsets.offset_table if offsets else {}).get(f"{N.TRANS_HALF_TOPIC}@{N.TRANS_CHECK_GROUP}",
+                                                                     {}))
+    level_from = pa.array([delay_offsets.get(i, 0) for i in range(len(delay_levels_ms) + 1)], pa.int64())
+    tx_from = pa.array([tx_offsets.get(i, 0) for i in range(max(tx_offsets, default=0) + 1)], pa.int64())
+
+    sched: list[pa.Table] = []
+    timers: list[pa.Table] = []
+    halves: list[pa.Table] = []
+    ops: list[pa.Table] = []
+    prepared: list[pa.Table] = []
+    closing: list[pa.Table] = []
+    dlq: list[pa.Table] = []
+    #: (commit-log offset, body, tag) of the POP checkpoints and acks: few, and JSON, so parsed one by one.
+    ck_rows: list[tuple[int, bytes, str | None]] = []
+    ack_rows: list[tuple[int, bytes, str | None]] = []
+    last_store = None
+    for batch in store.commitlog.batches(columns=list(WALK_COLUMNS), stop=stop, batch_size=batch_size,
+                                         max_batch_bytes=max_batch_bytes):
+        if not batch.num_rows:
+            continue
+        d = decode(batch, delay_levels_ms=delay_levels_ms, trace_topics=trace_topics)
+        t = pa.Table.from_batches([batch]).drop_columns(["properties"])
+        for name in d.schema.names:
+            t = t.append_column(name, d.column(name))
+        top = pc.max(pc.cast(t["storeTimestamp"], pa.int64())).as_py()
+        last_store = top if last_store is None else max(last_store, top)
+        kind = t["kind"]
+
+        s = t.filter(pc.equal(kind, "scheduled"))
+        if s.num_rows:
+            level = pc.fill_null(pc.cast(s["queueId"], pa.int64()), 0)
+            idx = pc.if_else(pc.and_(pc.greater_equal(level, 0), pc.less(level, len(delay_levels_ms))),
+                             pc.add(level, 1), 0)
+            start = pc.take(level_from, idx)
+            s = s.append_column("deliverFrom", start).filter(pc.greater_equal(s["queueOffset"], start))
+            sched.append(s.select(SCHEDULED_SCHEMA.names))
+
+        tm = t.filter(pc.is_in(kind, pa.array(["timer", "timerCancel"])))
+        if tm.num_rows:
+            if timer_cp is not None:
+                due_ms = pc.cast(tm["dueTime"], pa.int64())
+                keep = pc.or_(pc.greater_equal(tm["queueOffset"], timer_cp[0]),
+                              pc.fill_null(pc.greater(due_ms, timer_cp[1]), True))
+                tm = tm.filter(keep)
+            timers.append(tm.select(["queueOffset", "realTopic", "realQueueId", "dueTime", "uniqKey", "kind",
+                                     "timerCancelsKey", "commitLogOffset"]))
+
+        h = t.filter(pc.equal(kind, "transactionHalf"))
+        if h.num_rows:
+            qid = pc.cast(h["queueId"], pa.int64())
+            inside = pc.less(qid, len(tx_from))
+            start = pc.if_else(inside, pc.take(tx_from, pc.if_else(inside, qid, 0)), 0)
+            halves.append(h.filter(pc.greater_equal(h["queueOffset"], start)))
+        if pc.any(pc.equal(kind, "transactionOp")).as_py():
+            ops.append(bodies.op_offsets_table(batch))
+        state = t["transactionState"]
+        p = t.filter(pc.equal(state, "prepared"))
+        if p.num_rows:
+            prepared.append(p)
+        c = t.filter(pc.is_in(state, pa.array(["commit", "rollback"])))
+        if c.num_rows:
+            closing.append(c.select(["preparedTransactionOffset"]))
+
+        for k, dest in (("popCheckpoint", ck_rows), ("popAck", ack_rows)):
+            rows = t.filter(pc.equal(kind, k))
+            if rows.num_rows:
+                dest.extend(zip(rows["commitLogOffset"].to_pylist(), rows["body"].to_pylist(),
+                                rows["tags"].to_pylist()))
+
+        dl = t.filter(pc.equal(kind, "deadLetter"))
+        if dl.num_rows:
+            dlq.append(dl.group_by(["originTopic", "group"], use_threads=False).aggregate(
+                [("queueOffset", "count"), ("retryCount", "max"), ("storeTimestamp", "min"),
+                 ("storeTimestamp", "max")]))
+
+    errors: list[str] = []
+    return Pending(
+        last_store_time_ms=last_store, delay_offsets=delay_offsets, has_delay_offsets=delay is not None,
+        timer_checkpoint=timer_cp, transaction_check_offsets=tx_offsets,
+        scheduled=_concat(sched, SCHEDULED_SCHEMA).sort_by([("delayLevel", "ascending"), ("queueOffset", "ascending")]),
+        timers=_timers(timers),
+        transactions=_transactions(halves, ops, prepared, closing, last_store),
+        pop_checkpoints=_pop(ck_rows, ack_rows, errors),
+        dead_letters=_dead_letters(dlq), body_errors=errors)
+
+
+def _timers(parts: list[pa.Table]) -> pa.Table:
+    if not parts:
+        return TIMER_SCHEMA.empty_table()
+    t = pa.concat_tables(parts)
+    cancels = t.filter(pc.equal(t["kind"], "timerCancel"))
+    msgs = t.filter(pc.equal(t["kind"], "timer"))
+    key = pc.binary_join_element_wise(msgs["realTopic"], msgs["uniqKey"], "+")
+    cancelled = pc.is_in(key, cancels["timerCancelsKey"])
+    state = pc.if_else(pc.fill_null(cancelled, False), pa.scalar("cancelled"), pa.scalar("waiting"))
+    msgs = msgs.append_column("state", state)
+    # A message put again (a roll) keeps its UNIQ_KEY: its latest copy stands for it.
+    latest = msgs.group_by("uniqKey", use_threads=False).aggregate([("queueOffset", "max")])
+    msgs = msgs.join(latest.rename_columns(["uniqKey", "queueOffset"]), ["uniqKey", "queueOffset"],
+                     join_type="left semi")
+    return msgs.select(TIMER_SCHEMA.names).cast(TIMER_SCHEMA).sort_by("queueOffset")
+
+
+def _transactions(halves, ops, prepared, closing, last_store) -> pa.Table:
+    rows = []
+    if halves:
+        h = pa.concat_tables(halves)
+        h = h.append_column("halfQueueId", pc.cast(h["queueId"], pa.int32()))
+        closed_ops = pa.concat_tables(ops) if ops else bodies.OP_SCHEMA.empty_table()
+        closed = h.join(closed_ops.select(["opQueueId", "halfQueueOffset"]), ["halfQueueId", "queueOffset"],
+                        ["opQueueId", "halfQueueOffset"], join_type="left semi")
+        h = h.join(closed.select(["transactionId"]), "transactionId", join_type="left anti")
+        if h.num_rows:
+            agg = h.group_by(["transactionId"], use_threads=False).aggregate(
+                [("queueOffset", "max"), ("storeTimestamp", "min"), ("transactionCheckTimes", "max")])
+            agg = agg.rename_columns(["transactionId", "halfQueueOffset", "firstStoreTime", "checkTimes"])
+            joined = h.join(agg, ["transactionId"], use_threads=False)
+            latest = joined.filter(pc.equal(joined["queueOffset"], joined["halfQueueOffset"]))
+            rows.append(pa.table({
+                "transactionId": latest["transactionId"], "source": pa.array(["half"] * latest.num_rows),
+                "realTopic": latest["realTopic"], "realQueueId": latest["realQueueId"],
+                "halfQueueId": latest["halfQueueId"], "halfQueueOffset": latest["halfQueueOffset"],
+                "commitLogOffset": latest["commitLogOffset"], "firstStoreTime": latest["firstStoreTime"],
+                "checkTimes": latest["checkTimes"], "producerGroup": latest["producerGroup"]}))
+    if prepared:
+        p = pa.concat_tables(prepared)
+        if closing:
+            ends = pa.concat_tables(closing).rename_columns(["commitLogOffset"])
+            p = p.join(ends, "commitLogOffset", join_type="left anti")
+        if p.num_rows:
+            n = p.num_rows
+            rows.append(pa.table({
+                "transactionId": p["transactionId"], "source": pa.array(["prepared"] * n),
+                "realTopic": p["topic"], "realQueueId": pc.cast(p["queueId"], pa.int32()),
+                "halfQueueId": pa.nulls(n, pa.int32()), "halfQueueOffset": pa.nulls(n, pa.int64()),
+                "commitLogOffset": p["commitLogOffset"], "firstStoreTime": p["storeTimestamp"],
+                "checkTimes": pa.nulls(n, pa.int32()), "producerGroup": p["producerGroup"]}))
+    if not rows:
+        return TRANSACTION_SCHEMA.empty_table()
+    t = pa.concat_tables([r.cast(pa.schema([f for f in TRANSACTION_SCHEMA if f.name != "ageMs"])) for r in rows])
+    age = pc.subtract(pa.scalar(last_store or 0, pa.int64()), pc.cast(t["firstStoreTime"], pa.int64()))
+    t = t.append_column("ageMs", age)
+    return t.select(TRANSACTION_SCHEMA.names).cast(TRANSACTION_SCHEMA).sort_by("commitLogOffset")
+
+
+def _pop(ck_rows, ack_rows, errors: list[str]) -> pa.Table:
+    acked: dict[tuple, set[int]] = {}
+    for offset, body, tag in ack_rows:
+        try:
+            ack = bodies.pop_ack(body, tag=tag or N.POP_ACK_TAG)
+        except bodies.BodyFormatError as exc:
+            errors.append(f"commit-log offset {offset}: {exc}")
+            continue
+        acked.setdefault((ack.topic, ack.group, ack.queue_id, ack.start_offset, ack.pop_time), set()).update(
+            ack.ack_offsets)
+    out = []
+    for offset, body, _ in ck_rows:
+        try:
+            ck = bodies.pop_checkpoint(body)
+        except bodies.BodyFormatError as exc:
+            errors.append(f"commit-log offset {offset}: {exc}")
+            continue
+        done = acked.get((ck.topic, ck.group, ck.queue_id, ck.start_offset, ck.pop_time), set())
+        left = [o for i, o in enumerate(ck.offsets) if o not in done and not (ck.bit_map >> i) & 1]
+        if left:
+            out.append({"topic": ck.topic, "group": ck.group, "queueId": ck.queue_id, "startOffset": ck.start_offset,
+                        "popTime": ck.pop_time, "reviveTime": ck.revive_time, "unackedOffsets": left,
+                        "commitLogOffset": offset})
+    return pa.Table.from_pylist(out, POP_SCHEMA) if out else POP_SCHEMA.empty_table()
+
+
+def _dead_letters(parts: list[pa.Table]) -> pa.Table:
+    if not parts:
+        return DEAD_LETTER_SCHEMA.empty_table()
+    t = pa.concat_tables(parts)
+    agg = t.group_by(["originTopic", "group"], use_threads=False).aggregate(
+        [("queueOffset_count", "sum"), ("retryCount_max", "max"), ("storeTimestamp_min", "min"),
+         ("storeTimestamp_max", "max")])
+    agg = agg.select(["originTopic", "group", "queueOffset_count_sum", "retryCount_max_max",
+                      "storeTimestamp_min_min", "storeTimestamp_max_max"])
+    return agg.rename_columns(DEAD_LETTER_SCHEMA.names).cast(DEAD_LETTER_SCHEMA).sort_by(
+        [("messages", "descending"), ("originTopic", "ascending")])
