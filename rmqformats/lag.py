@@ -165,13 +165,12 @@ class LagRows:
         """The rows as a :class:`pyarrow.Table`, one column per field of :class:`LagRow` (its
         ``to_json_dict`` names), in the order the rows are made."""
         import pyarrow as pa
-        names = list(LagRow(*([None] * 13)).to_json_dict())
         types = {"group": pa.string(), "topic": pa.string(), "queueId": pa.int32(), "committedOffset": pa.int64(),
                  "minOffset": pa.int64(), "maxOffset": pa.int64(), "lag": pa.int64(), "available": pa.int64(),
                  "nextMessageStoreTime": pa.timestamp("ms", tz="UTC"), "behindMin": pa.bool_(),
                  "beyondMax": pa.bool_(), "queueType": pa.string(), "queueFound": pa.bool_(), "note": pa.string(),
                  "behindCommitLog": pa.int64(), "maxOverflow": pa.bool_()}
-        schema = pa.schema([(n, types[n]) for n in names])
+        schema = pa.schema(list(types.items()))  # the keys of LagRow.to_json_dict, in its order
         batches, chunk = [], []
         for row in self:  # built a chunk of rows at a time: no list of every row's dict
             chunk.append(row.to_json_dict())

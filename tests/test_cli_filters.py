@@ -226,6 +226,7 @@ def test_lag_rows_to_pandas(monkeypatch):
     pytest.importorskip("pandas")
     rows = consumer_lag(open_store(store_path("rocketmq-5.3.3")))
     frame = rows.to_pandas()
+    assert list(frame.columns) == list(next(iter(rows)).to_json_dict())
     assert frame["group"].tolist() == [r.group for r in rows]
     assert frame["lag"].tolist() == [r.lag for r in rows]
     assert frame["committedOffset"].tolist() == [r.committed_offset for r in rows]
@@ -301,3 +302,12 @@ def test_follow_reads_a_growing_store_until_ctrl_c(capsys, tmp_path):
 def test_follow_needs_live(capsys):
     code, _, err = run(capsys, "messages", store_path("rocketmq-4.9.7"), "--follow")
     assert code == 2 and "give --live with it" in err
+
+
+@pytest.mark.parametrize("argv, text", [(["--property", "NOEQUALS"], "expected NAME=VALUE"),
+                                        (["--columns", "topic,nope"], "unknown column(s) nope"),
+                                        (["--topic", ","], "no topic in")])
+def test_bad_filter_values_are_usage_errors(capsys, argv, text):
+    with pytest.raises(SystemExit) as exc:
+        main(["messages", str(store_path("rocketmq-4.9.7")), *argv])
+    assert exc.value.code == 2 and text in capsys.readouterr().err
