@@ -311,3 +311,13 @@ def test_bad_filter_values_are_usage_errors(capsys, argv, text):
     with pytest.raises(SystemExit) as exc:
         main(["messages", str(store_path("rocketmq-4.9.7")), *argv])
     assert exc.value.code == 2 and text in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [
+    "messages --sample --outstanding GroupA --columns queueId,queueOffset,tags,keys --limit 3",
+    "messages --sample --tag 'TagA || TagB' --count queue --topic TopicTest"])
+def test_the_readme_shows_the_examples_as_printed(capsys, command):
+    import shlex
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    code, out, _ = run(capsys, *shlex.split(command))
+    assert code == 0 and f"$ rmqformats {command}\n{out}" in readme
