@@ -321,3 +321,22 @@ def test_the_readme_shows_the_examples_as_printed(capsys, command):
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     code, out, _ = run(capsys, *shlex.split(command))
     assert code == 0 and f"$ rmqformats {command}\n{out}" in readme
+
+
+def test_outstanding_from_rocksdb_offsets(capsys, tmp_path, version):
+    """Offsets in config/rdb (5.3.x's RocksDB config), loaded by the broker when consumerOffset.json is gone."""
+    pytest.importorskip("rocksdict")
+    from rmqformats.synth.rocksdb import write_config_v2
+    root = tmp_path / "store"
+    shutil.copytree(store_path(version), root)
+    for name in ("consumerOffset.json", "consumerOffset.json.bak"):
+        if (root / "config" / name).exists():
+            os.remove(root / "config" / name)
+    write_config_v2(str(root / "config"), offsets={("TopicTest", "GroupR", 0): 3, ("TopicTest", "GroupR", 2): 10})
+    rows = consumer_lag(open_store(root), group="GroupR")
+    assert {(r.queue_id, r.committed_offset) for r in rows if r.committed_offset is not None} == {(0, 3), (2, 10)}
+    want = {(r.topic, r.queue_id, q) for r in rows
+            for q in range(max(r.committed_offset or 0, r.min_offset), r.max_offset)}
+    lines = jsonl(capsys, "messages", root, "--outstanding", "GroupR")
+    assert {(d["topic"], d["queueId"], d["queueOffset"]) for d in lines} == want and len(lines) == len(want)
+    assert {(t, q) for t, q, _ in want} == {("TopicTest", q) for q in range(4)}  # its other queues from 0
