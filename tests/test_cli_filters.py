@@ -302,6 +302,8 @@ def test_follow_reads_a_growing_store_until_ctrl_c(capsys, tmp_path):
 def test_follow_needs_live(capsys):
     code, _, err = run(capsys, "messages", store_path("rocketmq-4.9.7"), "--follow")
     assert code == 2 and "give --live with it" in err
+    code, _, err = run(capsys, "messages", store_path("rocketmq-5.3.3"), "--live", "--follow", "--tag", "TagA")
+    assert code == 2 and "give the commit-log folder" in err and "TopicBatchCQ" in err
 
 
 @pytest.mark.parametrize("argv, text", [(["--property", "NOEQUALS"], "expected NAME=VALUE"),

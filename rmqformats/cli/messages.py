@@ -387,6 +387,11 @@ def cmd_messages(args: argparse.Namespace) -> int:
     batch_topics = {q.topic for q in store.batch_queues()} if store.root is not None else set()
     inner = batch_topics and (args.key is not None or args.tag is not None or args.property is not None
                               or (args.outstanding is not None and batch_topics & set(args.topics)))
+    if inner and args.follow:
+        raise UsageError(f"--follow reads new records a batch at a time; the inner batches of this store's batch "
+                         f"consume queues ({', '.join(sorted(batch_topics))}) are searched message by message "
+                         f"for --tag, --key, --property and --outstanding: give the commit-log folder "
+                         f"({log.path}) as STORE to follow the records as stored")
     if inner:
         # Inner batches (batch consume queues) are searched item by item, through the object API.
         items, obj_scan = _inner_selected(args, log)
