@@ -22,6 +22,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from .errors import RmqFormatError
 
 if TYPE_CHECKING:
+    import pandas
+    import pyarrow
+
     from .queuefiles import QueueInfo
     from .storeview import StoreView
 
@@ -157,6 +160,31 @@ class LagRows:
 
     def __repr__(self) -> str:
         return f"LagRows({list(self)!r})"
+
+    def to_arrow(self) -> "pyarrow.Table":
+        """The rows as a :class:`pyarrow.Table`, one column per field of :class:`LagRow` (its
+        ``to_json_dict`` names), in the order the rows are made."""
+        import pyarrow as pa
+        types = {"group": pa.string(), "topic": pa.string(), "queueId": pa.int32(), "committedOffset": pa.int64(),
+                 "minOffset": pa.int64(), "maxOffset": pa.int64(), "lag": pa.int64(), "available": pa.int64(),
+                 "nextMessageStoreTime": pa.timestamp("ms", tz="UTC"), "behindMin": pa.bool_(),
+                 "beyondMax": pa.bool_(), "queueType": pa.string(), "queueFound": pa.bool_(), "note": pa.string(),
+                 "behindCommitLog": pa.int64(), "maxOverflow": pa.bool_()}
+        schema = pa.schema(list(types.items()))  # the keys of LagRow.to_json_dict, in its order
+        batches, chunk = [], []
+        for row in self:  # built a chunk of rows at a time: no list of every row's dict
+            chunk.append(row.to_json_dict())
+            if len(chunk) == 65536:
+                batches.append(pa.RecordBatch.from_pylist(chunk, schema=schema))
+                chunk = []
+        batches.append(pa.RecordBatch.from_pylist(chunk, schema=schema))
+        return pa.Table.from_batches(batches, schema=schema)
+
+    def to_pandas(self) -> "pandas.DataFrame":
+        """The rows as a :class:`pandas.DataFrame`, through :meth:`to_arrow` (needs the ``[pandas]`` extra)."""
+        from .frames import require_pandas
+        require_pandas()
+        return self.to_arrow().to_pandas()
 
 
 def _rocksdb_offsets(store: StoreView, found):
@@ -331,3 +359,15 @@ def _row(store: StoreView, g: str, t: str, qid: int, offset: int | None, batch_t
     return LagRow(g, t, qid, offset, lo, hi, lag, available, store_time,
                   offset is not None and offset < lo, offset is not None and offset > hi,
                   "BatchCQ" if is_batch else "SimpleCQ", info is not None, "; ".join(notes), max_overflow=overflow)
+
+
+def unconsumed(store: Store, group: str) -> dict[tuple[str, int], tuple[int, int]]:
+    """The queue offsets ``group`` has not consumed that its queues still hold, per (topic, queue id):
+    ``(start, max offset)``, ``start`` its committed offset or the queue's first when later (the rows of
+    :func:`consumer_lag`, whose ``available`` is ``max - start``); empty when the store has no committed
+    offset of ``group``."""
+    out = {}
+    for r in consumer_lag(store, group=group, with_store_time=False):
+        base = 0 if r.committed_offset is None else r.committed_offset
+        out[(r.topic, r.queue_id)] = (max(base, r.min_offset), r.max_offset)
+    return out

@@ -195,11 +195,21 @@ def refuse_empty_filters(args: argparse.Namespace) -> None:
 
 
 def add_message_filters(sp: argparse.ArgumentParser) -> None:
-    """The message filters of ``messages`` and ``export``."""
-    sp.add_argument("--topic", help="only messages of this topic (as stored: %%RETRY%%… and SCHEDULE_TOPIC_XXXX "
-                                    "are topics of their own)")
+    """The message filters of ``messages`` and ``export`` (all given must hold)."""
+    from .filters import property_filter, tag_expression, topic_list
+    sp.add_argument("--topic", type=topic_list, action="append", metavar="TOPIC[,TOPIC…]",
+                    help="only messages of these topics, as stored (%%RETRY%%… and SCHEDULE_TOPIC_XXXX are topics "
+                         "of their own): a comma-separated list, or the option repeated")
     sp.add_argument("--queue", type=int, help="queue id")
-    sp.add_argument("--tag", help="exact TAGS value")
+    sp.add_argument("--tag", type=tag_expression, metavar="EXPRESSION",
+                    help="a subscription's tag expression, as RocketMQ's FilterAPI reads it: 'TagA || TagB' "
+                         "(the TAGS value is one of them), 'TagA' (exactly it), '*' (every message)")
+    sp.add_argument("--property", type=property_filter, action="append", metavar="NAME=VALUE",
+                    help="only messages whose property NAME has exactly VALUE (repeatable: all must hold)")
+    sp.add_argument("--outstanding", metavar="GROUP",
+                    help="only the messages consumer group GROUP has not consumed: on each queue it has an offset "
+                         "of (consumerOffset.json, or the RocksDB config the broker loads), from its committed "
+                         "offset (the queue's first, if later) on, as `lag` counts them")
     sp.add_argument("--key", help="one of the KEYS, or the UNIQ_KEY")
     sp.add_argument("--since", type=parse_time, help="store time >= (epoch ms or ISO 8601, UTC if no zone)")
     sp.add_argument("--until", type=parse_time, help="store time < (epoch ms or ISO 8601)")

@@ -25,14 +25,13 @@ _TABLE_BATCH = 8192
 _MESSAGES_WINDOW = 8 << 20
 
 def message_filter(args: argparse.Namespace) -> Callable[[Message], bool]:
-    """A predicate for the filters given on the command line."""
+    """A predicate for the filters given on the command line (after :func:`prepare_filters`)."""
     checks: list[Callable[[Message], bool]] = []
-    if args.topic is not None:
-        checks.append(lambda m: m.topic == args.topic)
+    if args.topics is not None:
+        topics = set(args.topics)
+        checks.append(lambda m: m.topic in topics)
     if args.queue is not None:
         checks.append(lambda m: m.queue_id == args.queue)
-    if args.tag is not None:
-        checks.append(lambda m: m.tags == args.tag)
     if args.key is not None:
         checks.append(lambda m: args.key in m.keys or m.uniq_key == args.key)
     if args.since is not None:
@@ -41,7 +40,58 @@ def message_filter(args: argparse.Namespace) -> Callable[[Message], bool]:
         checks.append(lambda m: m.store_timestamp < args.until)
     if args.from_offset is not None:
         checks.append(lambda m: m.commitlog_offset >= args.from_offset)
+    if args.object_filter:
+        checks.append(lambda m: args.object_filter.matches(m.topic, m.queue_id, m.queue_offset, m.properties))
     return lambda m: all(c(m) for c in checks)
+
+
+def prepare_filters(args: argparse.Namespace, store) -> None:
+    """The filters of the command line made ready for ``store``: ``args.topics`` (the topics asked, met with
+    an ``--outstanding`` group's), ``args.batch_filter`` (what the columnar scan does not take itself) and
+    ``args.object_filter`` (the same, tags included, for a walk message by message)."""
+    from .filters import BatchFilter, outstanding, topics_of
+    topics = topics_of(args.topic)
+    group = None
+    if getattr(args, "outstanding", None) is not None:
+        group = outstanding(store, args.outstanding)
+        if topics is None:
+            topics = group.topics
+        else:
+            left = [t for t in topics if t in set(group.topics)]
+            if not left:
+                raise UsageError(f"--topic {','.join(topics)} names none of the topics group {group.group!r} has "
+                                 f"offsets of ({', '.join(group.topics)}), so nothing can match")
+            topics = left
+    args.topics = topics
+    tags = args.tag
+    props = args.property or ()
+    # A single tag is matched by the scan itself; a set of them on each batch.
+    args.batch_filter = BatchFilter(tags=tags if tags is not None and len(tags) > 1 else None, properties=props,
+                                    outstanding=group)
+    args.object_filter = BatchFilter(tags=tags, properties=props, outstanding=group)
+
+
+def filtered_batches(batches, args: argparse.Namespace, names: list[str]):
+    """``batches`` cut down by ``args.batch_filter``, holding only the columns ``names`` (in that order);
+    batches left empty are dropped."""
+    import pyarrow as pa
+    filt = args.batch_filter
+    for batch in batches:
+        if filt:
+            batch = filt(batch)
+            if batch.num_rows == 0:
+                continue
+        if batch.schema.names != names:
+            batch = pa.RecordBatch.from_arrays([batch.column(n) for n in names],
+                                               schema=pa.schema([batch.schema.field(n) for n in names]))
+        yield batch
+
+
+def scan_columns(names, args: argparse.Namespace) -> list[str]:
+    """The columns a scan reads for the output columns ``names``: those and the filters' own, schema order."""
+    from ..columnar import COLUMNS
+    need = set(names) | set(args.batch_filter.columns)
+    return [c for c in COLUMNS if c in need]
 
 
 def _message_row(m: Message) -> list:
@@ -54,7 +104,8 @@ _MESSAGE_HEADER = ["offset", "topic", "queue", "queueOffset", "storeTime", "tags
 
 def _scan_filters(args: argparse.Namespace) -> dict:
     """The columnar scan's filter options for the filters given on the command line."""
-    return {"topic": args.topic, "queue_id": args.queue, "tag": args.tag, "key": args.key, "since": args.since,
+    tag = next(iter(args.tag)) if args.tag is not None and len(args.tag) == 1 else None
+    return {"topic": args.topics, "queue_id": args.queue, "tag": tag, "key": args.key, "since": args.since,
             "until": args.until, "from_offset": args.from_offset, "to_offset": args.to_offset,
             "verify_crc": args.verify_crc, "force_verify_prop_crc": args.force_verify_prop_crc,
             "salvage": args.salvage, "live": args.live, "stop_at_corrupt_body": args.stop_at_corrupt_body}
@@ -116,11 +167,12 @@ def _fitted(header, widths, cuttable, limit):
 def _inner_selected(args: argparse.Namespace, log) -> tuple[Iterator[Message | tuple], Scan]:
     """The selected messages with inner batches unwrapped: a ``(record, item)`` pair for an item of an
     inner-batch record (its queue offset is the record's plus the item's index), else the message."""
-    inner_args = argparse.Namespace(**{**vars(args), "tag": None, "key": None})
+    inner_args = argparse.Namespace(**{**vars(args), "tag": None, "key": None, "object_filter": None})
     selected, scan = _object_messages(inner_args, log, args.from_offset)
+    filt = args.object_filter
 
-    def matches(props: dict, uniq: str | None) -> bool:
-        if args.tag is not None and props.get("TAGS") != args.tag:
+    def matches(m: Message, queue_offset: int, props: dict, uniq: str | None) -> bool:
+        if not filt.matches(m.topic, m.queue_id, queue_offset, props):
             return False
         if args.key is not None:
             keys = [k for k in (props.get("KEYS") or "").split(" ") if k]
@@ -132,9 +184,9 @@ def _inner_selected(args: argparse.Namespace, log) -> tuple[Iterator[Message | t
             if m.has_flag("is_inner_batch"):
                 for item in m.inner_messages():
                     p = item.properties
-                    if matches(p, p.get("UNIQ_KEY")):
+                    if matches(m, m.queue_offset + item.index, p, p.get("UNIQ_KEY")):
                         yield (m, item)
-            elif matches(m.properties, m.uniq_key):
+            elif matches(m, m.queue_offset, m.properties, m.uniq_key):
                 yield m
     return unwrapped(), scan
 
@@ -205,13 +257,126 @@ def _decoded_row(row: list, decoder, data: bytes | None) -> list:
     return [*row, text if error is None else f"[{error}]"]
 
 
-def cmd_messages(args: argparse.Namespace) -> int:
+def _refuse_combinations(args: argparse.Namespace) -> None:
+    """Options of ``messages`` that cannot go together, refused with what to do."""
     if args.msg_id is not None or args.offset is not None:
-        given = [f"--{k.replace('_', '-')}" for k in ("topic", "queue", "tag", "key", "since", "until", "from_offset",
-                                                        "to_offset") if getattr(args, k) is not None]
+        given = [f"--{k.replace('_', '-')}" for k in ("topic", "queue", "tag", "property", "outstanding", "key",
+                                                        "since", "until", "from_offset", "to_offset")
+                 if getattr(args, k) is not None]
+        given += ["--count"] * (args.count is not None) + ["--follow"] * args.follow
         if given:
             raise UsageError(f"{'--msg-id' if args.msg_id is not None else '--offset'} reads one message; "
                              f"it cannot be combined with {', '.join(given)}")
+    if args.follow and not args.live:
+        raise UsageError("--follow polls a store its broker is writing: give --live with it")
+    if args.follow and args.salvage:
+        raise UsageError("--follow reads the data a running broker has written, up to its end; --salvage reads "
+                         "past damage in a store at rest: give one of them")
+    if args.count is not None:
+        for name, given in (("--limit", args.limit is not None), ("--columns", args.columns is not None),
+                            ("--follow", args.follow), ("--body", args.body is not None)):
+            if given:
+                raise UsageError(f"--count counts every matching message; {name} does not go with it")
+
+
+def _columns_json(d: dict, m: Message, columns: list[str] | None, props: dict | None = None) -> dict:
+    """A message's JSON object with only ``columns`` (any of the columnar schema's), in that order."""
+    if columns is None:
+        return d
+    props = m.properties if props is None else props
+    extra = {"tags": props.get("TAGS"), "keys": [k for k in (props.get("KEYS") or "").split(" ") if k],
+             "uniqKey": props.get("UNIQ_KEY"), "propertiesString": None, "segment": None}
+    return {c: d[c] if c in d else extra.get(c) for c in columns}
+
+
+def _columns_row(d: dict, columns: list[str]) -> list:
+    """Table cells of a message's JSON object restricted to ``columns``."""
+    row = []
+    for c in columns:
+        v = d.get(c)
+        if c in ("bornTimestamp", "storeTimestamp") and isinstance(v, int):
+            v = iso(v)
+        elif isinstance(v, list):
+            v = " ".join(map(str, v))
+        elif isinstance(v, dict):
+            v = json.dumps(v, ensure_ascii=False)
+        row.append("" if v is None else v)
+    return row
+
+
+def _column_cells(batch, names: list[str], args: argparse.Namespace, width: int | None) -> list:
+    """Table cells (one string array per column) of the ``--columns`` of a batch."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..export import json_object, short_text, time_text
+    cells = []
+    for name in names:
+        col = batch.column(name)
+        t = col.type
+        if pa.types.is_timestamp(t):
+            cells.append(time_text(col))
+        elif pa.types.is_integer(t):
+            cells.append(pc.cast(col, pa.string()))
+        elif pa.types.is_string(t):
+            cells.append(short_text(pc.fill_null(col, ""), 48) if width is not None else col)
+        elif pa.types.is_list(t):
+            cells.append(pc.fill_null(pc.binary_join(col, " "), ""))
+        elif pa.types.is_map(t):
+            cells.append(pc.cast(json_object(col), pa.string()))
+        else:  # the body, as --body shows it (text unless asked otherwise)
+            view = args.body if args.body not in (None, "none") else "text"
+            limit = bodies.TABLE_LIMIT if args.body_limit is None else args.body_limit
+            cells.append(pa.array([bodies.render(b or b"", view, limit, table=True) for b in col.to_pylist()],
+                                  pa.string()))
+    return cells
+
+
+class _Counts:
+    """Matching messages counted in total, per topic or per topic queue (``--count``)."""
+
+    def __init__(self, by: str):
+        self.by = by
+        self.total = 0
+        self.groups: dict[tuple, int] = {}
+
+    @property
+    def keys(self) -> list[str]:
+        return {"total": [], "topic": ["topic"], "queue": ["topic", "queueId"]}[self.by]
+
+    def add_batch(self, batch) -> None:
+        import pyarrow as pa
+        self.total += batch.num_rows
+        if self.keys:
+            table = pa.Table.from_batches([batch]).group_by(self.keys).aggregate([("commitLogOffset", "count")])
+            for row in table.to_pylist():
+                key = tuple(row[k] for k in self.keys)
+                self.groups[key] = self.groups.get(key, 0) + row["commitLogOffset_count"]
+
+    def add(self, topic: str, queue_id: int) -> None:
+        self.total += 1
+        if self.keys:
+            key = (topic,) if self.by == "topic" else (topic, queue_id)
+            self.groups[key] = self.groups.get(key, 0) + 1
+
+    def write(self, out, fmt: str) -> None:
+        if not self.keys:
+            if fmt == "jsonl":
+                out.write(json.dumps({"messages": self.total}) + "\n")
+            else:
+                print_table([[self.total]], ["messages"], out)
+            return
+        rows = sorted(self.groups.items())
+        if fmt == "jsonl":
+            for key, n in rows:
+                out.write(json.dumps({**dict(zip(self.keys, key)), "messages": n}, ensure_ascii=False) + "\n")
+        else:
+            print_table([[short(key[0]), *key[1:], n] for key, n in rows],
+                        ["topic", "queue"][:len(self.keys)] + ["messages"], out)
+
+
+def cmd_messages(args: argparse.Namespace) -> int:
+    _refuse_combinations(args)
     refuse_empty_filters(args)
     from ..body_decoders import BodyDecoderError, resolve
     try:
@@ -222,21 +387,37 @@ def cmd_messages(args: argparse.Namespace) -> int:
     log = store.commitlog
     out = sys.stdout
     body = args.body not in (None, "none")
-    header = _MESSAGE_HEADER + (["body"] if body and args.format == "table" else [])
-    header += ["decoded"] if decoder is not None and args.format == "table" else []
+    columns = args.columns
+    header = (list(columns) if columns is not None else
+              _MESSAGE_HEADER + (["body"] if body and args.format == "table" else [])
+              + (["decoded"] if decoder is not None and args.format == "table" else []))
     if args.msg_id is not None or args.offset is not None:
         msgs = [log.read(args.offset)] if args.msg_id is None else _read_msg_id(store, args.msg_id)
         msgs = msgs[:args.limit] if args.limit is not None else msgs
         if args.format == "jsonl":
             for msg in msgs:
                 d = bodies.apply_json(msg.to_json_dict(), msg.shown_body, args.body, args.body_limit)
-                out.write(json.dumps(_decoded_json(d, decoder, msg.shown_body), ensure_ascii=False) + "\n")
+                d = _decoded_json(d, decoder, msg.shown_body)
+                out.write(json.dumps(_columns_json(d, msg, columns), ensure_ascii=False) + "\n")
+        elif columns is not None:
+            print_table([_columns_row(_columns_json(msg.to_json_dict(), msg, columns), columns) for msg in msgs],
+                        header, out)
         else:
             rows = [_decoded_row(_message_row(msg), decoder, msg.shown_body) for msg in msgs]
             print_table([_with_body(row, msg.shown_body, args, msg.body_error) if body else row
                          for row, msg in zip(rows, msgs)], header, out)
         return 0
-    if (args.key is not None or args.tag is not None) and store.root is not None and store.batch_queues():
+    prepare_filters(args, store)
+    counts = _Counts(args.count) if args.count is not None else None
+    batch_topics = {q.topic for q in store.batch_queues()} if store.root is not None else set()
+    inner = batch_topics and (args.key is not None or args.tag is not None or args.property is not None
+                              or (args.outstanding is not None and batch_topics & set(args.topics)))
+    if inner and args.follow:
+        raise UsageError(f"--follow reads new records a batch at a time; the inner batches of this store's batch "
+                         f"consume queues ({', '.join(sorted(batch_topics))}) are searched message by message "
+                         f"for --tag, --key, --property and --outstanding: give the commit-log folder "
+                         f"({log.path}) as STORE to follow the records as stored")
+    if inner:
         # Inner batches (batch consume queues) are searched item by item, through the object API.
         items, obj_scan = _inner_selected(args, log)
         rows, n = [], 0
@@ -245,15 +426,25 @@ def cmd_messages(args: argparse.Namespace) -> int:
                 break
             n += 1
             m, item = (it, None) if isinstance(it, Message) else it
+            if counts is not None:
+                counts.add(m.topic, m.queue_id)
+                continue
             data = item.body if item is not None else m.shown_body
+            d = _inner_json(m, item) if item is not None else m.to_json_dict()
             if args.format == "jsonl":
-                d = _inner_json(m, item) if item is not None else m.to_json_dict()
                 d = bodies.apply_json(d, data, args.body, args.body_limit)
-                out.write(json.dumps(_decoded_json(d, decoder, data), ensure_ascii=False) + "\n")
+                d = _decoded_json(d, decoder, data)
+                d = _columns_json(d, m, columns, item.properties if item is not None else None)
+                out.write(json.dumps(d, ensure_ascii=False) + "\n")
+            elif columns is not None:
+                rows.append(_columns_row(_columns_json(d, m, columns, item.properties if item is not None
+                                                       else None), columns))
             else:
                 row = _inner_row(m, item) if item is not None else _message_row(m)
                 rows.append(_decoded_row(_with_body(row, data, args) if body else row, decoder, data))
-        if args.format == "table":
+        if counts is not None:
+            counts.write(out, args.format)
+        elif args.format == "table":
             print_table(rows, header, out)
         _note_empty(n, args)
         return report_end(obj_scan, log)
@@ -265,61 +456,102 @@ def cmd_messages(args: argparse.Namespace) -> int:
     jsonl = args.format == "jsonl"
     limit = args.limit
     # Smaller batches for the table: its rows are formatted a batch at a time.
-    batch_size = DEFAULT_BATCH_SIZE if jsonl else _TABLE_BATCH
+    batch_size = DEFAULT_BATCH_SIZE if jsonl or counts is not None else _TABLE_BATCH
     if limit is not None:
         batch_size = min(batch_size, max(limit + 1, 1024))
-    reshape = jsonl and (args.body not in (None, "base64") or args.body_limit is not None)
-    scan = log.batches(JSONL_COLUMNS if jsonl else MESSAGE_TABLE_SOURCE + (("bodyError",) if body else ()),
-                       decompress=jsonl or body or decoder is not None,
-                       batch_size=batch_size, window_size=_MESSAGES_WINDOW, **_scan_filters(args))
-    raw = _binary_stdout() if jsonl and not reshape else None
+    if counts is not None:
+        names = ["commitLogOffset", "topic", "queueId"][:1 + len(counts.keys)]
+    elif columns is not None:
+        names = list(columns)
+    else:
+        names = list(JSONL_COLUMNS if jsonl else MESSAGE_TABLE_SOURCE + (("bodyError",) if body else ()))
+    shows_body = "body" in names and counts is None
+    if decoder is not None and counts is None and "body" not in names:
+        names.append("body")  # what the body decoder reads
+        shows_body = True
+    decompress = shows_body and (jsonl or body or columns is not None or decoder is not None)
+    reshape = jsonl and shows_body and (args.body not in (None, "base64") or args.body_limit is not None)
+    raw = _binary_stdout() if jsonl and not reshape and counts is None else None
     table = None
-    if not jsonl:
-        end_offset = max((s.start_offset + s.size for s in log.segments), default=0)
-        width = tables.table_width(out)
-        table = TableStream(header, out, min_widths={0: len(str(end_offset))}, cut=(1, 5, 6, 9),
-                            layout=lambda h, w, c: _fitted(h, w, c, width))
+    width = tables.table_width(out)
+    if not jsonl and counts is None:
+        if columns is not None:
+            import pyarrow as pa
+
+            from ..columnar import SCHEMA
+            cut = [i for i, c in enumerate(columns) if pa.types.is_string(SCHEMA.field(c).type)]
+            table = TableStream(header, out, cut=cut, layout=lambda h, w, c: _fitted(h, w, c, width))
+        else:
+            end_offset = max((s.start_offset + s.size for s in log.segments), default=0)
+            table = TableStream(header, out, min_widths={0: len(str(end_offset))}, cut=(1, 5, 6, 9),
+                                layout=lambda h, w, c: _fitted(h, w, c, width))
     n = 0
     last = None
+    start = None
+    follow = _Follow(args) if args.follow else None
     try:
-        for batch in _batches_with_progress(scan, log.total_size, "scan"):
-            if limit is not None and n >= limit:
-                break
-            more = limit is not None and batch.num_rows > limit - n
-            if more:
-                batch = batch.slice(0, limit - n)
-            n += batch.num_rows
-            if batch.num_rows:
+        while True:
+            scan = log.batches(scan_columns(names, args), decompress=decompress, start=start,
+                               batch_size=batch_size, window_size=_MESSAGES_WINDOW, **_scan_filters(args))
+            more = False
+            for batch in filtered_batches(_batches_with_progress(scan, log.total_size, "scan"), args, names):
+                if limit is not None and n >= limit:
+                    more = True
+                    break
+                more = limit is not None and batch.num_rows > limit - n
+                if more:
+                    batch = batch.slice(0, limit - n)
+                n += batch.num_rows
                 last = batch.column(0)[-1].as_py()
-            if decoder is not None:
-                from ..body_decoders import decode_batch
-                batch = decode_batch(batch, decoder)
-            if table is not None:
-                cells = message_table_columns(batch, 48 if width is not None else 1 << 30)
-                if body:
-                    import pyarrow as pa
-                    cells.append(pa.array([_with_body([], b, args, e)[0] for b, e in
-                                           zip(batch.column("body").to_pylist(), batch.column("bodyError").to_pylist())],
-                                          pa.string()))
-                if decoder is not None:
-                    import pyarrow.compute as pc
-                    cells.append(pc.coalesce(batch.column("bodyDecoded"),
-                                             pc.binary_join_element_wise("[", batch.column("bodyDecodeError"), "]",
-                                                                         "")))
-                table.write(cells)
-            elif raw is not None:
-                write_jsonl(batch, raw)
-            elif reshape:
-                data = batch.column("body").to_pylist()
-                for line, b in zip(bytes(jsonl_bytes(batch)).decode("utf-8").splitlines(), data):
-                    d = bodies.apply_json(json.loads(line), b or b"", args.body, args.body_limit)
-                    out.write(json.dumps(d, ensure_ascii=False) + "\n")
-            else:
-                out.write(bytes(jsonl_bytes(batch)).decode("utf-8"))
-            # Not held while the next batch is decoded: a batch can hold hundreds of MiB of bodies.
-            batch = cells = data = None
-            if more:
+                if decoder is not None and counts is None:
+                    from ..body_decoders import decode_batch
+                    batch = decode_batch(batch, decoder)
+                with follow.whole() if follow is not None else _nothing():
+                    if counts is not None:
+                        counts.add_batch(batch)
+                    elif table is not None:
+                        if columns is not None:
+                            cells = _column_cells(batch, names, args, width)
+                        else:
+                            cells = message_table_columns(batch, 48 if width is not None else 1 << 30)
+                        if body and columns is None:
+                            import pyarrow as pa
+                            cells.append(pa.array([_with_body([], b, args, e)[0] for b, e in
+                                                   zip(batch.column("body").to_pylist(),
+                                                       batch.column("bodyError").to_pylist())], pa.string()))
+                        if decoder is not None and columns is None:
+                            import pyarrow.compute as pc
+                            cells.append(pc.coalesce(batch.column("bodyDecoded"),
+                                                     pc.binary_join_element_wise("[", batch.column("bodyDecodeError"),
+                                                                                 "]", "")))
+                        table.write(cells)
+                    elif raw is not None:
+                        write_jsonl(batch, raw)
+                    elif reshape:
+                        data = batch.column("body").to_pylist()
+                        for line, b in zip(bytes(jsonl_bytes(batch)).decode("utf-8").splitlines(), data):
+                            d = bodies.apply_json(json.loads(line), b or b"", args.body, args.body_limit)
+                            out.write(json.dumps(d, ensure_ascii=False) + "\n")
+                    else:
+                        out.write(bytes(jsonl_bytes(batch)).decode("utf-8"))
+                # Not held while the next batch is decoded: a batch can hold hundreds of MiB of bodies.
+                batch = cells = data = None
+                if more:
+                    break
+            if follow is None or more or (limit is not None and n >= limit):
                 break
+            if scan.end is None or not scan.end.reason.is_clean:
+                break  # the data ends at damage (reported below) or at --to-offset
+            with follow.whole():
+                if table is not None:
+                    table.close()  # the rows so far shown now, not after a first block fills
+                elif raw is not None:
+                    raw.flush()
+                out.flush()
+            start = scan.end.offset
+            if args.to_offset is not None and start >= args.to_offset:
+                break
+            log = follow.wait(start)
     except DecompressionError:
         # A body that does not decompress: the object API prints the messages before it and fails there.
         if raw is not None:
@@ -332,17 +564,62 @@ def cmd_messages(args: argparse.Namespace) -> int:
             n += 1
             m.body  # noqa: B018 - raises the typed error at the body that does not decompress
             d = bodies.apply_json(m.to_json_dict(), m.shown_body, args.body, args.body_limit)
-            out.write(json.dumps(_decoded_json(d, decoder, m.shown_body), ensure_ascii=False) + "\n")
+            d = _decoded_json(d, decoder, m.shown_body)
+            out.write(json.dumps(_columns_json(d, m, columns), ensure_ascii=False) + "\n")
         return report_end(obj_scan, log)
-    if table is not None:
+    if counts is not None:
+        counts.write(out, args.format)
+    elif table is not None:
         table.close()
     elif raw is not None:
         raw.flush()
-    _note_empty(n, args)
+    if counts is None:
+        _note_empty(n, args)
     if limit is not None and n >= limit and scan.end is None:
         return status.OK  # stopped by --limit before the data ended
     return report_end(scan, log)
 
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _Follow:
+    """``--follow``: the store opened again every ``--interval`` seconds until its data goes past where the
+    last read ended; output is written a whole batch at a time (a signal lands between batches)."""
+
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+
+    @staticmethod
+    def whole():
+        from .. import interrupts
+        return interrupts.deferred()
+
+    def wait(self, offset: int):
+        """The commit log, opened again once it holds data past ``offset`` (a new record may be there)."""
+        import time
+        while True:
+            time.sleep(self.args.interval)
+            log = open_from_args(self.args).commitlog
+            if max((s.start_offset + s.size for s in log.segments), default=0) > offset and \
+                    _has_byte_at(log, offset):
+                return log
+
+
+def _has_byte_at(log, offset: int) -> bool:
+    """Whether the commit log holds a non-zero first byte of a record at ``offset`` (its total size's high
+    byte is zero for any size under 16 MiB, so the size field's four bytes are read)."""
+    for seg in log.segments:
+        if seg.start_offset <= offset < seg.start_offset + seg.size:
+            with open(seg.path, "rb") as f:
+                f.seek(offset - seg.start_offset)
+                return f.read(4) not in (b"", b"\0\0\0\0")
+    return False
 
 
 class _ExportHelp(argparse.RawDescriptionHelpFormatter):
@@ -355,6 +632,16 @@ class _ExportHelp(argparse.RawDescriptionHelpFormatter):
             from ..columnar import COLUMNS
             text = text.replace("{columns}", textwrap.fill(", ".join(COLUMNS) + ".", width - len(indent)))
         return super()._fill_text(text, width, indent)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 3600 seconds, not {text}")
+    return value
 
 
 def _column_list(text: str) -> list[str]:
@@ -395,18 +682,22 @@ def cmd_export(args: argparse.Namespace) -> int:
         need.add("segment")
         if args.partition_by:
             need.add(args.partition_by)
-    scan = log.batches([c for c in COLUMNS if c in need], decompress=args.decompress, **_scan_filters(args))
+    prepare_filters(args, store)
+    names = [c for c in COLUMNS if c in need]
+    scan = log.batches(scan_columns(names, args), decompress=args.decompress, **_scan_filters(args))
     target = out_path
     if out_path == "-":
         target = _binary_stdout()
         if target is None:
             sys.stderr.write("rmqformats: error: stdout takes no bytes here; give a file\n")
             return 2
-    batches = _batches_with_progress(scan, log.total_size, "export")
-    schema = scan.schema
+    import pyarrow as pa
+    schema = pa.schema([scan.schema.field(n) for n in names])
+    batches = filtered_batches(_batches_with_progress(scan, log.total_size, "export"), args, names)
     if decoder is not None:
         batches, schema = decode_batches(batches, decoder), decoded_schema(schema)
-    elif fmt == "parquet" and getattr(scan, "parallel", False):
+    elif fmt == "parquet" and getattr(scan, "parallel", False) and not args.batch_filter \
+            and list(scan.schema.names) == names:
         batches = scan  # Parquet from a walk on several cores: its workers write the segments' files
     sink = export_batches(batches, fmt, target, schema,
                           partition_by=args.partition_by, keep_segment="segment" in columns, force=args.force,
@@ -439,11 +730,24 @@ def add_commands(sub) -> None:
                                       "(store host and commit-log offset), or else the producer's (UNIQ_KEY, "
                                       "what SendResult.getMsgId() returns), looked up by key in the index")
     sp.add_argument("--limit", type=bodies.non_negative, help="stop after this many messages")
+    sp.add_argument("--columns", type=_column_list,
+                    help="comma-separated column names, shown in that order (table and jsonl): any of the "
+                         "columns of `export --columns` (commitLogOffset, topic, queueId, queueOffset, "
+                         "storeTimestamp, tags, keys, uniqKey, properties, msgId, body, …)")
+    sp.add_argument("--count", nargs="?", const="total", choices=["total", "topic", "queue"],
+                    help="print the number of matching messages instead of them: in total (the default), or "
+                         "per topic or per topic queue (jsonl: one JSON line per count)")
     bodies.add_body_args(sp)
     add_salvage(sp)
     add_jobs(sp)
     from .sql import add_body_decoder
     add_body_decoder(sp)
+    sp.add_argument("--follow", action="store_true",
+                    help="with --live, as tail -f: at the end of the data, keep reading the store for new "
+                         "messages every --interval seconds until Ctrl-C (exit status 130, every line printed "
+                         "whole)")
+    sp.add_argument("--interval", type=_seconds, default=1.0, metavar="SECONDS",
+                    help="with --follow, seconds between reads of the store (default: 1)")
     sp.set_defaults(func=cmd_messages)
     sp = sub.add_parser(
         "export", help="write the messages, filtered, to Parquet, JSON Lines or CSV",

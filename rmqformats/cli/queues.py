@@ -72,6 +72,14 @@ def cmd_queue(args: argparse.Namespace) -> int:
     topic, queue_id = _queue_positionals(args)
     store = open_from_args(args)
     out = sys.stdout
+    if args.outstanding is not None:
+        rows = _group_rows(store, args.outstanding, topic, queue_id)
+        if queue_id is None:
+            return _outstanding_queues(args, store, rows)
+        r = rows[0]
+        # The units the group has not consumed: from its committed offset, or the queue's first when later.
+        start = max(r.committed_offset or 0, r.min_offset)
+        args.from_offset = start if args.from_offset is None else max(args.from_offset, start)
     if queue_id is None:
         infos = [("RocksDBConsumeQueue" if q.kind == "rocksdb" else kind, q)
                  for kind, found in (("ConsumeQueue", store.queues()), ("BatchConsumeQueue", store.batch_queues()))
@@ -131,6 +139,40 @@ def cmd_queue(args: argparse.Namespace) -> int:
         print_table(rows, header, out)
     if n == 0 and args.limit != 0:
         sys.stderr.write(f"rmqformats: no unit of {topic}/{queue_id} matched\n")
+    return 0
+
+
+def _group_rows(store, group: str, topic: str | None, queue_id: int | None) -> list:
+    """The ``lag`` rows of ``group`` (of ``topic``, of its queue ``queue_id``); :class:`Unknown` when none."""
+    from ..lag import consumer_lag
+    rows = [r for r in consumer_lag(store, group=group, topic=topic, with_store_time=False)
+            if queue_id is None or r.queue_id == queue_id]
+    if not rows:
+        groups = sorted({r.group for r in consumer_lag(store, with_store_time=False)})
+        if group not in groups:
+            raise Unknown(f"unknown consumer group {group!r}: no committed offset of it in {store.path('config')} "
+                          f"(groups there: {', '.join(groups) or 'none'})")
+        where = topic if queue_id is None else f"{topic}/{queue_id}"
+        raise Unknown(f"consumer group {group!r} has no offset on {where}; `rmqformats lag "
+                      f"{shlex.quote(store.root)} --group {shlex.quote(group)}` lists the queues it has")
+    return rows
+
+
+def _outstanding_queues(args: argparse.Namespace, store, rows: list) -> int:
+    """The queues a group has offsets on, with its committed offset and the messages it has not consumed."""
+    out = sys.stdout
+    names = {"SimpleCQ": "ConsumeQueue", "BatchCQ": "BatchConsumeQueue"}
+    if args.format == "jsonl":
+        for r in rows:
+            out.write(json.dumps({"topic": r.topic, "queueId": r.queue_id, "type": names[r.queue_type],
+                                  "minOffset": r.min_offset, "maxOffset": r.max_offset,
+                                  "committedOffset": r.committed_offset, "outstanding": r.available},
+                                 ensure_ascii=False) + "\n")
+    else:
+        print_table([[short(r.topic), r.queue_id, "batch" if r.queue_type == "BatchCQ" else "", r.min_offset,
+                      r.max_offset, "" if r.committed_offset is None else r.committed_offset, r.available]
+                     for r in rows],
+                    ["topic", "queue", "type", "minOffset", "maxOffset", "committedOffset", "outstanding"], out)
     return 0
 
 
@@ -395,6 +437,10 @@ def add_commands(sub) -> None:
                     help="first logical offset (default: the queue's min)")
     sp.add_argument("--to", dest="to_offset", type=bodies.non_negative, help="logical offset to stop before")
     sp.add_argument("--limit", type=bodies.non_negative, help="stop after this many rows")
+    sp.add_argument("--outstanding", metavar="GROUP",
+                    help="the units consumer group GROUP has not consumed: from its committed offset (the "
+                         "queue's first, if later) on; without QID, the queues it has offsets on, with its "
+                         "committed offset and how many it has not consumed (as `lag` counts them)")
     bodies.add_body_args(sp, "with --resolve, message bodies")
     sp.add_argument("--kind", choices=["file", "rocksdb"],
                     help="read the queue's files or the RocksDB consume queue (default: the files when the "
