@@ -14,6 +14,7 @@ from ..message import Message, format_millis, to_millis
 from ..sample import sample_store_path
 from ..store import Store, open_store
 from . import tables
+from .usage import Unknown, UsageError  # noqa: F401 - the commands take them from here
 
 _PROGRESS_EVERY = 4096
 #: Rows decoded at a time for the messages table.
@@ -22,12 +23,6 @@ _TABLE_BATCH = 8192
 _MESSAGES_WINDOW = 8 << 20
 
 
-class UsageError(Exception):
-    """Options that cannot go together, or a value the command cannot take: exit status 2 (ERROR)."""
-
-
-class Unknown(Exception):
-    """A topic, queue or group named on the command line that the store does not have: exit status 2."""
 
 
 def parse_time(text: str) -> int:

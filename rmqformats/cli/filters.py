@@ -79,7 +79,7 @@ class Outstanding(NamedTuple):
 def outstanding(store, group: str) -> Outstanding:
     """``group``'s outstanding positions from its committed offsets (see :func:`rmqformats.lag.unconsumed`)."""
     from ..lag import consumer_lag, unconsumed
-    from .common import Unknown
+    from .usage import Unknown
     found = unconsumed(store, group)
     if not found:
         groups = sorted({r.group for r in consumer_lag(store, with_store_time=False)})
