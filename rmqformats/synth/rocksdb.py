@@ -31,18 +31,97 @@ from ..generated.construct import rocketmq_rocksdb_cq_unit as _unit_spec
 from ..rocksdb.consumequeue import CF_OFFSETS, CHECKPOINT_TOPIC, offset_key, unit_key
 
 
-def _open_writable(path: str, column_families: Iterable[str] = ()):
+def _open_writable(path: str, column_families: Iterable[str] = (), *, plain_writes: bool = False):
+    """A database at ``path`` to write; with ``plain_writes`` (only ``db[key] = value`` and column families'
+    item assignment are used), one that works in a forked child too (:class:`_Ingesting`)."""
     from rocksdict import Options, Rdict
+
+    from ..rocksdb.db import background_threads_lost, note_open
     opts = Options(raw_mode=True)
     opts.create_if_missing(True)
     opts.create_missing_column_families(True)
-    return Rdict(path, options=opts, column_families={n: Options(raw_mode=True) for n in column_families})
+    lost = plain_writes and background_threads_lost()
+    if lost:
+        opts.set_disable_auto_compactions(True)
+    db = Rdict(path, options=opts, column_families={n: Options(raw_mode=True) for n in column_families})
+    note_open()
+    return _Ingesting(db) if lost else db
+
+
+class _Ingesting:
+    """A database written through table files that it ingests, never through its memtables.
+
+    For a process forked from one that had opened a RocksDB database (see
+    :func:`rmqformats.rocksdb.db.background_threads_lost`): RocksDB's background
+    threads are not in it, so a memtable flush (at close too) would wait for them
+    forever. Writes are kept in bounded runs, each sorted (the last value of a key
+    wins, as in a write to the database) and ingested as one table file.
+    """
+
+    #: Pairs held before a run is written and ingested.
+    RUN = 1 << 16
+
+    def __init__(self, db):
+        self._db = db
+        self._runs: dict[str, dict[bytes, bytes]] = {}
+        self._tables = 0
+
+    def get_column_family(self, name: str) -> "_IngestingColumn":
+        return _IngestingColumn(self, name)
+
+    def __setitem__(self, key: bytes, value: bytes) -> None:
+        self.put("default", key, value)
+
+    def put(self, column_family: str, key: bytes, value: bytes) -> None:
+        run = self._runs.setdefault(column_family, {})
+        run[bytes(key)] = bytes(value)
+        if len(run) >= self.RUN:
+            self._ingest(column_family)
+
+    def _ingest(self, column_family: str) -> None:
+        import tempfile
+
+        from rocksdict import IngestExternalFileOptions, Options, SstFileWriter
+        run = self._runs.pop(column_family, None)
+        if not run:
+            return
+        folder = tempfile.mkdtemp(prefix="rmqformats-ingest-")
+        try:
+            table = os.path.join(folder, f"{self._tables:06d}.sst")
+            self._tables += 1
+            writer = SstFileWriter(options=Options(raw_mode=True))
+            writer.open(table)
+            for key in sorted(run):
+                writer[key] = run[key]
+            writer.finish()
+            how = IngestExternalFileOptions()
+            how.set_move_files(True)
+            target = self._db if column_family == "default" else self._db.get_column_family(column_family)
+            target.ingest_external_file([table], how)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def close(self) -> None:
+        for column_family in list(self._runs):
+            self._ingest(column_family)
+        self._db.close()
+
+
+class _IngestingColumn:
+    """One column family of an :class:`_Ingesting` database."""
+
+    def __init__(self, db: _Ingesting, name: str):
+        self._db, self._name = db, name
+
+    def __setitem__(self, key: bytes, value: bytes) -> None:
+        self._db.put(self._name, key, value)
 
 
 def _close(db, path: str) -> None:
     from rocksdict import Rdict
-    for name in Rdict.list_cf(path):  # every column family into table files, as a clean shutdown leaves them
-        (db if name == "default" else db.get_column_family(name)).flush()
+    if not isinstance(db, _Ingesting):
+        for name in Rdict.list_cf(path):  # every column family into table files, as a clean shutdown leaves them
+            (db if name == "default" else db.get_column_family(name)).flush()
     db.close()
     # The binding's own file; a broker's database has none.
     try:
@@ -300,7 +379,7 @@ def write_rocksdb_message_store(path: str, *, timer: Iterable[tuple[int, str, in
     """
     from ..rocksdb.messagestore import (CF_TIMER, CF_TRANS, LAST_OFFSET_PY, LAST_STORE_TIMESTAMP, TIMER_SCAN_OFFSET,
                                         TIMER_TIMELINE)
-    db = _open_writable(path, [CF_TIMER, CF_TRANS])
+    db = _open_writable(path, [CF_TIMER, CF_TRANS], plain_writes=True)  # rebuild writes it, in forked children too
     timer_cf, trans_cf = db.get_column_family(CF_TIMER), db.get_column_family(CF_TRANS)
     for when, uniq, phy, size in timer:
         timer_cf[timer_key(when, uniq)] = timer_value(phy, size)
