@@ -13,7 +13,8 @@ damage can only be kept in a new store by writing them again, at new positions, 
   (``ConsumeQueue.putMessagePositionInfo`` expects each unit at the queue's end). Prepared and rolled-back
   transaction messages keep theirs (the broker assigns none to them); an inner-batch record advances its
   queue by ``INNER_NUM`` and its ``INNER_BASE`` is rewritten to match;
-- a commit or rollback record's prepared-transaction offset follows its prepared record when that moved;
+- a commit or rollback record's prepared-transaction offset (the half message's commit-log offset, which
+  ``EndTransactionProcessor`` puts there) follows that record when it moved;
 - the 5.2+ ``__CRC32#`` property is computed again over the rewritten record (``doAppend`` computes it
   after the offsets are written);
 - a record that leaves fewer than 8 bytes free in its segment goes to the next, the rest of the segment
@@ -28,6 +29,7 @@ line, into :data:`OFFSETS_FILE` in the new store as it is walked (never held in 
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
@@ -37,14 +39,17 @@ import numpy as np
 
 from .. import properties as props
 from ..generated.construct import rocketmq_commitlog as cs
+from ..generated.layouts import rocketmq_commitlog as layout
 from ..message import crc32
 from ..synth.commitlog import encode_blank
 
 #: The file of the new store that maps each old commit-log offset to the new one (JSON Lines).
 OFFSETS_FILE = "salvage-offsets.jsonl"
-#: ``MessageSysFlag.TRANSACTION_PREPARED_TYPE`` and ``TRANSACTION_ROLLBACK_TYPE`` (``transaction_type`` enum).
-_NO_QUEUE_OFFSET = ("prepared", "rollback")
-_COLUMNS = ["commitLogOffset", "storeSize", "msgId"]
+_COLUMNS = ["commitLogOffset", "storeSize", "queueId", "queueOffset", "sysFlag", "preparedTransactionOffset",
+            "topic", "propertiesString", "msgId"]
+#: SYSFLAG bits of the transaction type (``MessageSysFlag.TRANSACTION_*``).
+_TRAN_MASK, _TRAN_SHIFT = layout.SYS_FLAG_BITS["transaction_type"]
+_PREPARED, _ROLLBACK = layout.TRANSACTION_TYPE["prepared"], layout.TRANSACTION_TYPE["rollback"]
 _INNER_BASE = re.compile("(^|\x02)(INNER_BASE\x01)(-?[0-9]+)")
 _INNER_NUM = re.compile("(?:^|\x02)INNER_NUM\x01([0-9]+)")
 
@@ -92,11 +97,16 @@ def write_salvaged_commitlog(commitlog, folder: str, offsets_path: str, *, segme
     out = SalvagedLog(data_end=base)
     os.makedirs(folder, exist_ok=True)
     next_qo: dict[tuple[str, int], int] = {}
-    prepared_moved: dict[int, int] = {}
+    # Where records moved, as runs of one shift (old offset the run starts at, new - old): a run ends
+    # only at damage or a segment's end, so this stays small; a commit record's prepared offset is
+    # looked up in it.
+    run_starts: list[int] = []
+    run_shifts: list[int] = []
     seg_starts = np.array([s.start_offset for s in segments], np.int64)
     writer = _SegmentWriter(folder, segment_size, out)
     pos = base
     walk = commitlog.batches(columns=_COLUMNS, salvage=True, decompress=False, batch_size=batch_size)
+    reader = _SegmentReader(segments)
     try:
         with open(offsets_path, "w", encoding="utf-8") as mapping:
             for batch in walk:
@@ -104,30 +114,41 @@ def write_salvaged_commitlog(commitlog, folder: str, offsets_path: str, *, segme
                     continue
                 offs = batch.column("commitLogOffset").to_numpy()
                 sizes = batch.column("storeSize").to_numpy()
+                qids = batch.column("queueId").to_numpy()
+                qoffs = batch.column("queueOffset").to_numpy()
+                trans = (batch.column("sysFlag").to_numpy() & _TRAN_MASK) >> _TRAN_SHIFT
+                prep = batch.column("preparedTransactionOffset").to_numpy()
+                topics = batch.column("topic").to_pylist()
+                texts = batch.column("propertiesString").to_pylist()
                 ids = batch.column("msgId").to_pylist()
+                damage = [r.commitlog_offset for r in getattr(walk, "damaged", ()) or ()]
+                first_damage = min(damage) if damage else None
                 for i in range(batch.num_rows):
                     old, size = int(offs[i]), int(sizes[i])
                     seg = segments[int(np.searchsorted(seg_starts, old, side="right")) - 1]
-                    raw = _read(seg.path, old - seg.start_offset, size)
+                    raw = reader.read(seg, old - seg.start_offset, size)
                     left = segment_size - pos % segment_size
                     if size + 8 > left:  # doAppend: END_FILE_MIN_BLANK_LENGTH, a BLANK fills the segment
                         writer.put(pos, encode_blank(left))
                         pos += left
-                    rec = cs.record.parse(raw)
-                    data, key, old_qo, new_qo = _rewrite(rec, raw, pos, next_qo, prepared_moved)
+                    key, old_qo, tran = (topics[i], int(qids[i])), int(qoffs[i]), int(trans[i])
+                    new_qo = _queue_offset(key, old_qo, tran, texts[i] or "", next_qo)
+                    prepared = _moved(int(prep[i]), run_starts, run_shifts)
+                    if pos == old and new_qo == old_qo and prepared == int(prep[i]):
+                        data = raw  # where it was and as it was: the bytes copied
+                    else:
+                        data = _rewrite(cs.record.parse(raw), len(raw), pos, new_qo, prepared)
                     if len(data) + 8 > segment_size - pos % segment_size:
                         raise SalvageWriteError(f"{seg.path}: the record at commit-log offset {old} "
                                                 f"({len(data)} bytes rewritten) does not fit a {segment_size}-byte "
                                                 f"segment")
-                    if rec.body.sys_flag.transaction_type == "prepared" and pos != old:
-                        prepared_moved[old] = pos
+                    if not run_shifts or run_shifts[-1] != pos - old:
+                        run_starts.append(old)
+                        run_shifts.append(pos - old)
                     writer.put(pos, data)
                     changed = pos != old or new_qo != old_qo
-                    if changed and out.first_changed is None:
-                        out.first_changed = old
-                    damage = [r.commitlog_offset for r in getattr(walk, "damaged", ()) or ()]
-                    if damage and min(damage) <= old and out.first_changed is None:
-                        out.first_changed = old  # past damage (even where it kept its place)
+                    if out.first_changed is None and (changed or (first_damage is not None and first_damage <= old)):
+                        out.first_changed = old  # moved, requeued, or past damage (even where it kept its place)
                     if out.first_changed is not None and key[0] in follow and key[1] == 0 \
                             and key[0] not in out.first_queue_offset:
                         out.first_queue_offset[key[0]] = new_qo
@@ -142,6 +163,7 @@ def write_salvaged_commitlog(commitlog, folder: str, offsets_path: str, *, segme
                     pos += len(data)
     finally:
         writer.close()
+        reader.close()
     out.data_end = pos
     out.damaged = list(getattr(walk, "damaged", ()) or ())
     if out.damaged:
@@ -149,35 +171,57 @@ def write_salvaged_commitlog(commitlog, folder: str, offsets_path: str, *, segme
     return out
 
 
-def _read(path: str, at: int, size: int) -> bytes:
-    with open(path, "rb") as f:
-        f.seek(at)
-        return f.read(size)
+def _moved(offset: int, run_starts: list[int], run_shifts: list[int]) -> int:
+    """The new offset of the record written before at old ``offset`` (0: none, kept)."""
+    if offset <= 0:
+        return offset
+    i = bisect.bisect_right(run_starts, offset) - 1
+    return offset + run_shifts[i] if i >= 0 else offset
 
 
-def _rewrite(rec, raw: bytes, pos: int, next_qo: dict, prepared_moved: dict) -> tuple[bytes, tuple, int, int]:
-    """The record ``rec`` (parsed from ``raw``) as the broker appends it at ``pos``; its queue key, old and
-    new queue offsets."""
+class _SegmentReader:
+    """Reads records of the old commit log, one segment file open at a time (read-only)."""
+
+    def __init__(self, segments) -> None:
+        self.path: str | None = None
+        self.f = None
+
+    def read(self, seg, at: int, size: int) -> bytes:
+        if seg.path != self.path:
+            self.close()
+            self.f = open(seg.path, "rb")
+            self.path = seg.path
+        self.f.seek(at)
+        return self.f.read(size)
+
+    def close(self) -> None:
+        if self.f is not None:
+            self.f.close()
+            self.f, self.path = None, None
+
+
+def _queue_offset(key: tuple, old_qo: int, tran: int, text: str, next_qo: dict) -> int:
+    """The queue offset the broker assigns a record of queue ``key`` with properties ``text``
+    (``ConsumeQueue.assignQueueOffset``, in commit-log order; an inner batch takes ``INNER_NUM``)."""
+    if tran in (_PREPARED, _ROLLBACK):  # prepared, rollback: doAppend sets no queue offset (0), nor advances the queue
+        return old_qo
+    new_qo = next_qo.get(key, old_qo)
+    m = _INNER_NUM.search(text) if "INNER_NUM\x01" in text else None
+    next_qo[key] = new_qo + (int(m.group(1)) if m else 1)
+    return new_qo
+
+
+def _rewrite(rec, size: int, pos: int, new_qo: int, prepared: int) -> bytes:
+    """The record ``rec`` (``size`` bytes as it was) as the broker appends it at ``pos``, with queue offset
+    ``new_qo`` (an inner batch's ``INNER_BASE`` following it) and prepared-transaction offset ``prepared``."""
     body = rec.body
-    key = (body.topic, body.queue_id)
-    old_qo = body.queue_offset
     text = body.properties
-    if body.sys_flag.transaction_type in _NO_QUEUE_OFFSET:
-        new_qo = old_qo
-    else:
-        new_qo = next_qo.get(key, old_qo)
-        m = _INNER_NUM.search(text) if body.sys_flag.is_inner_batch or "INNER_NUM" in text else None
-        next_qo[key] = new_qo + (int(m.group(1)) if m else 1)
-        if new_qo != old_qo and "INNER_BASE\x01" in text:
-            text = _INNER_BASE.sub(lambda g: f"{g.group(1)}{g.group(2)}{new_qo}", text, count=1)
-    prepared = prepared_moved.get(body.ofs_prepared_transaction, body.ofs_prepared_transaction)
-    if pos == body.ofs_physical and new_qo == old_qo and prepared == body.ofs_prepared_transaction \
-            and text == body.properties:
-        return raw, key, old_qo, new_qo
+    if new_qo != body.queue_offset and "INNER_BASE\x01" in text:
+        text = _INNER_BASE.sub(lambda g: f"{g.group(1)}{g.group(2)}{new_qo}", text, count=1)
     body.ofs_physical, body.queue_offset, body.ofs_prepared_transaction = pos, new_qo, prepared
     if text != body.properties:
         grown = len(text.encode("utf-8")) - len(body.properties.encode("utf-8"))
-        body.properties, body.len_properties, rec.len_record = text, body.len_properties + grown, len(raw) + grown
+        body.properties, body.len_properties, rec.len_record = text, body.len_properties + grown, size + grown
     data = cs.record.build(rec)
     if _has_crc_property(text):
         # doAppend writes the digits once the rest of the record is final (CRC32_RESERVED_LEN at the end).
@@ -185,7 +229,7 @@ def _rewrite(rec, raw: bytes, pos: int, next_qo: dict, prepared_moved: dict) -> 
         digits = "".join(str(crc // 10 ** i % 10) for i in range(10))
         body.properties = text[: -props.CRC32_RESERVED + len(props.CRC32) + 1] + digits + props.PROPERTY_SEPARATOR
         data = cs.record.build(rec)
-    return data, key, old_qo, new_qo
+    return data
 
 
 def _has_crc_property(text: str) -> bool:
