@@ -137,3 +137,12 @@ def test_salvage_of_an_intact_store_changes_nothing(capsys, tmp_path):
             old, got = a.read(), b.read()
         end = doc["dataEnd"] - int(name)
         assert got[:max(end, 0)] == old[:max(end, 0)]
+
+
+def test_salvage_refuses_what_it_cannot_do(capsys, tmp_path):
+    """--only and --link do not apply to a commit log written anew: a usage error, nothing written."""
+    store = store_path("rocketmq-5.3.3")
+    for extra in (["--only", "queues"], ["--link"]):
+        new = tmp_path / "new"
+        code, _, err = run(capsys, "rebuild", store, "--out", new, "--salvage", *extra)
+        assert code == status.ERROR and "salvage" in err and not new.exists(), err

@@ -175,6 +175,12 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
         raise RebuildError(f"unknown consume-queue kind {kind!r} (file or rocksdb)")
     if salvage and only is not None and set(only) != set(PARTS):
         raise RebuildError("salvage writes a new commit log: every part is rebuilt from it (no only)")
+    if salvage and type(store.commitlog).__name__ != "CommitLog":
+        # A DLedger or tiered log holds its records inside entries or blobs of its own: not rewritten here.
+        raise RebuildError(f"{store.commitlog.path}: salvage rewrites a plain commit log (commitlog/ segments), "
+                           f"not a {type(store.commitlog).__name__}")
+    if salvage and link:
+        raise RebuildError("salvage writes every commit-log segment anew: nothing to hard-link (no link)")
     sizes = store_sizes(root, config=config)
     with AtomicFolder(out, force=force, reads=[root, *reads], replaceable=_is_rebuild_output) as target, \
             _write_errors(target):
