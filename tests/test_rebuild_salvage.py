@@ -146,3 +146,21 @@ def test_salvage_refuses_what_it_cannot_do(capsys, tmp_path):
         new = tmp_path / "new"
         code, _, err = run(capsys, "rebuild", store, "--out", new, "--salvage", *extra)
         assert code == status.ERROR and "salvage" in err and not new.exists(), err
+
+
+@pytest.mark.parametrize("born, store_host", [("192.0.2.10", "127.0.0.1"), ("2001:db8::1", "127.0.0.1"),
+                                              ("192.0.2.10", "2001:db8::2"), ("2001:db8::1", "2001:db8::2")])
+@pytest.mark.parametrize("crc", [True, False])
+def test_patched_record_is_the_built_one(born, store_host, crc):
+    """The offsets packed into a record's fixed-width runs give the bytes the construct schema builds."""
+    from rmqformats.generated.construct import rocketmq_commitlog as cs
+    from rmqformats.rebuild.salvage import _patch, _rewrite
+    from rmqformats.synth.commitlog import MessageSpec, encode_message
+    spec = MessageSpec(topic="T" * 130 if crc else "T", body=b"body", properties={"KEYS": "a b", "TAGS": "t"},
+                       born_host=(born, 1), store_host=(store_host, 2), queue_offset=7, sys_flag=0b1000,
+                       prepared_transaction_offset=1234, crc32_property=crc)
+    raw = encode_message(spec, 99999)
+    got = _patch(raw, 512, 3, 77)
+    assert got == _rewrite(cs.record.parse(raw), len(raw), 512, 3, 77)
+    assert got == encode_message(MessageSpec(**{**spec.__dict__, "queue_offset": 3,
+                                                "prepared_transaction_offset": 77}), 512)

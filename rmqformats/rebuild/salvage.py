@@ -33,6 +33,7 @@ import bisect
 import json
 import os
 import re
+import struct
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,6 +51,19 @@ _COLUMNS = ["commitLogOffset", "storeSize", "queueId", "queueOffset", "sysFlag",
 #: SYSFLAG bits of the transaction type (``MessageSysFlag.TRANSACTION_*``).
 _TRAN_MASK, _TRAN_SHIFT = layout.SYS_FLAG_BITS["transaction_type"]
 _PREPARED, _ROLLBACK = layout.TRANSACTION_TYPE["prepared"], layout.TRANSACTION_TYPE["rollback"]
+# The fixed-width runs of a message record, from the layout: the header (TOTALSIZE, MAGICCODE), the run
+# holding QUEUEOFFSET and PHYSICALOFFSET, STORETIMESTAMP, and the run holding PREPAREDTRANSACTIONOFFSET.
+_HEAD = struct.Struct(layout.RECORD_RUNS[0][1])
+_RUN0 = struct.Struct(layout.MESSAGE_RUNS[0][1])
+_STORE_TS = struct.Struct(layout.MESSAGE_RUNS[1][1])
+_RUN2 = struct.Struct(layout.MESSAGE_RUNS[2][1])
+_QO, _PHYS = layout.MESSAGE_RUNS[0][0].index("queue_offset"), layout.MESSAGE_RUNS[0][0].index("ofs_physical")
+_SYS = layout.MESSAGE_RUNS[0][0].index("sys_flag")
+_PREP = layout.MESSAGE_RUNS[2][0].index("ofs_prepared_transaction")
+_PORT = struct.calcsize(layout.HOST_V4_RUNS[0][1])
+_HOST = {False: layout.HOST_V4_VALUES["len_address"](None) + _PORT,
+         True: layout.HOST_V6_VALUES["len_address"](None) + _PORT}
+_BORN_V6, _STORE_V6 = layout.SYS_FLAG_BITS["is_born_host_v6"][0], layout.SYS_FLAG_BITS["is_store_host_v6"][0]
 _INNER_BASE = re.compile("(^|\x02)(INNER_BASE\x01)(-?[0-9]+)")
 _INNER_NUM = re.compile("(?:^|\x02)INNER_NUM\x01([0-9]+)")
 
@@ -136,8 +150,10 @@ def write_salvaged_commitlog(commitlog, folder: str, offsets_path: str, *, segme
                     prepared = _moved(int(prep[i]), run_starts, run_shifts)
                     if pos == old and new_qo == old_qo and prepared == int(prep[i]):
                         data = raw  # where it was and as it was: the bytes copied
-                    else:
+                    elif new_qo != old_qo and "INNER_BASE\x01" in (texts[i] or ""):
                         data = _rewrite(cs.record.parse(raw), len(raw), pos, new_qo, prepared)
+                    else:
+                        data = _patch(raw, pos, new_qo, prepared)
                     if len(data) + 8 > segment_size - pos % segment_size:
                         raise SalvageWriteError(f"{seg.path}: the record at commit-log offset {old} "
                                                 f"({len(data)} bytes rewritten) does not fit a {segment_size}-byte "
@@ -230,6 +246,27 @@ def _rewrite(rec, size: int, pos: int, new_qo: int, prepared: int) -> bytes:
         body.properties = text[: -props.CRC32_RESERVED + len(props.CRC32) + 1] + digits + props.PROPERTY_SEPARATOR
         data = cs.record.build(rec)
     return data
+
+
+def _patch(raw: bytes, pos: int, new_qo: int, prepared: int) -> bytes:
+    """:func:`_rewrite` where the length stays (no ``INNER_BASE`` to rewrite): the three offsets packed
+    into the record's fixed-width runs of the layout, and the ``__CRC32#`` digits computed again, without
+    parsing the variable fields (the same bytes, checked against :func:`_rewrite` in the tests)."""
+    b = bytearray(raw)
+    at = _HEAD.size
+    run = list(_RUN0.unpack_from(b, at))
+    run[_QO], run[_PHYS] = new_qo, pos
+    _RUN0.pack_into(b, at, *run)
+    sys_flag = run[_SYS]
+    at += _RUN0.size + _HOST[bool(sys_flag & _BORN_V6)] + _STORE_TS.size + _HOST[bool(sys_flag & _STORE_V6)]
+    run = list(_RUN2.unpack_from(b, at))
+    run[_PREP] = prepared
+    _RUN2.pack_into(b, at, *run)
+    tail = bytes(b[-props.CRC32_RESERVED:])
+    if _has_crc_property(tail.decode("latin-1")):
+        crc = crc32(bytes(b[: len(b) - props.CRC32_RESERVED]))
+        b[-11:-1] = "".join(str(crc // 10 ** i % 10) for i in range(10)).encode("ascii")
+    return bytes(b)
 
 
 def _has_crc_property(text: str) -> bool:
