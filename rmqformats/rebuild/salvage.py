@@ -20,9 +20,11 @@ damage can only be kept in a new store by writing them again, at new positions, 
 - a record that leaves fewer than 8 bytes free in its segment goes to the next, the rest of the segment
   filled by a BLANK record (``END_FILE_MIN_BLANK_LENGTH``), segments zero-filled to the configured size.
 
-Records are parsed and built again through the construct schema of the commit-log record
-(:mod:`rmqformats.generated.construct`), as :mod:`rmqformats.synth.commitlog` builds them; every other
-field and byte stays as it was. A message id derived from the offset (``MessageDecoder.createMessageId``:
+A record that stays where it was, with its queue offset, is copied as it is. Otherwise its offsets are
+packed into the fixed-width runs of the generated layout (``MESSAGE_RUNS``); a record whose
+``INNER_BASE`` changes is parsed and built again through the construct schema of the commit-log record
+(:mod:`rmqformats.generated.construct`), as :mod:`rmqformats.synth.commitlog` builds records (the tests
+check that both give the same bytes). Every other field and byte stays as it was. A message id derived from the offset (``MessageDecoder.createMessageId``:
 store host and commit-log offset) changes with it. Where each message went is written, one JSON object per
 line, into :data:`OFFSETS_FILE` in the new store as it is walked (never held in memory).
 """
