@@ -40,7 +40,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     try:
         result = rebuild_store(store, args.out, force=args.force, link=args.link, only=only,
                                queues_kind=args.convert_queues, config=args.config,
-                               timezone=_timezone(args.timezone), reads=tuple(store_paths(store)))
+                               timezone=_timezone(args.timezone), reads=tuple(store_paths(store)),
+                               salvage=args.salvage)
     except RebuildError as exc:
         raise UsageError(str(exc)) from None
     doc = {"out": result.out, "parts": list(result.parts), "queuesKind": result.queues_kind,
@@ -63,6 +64,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
            "intactPastDataEnd": result.past_end.to_json_dict() if result.past_end is not None else None,
            "lostMessages": result.past_end.messages if result.past_end is not None else 0,
            "keep": _keep_hint(args, result.data_end) if result.past_end is not None and result.past_end.messages else None,
+           "salvage": _salvage_doc(result),
            "seconds": round(result.seconds, 3)}
     if args.format == "json":
         sys.stdout.write(json.dumps(doc) + "\n")
@@ -108,13 +110,29 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
             out.write(f"  timer log cut at {result.timer.cut}: {result.timer.units_removed} unit(s) from the first "
                       f"pointing past the data end removed; {result.timer.slots_changed} wheel slot(s) moved back, "
                       f"{result.timer.slots_cleared} cleared; config/timercheck lowered to match\n")
+        sv = result.salvaged
+        if sv is not None:
+            out.write(f"  salvage: {sv.messages} intact message(s) written anew ({sv.moved} at another commit-log "
+                      f"offset, {sv.requeued} with another queue offset; message ids from the offset change with "
+                      f"it), {len(sv.damaged)} damaged range(s) skipped; old -> new offsets in "
+                      f"{result.offsets_file}\n")
         for topic, qid, lo, hi in result.holes:
             out.write(f"  note: {topic}/{qid}: the commit log holds no message for queue offsets {lo} to {hi - 1}\n")
     if result.past_end is not None and result.past_end.messages:
         sys.stderr.write(f"rmqformats rebuild: {result.past_end.describe()}; the new store leaves them out (as the "
-                         f"broker's recovery does); {_keep_hint(args, result.data_end)}\n")
+                         f"broker's recovery does); {_keep_hint(args, result.data_end)}, or rebuild --salvage writes "
+                         f"a new store holding them\n")
         return status.DAMAGED
     return status.OK
+
+
+def _salvage_doc(result) -> dict | None:
+    sv = result.salvaged
+    if sv is None:
+        return None
+    return {"messages": sv.messages, "moved": sv.moved, "requeued": sv.requeued, "firstChanged": sv.first_changed,
+            "oldDataEnd": sv.damage_start, "offsetsFile": result.offsets_file,
+            "damagedRanges": [r.to_json_dict() for r in sv.damaged]}
 
 
 def _keep_hint(args: argparse.Namespace, data_end: int | None) -> str:
@@ -146,6 +164,11 @@ def add_commands(sub) -> None:
     sp.add_argument("--only", metavar="PARTS",
                     help="rebuild only these parts (comma-separated: commitlog, queues, index, checkpoint); the "
                          "others are copied as they are")
+    sp.add_argument("--salvage", action="store_true",
+                    help="write the commit log anew from every intact message the salvage walk reads (past "
+                         "damage too, as messages --salvage reads them), each at its new offset with its queue "
+                         "offset assigned anew, as the broker appends it; the old -> new offsets in "
+                         "NEW/salvage-offsets.jsonl")
     sp.add_argument("--convert-queues", choices=("rocksdb", "file"),
                     help="write this consume-queue kind instead of the store's own (storeType migration or "
                          "rollback)")

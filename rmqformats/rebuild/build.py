@@ -62,6 +62,7 @@ from ..rocksdb.consumequeue import FOLDERS as ROCKSDB_QUEUE_FOLDERS
 from ..rocksdb.consumequeue import rocksdb_queues_paths
 from ..rocksdb.messagestore import FOLDER as ROCKSDB_MESSAGES_FOLDER
 from ..timer import TIMER_LOG_DIR, TIMER_WHEEL_FILE
+from .salvage import OFFSETS_FILE, SalvagedLog, SalvageWriteError, write_salvaged_commitlog
 from .sizes import StoreSizes, store_sizes
 from .truncate import (RocksDBMessagesCut, TimerCut, copy_prefix, copy_rocksdb_message_store, copy_timer,
                        cut_queue_copy)
@@ -72,7 +73,7 @@ from .writers import (BatchQueueFilesWriter, IndexFilesWriter, QueueFilesWriter,
 PARTS = ("commitlog", "queues", "index", "checkpoint")
 #: Root entries the rebuild writes itself or leaves out; the rest is copied.
 _OWN = {"commitlog", "consumequeue", "batchconsumequeue", "index", "checkpoint", "lock", "abort", SUCCESS_MARKER,
-        TIMER_LOG_DIR, TIMER_WHEEL_FILE, *ROCKSDB_QUEUE_FOLDERS, ROCKSDB_MESSAGES_FOLDER}
+        TIMER_LOG_DIR, TIMER_WHEEL_FILE, *ROCKSDB_QUEUE_FOLDERS, ROCKSDB_MESSAGES_FOLDER, OFFSETS_FILE}
 _COPY_CHUNK = 8 << 20
 
 
@@ -134,6 +135,10 @@ class RebuildResult:
     resized: list = field(default_factory=list)
     #: The end of the rebuilt ``rmq_sys_wheel_timer`` queue 0 (``None``: no such queue written).
     timer_queue_end: int | None = None
+    #: The commit log written anew by ``salvage`` (see :mod:`.salvage`).
+    salvaged: SalvagedLog | None = None
+    #: The offset map ``salvage`` wrote (a path in the new store).
+    offsets_file: str | None = None
     #: Queue-offset holes found in the commit log (``topic, queueId, from, to``).
     holes: list = field(default_factory=list)
     seconds: float = 0.0
@@ -143,14 +148,15 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
                   only: tuple[str, ...] | None = None, queues_kind: str | None = None,
                   config: str | None = None, timezone: datetime.tzinfo | None = None,
                   reads: tuple[str, ...] = (), batch_size: int = 65536,
-                  delay_levels_ms: tuple[int, ...] = DEFAULT_DELAY_LEVELS_MS) -> RebuildResult:
+                  delay_levels_ms: tuple[int, ...] = DEFAULT_DELAY_LEVELS_MS, salvage: bool = False) -> RebuildResult:
     """Write a rebuilt copy of ``store`` (a :class:`~rmqformats.store.Store`) into the new folder ``out``.
 
     ``queues_kind``: ``"file"`` or ``"rocksdb"`` (default: the kind the store
     has); ``config``: a broker properties or JSON store config for the file
     sizes (see :mod:`.sizes`); ``timezone``: the broker's, for new index file
     names (default: this machine's); ``reads``: more paths the output may
-    not lie in (the store root always).
+    not lie in (the store root always); ``salvage``: the commit log written anew from every intact message
+    the salvage walk reads, past damage too (see :mod:`.salvage`), and the rest rebuilt from it.
     """
     t0 = time.monotonic()
     if store.root is None:
@@ -167,16 +173,29 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
     rocks_folder = os.path.basename(rocks_paths[0]) if rocks_paths else "consumequeue"
     if kind not in ("file", "rocksdb"):
         raise RebuildError(f"unknown consume-queue kind {kind!r} (file or rocksdb)")
+    if salvage and only is not None and set(only) != set(PARTS):
+        raise RebuildError("salvage writes a new commit log: every part is rebuilt from it (no only)")
+    if salvage and type(store.commitlog).__name__ != "CommitLog":
+        # A DLedger or tiered log holds its records inside entries or blobs of its own: not rewritten here.
+        raise RebuildError(f"{store.commitlog.path}: salvage rewrites a plain commit log (commitlog/ segments), "
+                           f"not a {type(store.commitlog).__name__}")
+    if salvage and link:
+        raise RebuildError("salvage writes every commit-log segment anew: nothing to hard-link (no link)")
     sizes = store_sizes(root, config=config)
     with AtomicFolder(out, force=force, reads=[root, *reads], replaceable=_is_rebuild_output) as target, \
             _write_errors(target):
         new = target.path
         result = RebuildResult(out=os.path.abspath(out), parts=parts, queues_kind=kind, sizes=sizes, data_end=None)
         _copy_rest(root, new, parts)
+        read = store
+        if salvage:
+            read = _salvage_commitlog(store, new, sizes.cl_file, batch_size, result)
         need_walk = any(p in parts for p in ("queues", "index", "checkpoint", "commitlog"))
         if need_walk:
-            _walk(store, new, parts, kind, sizes, timezone, batch_size, delay_levels_ms, result, rocks_folder)
-        if "commitlog" in parts:
+            _walk(read, new, parts, kind, sizes, timezone, batch_size, delay_levels_ms, result, rocks_folder)
+        if salvage:
+            pass  # written above
+        elif "commitlog" in parts:
             _copy_commitlog(store, os.path.join(new, "commitlog"), result.data_end, link, result, sizes.cl_file)
         else:
             _copy_commitlog(store, os.path.join(new, "commitlog"), None, link, result)
@@ -184,15 +203,23 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
         first = segments[0].start_offset if segments else 0
         if result.timer_queue_end is None and os.path.join("consumequeue", TIMER_TOPIC, "0") in result.removed_queues:
             result.timer_queue_end = 0  # the timer queue lost every unit: nothing of it is left to read
+        cut_end = result.data_end if "commitlog" in parts else None
+        if result.salvaged is not None and result.salvaged.first_changed is not None:
+            # Timer-log units from the first message moved on point at what is no longer there: cut there, and
+            # the timer checkpoint goes back to the timer queue's offset of that message, so that the
+            # TimerMessageStore enqueues the timer messages from it again, at their new offsets.
+            cut_end = min(result.salvaged.first_changed, result.salvaged.damage_start or result.data_end)
+            back = result.salvaged.first_queue_offset.get(TIMER_TOPIC)
+            if back is not None:
+                result.timer_queue_end = back
         _writing(os.path.join(new, TIMER_LOG_DIR))
-        result.timer = copy_timer(root, new, result.data_end if "commitlog" in parts else None, first,
-                                  result.timer_queue_end)
+        result.timer = copy_timer(root, new, cut_end, first, result.timer_queue_end)
         ms_src = os.path.join(root, ROCKSDB_MESSAGES_FOLDER)
         if os.path.isdir(ms_src):
             ms_dst = os.path.join(new, ROCKSDB_MESSAGES_FOLDER)
             _writing(ms_dst)
             if "commitlog" in parts and result.data_end is not None:
-                result.rocksdb_messages = copy_rocksdb_message_store(ms_src, ms_dst, result.data_end, first,
+                result.rocksdb_messages = copy_rocksdb_message_store(ms_src, ms_dst, cut_end, first,
                                                                      result.timer_queue_end)
             else:
                 _copy_entry(ms_src, ms_dst)
@@ -322,6 +349,25 @@ def _copy_commitlog(store, folder: str, data_end: int | None, link: bool, result
         if seg.size != target:
             result.resized.append(Resized(seg.path, seg.size, target, _nonzero_after(seg.path, target)))
         result.segments += 1
+
+
+def _salvage_commitlog(store, new: str, segment_size: int, batch_size: int, result: RebuildResult):
+    """Write the new commit log from the salvage walk (:mod:`.salvage`); the store to walk for the rest:
+    the old one with the new commit log."""
+    from dataclasses import replace
+
+    from ..commitlog import CommitLog
+    folder = os.path.join(new, "commitlog")
+    _writing(folder)
+    try:
+        log = write_salvaged_commitlog(store.commitlog, folder, os.path.join(new, OFFSETS_FILE),
+                                       segment_size=segment_size, batch_size=batch_size, follow=(TIMER_TOPIC,))
+    except SalvageWriteError as exc:
+        raise RebuildError(str(exc)) from None
+    result.salvaged = log
+    result.segments = len(log.segments)
+    result.offsets_file = os.path.join(result.out, OFFSETS_FILE)
+    return replace(store, commitlog=CommitLog(folder), _opened={})
 
 
 def _nonzero_after(path: str, start: int) -> int:
