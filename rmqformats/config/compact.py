@@ -43,28 +43,137 @@ def _key_of(topic: str, group: str) -> list[str]:
     return keys
 
 
+class TopicGroupKeys(Sequence):
+    """``topic@group`` keys held as two numbers each: the topic's and the group's place in their name lists.
+
+    A broker's keys repeat a few thousand topics and groups in millions of
+    combinations; a Python string per key would cost more than the file
+    spends on it. Key ``i`` is ``topics[topic_ids[i]] + "@" + groups[group_ids[i]]``,
+    or ``topics[topic_ids[i]]`` alone where ``group_ids[i]`` is -1 (a key
+    without ``@``). The split is :func:`split_topic_group`'s (the first ``@``).
+    """
+
+    def __init__(self, topics: list[str], groups: list[str], topic_ids: np.ndarray, group_ids: np.ndarray):
+        self.topics, self.groups = topics, groups
+        self.topic_ids, self.group_ids = topic_ids, group_ids
+        self._sorted: tuple[np.ndarray, np.ndarray] | None = None
+
+    def __len__(self) -> int:
+        return len(self.topic_ids)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        g = int(self.group_ids[index])
+        t = self.topics[int(self.topic_ids[index])]
+        return t if g < 0 else f"{t}@{self.groups[g]}"
+
+    def __iter__(self) -> Iterator[str]:
+        topics, groups = self.topics, self.groups
+        for t, g in zip(self.topic_ids.tolist(), self.group_ids.tolist()):
+            yield topics[t] if g < 0 else f"{topics[t]}@{groups[g]}"
+
+    def codes(self) -> np.ndarray:
+        """One number per key, equal for equal keys."""
+        return self.topic_ids.astype(np.int64) * (len(self.groups) + 1) + self.group_ids.astype(np.int64) + 1
+
+    def index_of(self, key: object) -> int | None:
+        """The place of ``key`` (the first, if written twice), or ``None``."""
+        if not isinstance(key, str):
+            return None
+        if self._sorted is None:  # made on the first lookup: iteration does not need it
+            codes = self.codes()
+            order = np.argsort(codes, kind="stable")
+            self._sorted = (codes[order], order)
+        topic, sep, group = key.partition("@")
+        topic_names, group_names = self._names()
+        t = topic_names.get(topic)
+        g = group_names.get(group) if sep else -1
+        if t is None or g is None:
+            return None
+        code = t * (len(self.groups) + 1) + g + 1
+        codes, order = self._sorted
+        at = int(np.searchsorted(codes, code))
+        return int(order[at]) if at < len(codes) and int(codes[at]) == code else None
+
+    def _names(self) -> tuple[dict[str, int], dict[str, int]]:
+        names = getattr(self, "_name_ids", None)
+        if names is None:
+            names = self._name_ids = ({n: i for i, n in enumerate(self.topics)},
+                                      {n: i for i, n in enumerate(self.groups)})
+        return names
+
+    def take(self, places: np.ndarray) -> "TopicGroupKeys":
+        return TopicGroupKeys(self.topics, self.groups, self.topic_ids[places], self.group_ids[places])
+
+
+class _KeyBuilder:
+    """Collects keys as :class:`TopicGroupKeys` numbers, each topic and group name held once."""
+
+    def __init__(self) -> None:
+        self.topic_names: dict[str, int] = {}
+        self.group_names: dict[str, int] = {}
+        self.topic_ids = array.array("i")
+        self.group_ids = array.array("i")
+
+    def add(self, key: str) -> None:
+        topic, sep, group = key.partition("@")
+        t = self.topic_names.get(topic)
+        if t is None:
+            t = self.topic_names[topic] = len(self.topic_names)
+        if sep:
+            g = self.group_names.get(group)
+            if g is None:
+                g = self.group_names[group] = len(self.group_names)
+        else:
+            g = -1
+        self.topic_ids.append(t)
+        self.group_ids.append(g)
+
+    def __len__(self) -> int:
+        return len(self.topic_ids)
+
+    def build(self) -> tuple[TopicGroupKeys, np.ndarray | None, np.ndarray | None]:
+        """The keys, and for keys written twice: the places kept (each key's first) and of their values (its last)."""
+        keys = TopicGroupKeys(list(self.topic_names), list(self.group_names),
+                              _arr(self.topic_ids, np.int32), _arr(self.group_ids, np.int32))
+        self.topic_names = self.group_names = {}
+        codes = keys.codes()
+        uniq, first = np.unique(codes, return_index=True)
+        if len(uniq) == len(codes):
+            return keys, None, None
+        _, rev_first = np.unique(codes[::-1], return_index=True)
+        last = len(codes) - 1 - rev_first  # aligned with ``first``: both in the order of ``uniq``
+        order = np.argsort(first, kind="stable")
+        kept = first[order]
+        return keys.take(kept), kept, last[order]
+
+
+def _arr(a: array.array, dtype) -> np.ndarray:
+    return np.frombuffer(a, dtype=dtype) if len(a) else np.zeros(0, dtype)
+
+
 class OffsetTable(Mapping):
     """``offsetTable`` as arrays: ``"topic@group"`` → {queue id → offset}, in file order.
 
     Each key's queue ids and offsets are one slice of :attr:`queue_ids` and
-    :attr:`offsets` (``starts[i]:ends[i]`` for the ``i``-th key). A key
-    written twice keeps its first place and its last value, as a dict does.
+    :attr:`offsets` (``starts[i]:ends[i]`` for the ``i``-th key); the keys are
+    a :class:`TopicGroupKeys`. A key written twice keeps its first place and
+    its last value, as a dict does.
     """
 
-    def __init__(self, keys: list[str], slots: dict[str, int] | None, starts: np.ndarray, ends: np.ndarray,
+    def __init__(self, keys: TopicGroupKeys, starts: np.ndarray, ends: np.ndarray,
                  queue_ids: np.ndarray, offsets: np.ndarray):
-        self.keys_list, self._slots = keys, slots
+        self.keys_list = keys
         self.starts, self.ends, self.queue_ids, self.offsets = starts, ends, queue_ids, offsets
 
-    @property
-    def slots(self) -> dict[str, int]:
-        """Key → its index, made on the first lookup (iteration does not need it)."""
-        if self._slots is None:
-            self._slots = {k: i for i, k in enumerate(self.keys_list)}
-        return self._slots
+    def index_of(self, key: object) -> int | None:
+        return self.keys_list.index_of(key)
 
     def __getitem__(self, key: str) -> dict[int, int]:
-        i = self.slots[key]
+        i = self.index_of(key)
+        if i is None:
+            raise KeyError(key)
         a, b = int(self.starts[i]), int(self.ends[i])
         return dict(zip(self.queue_ids[a:b].tolist(), self.offsets[a:b].tolist()))
 
@@ -75,7 +184,7 @@ class OffsetTable(Mapping):
         return len(self.keys_list)
 
     def __contains__(self, key: object) -> bool:
-        return key in self.slots
+        return self.index_of(key) is not None
 
     def slice_of(self, i: int) -> tuple[list[int], list[int]]:
         """Queue ids and offsets of the ``i``-th key, as lists."""
@@ -88,24 +197,25 @@ class OffsetTable(Mapping):
 
     @property
     def nbytes(self) -> int:
-        return self.starts.nbytes + self.ends.nbytes + self.queue_ids.nbytes + self.offsets.nbytes
+        k = self.keys_list
+        return (self.starts.nbytes + self.ends.nbytes + self.queue_ids.nbytes + self.offsets.nbytes
+                + k.topic_ids.nbytes + k.group_ids.nbytes)
 
 
 class LmqOffsetTable(Mapping):
     """``lmqOffsetTable`` as an array: ``"topic@group"`` → offset of queue 0, in file order."""
 
-    def __init__(self, keys: list[str], slots: dict[str, int] | None, offsets: np.ndarray):
-        self.keys_list, self._slots, self.offsets = keys, slots, offsets
+    def __init__(self, keys: TopicGroupKeys, offsets: np.ndarray):
+        self.keys_list, self.offsets = keys, offsets
 
-    @property
-    def slots(self) -> dict[str, int]:
-        """Key → its index, made on the first lookup."""
-        if self._slots is None:
-            self._slots = {k: i for i, k in enumerate(self.keys_list)}
-        return self._slots
+    def index_of(self, key: object) -> int | None:
+        return self.keys_list.index_of(key)
 
     def __getitem__(self, key: str) -> int:
-        return int(self.offsets[self.slots[key]])
+        i = self.index_of(key)
+        if i is None:
+            raise KeyError(key)
+        return int(self.offsets[i])
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.keys_list)
@@ -114,31 +224,14 @@ class LmqOffsetTable(Mapping):
         return len(self.keys_list)
 
     def __contains__(self, key: object) -> bool:
-        return key in self.slots
-
-
-def _duplicates(keys: list[str]) -> bool:
-    """Whether a key occurs twice (found by sorting pointers, not by a dict of every key)."""
-    ordered = sorted(keys)
-    return any(a == b for a, b in zip(ordered, ordered[1:]))
-
-
-def _first_places(keys: list[str]) -> tuple[list[int], list[int]]:
-    """For keys written more than once: the index each is kept at (its first) and the index of its value (its last)."""
-    first: dict[str, int] = {}
-    last: dict[str, int] = {}
-    for i, k in enumerate(keys):
-        first.setdefault(k, i)
-        last[k] = i
-    kept = sorted(first.values())
-    return kept, [last[keys[i]] for i in kept]
+        return self.index_of(key) is not None
 
 
 class OffsetTableBuilder:
-    """Collects ``offsetTable`` entries into growing typed arrays (no Python object per offset)."""
+    """Collects ``offsetTable`` entries into growing typed arrays (no Python object per offset or key)."""
 
     def __init__(self) -> None:
-        self.keys: list[str] = []
+        self.keys = _KeyBuilder()
         self.starts = array.array("q")
         self.ends = array.array("q")
         self.queue_ids = array.array("i")
@@ -152,39 +245,33 @@ class OffsetTableBuilder:
             bad = next(q for q, _ in pairs if not _INT32_MIN <= q <= _INT32_MAX)
             error(f"queue id {bad} is out of range for int32 (a Java Integer)")
         self.offsets.extend([o for _, o in pairs])  # checked as int64 by the walk
-        self.keys.append(key)
+        self.keys.add(key)
         self.starts.append(start)
         self.ends.append(len(self.offsets))
 
     def build(self) -> OffsetTable:
-        def arr(a: array.array, dtype) -> np.ndarray:
-            return np.frombuffer(a, dtype=dtype) if len(a) else np.zeros(0, dtype)
-        keys = self.keys
-        starts, ends = arr(self.starts, np.int64), arr(self.ends, np.int64)
-        if _duplicates(keys):  # a key written twice: its last value, in its first place (as a dict keeps it)
-            kept, values = _first_places(keys)
-            keys = [keys[i] for i in kept]
+        keys, _, values = self.keys.build()
+        starts, ends = _arr(self.starts, np.int64), _arr(self.ends, np.int64)
+        if values is not None:  # a key written twice: its last value, in its first place (as a dict keeps it)
             starts, ends = starts[values], ends[values]
-        return OffsetTable(keys, None, starts, ends, arr(self.queue_ids, np.int32), arr(self.offsets, np.int64))
+        return OffsetTable(keys, starts, ends, _arr(self.queue_ids, np.int32), _arr(self.offsets, np.int64))
 
 
 class _LmqBuilder:
     def __init__(self) -> None:
-        self.keys: list[str] = []
+        self.keys = _KeyBuilder()
         self.offsets = array.array("q")
 
     def add(self, key: str, offset: int) -> None:
-        self.keys.append(key)
+        self.keys.add(key)
         self.offsets.append(offset)
 
     def build(self) -> LmqOffsetTable:
-        keys = self.keys
-        offsets = np.frombuffer(self.offsets, dtype=np.int64) if len(self.offsets) else np.zeros(0, np.int64)
-        if _duplicates(keys):
-            kept, values = _first_places(keys)
-            keys = [keys[i] for i in kept]
+        keys, _, values = self.keys.build()
+        offsets = _arr(self.offsets, np.int64)
+        if values is not None:
             offsets = offsets[values]
-        return LmqOffsetTable(keys, None, offsets)
+        return LmqOffsetTable(keys, offsets)
 
 
 class OffsetEntries(Sequence):
@@ -246,11 +333,11 @@ class OffsetLookup(Mapping):
         topic, group, queue_id = k
         if self.lmq is not None and queue_id == 0:  # LMQ entries come last, so they win
             for key in _key_of(topic, group):
-                if key in self.lmq.slots:
+                if key in self.lmq:
                     return self.lmq[key]
         t = self.table
         for key in _key_of(topic, group):
-            i = t.slots.get(key)
+            i = t.index_of(key)
             if i is None:
                 continue
             a, b = int(t.starts[i]), int(t.ends[i])
