@@ -19,7 +19,9 @@ with the same keys and values as the dicts of the whole-document model, and
 from __future__ import annotations
 
 import array
+import codecs
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,10 +29,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigSchemaError, ConfigSyntaxError
-from .fastjson import FastjsonSyntaxError, format_path, parse
+from .fastjson import FastjsonSyntaxError, _Parser, format_path, parse
 from .models import ConsumerOffset, ConsumerOffsetsFile, DataVersion, split_topic_group
 from .schema import check
-from .stream import OFFSET_TABLES, _byte_offset, _walk_tables, _Walker
+from .stream import _LONG_MAX, _LONG_MIN, OFFSET_TABLES, _byte_offset, _walk_tables, _Walker
 
 _INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
 
@@ -75,7 +77,11 @@ class TopicGroupKeys(Sequence):
 
     def codes(self) -> np.ndarray:
         """One number per key, equal for equal keys."""
-        return self.topic_ids.astype(np.int64) * (len(self.groups) + 1) + self.group_ids.astype(np.int64) + 1
+        codes = self.topic_ids.astype(np.int64)
+        codes *= len(self.groups) + 1
+        codes += self.group_ids
+        codes += 1
+        return codes
 
     def index_of(self, key: object) -> int | None:
         """The place of ``key`` (the first, if written twice), or ``None``."""
@@ -139,9 +145,11 @@ class _KeyBuilder:
                               _arr(self.topic_ids, np.int32), _arr(self.group_ids, np.int32))
         self.topic_names = self.group_names = {}
         codes = keys.codes()
-        uniq, first = np.unique(codes, return_index=True)
-        if len(uniq) == len(codes):
+        ordered = np.sort(codes)
+        if not len(codes) or not (ordered[1:] == ordered[:-1]).any():  # no key written twice
             return keys, None, None
+        del ordered
+        uniq, first = np.unique(codes, return_index=True)
         _, rev_first = np.unique(codes[::-1], return_index=True)
         last = len(codes) - 1 - rev_first  # aligned with ``first``: both in the order of ``uniq``
         order = np.argsort(first, kind="stable")
@@ -480,6 +488,188 @@ def read_compact(path: str, schema: str, encodings: Sequence[str]) -> tuple[Any,
     return _model_from_text(text, schema, path, encoding, encodings, [])
 
 
+#: Bytes read at a time by :func:`_stream_tables`.
+CHUNK_BYTES = 4 << 20
+#: Longest single entry (or other top-level member) :func:`_stream_tables` reads; longer ones go to the text walk.
+_MAX_PIECE = 4 << 20
+# Byte patterns of the entries as brokers write them. Between members: fastjson's white space
+# (_Parser.skip_ws); inside a queue map: what the text walk's map pattern (``\s``, ASCII part) allows.
+_BWS = rb"[ \t\r\n\f\x08]*"
+_MS = rb"[\t\n\x0b\x0c\r\x1c-\x1f ]*"
+_BNUM = rb"-?[0-9]{1,19}"
+_BMAP = (rb"\{" + _MS + rb"(?:" + _BNUM + _MS + rb":" + _MS + _BNUM + _MS + rb"(?:," + _MS + _BNUM + _MS + rb":"
+         + _MS + _BNUM + _MS + rb")*)?\}")
+_BKEY = rb'"((?:[^"\\]|\\.)*)"'
+_QUEUES_ENTRY = re.compile(_BWS + _BKEY + _BWS + rb":" + _BWS + rb"(" + _BMAP + rb")" + _BWS + rb"([,}])", re.S)
+_LMQ_ENTRY = re.compile(_BWS + _BKEY + _BWS + rb":" + _BWS + rb"(-?(?:0|[1-9][0-9]{0,18}))" + _BWS + rb"([,}])",
+                        re.S)
+_BPAIR = re.compile(rb"(" + _BNUM + rb")" + _MS + rb":" + _MS + rb"(" + _BNUM + rb")")
+_MEMBER = re.compile(_BWS + _BKEY + _BWS + rb":" + _BWS, re.S)
+_VALUE_START = re.compile(_BWS + rb"([^ \t\r\n\f\x08])", re.S)
+_AFTER = re.compile(_BWS + rb"([,}])")
+
+
+class _NotPlain(Exception):
+    """The bytes are not as brokers write them: the text walk reads the file (and gives its exact error)."""
+
+
+class _ByteWindow:
+    """A window over a file's first ``size`` bytes, read in chunks; what is behind ``pos`` is dropped."""
+
+    def __init__(self, f, size: int):
+        self.f, self.left = f, size
+        self.buf, self.pos = b"", 0
+
+    @property
+    def at_end(self) -> bool:
+        return self.left == 0
+
+    def more(self) -> bool:
+        """Read one more chunk (dropping what was read); ``False`` at the end or past an entry's limit."""
+        if self.left == 0 or len(self.buf) - self.pos > _MAX_PIECE:
+            return False
+        data = self.f.read(min(CHUNK_BYTES, self.left))
+        if not data:  # shorter than its size when looked at: as read(size) would, read what is there
+            self.left = 0
+            return False
+        self.left -= len(data)
+        self.buf = self.buf[self.pos:] + data
+        self.pos = 0
+        return True
+
+    def match(self, pattern: re.Pattern) -> re.Match | None:
+        """``pattern`` at ``pos``, reading more until it matches or cannot."""
+        while True:
+            m = pattern.match(self.buf, self.pos)
+            if m is not None:
+                return m
+            if not self.more():
+                return None
+
+
+def _key_text(raw: bytes) -> str:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _NotPlain from None
+    if "\\" in text:  # escapes as fastjson reads them
+        try:
+            text, _ = _Parser(f'"{text}"').string(0, ())
+        except FastjsonSyntaxError:
+            raise _NotPlain from None
+    return text
+
+
+def _stream_tables(f, size: int) -> OffsetTables:
+    """The tables of a consumer offsets file read from ``f`` in chunks, never holding its text.
+
+    Reads what brokers write (UTF-8, quoted keys, queue maps of integers);
+    anything else raises :class:`_NotPlain`, and the text walk reads the file.
+    Other top-level members are parsed (each at most ``_MAX_PIECE`` bytes) and dropped.
+    """
+    w = _ByteWindow(f, size)
+    w.more()
+    if w.buf.startswith(b"\xef\xbb\xbf"):
+        w.pos = 3
+    m = w.match(re.compile(_BWS + rb"\{", re.S))
+    if m is None:
+        raise _NotPlain
+    w.pos = m.end()
+    tables: dict[str, Any] = {}
+    order: list[str] = []
+    m = w.match(re.compile(_BWS + rb"\}", re.S))
+    members = m is None
+    if m is not None:
+        w.pos = m.end()
+    while members:
+        m = w.match(_MEMBER)
+        if m is None:
+            raise _NotPlain
+        name = _key_text(m.group(1))
+        w.pos = m.end()
+        m = w.match(_VALUE_START)  # the value's first byte read, not only white space before it
+        if m is None:
+            raise _NotPlain
+        w.pos = m.end() - 1
+        if name in OFFSET_TABLES:
+            if m.group(1) != b"{":
+                raise _NotPlain
+            w.pos += 1
+            builder = tables[name] = OffsetTableBuilder() if name == "offsetTable" else _LmqBuilder()
+            order.append(name)
+            _stream_entries(w, builder, name == "offsetTable")
+        else:
+            _skip_value(w)
+            order.append(name)
+        m = w.match(_AFTER)
+        if m is None:
+            raise _NotPlain
+        w.pos = m.end()
+        members = m.group(1) == b","
+    m = w.match(re.compile(_BWS + rb"\Z", re.S))
+    while m is not None and not w.at_end:  # white space up to the end of the file
+        w.pos = m.end()
+        if not w.more():
+            break
+        m = w.match(re.compile(_BWS + rb"\Z", re.S))
+    if m is None or not w.at_end:
+        raise _NotPlain
+    ot, lt = tables.get("offsetTable"), tables.get("lmqOffsetTable")
+    return OffsetTables(ot.build() if ot is not None else None, lt.build() if lt is not None else None,
+                        {}, list(dict.fromkeys(order)))
+
+
+def _stream_entries(w: _ByteWindow, builder, queues: bool) -> None:
+    m = w.match(re.compile(_BWS + rb"\}", re.S))
+    if m is not None:
+        w.pos = m.end()
+        return
+    pattern = _QUEUES_ENTRY if queues else _LMQ_ENTRY
+    while True:
+        m = w.match(pattern)
+        if m is None:
+            raise _NotPlain
+        key = _key_text(m.group(1))
+        if queues:
+            pairs = [(int(q), int(o)) for q, o in _BPAIR.findall(m.group(2))]
+            for q, o in pairs:
+                if not (_INT32_MIN <= q <= _INT32_MAX and _LONG_MIN <= o <= _LONG_MAX):
+                    raise _NotPlain
+            builder.add(key, pairs, None)
+        else:
+            o = int(m.group(2))
+            if not _LONG_MIN <= o <= _LONG_MAX:
+                raise _NotPlain
+            builder.add(key, o)
+        w.pos = m.end()
+        if m.group(3) == b"}":
+            return
+
+
+def _skip_value(w: _ByteWindow) -> None:
+    """Parse the member value at ``pos`` (one piece of at most ``_MAX_PIECE`` bytes) and move past it."""
+    while True:
+        piece = w.buf[w.pos:]
+        try:
+            text = piece.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.start < len(piece) - 4 or w.at_end:
+                raise _NotPlain from None
+            text = None
+        if text is not None:
+            p = _Walker(text)
+            try:
+                _, end = p.value(0, ("?",), 1)
+                if end < len(text) or w.at_end:
+                    w.pos += len(text[:end].encode("utf-8"))
+                    return
+            except FastjsonSyntaxError:
+                if w.at_end:
+                    raise _NotPlain from None
+        if not w.more():
+            raise _NotPlain
+
+
 def read_offset_tables(path: str | os.PathLike[str], *, encodings: Sequence[str] = ()) -> OffsetTables | None:
     """The tables of a consumer offsets file (its ``.bak`` when missing, empty or damaged), as arrays.
 
@@ -487,12 +677,27 @@ def read_offset_tables(path: str | os.PathLike[str], *, encodings: Sequence[str]
     ``.bak`` cannot help, the file's error is raised (as
     :func:`rmqformats.config.stream.read_committed_offsets` does).
     """
-    from .text import DEFAULT_ENCODINGS, _decode_text, _read_bytes
+    from .text import DEFAULT_ENCODINGS, MAX_CONFIG_BYTES, _decode_text, _read_bytes
     from ..errors import ConfigError
     encodings = encodings or DEFAULT_ENCODINGS
     path = os.fspath(path)
 
     def one(candidate: str) -> OffsetTables | None:
+        if codecs.lookup(encodings[0]).name == "utf-8":
+            try:
+                size = os.path.getsize(candidate)
+            except FileNotFoundError:
+                return None
+            except OSError:
+                size = -1  # the text walk's reader says why
+            if size == 0:
+                return None
+            if 0 < size <= MAX_CONFIG_BYTES:
+                try:
+                    with open(candidate, "rb") as f:
+                        return _stream_tables(f, size)
+                except (_NotPlain, OSError):
+                    pass  # read as text below: the same tables, or the error the text walk gives
         raw = _read_bytes(candidate)
         if not raw:
             return None
