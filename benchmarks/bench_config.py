@@ -2,8 +2,10 @@
 
 Generates (once, into ``benchmarks/data/``) a store root whose only content
 is ``config/consumerOffset.json`` of about ``--mb`` MB (default 200) in the
-broker's fastjson format: ``topic@group`` keys, 16 queues each, offsets up
-to 10^9 — what a broker with tens of thousands of groups and topics writes.
+broker's fastjson format: ``topic@group`` keys, ``--queues`` queues each
+(default 16), offsets up to 10^9 — what a broker with tens of thousands of
+groups and topics writes. ``--queues 2`` gives about 3 M keys in 200 MB: the
+many-groups case, where a string per key costs more than the offsets.
 
 Each reader runs in its own process (``--worker NAME``) and reports its
 time and peak RSS (``VmHWM``) and the RSS after its imports:
@@ -32,7 +34,7 @@ under 4x the file size (peak RSS, the interpreter and imports included) and
 agree with the generator on the count (and, but for ``lag``, the sum) of
 the offsets.
 
-    .venv/bin/python benchmarks/bench_config.py [--mb 200] [--document-mb 20]
+    .venv/bin/python benchmarks/bench_config.py [--mb 200] [--queues 16] [--document-mb 20]
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ BOUNDED = ("stream", "config-jsonl", "config-table", "lag", "api")
 LIMIT = 4.0
 
 
-def generate(root: str, mb: int, seed: int = 20261122) -> dict:
+def generate(root: str, mb: int, seed: int = 20261122, queues: int = QUEUES) -> dict:
     """Write ``root/config/consumerOffset.json`` of about ``mb`` MB unless it is there; returns its manifest."""
     manifest_path = os.path.join(root, "manifest.json")
     if os.path.exists(manifest_path):
@@ -79,17 +81,18 @@ def generate(root: str, mb: int, seed: int = 20261122) -> dict:
         k = 0
         while written < target:
             topic, group = f"Topic_{k % 5000:05d}", f"ConsumerGroup_{k // 5000:05d}"
-            offsets = [rng.randrange(10 ** rng.randrange(1, 10)) for _ in range(QUEUES)]
+            offsets = [rng.randrange(10 ** rng.randrange(1, 10)) for _ in range(queues)]
             text = (("," if k else "") + f'\n\t\t"{topic}@{group}":{{'
                     + ",".join(f"{q}:{o}" for q, o in enumerate(offsets)) + "\n\t\t}")
             f.write(text)
             written += len(text)
-            count += QUEUES
+            count += queues
             total += sum(offsets)
             entries += 1
             k += 1
         f.write("\n\t}\n}")
-    manifest = {"mb": mb, "seed": seed, "size": os.path.getsize(path), "entries": entries, "offsets": count,
+    manifest = {"mb": mb, "queues": queues, "seed": seed, "size": os.path.getsize(path), "entries": entries,
+                "offsets": count,
                 "offset_sum": total}
     with open(manifest_path, "w") as f:
         json.dump(manifest, f)
@@ -173,6 +176,7 @@ def run_worker(name: str, root: str) -> dict:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--mb", type=int, default=200, help="size of the generated consumerOffset.json in MB")
+    p.add_argument("--queues", type=int, default=QUEUES, help="queues per topic@group key of the generated file")
     p.add_argument("--document-mb", type=int, default=20, help="size of the file the document reader reads")
     p.add_argument("--readers", default=",".join(DEFAULT_READERS),
                    help=f"comma-separated readers to run, of {', '.join(READERS)}")
@@ -188,9 +192,10 @@ def main(argv: list[str] | None = None) -> None:
           f"{'RSS before MiB':>15} {'peak / file':>12}")
     for name in args.readers.split(","):
         mb = args.document_mb if name == "document" else args.mb
-        root = os.path.join(args.data, f"config-consumeroffset-{mb}mb")
+        suffix = "" if args.queues == QUEUES else f"-{args.queues}q"
+        root = os.path.join(args.data, f"config-consumeroffset-{mb}mb{suffix}")
         t0 = time.perf_counter()
-        manifest = generate(root, mb)
+        manifest = generate(root, mb, queues=args.queues)
         if time.perf_counter() - t0 > 1:
             print(f"(generated {manifest['size']:,} bytes in {time.perf_counter() - t0:.1f} s)")
         r = run_worker(name, root)

@@ -263,30 +263,50 @@ def consumer_lag(store: StoreView, *, group: str | None = None, topic: str | Non
         for qt, qid in source:
             ids.setdefault(qt, []).append(qid)
 
-    # (topic, group) pairs as numbers: each key of each table is one contribution to its pair.
-    pair_ids: dict[str, int] = {}
-    pair_group: list[int] = []
-    pair_topic: list[int] = []
+    # (topic, group) pairs as numbers: each key of each table is one contribution to its pair. Keys held
+    # as topic and group numbers (TopicGroupKeys) are mapped by their name lists, with no string per key.
+    from .config.compact import TopicGroupKeys
     group_ids: dict[str, int] = {}
     topic_ids: dict[str, int] = {}
-    contrib_pair = array.array("q")
-    contrib_source = array.array("q")
-    contrib_slot = array.array("q")
+    parts_topic, parts_group, parts_source, parts_slot = [], [], [], []
     for si, table in enumerate(sources):
-        for slot, key in enumerate(table.keys_list):
+        keys = table.keys_list
+        if isinstance(keys, TopicGroupKeys):
+            tmap = np.array([topic_ids.setdefault(n, len(topic_ids)) for n in keys.topics] or [0], np.int64)
+            gmap = np.array([group_ids.setdefault(n, len(group_ids)) for n in keys.groups]
+                            + [group_ids.setdefault("", len(group_ids))], np.int64)  # last: a key without '@'
+            keep = np.ones(len(keys), bool)
+            if topic is not None:
+                keep &= np.isin(keys.topic_ids, [i for i, n in enumerate(keys.topics) if n == topic])
+            if group is not None:
+                wanted = [i for i, n in enumerate(keys.groups) if n == group] + ([-1] if group == "" else [])
+                keep &= np.isin(keys.group_ids, wanted)
+            slots = np.flatnonzero(keep)
+            parts_topic.append(tmap[keys.topic_ids[slots]] if len(slots) else np.zeros(0, np.int64))
+            parts_group.append(gmap[keys.group_ids[slots]] if len(slots) else np.zeros(0, np.int64))
+            parts_slot.append(slots.astype(np.int64))
+            parts_source.append(np.full(len(slots), si, np.int64))
+            continue
+        ct, cg, cs = array.array("q"), array.array("q"), array.array("q")
+        for slot, key in enumerate(keys):
             t, g = split_topic_group(key)
             if (group is not None and g != group) or (topic is not None and t != topic):
                 continue
-            canonical = key if "@" in key else key + "@"
-            p = pair_ids.get(canonical)
-            if p is None:
-                p = pair_ids[canonical] = len(pair_group)
-                pair_group.append(group_ids.setdefault(g, len(group_ids)))
-                pair_topic.append(topic_ids.setdefault(t, len(topic_ids)))
-            contrib_pair.append(p)
-            contrib_source.append(si)
-            contrib_slot.append(slot)
-    del pair_ids
+            ct.append(topic_ids.setdefault(t, len(topic_ids)))
+            cg.append(group_ids.setdefault(g, len(group_ids)))
+            cs.append(slot)
+        parts_topic.append(np.array(ct, np.int64))
+        parts_group.append(np.array(cg, np.int64))
+        parts_slot.append(np.array(cs, np.int64))
+        parts_source.append(np.full(len(cs), si, np.int64))
+    ctopic = np.concatenate(parts_topic) if parts_topic else np.zeros(0, np.int64)
+    cgroup = np.concatenate(parts_group) if parts_group else np.zeros(0, np.int64)
+    csource = np.concatenate(parts_source) if parts_source else np.zeros(0, np.int64)
+    cslot = np.concatenate(parts_slot) if parts_slot else np.zeros(0, np.int64)
+    del parts_topic, parts_group, parts_source, parts_slot
+    pair_codes, cp = np.unique(ctopic * max(1, len(group_ids)) + cgroup, return_inverse=True)
+    cp = cp.astype(np.int64).reshape(-1)
+    del ctopic, cgroup
     groups = sorted(group_ids, key=group_ids.__getitem__)
     topic_names = sorted(topic_ids, key=topic_ids.__getitem__)
     # Ranks of the names in sort order, so pairs sort as (group, topic) by numbers.
@@ -296,15 +316,11 @@ def consumer_lag(store: StoreView, *, group: str | None = None, topic: str | Non
     topic_rank[np.array(sorted(range(len(topic_names)), key=topic_names.__getitem__), np.int64)] = \
         np.arange(len(topic_names))
     del group_ids, topic_ids
-    pg = np.array(pair_group, np.int64)
-    pt = np.array(pair_topic, np.int64)
-    del pair_group, pair_topic
+    pg = pair_codes % max(1, len(groups))
+    pt = pair_codes // max(1, len(groups))
     pair_order = np.lexsort((topic_rank[pt], group_rank[pg])) if len(pg) else np.zeros(0, np.int64)
-    cp = np.frombuffer(contrib_pair, np.int64) if len(contrib_pair) else np.zeros(0, np.int64)
     by_pair = np.argsort(cp, kind="stable")  # within a pair: the order values override each other
     bounds = np.searchsorted(cp[by_pair], np.arange(len(pg) + 1))
-    csource = np.frombuffer(contrib_source, np.int64) if len(contrib_source) else np.zeros(0, np.int64)
-    cslot = np.frombuffer(contrib_slot, np.int64) if len(contrib_slot) else np.zeros(0, np.int64)
 
     def rows() -> Iterator[LagRow]:
         for p in pair_order.tolist():

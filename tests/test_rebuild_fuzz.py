@@ -1,0 +1,166 @@
+"""``rebuild`` over damaged copies of every store layout: what ``preflight`` finds on the new store is beyond it.
+
+Layouts: the three vector stores (file consume queues; 5.1.4 and 5.3.3 also batch consume queues, 5.3.3
+timer files), the 5.3.3 vector with its queues in RocksDB (``rebuild --convert-queues rocksdb``) and the
+5.5 synthetic store (``consumequeue_rocksdb/`` and ``rocksdbstore/``). Each example cuts, zero-fills or
+flips bytes of the commit log, the queue files and the timer files of a copy, runs ``rebuild`` and then
+``preflight NEW`` and ``check NEW``: ``rebuild`` ends with a status of the README's table (never a
+traceback), ``preflight NEW`` exits 0 or lists only items in :data:`BEYOND_REBUILD`, and ``check NEW``
+says the store is consistent. ``RMQFORMATS_FUZZ_EXAMPLES`` raises the number of examples.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rmqformats.cli import main, status
+
+from conftest import store_path
+
+EXAMPLES = int(os.environ.get("RMQFORMATS_FUZZ_EXAMPLES", "30"))
+#: Examples per layout by default: each runs rebuild, preflight and check on a copy of the store.
+PER_LAYOUT = max(1, EXAMPLES // 15)
+LAYOUTS = ("rocketmq-4.9.7", "rocketmq-5.1.4", "rocketmq-5.3.3", "rocketmq-5.3.3-rocksdb-queues", "synthetic-5.5")
+#: What ``preflight NEW`` may still say after ``rebuild``, each with why ``rebuild`` cannot change it.
+#: Each is a text of a preflight item and the damage it is accepted after.
+BEYOND_REBUILD: dict[str, str] = {
+    "record cut off by the end of the file": "the store's only commit-log segment cut short: with no second "
+    "segment name to give the step (and no --config), rebuild takes the file's length as "
+    "mappedFileSizeCommitLog and keeps the cut file, which the broker's recovery truncates",
+}
+#: ``rebuild`` errors (one line, status 2) met by the fuzz, each with the damage that gives it; each is kept
+#: as an expected-failure test below until ``rebuild`` writes a store for it.
+REBUILD_REFUSES = {
+    "is in no segment file": "a commit-log segment cut to 0 bytes (the first, or any before the data end)",
+}
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def layouts(tmp_path_factory) -> dict[str, str]:
+    from rmqformats.synth.rocksdb import write_rocksdb_store
+    base = tmp_path_factory.mktemp("layouts")
+    out = {v: str(store_path(v)) for v in LAYOUTS[:3]}
+    rocks = base / "rocksdb-queues"
+    assert main(["rebuild", str(store_path("rocketmq-5.3.3")), "--out", str(rocks), "--convert-queues", "rocksdb"]) \
+        == status.OK
+    os.remove(rocks / "_SUCCESS")
+    out["rocketmq-5.3.3-rocksdb-queues"] = str(rocks)
+    synth = base / "synthetic"
+    write_rocksdb_store(str(synth))
+    out["synthetic-5.5"] = str(synth)
+    return out
+
+
+def _targets(store: str) -> dict[str, list[str]]:
+    """Files that may be damaged, by kind (RocksDB databases are left whole: their own checksums guard them)."""
+    found: dict[str, list[str]] = {"commitlog": [], "queue": [], "timer": []}
+    for dirpath, dirnames, filenames in os.walk(store):
+        rel = os.path.relpath(dirpath, store).split(os.sep)
+        for name in sorted(filenames):
+            path = os.path.join(dirpath, name)
+            if not os.path.getsize(path):
+                continue
+            if rel[0] == "commitlog":
+                found["commitlog"].append(path)
+            elif rel[0] in ("consumequeue", "batchconsumequeue") and len(rel) == 3:
+                found["queue"].append(path)
+            elif rel[0] == "timerlog" or (rel == ["."] and name == "timerwheel"):
+                found["timer"].append(path)
+    return {k: sorted(v) for k, v in found.items() if v}
+
+
+_DAMAGE = st.tuples(st.sampled_from(["commitlog", "commitlog", "queue", "timer"]), st.integers(0, 1 << 30),
+                    st.sampled_from(["cut", "zero", "flip"]), st.integers(0, 1 << 30), st.integers(1, 4096))
+
+
+def damage(store: str, ops) -> list[str]:
+    done = []
+    targets = _targets(store)
+    for kind, which, how, where, length in ops:
+        files = targets.get(kind) or targets["commitlog"]
+        path = files[which % len(files)]
+        size = os.path.getsize(path)
+        if not size:
+            continue
+        at = where % size
+        with open(path, "r+b") as f:
+            if how == "cut":
+                f.truncate(at)
+            elif how == "zero":
+                f.seek(at)
+                f.write(bytes(min(length, size - at)))
+            else:
+                f.seek(at)
+                b = f.read(1)[0]
+                f.seek(at)
+                f.write(bytes([b ^ (1 << (length % 8))]))
+        done.append(f"{how} {os.path.relpath(path, store)} at {at}" + (f" ({length} bytes)" if how == "zero" else ""))
+    return done
+
+
+def _fuzz(capsys, tmp_path, source: str, ops) -> None:
+    store = tmp_path / "store"
+    if store.exists():
+        shutil.rmtree(store)
+    shutil.copytree(source, store)
+    what = damage(str(store), ops)
+    new = tmp_path / "new"
+    if new.exists():
+        shutil.rmtree(new)
+    code, out, err = run(capsys, "rebuild", store, "--out", new, "--json")
+    assert "Traceback" not in err, (what, err)
+    if code == status.ERROR and len(err.splitlines()) == 1 and any(r in err for r in REBUILD_REFUSES):
+        return
+    assert code in (status.OK, status.DAMAGED), (what, code, err)
+    code, out, err = run(capsys, "preflight", new, "--json")
+    doc = json.loads(out)
+    only_segment_cut = len(os.listdir(store / "commitlog")) == 1 and any(w.startswith("cut commitlog/") for w in what)
+    left = [i for i in doc["items"] if i["verdict"] != "note"
+            and not (only_segment_cut and any(t in i["text"] for t in BEYOND_REBUILD))]
+    assert code == status.OK or not left, (what, code, doc["items"])
+    code, out, err = run(capsys, "check", new)
+    assert code == status.OK and out.rstrip().endswith("consistent"), (what, out, err)
+
+
+_SETTINGS = settings(max_examples=PER_LAYOUT, derandomize=True, deadline=None, database=None, print_blob=True,
+                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@_SETTINGS
+@given(ops=st.lists(_DAMAGE, min_size=1, max_size=3))
+def test_rebuild_leaves_nothing_it_could_fix(capsys, tmp_path, layouts, layout, ops):
+    _fuzz(capsys, tmp_path, layouts[layout], ops)
+
+
+@pytest.mark.xfail(reason="rebuild stops with 'offset 0 is in no segment file' on a store whose first commit-log "
+                          "segment is empty, where it could write a store with data end 0 (every message lost, "
+                          "as the broker's recovery of such a segment would leave it)", strict=True)
+def test_first_segment_cut_to_nothing(capsys, tmp_path):
+    _fuzz(capsys, tmp_path, str(store_path("rocketmq-4.9.7")), [("commitlog", 0, "cut", 0, 1)])
+    code, out, _ = run(capsys, "rebuild", tmp_path / "store", "--out", tmp_path / "again", "--json")
+    assert code == status.DAMAGED
+
+
+@pytest.mark.xfail(reason="rebuild takes a cut single segment's length as mappedFileSizeCommitLog (no second segment "
+                          "name gives the step), so the new store keeps the cut file and preflight NEW says the "
+                          "broker truncates it", strict=True)
+def test_only_segment_cut(capsys, tmp_path):
+    from rmqformats.synth.rocksdb import write_rocksdb_store
+    write_rocksdb_store(str(tmp_path / "synthetic"))
+    os.truncate(tmp_path / "synthetic" / "commitlog" / f"{0:020d}", 1)
+    assert main(["rebuild", str(tmp_path / "synthetic"), "--out", str(tmp_path / "new")]) == status.OK
+    code, out, _ = run(capsys, "preflight", tmp_path / "new")
+    assert code == status.OK, out
