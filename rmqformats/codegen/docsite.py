@@ -100,6 +100,28 @@ def cli_reference(parser: argparse.ArgumentParser | None = None) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def missing_options(text: str, parser: argparse.ArgumentParser | None = None) -> list[str]:
+    """``"COMMAND OPTION"`` for every option of every command of ``parser`` that the reference ``text`` does
+    not list in the command's own section; empty when the reference is whole."""
+    if parser is None:
+        from ..cli import build_parser
+        parser = build_parser()
+    sections = {m.group(1): m.end() for m in re.finditer(r"^## (.+)$", text, re.M)}
+    ends = sorted(sections.values()) + [len(text)]
+    missing = []
+    for name, _, sub in [(parser.prog, "", parser), *_commands(parser, parser.prog)]:
+        if name not in sections:
+            missing.append(f"{name} (no section)")
+            continue
+        start = sections[name]
+        body = text[start:next(e for e in ends if e > start)]
+        for action in sub._actions:
+            for option in action.option_strings:
+                if not re.search(rf"`{re.escape(option)}`", body):
+                    missing.append(f"{name} {option}")
+    return missing
+
+
 # -- the layout pages --------------------------------------------------------------------------------------
 
 def _fixed_bits(field: dict, types: dict[str, dict], depth: int = 0) -> int | None:
