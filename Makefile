@@ -60,7 +60,7 @@ setup-toolchains:
 	  echo "installing: $$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
-# The README's language table, from the last full run of tests/test_targets.py.
+# The language table (docs/guides/parser-packages.md), from the last full run of tests/test_targets.py.
 targets-table: setup
 	$(PY) tests/targets/table.py
 

@@ -105,3 +105,17 @@ def test_make_docs_builds_the_site_strictly():
     assert 'src="../rocketmq_commitlog.svg"' in html and "len_record" in html
     assert "open_store" in (site / "api" / "index.html").read_text(encoding="utf-8")
     assert "--partition-by" in (site / "cli" / "index.html").read_text(encoding="utf-8")
+
+
+def test_every_hand_written_page_has_its_examples_run():
+    """tests/docpages.py lists every page whose examples the tests run: a new page is listed there (and in the
+    site's nav), so that its examples run too."""
+    import docpages
+
+    generated = {"docs/cli.md", "docs/releases.md", "docs/formats.md"}
+    pages = {str(p.relative_to(REPO)) for p in (REPO / "docs").rglob("*.md")
+             if not p.relative_to(REPO).parts[1] == "layouts"} - generated
+    assert pages == set(docpages.PAGES) - {"README.md"}
+    nav = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+    for page in pages:
+        assert page.removeprefix("docs/") in nav, page
