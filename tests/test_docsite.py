@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,52 @@ def test_every_hand_written_page_has_its_examples_run():
     nav = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
     for page in pages:
         assert page.removeprefix("docs/") in nav, page
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+@pytest.mark.parametrize("spec", ["rocketmq_timer_wheel", "rocketmq_commitlog"])
+def test_layout_pages_in_headless_chromium(spec, tmp_path, capsys):
+    """The page as a reader sees it: the diagram loads as an image (its natural size read by a script in the
+    page) beside the field table; a screenshot is written."""
+    browser = _chromium()
+    _need("chromium", browser is not None, "make setup-browser")
+    _need("Graphviz (dot)", shutil.which("dot") is not None, "make setup-docs")
+    _need("mkdocs (the docs extra)", importlib.util.find_spec("mkdocs") is not None, "make setup-docs")
+    site = tmp_path / "site"
+    docs = tmp_path / "docs"
+    shutil.copytree(REPO / "docs", docs, ignore=shutil.ignore_patterns("layouts"))
+    docsite.generate(docs, diagrams=False)
+    docsite.draw([REPO / "formats" / f"{spec}.ksy"], docs / "layouts")
+    config = (REPO / "mkdocs.yml").read_text(encoding="utf-8").replace("strict: true", "strict: false")
+    config = config.replace('paths: ["."]', f'paths: ["{REPO}"]').replace('base_path: ["."]', f'base_path: ["{REPO}"]')
+    (tmp_path / "mkdocs.yml").write_text(config, encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--site-dir", str(site)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    page = site / "layouts" / spec / "index.html"
+    html = page.read_text(encoding="utf-8")
+    probe = ("<script>window.addEventListener('load', () => { const i = document.querySelector('img[src$=\".svg\"]');"
+             " document.body.setAttribute('data-svg', i && i.complete ? i.naturalWidth + 'x' + i.naturalHeight"
+             " : 'none'); });</script></body>")
+    page.write_text(html.replace("</body>", probe, 1), encoding="utf-8")
+    common = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+              "--disable-extensions", "--disable-background-networking",
+              f"--user-data-dir={tmp_path / 'chromium-profile'}"]
+    dom = subprocess.run([*common, "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=180).stdout
+    size = re.search(r'data-svg="(\d+)x(\d+)"', dom)
+    assert size is not None, re.search(r"<body[^>]*>", dom)
+    assert int(size.group(1)) > 200 and int(size.group(2)) > 100, size.group(0)
+    assert "| offset |" not in dom and "<th>offset</th>" in dom  # the field table is rendered as a table
+    shot = tmp_path / f"{spec}.png"
+    subprocess.run([*common, "--window-size=1400,2400", "--virtual-time-budget=5000", f"--screenshot={shot}",
+                    page.as_uri()], capture_output=True, text=True, timeout=180)
+    assert shot.is_file() and shot.stat().st_size > 20_000
+    with capsys.disabled():
+        print(f"\n{spec} page screenshot: {shot}")
