@@ -40,6 +40,9 @@ def test_the_cli_reference_lists_every_option_of_every_command():
         assert f"\n## rmqformats {name}\n" in text, name
     # Help text with %(default)s is expanded as --help prints it.
     assert "%(default)" not in text
+    # Descriptions and epilogs through each parser's own formatter, as --help shows them.
+    assert "{columns}" not in text and "commitLogOffset, storeSize" in text
+    assert "| 130 |" not in text and "130" in text.split("\n## rmqformats inspect\n")[0]
 
 
 def test_an_option_missing_from_the_reference_is_found():

@@ -34,6 +34,14 @@ def test_the_tour_has_its_commands():
     assert len(TOUR) >= 8
 
 
+def test_the_report_command_of_the_tour(capsys, tmp_path, monkeypatch):
+    assert "`rmqformats report --sample -o report.html`" in README
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "--sample", "-o", "report.html"]) == 0
+    assert "309 message(s)" in capsys.readouterr().err
+    assert (tmp_path / "report.html").stat().st_size > 10_000
+
+
 @pytest.mark.parametrize("command,shown", TOUR, ids=[c for c, _ in TOUR])
 def test_each_tour_command_prints_what_the_readme_shows(command, shown, capsys, tmp_path, monkeypatch):
     if command.startswith("rmqformats sql"):

@@ -55,6 +55,13 @@ def _option_row(parser: argparse.ArgumentParser, action: argparse.Action) -> str
     return f"| {names} | {_md(help_text)} |"
 
 
+def _formatted(parser: argparse.ArgumentParser, text: str) -> str:
+    """``text`` (a description or epilog) as ``--help`` shows it: through the parser's own formatter."""
+    formatter = parser._get_formatter()
+    formatter.add_text(text)
+    return formatter.format_help().strip("\n")
+
+
 def _commands(parser: argparse.ArgumentParser, prefix: str) -> list[tuple[str, str, argparse.ArgumentParser]]:
     """``(name, one-line help, parser)`` of every command below ``parser``, depth first."""
     out = []
@@ -87,16 +94,17 @@ def cli_reference(parser: argparse.ArgumentParser | None = None) -> str:
              f"## {parser.prog}", "", "```text", parser.format_usage().strip(), "```", "",
              _md(parser.description or ""), "", "| option | meaning |", "|---|---|",
              *(_option_row(parser, a) for a in parser._actions
-               if not isinstance(a, argparse._SubParsersAction)), ""]
+               if not isinstance(a, argparse._SubParsersAction)), "",
+             *(["```text", _formatted(parser, parser.epilog), "```", ""] if parser.epilog else [])]
     for name, h, sub in commands:
         lines += [f"## {name}", "", _md(h), "", "```text", sub.format_usage().strip(), "```", ""]
         if sub.description and sub.description.strip() != h.strip():
-            lines += ["```text", sub.description.strip(), "```", ""]
+            lines += ["```text", _formatted(sub, sub.description), "```", ""]
         rows = [_option_row(sub, a) for a in sub._actions if not isinstance(a, argparse._SubParsersAction)]
         if rows:
             lines += ["| argument | meaning |", "|---|---|", *rows, ""]
         if sub.epilog:
-            lines += ["```text", sub.epilog.strip(), "```", ""]
+            lines += ["```text", _formatted(sub, sub.epilog), "```", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
