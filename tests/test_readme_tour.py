@@ -56,3 +56,18 @@ def test_each_tour_command_prints_what_the_readme_shows(command, shown, capsys, 
     for line in shown:
         assert line.rstrip() in printed[at:], (line, printed)
         at = printed.index(line.rstrip(), at) + 1
+
+
+def test_the_parser_packages_of_the_tour(tmp_path, capsys):
+    """`make dist-parsers` prints one line per package written, as the README shows (every language is built
+    and run by tests/test_dist_parsers.py; here the Python package, which needs no toolchain)."""
+    from rmqformats.codegen import dist, docsite
+
+    block = README.split("$ make dist-parsers\n", 1)[1].split("```", 1)[0]
+    shown = dict(line.split(": ", 1) for line in block.splitlines() if line)
+    assert set(shown) <= set(dist.LANGUAGES) and shown["python"] == "dist/parsers/python"
+    if not (docsite.KSC / "node_modules" / "kaitai-struct-compiler").is_dir():
+        pytest.skip("the pinned Kaitai compiler is not installed (make setup)")
+    assert dist.main(["--out", str(tmp_path / "dist" / "parsers"), "--languages", "python"]) == 0
+    assert capsys.readouterr().out.splitlines() == [f"python: {tmp_path / 'dist' / 'parsers' / 'python'}"]
+    assert (tmp_path / "dist" / "parsers" / "python" / "README.md").is_file()
