@@ -9,7 +9,7 @@ KSC    := tools/ksc
 KAITAI_RUNTIMES ?= $(abspath ../shared/kaitai/runtimes)
 export RMQFORMATS_KAITAI_RUNTIMES ?= $(KAITAI_RUNTIMES)
 
-.PHONY: setup setup-spark setup-spark-old test-spark-old setup-browser setup-toolchains targets-table dist dist-python dist-parsers generate test bench sample clean
+.PHONY: setup setup-docs docs setup-spark setup-spark-old test-spark-old setup-browser setup-toolchains targets-table dist dist-python dist-parsers generate test bench sample clean
 
 setup: $(VENV)/.installed $(KSC)/node_modules/.installed
 
@@ -60,7 +60,7 @@ setup-toolchains:
 	  echo "installing: $$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
-# The README's language table, from the last full run of tests/test_targets.py.
+# The language table (docs/guides/parser-packages.md), from the last full run of tests/test_targets.py.
 targets-table: setup
 	$(PY) tests/targets/table.py
 
@@ -76,6 +76,22 @@ dist-parsers: setup
 generate: setup
 	$(PY) -m rmqformats.codegen --out generated
 	$(PY) -m rmqformats.versions.docs --out docs/formats.md
+
+# The documentation site's tools: the docs extra (MkDocs, Material, mkdocstrings) and Debian's graphviz,
+# which draws the layouts from the compiler's graphviz output (installed only when `dot` is missing; needs root).
+setup-docs: setup $(VENV)/.installed-docs
+	@command -v dot >/dev/null 2>&1 || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz; }
+
+$(VENV)/.installed-docs: pyproject.toml
+	$(PY) -m pip install --quiet -e '.[dev,docs]'
+	touch $@
+
+# The site in site/: the CLI reference, the layout pages and their diagrams are generated first
+# (rmqformats.codegen.docsite), so they cannot drift; --strict fails on a broken link or a warning.
+docs: setup-docs
+	$(PY) -m rmqformats.codegen.docsite --out docs
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --site-dir site
 
 # PYTEST_ARGS narrows the run (files, -k expressions); empty runs every test.
 PYTEST_ARGS ?=

@@ -22,6 +22,7 @@ from rmqformats.cli.filters import tag_expression
 from rmqformats.lag import consumer_lag
 
 from conftest import store_path
+import docpages
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -320,7 +321,7 @@ def test_bad_filter_values_are_usage_errors(capsys, argv, text):
     "messages --sample --tag 'TagA || TagB' --count queue --topic TopicTest"])
 def test_the_readme_shows_the_examples_as_printed(capsys, command):
     import shlex
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = docpages.text()
     code, out, _ = run(capsys, *shlex.split(command))
     assert code == 0 and f"$ rmqformats {command}\n{out}" in readme
 

@@ -11,6 +11,7 @@ import pytest
 from rmqformats.cli import build_parser, main, status
 
 from conftest import store_path
+import docpages
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,7 +27,7 @@ def run(capsys, *argv) -> tuple[int, str, str]:
 
 def test_the_table_is_in_help_and_readme(capsys):
     text = build_parser().format_help()
-    readme = (ROOT / "README.md").read_text()
+    readme = docpages.page("docs/exit-statuses.md")
     for code, meaning in status.TABLE:
         assert f"  {code}  {meaning}" in text
         assert re.search(rf"^\| {code} \| {re.escape(meaning)} \|$", readme, re.M), code

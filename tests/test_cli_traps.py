@@ -19,6 +19,7 @@ from rmqformats.message import format_millis
 from rmqformats.synth.index import IndexFileBuilder
 
 from conftest import FIXTURES, store_path, truth_records
+import docpages
 
 STORE = store_path("rocketmq-5.3.3")
 REPO = Path(__file__).resolve().parent.parent
@@ -230,7 +231,7 @@ def test_storegen_has_a_command_line():
 
 
 def test_the_readme_shows_the_lookup_notes_as_printed(tmp_path, capsys):
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = docpages.text()
     _, _, err = run(capsys, "lookup", STORE, "--topic", "TopicTest", "--key", "key-1", "--begin", "2030-01-01")
     assert err.replace(str(STORE), "STORE") in readme
     root = tmp_path / "s"

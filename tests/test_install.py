@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import docpages
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -33,9 +35,9 @@ def test_every_package_folder_is_listed():
 
 
 def _readme_examples() -> str:
-    """The README's Python examples, in order, as one module (later examples use names of earlier ones);
-    those of the Spark adapter need the Spark extra and are left out."""
-    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    """The Python examples of the README and the site's pages, in order, as one module (later examples use
+    names of earlier ones); those of the Spark adapter need the Spark extra and are left out."""
+    blocks = docpages.python_blocks()
     return "\n".join(b for b in blocks if "spark" not in b.lower())
 
 

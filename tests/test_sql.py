@@ -22,6 +22,7 @@ from rmqformats.cli import main  # noqa: E402
 from rmqformats.sql import SqlError, explain, query  # noqa: E402
 
 from conftest import store_path, truth_records  # noqa: E402
+import docpages  # noqa: E402
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
@@ -238,8 +239,8 @@ def test_table_output(capsys):
 
 
 def _readme_sql_section() -> str:
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    return readme[readme.index("## SQL: DuckDB over a store"):readme.index("## Spark")]
+    page = docpages.page("docs/guides/exports-sql.md")
+    return page[page.index("## SQL: DuckDB over a store"):]
 
 
 def test_the_readme_sql_commands_run(tmp_path, capsys, monkeypatch):

@@ -17,6 +17,7 @@ from rmqformats.systopics import bodies
 from rmqformats.systopics.pending import pending
 
 from conftest import FIXTURES, VERSIONS, store_path, truth_records
+import docpages
 
 #: The broker's default messageDelayLevel, written out here as the Java default string.
 DEFAULT_LEVELS = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"
@@ -309,7 +310,7 @@ def test_pending_command(capsys, tmp_path):
 
 
 def test_the_readme_shows_pending_as_printed(capsys):
-    readme = (FIXTURES.parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = docpages.text()
     block = readme.split("$ rmqformats pending tests/fixtures/rocketmq-5.3.3/store\n", 1)[1].split("```", 1)[0]
     assert main(["pending", str(store_path("rocketmq-5.3.3"))]) == status.OK
     printed = capsys.readouterr().out.splitlines()

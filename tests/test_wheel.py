@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, store_path, truth_records
+import docpages
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTOR = "rocketmq-5.3.3"
@@ -338,9 +339,9 @@ def test_a_source_checkout_root_as_working_folder(env, built):
 
 
 def _readme_examples() -> str:
-    """The README's Python examples but the Spark and SQL ones (their extras; tests/test_sql.py runs the SQL
-    ones), in order, on the bundled sample."""
-    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    """The Python examples of the README and the site's pages but the Spark and SQL ones (their extras;
+    tests/test_sql.py runs the SQL ones), in order, on the bundled sample."""
+    blocks = docpages.python_blocks()
     code = "\n".join(b for b in blocks if "spark" not in b.lower() and ".sql(" not in b)
     assert '"/data/rocketmq/store"' in code
     return code.replace('"/data/rocketmq/store"', "rmqformats.sample_store_path()")

@@ -22,7 +22,7 @@ INTERRUPTED = 130
 #: Ended by SIGTERM (128 + 15): outputs being written were removed.
 TERMINATED = 143
 
-#: The table shown in ``--help`` and the README.
+#: The table shown in ``--help`` and on the site (docs/exit-statuses.md).
 TABLE = (
     (OK, "success; the data read ended cleanly"),
     (FINDINGS, "findings: check found problems, lag flagged queues; preflight: the broker starts but "

@@ -3,7 +3,7 @@
 ``tests/test_targets.py`` records its results here (:func:`record_builds`,
 :func:`record_values`); the test session's summary prints the table and stores the results
 in pytest's cache; ``python tests/targets/table.py`` (``make targets-table``) writes the
-table from that cache into README.md between its markers.
+table from that cache into docs/guides/parser-packages.md (PAGE) between its markers.
 """
 
 from __future__ import annotations
@@ -83,6 +83,9 @@ def render(names: list[str], specs: list[str]) -> str | None:
 
 DONE: set = set()
 
+#: The page that holds the table between its markers, from the repository's root.
+PAGE = "docs/guides/parser-packages.md"
+
 
 def readme_table(readme: Path) -> str | None:
     text = readme.read_text(encoding="utf-8")
@@ -104,5 +107,5 @@ if __name__ == "__main__":
     if not cache.exists():
         raise SystemExit(f"{cache} is missing: run `make test` (or pytest tests/test_targets.py) first")
     data = json.loads(cache.read_text())
-    write_readme(repo / "README.md", data["table"])
+    write_readme(repo / PAGE, data["table"])
     sys.stdout.write(data["table"])
