@@ -120,8 +120,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
             out.write(f"  note: {topic}/{qid}: the commit log holds no message for queue offsets {lo} to {hi - 1}\n")
     if result.past_end is not None and result.past_end.messages:
         sys.stderr.write(f"rmqformats rebuild: {result.past_end.describe()}; the new store leaves them out (as the "
-                         f"broker's recovery does); {_keep_hint(args, result.data_end)}, or rebuild --salvage writes "
-                         f"a new store holding them\n")
+                         f"broker's recovery does); {_keep_hint(args, result.data_end)}\n")
         return status.DAMAGED
     return status.OK
 

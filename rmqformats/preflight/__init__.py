@@ -169,9 +169,11 @@ class Preflight:
 
 
 def keep_command(store: str, data_end: int) -> str:
-    """The command that keeps the intact messages past ``data_end`` (salvage export from there on)."""
+    """The commands that keep the intact messages past ``data_end``: the salvage export from there on, and a
+    salvage rebuild (a new store holding every intact message, re-placed as the broker appends)."""
     return (f"'rmqformats export {store} --salvage --from-offset {data_end} --to parquet DIR' keeps them (every "
-            f"intact message past the data end, damaged ranges skipped)")
+            f"intact message past the data end, damaged ranges skipped), and 'rmqformats rebuild {store} --out NEW "
+            f"--salvage' writes a new store that holds them")
 
 
 def _key(version: str) -> tuple[int, ...]:
