@@ -459,3 +459,38 @@ def test_repeated_property_names_keep_their_first_place_and_last_value():
     assert repeated
     for r, m in zip(rows, log.scan()):
         assert list(r["properties"].items()) == list(m.properties.items())
+
+
+def test_the_walk_stores_exactly_the_records_check_record_passes():
+    """Mutated records: the walk stores a record where the kernel's check passes it, and rejects it with a
+    reason code otherwise; the typed error of decode_message is the one that reason words."""
+    import numpy as np
+
+    from rmqformats.columnar import kernels as K
+    from rmqformats.columnar.record import record_error
+
+    base = bytearray(synth.encode_message(synth.MessageSpec(topic="T", body=b"b" * 40, properties={"TAGS": "t"}),
+                                          0))
+    rng = random.Random(28)
+    reasons = set()
+    i32 = np.empty((K.N_I32, 1), np.int32)
+    i64 = np.empty((K.N_I64, 1), np.int64)
+    for _ in range(3000):
+        data = bytearray(base)
+        for _ in range(rng.randint(1, 3)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        data = bytes(data[:rng.choice([len(data), rng.randrange(len(data))])]) + bytes(rng.randrange(0, 16))
+        buf = np.frombuffer(data, np.uint8)
+        n = K.walk_records(buf, 0, len(buf), True, 1, 1, i32, i64, 0)[0]
+        reason, value = K.check_record(buf, 0, len(buf))
+        reasons.add(int(reason))
+        assert (n == 1) == (reason == K.REC_OK)
+        if n == 1:
+            assert rmqformats.decode_message(data, 0).store_size == value
+            continue
+        size = int.from_bytes(data[:4], "big", signed=True) if len(data) >= 4 else 0
+        expected = record_error(int(reason), int(value), "seg", 0, size)
+        with pytest.raises(rmqformats.RecordError) as err:
+            rmqformats.decode_message(data, 0, "seg")
+        assert (type(err.value), str(err.value)) == (type(expected), str(expected))
+    assert reasons >= {K.REC_OK, K.REC_BAD_MAGIC, K.REC_SMALL, K.REC_PAST_END, K.REC_LENGTHS}
