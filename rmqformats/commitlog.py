@@ -295,7 +295,8 @@ class CommitLog:
         if magic == 0 and size == 0:
             raise MessageNotFoundError(seg.path, pos, "no message starts here (zero-filled tail)")
         if magic != MAGIC_V1 and magic != MAGIC_V2:
-            raise MessageNotFoundError(seg.path, pos, f"no message starts here ({bad_magic_error(None, pos, magic).reason})")
+            raise MessageNotFoundError(seg.path, pos,
+                                       f"no message starts here ({bad_magic_error(None, pos, magic).reason})")
         if size < _HEADER:
             raise RecordSizeError(seg.path, pos, f"TOTALSIZE {size} is smaller than a record header")
         left = seg.size - pos

@@ -3,8 +3,9 @@ record's structure, finding record boundaries, and where and why the data of a c
 
 The commit-log reader (:mod:`rmqformats.commitlog`), the columnar walk (:mod:`rmqformats.columnar`) and salvage
 all stand on this module; it imports none of them at import time. Records are decoded by the walk's kernels
-only, through :mod:`rmqformats.columnar.record` (which imports no reader and no walk), loaded on first use. Segments are read with ``pread`` (never memory-mapped, so a
-file cut while it is read gives :class:`~rmqformats.errors.FileChangedError`, not SIGBUS).
+only, through :mod:`rmqformats.columnar.record` (which imports no reader and no walk), loaded on first use.
+Segments are read with ``pread`` (never memory-mapped, so a file cut while it is read gives
+:class:`~rmqformats.errors.FileChangedError`, not SIGBUS).
 """
 
 from __future__ import annotations

@@ -8,9 +8,10 @@ sends the walk to the next file; a zero size (the pre-allocated tail), a
 the size minus 48, an entry running past the end of its file, a magic other
 than 1, an index that does not follow the previous one or a smaller term
 ends the data at the start of that entry. The message inside each entry is
-decoded by the commit-log walk's kernels (:func:`rmqformats.columnar.record.decode_message`); one that RocketMQ's dispatch would reject
-(``DLedgerCommitLog.checkMessageAndReturnSize``) ends the data there too,
-since no reader can hand it out as a message.
+decoded by the commit-log walk's kernels
+(:func:`rmqformats.columnar.record.decode_message`); one that RocketMQ's
+dispatch would reject (``DLedgerCommitLog.checkMessageAndReturnSize``) ends
+the data there too, since no reader can hand it out as a message.
 
 Messages carry the offsets RocketMQ gives them: ``commitlog_offset`` is the
 entry's position plus 48 (``DLedgerEntry.BODY_OFFSET``), the value the broker
