@@ -33,12 +33,12 @@ _CRC_MARK = props.CRC32
 _CRC_RESERVED = props.CRC32_RESERVED
 
 
-def messages(w: A.Window, rows: np.ndarray) -> list[Message]:
+def messages(w: A.Window, rows: np.ndarray | slice) -> list[Message]:
     """The :class:`Message` of each of ``rows`` of a window, in order."""
     i32 = w.i32[:, rows].tolist()
-    i64 = w.i64[:, rows].tolist()
-    if not rows.size:
+    if not i32[0]:
         return []
+    i64 = w.i64[:, rows].tolist()
     # One copy of the rows' bytes, sliced as bytes: cheaper per field than slicing the window's memory.
     lo = i64[K.I64_POS][0]
     data = w.buf[lo:i64[K.I64_POS][-1] + i32[K.I32_SIZE][-1]].tobytes()
@@ -95,6 +95,9 @@ def record_error(reason: int, value: int, segment: str | None, pos: int, size: i
                                          + ("" if value < 0 else f" ({value} bytes)"))
 
 
+_FIRST = slice(0, 1)
+
+
 def _as_array(buf) -> np.ndarray:
     return buf if isinstance(buf, np.ndarray) else np.frombuffer(buf, np.uint8)
 
@@ -125,7 +128,7 @@ def decode_message(buf, pos: int, segment: str | None = None, base_offset: int =
     # Trusted at ``pos``: the record is taken as it is, not checked as a frontier record.
     n = K.walk_records(arr, pos, end, True, pos + 1, 1, i32, i64, pos)[0] if 0 <= pos <= end else 0
     if n == 1:
-        return messages(A.Window(arr, i32, i64, base_offset, 0, segment, ""), np.arange(1))[0]
+        return messages(A.Window(arr, i32, i64, base_offset, 0, segment, ""), _FIRST)[0]
     reason, value = K.check_record(arr, pos, end) if pos >= 0 else (K.REC_HEADER_CUT, end - pos)
     size = int.from_bytes(arr[pos:pos + 4].tobytes(), "big", signed=True) if 0 <= pos <= end - 4 else 0
     if reason == K.REC_OK:  # not reached: the walk stores every record the check passes
