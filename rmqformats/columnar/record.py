@@ -33,16 +33,19 @@ _CRC_MARK = props.CRC32
 _CRC_RESERVED = props.CRC32_RESERVED
 
 
-def messages(w: A.Window, rows: np.ndarray | slice) -> list[Message]:
+def messages(w: A.Window, rows: np.ndarray) -> list[Message]:
     """The :class:`Message` of each of ``rows`` of a window, in order."""
-    i32 = w.i32[:, rows].tolist()
+    return _messages(w.i32[:, rows].tolist(), w.i64[:, rows].tolist(), w.buf, w.base, w.file_pos, w.path)
+
+
+def _messages(i32: list, i64: list, buf: np.ndarray, base: int, file_pos: int, path: str | None) -> list[Message]:
+    """The messages of the kernel's rows as lists (one list per field) of a window ``buf`` whose first byte
+    is at commit-log offset ``base`` and file position ``file_pos``."""
     if not i32[0]:
         return []
-    i64 = w.i64[:, rows].tolist()
     # One copy of the rows' bytes, sliced as bytes: cheaper per field than slicing the window's memory.
     lo = i64[K.I64_POS][0]
-    data = w.buf[lo:i64[K.I64_POS][-1] + i32[K.I32_SIZE][-1]].tobytes()
-    base, file_pos, path = w.base, w.file_pos, w.path
+    data = buf[lo:i64[K.I64_POS][-1] + i32[K.I32_SIZE][-1]].tobytes()
     v6, v4, born_v6, store_v6 = L.ADDRESS_V6, L.ADDRESS_V4, L.BORN_V6, L.STORE_V6
     out = []
     append = out.append
@@ -70,7 +73,6 @@ def messages(w: A.Window, rows: np.ndarray | slice) -> list[Message]:
     return out
 
 
-
 def bad_magic_error(segment: str | None, pos: int, magic: int) -> BadMagicError:
     """The error for a record whose magic code is not a message version."""
     return BadMagicError(segment, pos, f"bad magic 0x{magic & 0xFFFFFFFF:08x} (expected "
@@ -93,9 +95,6 @@ def record_error(reason: int, value: int, segment: str | None, pos: int, size: i
         return RecordSizeError(segment, pos, f"negative topic length {value}")
     return RecordSizeError(segment, pos, f"TOTALSIZE {size} disagrees with the field lengths"
                                          + ("" if value < 0 else f" ({value} bytes)"))
-
-
-_FIRST = slice(0, 1)
 
 
 def _as_array(buf) -> np.ndarray:
@@ -128,7 +127,7 @@ def decode_message(buf, pos: int, segment: str | None = None, base_offset: int =
     # Trusted at ``pos``: the record is taken as it is, not checked as a frontier record.
     n = K.walk_records(arr, pos, end, True, pos + 1, 1, i32, i64, pos)[0] if 0 <= pos <= end else 0
     if n == 1:
-        return messages(A.Window(arr, i32, i64, base_offset, 0, segment, ""), _FIRST)[0]
+        return _messages(i32.tolist(), i64.tolist(), arr, base_offset, 0, segment)[0]
     reason, value = K.check_record(arr, pos, end) if pos >= 0 else (K.REC_HEADER_CUT, end - pos)
     size = int.from_bytes(arr[pos:pos + 4].tobytes(), "big", signed=True) if 0 <= pos <= end - 4 else 0
     if reason == K.REC_OK:  # not reached: the walk stores every record the check passes
