@@ -10,6 +10,8 @@ reader can use it.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .. import properties as props
@@ -97,6 +99,9 @@ def record_error(reason: int, value: int, segment: str | None, pos: int, size: i
                                          + ("" if value < 0 else f" ({value} bytes)"))
 
 
+_scratch = threading.local()
+
+
 def _as_array(buf) -> np.ndarray:
     return buf if isinstance(buf, np.ndarray) else np.frombuffer(buf, np.uint8)
 
@@ -122,8 +127,12 @@ def decode_message(buf, pos: int, segment: str | None = None, base_offset: int =
     """
     arr = _as_array(buf)
     end = len(arr) if limit is None else min(limit, len(arr))
-    i32 = np.empty((K.N_I32, 1), np.int32)
-    i64 = np.empty((K.N_I64, 1), np.int64)
+    scratch = _scratch.__dict__
+    i32 = scratch.get("i32")
+    if i32 is None:  # one pair of row matrices per thread, reused: a record at a time needs one row
+        i32 = scratch["i32"] = np.empty((K.N_I32, 1), np.int32)
+        scratch["i64"] = np.empty((K.N_I64, 1), np.int64)
+    i64 = scratch["i64"]
     # Trusted at ``pos``: the record is taken as it is, not checked as a frontier record.
     n = K.walk_records(arr, pos, end, True, pos + 1, 1, i32, i64, pos)[0] if 0 <= pos <= end else 0
     if n == 1:
