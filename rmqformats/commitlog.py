@@ -29,6 +29,7 @@ from .errors import InvalidMessageIdError, MessageNotFoundError, RecordError, Re
 from .frames import require_pandas
 from .mapped import pread as _pread, pread_exact
 from .message import Message
+from .columnar.record import bad_magic_error, decode_message, record_end
 from .segments import (
     FOLDER_SEPARATOR,
     MAGIC_BLANK,
@@ -43,18 +44,14 @@ from .segments import (
     SegmentWindow,
     _HEAD,
     _HEADER,
-    _bad_magic,
-    _decode,
     check_record,
     classify_end,
     count_records,
-    decode_message,
     discover_segments,
     is_record_start,
     java_parse_int,
     next_record_start,
     nonzero_span,
-    record_end,
     split_folders,
     unfinished_reason,
 )
@@ -298,7 +295,8 @@ class CommitLog:
         if magic == 0 and size == 0:
             raise MessageNotFoundError(seg.path, pos, "no message starts here (zero-filled tail)")
         if magic != MAGIC_V1 and magic != MAGIC_V2:
-            raise MessageNotFoundError(seg.path, pos, f"no message starts here ({_bad_magic(None, pos, magic).reason})")
+            raise MessageNotFoundError(seg.path, pos,
+                                       f"no message starts here ({bad_magic_error(None, pos, magic).reason})")
         if size < _HEADER:
             raise RecordSizeError(seg.path, pos, f"TOTALSIZE {size} is smaller than a record header")
         left = seg.size - pos
@@ -306,15 +304,10 @@ class CommitLog:
             raise TruncatedRecordError(seg.path, pos, f"TOTALSIZE {size} runs past the end of the file "
                                                       f"({left} bytes left)")
         data = pread_exact(fd, size, pos, seg.path, seg.size)
-        from .columnar.messages import record_message  # the walk's kernel, loaded on first use
-        msg = record_message(data, seg.path, seg.start_offset + pos, pos)
-        if msg is not None:
-            return msg
-        try:  # the record's own error: where and why its fields disagree with its size
-            _decode(data, 0, size, magic == MAGIC_V2, len(data), seg.path, seg.start_offset + pos)
+        try:  # the walk's kernel; a record it rejects raises with where and why its fields disagree with its size
+            return decode_message(data, 0, seg.path, seg.start_offset + pos)._replace(file_offset=pos)
         except RecordError as exc:  # positions in ``data`` are relative to the record
             raise type(exc)(exc.path, pos + (exc.offset or 0), exc.reason) from None
-        raise RecordSizeError(seg.path, pos, f"TOTALSIZE {size} disagrees with the field lengths")
 
     def _fd(self, path: str) -> int:
         """A read-only descriptor of a segment, kept open for the next reads (a few at a time)."""

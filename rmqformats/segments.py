@@ -1,9 +1,11 @@
-"""Commit-log segments and their records: finding the segment files, decoding a record, finding record
-boundaries, and where and why the data of a commit log ends.
+"""Commit-log segments and their records: finding the segment files, the broker's checks beyond a
+record's structure, finding record boundaries, and where and why the data of a commit log ends.
 
 The commit-log reader (:mod:`rmqformats.commitlog`), the columnar walk (:mod:`rmqformats.columnar`) and salvage
-all stand on this module; it imports none of them. Segments are read with ``pread`` (never memory-mapped, so a
-file cut while it is read gives :class:`~rmqformats.errors.FileChangedError`, not SIGBUS).
+all stand on this module; it imports none of them at import time. Records are decoded by the walk's kernels
+only, through :mod:`rmqformats.columnar.record` (which imports no reader and no walk), loaded on first use.
+Segments are read with ``pread`` (never memory-mapped, so a file cut while it is read gives
+:class:`~rmqformats.errors.FileChangedError`, not SIGBUS).
 """
 
 from __future__ import annotations
@@ -16,79 +18,32 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from . import properties as props
-from .errors import (
-    BadMagicError,
-    RecordError,
-    RecordSizeError,
-    StoreNotFoundError,
-    TruncatedRecordError,
-    display_path,
-)
-from .errors import PropertyValueError
+from .errors import PropertyValueError, RecordError, StoreNotFoundError, display_path
 from .generated.layouts import rocketmq_commitlog as layout
 from .mapped import pread as _pread, pread_exact
-from .message import Message, crc32
+from .message import Message
 from .queuefiles import QUEUE_FILE_NAME, queue_files
 
 SEGMENT_NAME = QUEUE_FILE_NAME
 
-# The hot path below reads fields in the spec's order; fail at import, not
-# with wrong values, if the spec's field order changes.
-assert layout.RECORD_SEQ == ("len_record", "magic", "body")
-assert layout.MESSAGE_SEQ == (
-    "body_crc", "queue_id", "flag", "queue_offset", "ofs_physical", "sys_flag", "born_timestamp",
-    "born_host", "store_timestamp", "store_host", "reconsume_times", "ofs_prepared_transaction",
-    "len_body", "body", "len_topic", "topic", "len_properties", "properties",
-)
-assert layout.HOST_V4_SEQ == layout.HOST_V6_SEQ == ("address", "port")
-
 _HEAD = struct.Struct(layout.RECORD_RUNS[0][1])
 _HEADER = _HEAD.size
-_run_fixed, _run_store_ts, _run_tail, _run_props = (fmt[1:] for _, fmt in layout.MESSAGE_RUNS)
-_E = layout.ENDIAN
-_port = layout.HOST_V4_RUNS[0][1][1:]
-assert layout.HOST_V6_RUNS[0][1][1:] == _port
-#: Address width by "is IPv6" (the host types' `len_address`, a constant each).
-_ADDRESS_SIZES = {False: layout.HOST_V4_VALUES["len_address"]({}), True: layout.HOST_V6_VALUES["len_address"]({})}
-#: Fields from BODYCRC to BORNTIMESTAMP: fixed width, and they hold SYSFLAG.
-_FIXED = struct.Struct(_E + _run_fixed)
-_BORN_V6 = layout.SYS_FLAG_BITS["is_born_host_v6"][0]
-_STORE_V6 = layout.SYS_FLAG_BITS["is_store_host_v6"][0]
-#: Fields from BORNHOST to BODYLENGTH in one format per combination of the host flags.
-_MIDDLE = {
-    (_BORN_V6 if born else 0) | (_STORE_V6 if store else 0): struct.Struct(
-        f"{_E}{_ADDRESS_SIZES[born]}s{_port}{_run_store_ts}"
-        f"{_ADDRESS_SIZES[store]}s{_port}{_run_tail}")
-    for born in (False, True) for store in (False, True)
-}
-_HOST_FLAGS = _BORN_V6 | _STORE_V6
-#: TOPICLENGTH by "is V2": the V2 case of the spec's switch on the magic, and its default (V1).
-_LEN_TOPIC = {True: struct.Struct(layout.MESSAGE_LEN_TOPIC_CASES["magic_code::message_v2"]),
-              False: struct.Struct(layout.MESSAGE_LEN_TOPIC_CASES["_"])}
-_LEN_PROPS = struct.Struct(_E + _run_props)
 MAGIC_V1 = layout.MAGIC_CODE["message_v1"]
 MAGIC_V2 = layout.MAGIC_CODE["message_v2"]
 MAGIC_BLANK = layout.MAGIC_CODE["blank"]
-_CRC32_RESERVED = props.CRC32_RESERVED
-_PROPERTY_CRC_MARK = props.CRC32
-#: PHYSICALOFFSET: its position in a record and its format.
-_POS_PHYSICAL = _HEADER + struct.calcsize(_E + _run_fixed[:4])
-_PHYSICAL = struct.Struct(_E + _run_fixed[4])
-_MAGICS = (MAGIC_V1, MAGIC_V2)
+#: PHYSICALOFFSET: its position in a record and its format (the fifth field after the header).
+assert layout.MESSAGE_SEQ[4] == "ofs_physical"
+_run_fixed = layout.MESSAGE_RUNS[0][1][1:]
+_POS_PHYSICAL = _HEADER + struct.calcsize(layout.ENDIAN + _run_fixed[:4])
+_PHYSICAL = struct.Struct(layout.ENDIAN + _run_fixed[4])
 #: The 4 bytes of each magic code, for finding record starts with ``find``.
 _MAGIC_BYTES = tuple(_HEAD.pack(0, m)[4:] for m in (MAGIC_V1, MAGIC_V2, MAGIC_BLANK))
-_ZEROS8 = bytes(_HEADER)
 #: ``TopicValidator.RMQ_SYS_SCHEDULE_TOPIC``: its records' ``DELAY`` property is parsed by the broker's check.
 SCHEDULE_TOPIC = "SCHEDULE_TOPIC_XXXX"
 #: Bytes read at a time when looking for data after zero-filled bytes.
 _ZERO_CHUNK = 4 << 20
 #: Zero bytes that make a zero-filled run after a record look like a tail or a hole, not part of a body.
 _ZERO_RUN = 64
-
-
-#: Bytes past a record the scan has read before decoding it: the field reads of a
-#: record whose lengths disagree with TOTALSIZE look a little past it.
-_READ_AHEAD = 4096
 
 
 class EndReason(enum.Enum):
@@ -175,94 +130,6 @@ class Segment:
         return os.path.basename(self.path)
 
 
-def decode_message(buf, pos: int, segment: str | None = None, base_offset: int = 0) -> Message:
-    """Decode the message record at ``pos`` of ``buf`` (bytes or an mmap).
-
-    Raises a :class:`RecordError` subclass, naming ``segment`` and ``pos``,
-    where the broker's ``checkMessageAndReturnSize`` would fail: unknown
-    magic, a record running past the end of ``buf``, or a TOTALSIZE that
-    disagrees with the field lengths. BLANK and the zero tail are not
-    messages and raise too; :meth:`CommitLog.scan` handles them.
-    """
-    if isinstance(buf, (memoryview, bytearray)):
-        buf = bytes(buf)
-    limit = len(buf)
-    if pos + _HEADER > limit:
-        raise TruncatedRecordError(segment, pos, f"{limit - pos} bytes left, less than a record header")
-    size, magic = _HEAD.unpack_from(buf, pos)
-    if magic != MAGIC_V1 and magic != MAGIC_V2:
-        raise _bad_magic(segment, pos, magic)
-    return _decode(buf, pos, size, magic == MAGIC_V2, limit, segment, base_offset)
-
-
-def _bad_magic(segment: str | None, pos: int, magic: int) -> BadMagicError:
-    return BadMagicError(segment, pos, f"bad magic 0x{magic & 0xFFFFFFFF:08x} (expected 0x{MAGIC_V1 & 0xFFFFFFFF:08x} or 0x{MAGIC_V2 & 0xFFFFFFFF:08x})")
-
-
-def _decode(buf, pos: int, size: int, v2: bool, limit: int, segment: str | None, base_offset: int) -> Message:
-    """Decode a message record whose header (``size``, version) is already read."""
-    end = pos + size
-    if size < _HEADER:
-        raise RecordSizeError(segment, pos, f"TOTALSIZE {size} is smaller than a record header")
-    if end > limit:
-        raise TruncatedRecordError(segment, pos, f"TOTALSIZE {size} runs past the end of the file "
-                                                 f"({limit - pos} bytes left)")
-    try:
-        p = pos + _HEADER
-        body_crc, queue_id, flag, queue_offset, physical, sys_flag, born_ts = _FIXED.unpack_from(buf, p)
-        p += _FIXED.size
-        middle = _MIDDLE[sys_flag & _HOST_FLAGS]
-        (born_address, born_port, store_ts, store_address, store_port, reconsume, prepared,
-         len_body) = middle.unpack_from(buf, p)
-        p += middle.size
-        # Every length is checked against TOTALSIZE before slicing, so that a
-        # corrupt length never copies more than the record.
-        if len_body > 0:
-            q = p + len_body
-            if q > end:
-                raise _Overrun
-            body = buf[p:q]
-            p = q
-        else:
-            body = b""
-        fmt = _LEN_TOPIC[v2]
-        (len_topic,) = fmt.unpack_from(buf, p)
-        p += fmt.size
-        if len_topic < 0:
-            raise RecordSizeError(segment, pos, f"negative topic length {len_topic}")
-        q = p + len_topic
-        if q > end:
-            raise _Overrun
-        topic = buf[p:q].decode("utf-8", "replace")
-        (len_props,) = _LEN_PROPS.unpack_from(buf, q)
-        p = q + _LEN_PROPS.size
-        if len_props > 0:
-            q = p + len_props
-            if q > end:
-                raise _Overrun
-            properties = buf[p:q].decode("utf-8", "replace")
-            p = q
-        else:
-            properties = ""
-    except (_Overrun, struct.error):
-        p = -1
-    if p != end:
-        raise RecordSizeError(segment, pos, f"TOTALSIZE {size} disagrees with the field lengths"
-                                            + ("" if p < 0 else f" ({p - pos} bytes)"))
-    record_crc = None
-    if _PROPERTY_CRC_MARK in properties and size >= _CRC32_RESERVED:
-        record_crc = crc32(buf[pos:end - _CRC32_RESERVED])
-    return Message(
-        base_offset + pos, size, 2 if v2 else 1, body_crc, queue_id, flag, queue_offset, physical,
-        sys_flag, born_ts, born_address, born_port, store_ts, store_address, store_port, reconsume,
-        prepared, body, topic, properties, segment, pos, record_crc,
-    )
-
-
-class _Overrun(Exception):
-    """A field length that runs past TOTALSIZE."""
-
-
 # -- the broker's verdicts beyond the record structure -------------------------------------------
 
 def java_parse_int(text: str) -> int | None:
@@ -330,41 +197,12 @@ def unfinished_reason(msg: Message, record_crc: bool = True) -> str | None:
 def record_end(buf, pos: int, limit: int) -> int:
     """End of the message record at ``pos`` if its TOTALSIZE agrees with its field lengths within ``limit``, else -1.
 
-    The checks of :func:`decode_message`, reading length fields only (no
-    copies), so that trying a candidate costs the same for any record size.
+    The walk's structure checks (:func:`rmqformats.columnar.kernels.check_record`), reading length fields
+    only, so that trying a candidate costs the same for any record size.
     """
-    if pos < 0 or pos + _HEADER > limit:
-        return -1
-    size, magic = _HEAD.unpack_from(buf, pos)
-    if magic != MAGIC_V1 and magic != MAGIC_V2:
-        return -1
-    end = pos + size
-    if size < _HEADER or end > limit:
-        return -1
-    try:
-        p = pos + _HEADER
-        sys_flag = _FIXED.unpack_from(buf, p)[5]
-        p += _FIXED.size
-        middle = _MIDDLE[sys_flag & _HOST_FLAGS]
-        len_body = middle.unpack_from(buf, p)[-1]
-        p += middle.size
-        if len_body > 0:
-            p += len_body
-            if p > end:
-                return -1
-        fmt = _LEN_TOPIC[magic == MAGIC_V2]
-        (len_topic,) = fmt.unpack_from(buf, p)
-        if len_topic < 0:
-            return -1
-        p += fmt.size + len_topic
-        if p > end:
-            return -1
-        (len_props,) = _LEN_PROPS.unpack_from(buf, p)
-        p += _LEN_PROPS.size + max(len_props, 0)
-    except struct.error:
-        return -1
-    return end if p == end else -1
-
+    # Imported here: the columnar package's walk imports this module.
+    from .columnar.record import record_end as end
+    return end(buf, pos, limit)
 
 def _follows(buf, pos: int, limit: int, base: int, seg_size: int) -> bool:
     """Whether what starts at ``pos`` can follow a record: the file's end, zero fill, a BLANK or a record start."""
@@ -684,6 +522,7 @@ def _written_since(seg: Segment, pos: int) -> bool:
     size = _frontier_size(seg, pos)
     with open(seg.path, "rb") as f:
         data = _pread(f.fileno(), size, pos)
+    from .columnar.record import decode_message  # the columnar package's walk imports this module
     try:
         return unfinished_reason(decode_message(data, 0, seg.path)) is None
     except RecordError:

@@ -1,4 +1,5 @@
-"""The columnar decoder gives the object API's messages, column for column, and stops where it stops."""
+"""The columnar walk gives RocketMQ's own reading of the vector stores (truth/messages.jsonl), column for
+column, and its object view (scan(), Message) gives the same rows; both stop where the broker's recovery does."""
 
 from __future__ import annotations
 
@@ -45,8 +46,41 @@ def columnar_rows(table: pa.Table) -> list[dict]:
     return rows
 
 
-def assert_same(path, *, columns=None, threads=1, batch_size=37, range_size=None, **options):
-    """Both decoders on ``path``: the same rows (every column), the same end, the same BLANK records."""
+def _truth_fields(r: dict) -> tuple:
+    """The fields of a row that RocketMQ's decoder gives in truth/messages.jsonl."""
+    host = r["bornHost"]
+    return (r["commitLogOffset"], r["storeSize"], r["bodyCRC"], r["queueId"], r["flag"], r["queueOffset"],
+            r["sysFlag"], int(r["bornTimestamp"].timestamp() * 1000), int(r["storeTimestamp"].timestamp() * 1000),
+            r["reconsumeTimes"], r["preparedTransactionOffset"], r["topic"], r["properties"],
+            r["propertiesString"], r["msgId"], r["uniqKey"], r["tags"], r["body"], r["segment"], host, r["keys"])
+
+
+def _truth_expected(t: dict) -> tuple:
+    body = base64.b64decode(t.get("bodyDecompressedBase64", t["bodyRawBase64"]))
+    host = t["bornHost"] if ":" not in t["bornHost"] else f"[{t['bornHost']}]"
+    return (t["commitlogOffset"], t["storeSize"], t["bodyCRC"], t["queueId"], t["flag"], t["queueOffset"],
+            t["sysFlag"], t["bornTimestamp"], t["storeTimestamp"], t["reconsumeTimes"],
+            t["preparedTransactionOffset"], t["topic"], t["properties"], t["propertiesString"], t["msgId"],
+            t["uniqKey"], t["tags"], body, t["file"], f"{host}:{t['bornPort']}",
+            [k for k in (t["keys"] or "").split(" ") if k])
+
+
+def assert_truth(rows: list[dict], truth: list[dict], damaged: tuple[str, int, int] | None = None) -> None:
+    """``rows`` are the first messages of the truth, in order, each with RocketMQ's values; a record that
+    overlaps ``damaged`` (segment name, first and last + 1 changed byte) is held to its offset only."""
+    messages = [t for t in truth if t["kind"] == "MESSAGE"]
+    assert [r["commitLogOffset"] for r in rows] == [t["commitlogOffset"] for t in messages[:len(rows)]]
+    for r, t in zip(rows, messages):
+        if damaged is not None and t["file"] == damaged[0] and \
+                t["fileOffset"] < damaged[2] and damaged[1] < t["fileOffset"] + t["totalSize"]:
+            continue
+        assert _truth_fields(r) == _truth_expected(t), t["commitlogOffset"]
+
+
+def assert_same(path, *, columns=None, threads=1, batch_size=37, range_size=None, truth=None, damaged=None,
+                **options):
+    """The walk's batches and its object view on ``path``: the same rows (every column), the same end, the
+    same BLANK records; with ``truth`` (a vector store's truth/messages.jsonl) both hold RocketMQ's values."""
     log = rmqformats.open_store(path).commitlog
     scan = log.scan(**options)
     expected = object_rows(scan)
@@ -57,6 +91,10 @@ def assert_same(path, *, columns=None, threads=1, batch_size=37, range_size=None
     got = columnar_rows(table)
     names = list(COLUMNS if columns is None else columns)
     assert table.column_names == names
+    if truth is not None:
+        assert_truth(expected, truth, damaged)
+        if columns is None:
+            assert_truth(got, truth, damaged)
     assert len(got) == len(expected)
     for g, e in zip(got, expected):
         assert g == {k: e[k] for k in names}, e["commitLogOffset"]
@@ -66,30 +104,31 @@ def assert_same(path, *, columns=None, threads=1, batch_size=37, range_size=None
 
 
 @pytest.mark.parametrize("threads, range_size", [(1, None), (2, None), (2, 4096), (3, 10_000)])
-def test_every_column_equals_the_object_api(version, threads, range_size):
-    """Threads decode byte ranges of a segment at once: the result is the serial walk's."""
-    table, end = assert_same(store_path(version), threads=threads, range_size=range_size)
+def test_every_column_and_the_object_view_equal_the_ground_truth(version, threads, range_size):
+    """Threads decode byte ranges of a segment at once: the result is the serial walk's, RocketMQ's reading."""
+    table, end = assert_same(store_path(version), threads=threads, range_size=range_size,
+                             truth=truth_records(version))
+    assert table.num_rows == len(_messages(version))
     assert end.reason is EndReason.ZERO_TAIL
 
 
 def test_every_column_equals_the_ground_truth(version):
-    """RocketMQ's own decoder (truth/messages.jsonl) against the columns, field by field."""
-    truth = [t for t in truth_records(version) if t["kind"] == "MESSAGE"]
+    """RocketMQ's own decoder (truth/messages.jsonl) against the columns of to_arrow(), field by field."""
     rows = columnar_rows(rmqformats.open_store(store_path(version)).commitlog.to_arrow())
-    assert len(rows) == len(truth)
-    for r, t in zip(rows, truth):
-        body = base64.b64decode(t.get("bodyDecompressedBase64", t["bodyRawBase64"]))
-        assert (r["commitLogOffset"], r["storeSize"], r["bodyCRC"], r["queueId"], r["flag"], r["queueOffset"],
-                r["sysFlag"], int(r["bornTimestamp"].timestamp() * 1000), int(r["storeTimestamp"].timestamp() * 1000),
-                r["reconsumeTimes"], r["preparedTransactionOffset"], r["topic"], r["properties"],
-                r["propertiesString"], r["msgId"], r["uniqKey"], r["tags"], r["body"], r["segment"]) == (
-            t["commitlogOffset"], t["storeSize"], t["bodyCRC"], t["queueId"], t["flag"], t["queueOffset"],
-            t["sysFlag"], t["bornTimestamp"], t["storeTimestamp"], t["reconsumeTimes"],
-            t["preparedTransactionOffset"], t["topic"], t["properties"], t["propertiesString"], t["msgId"],
-            t["uniqKey"], t["tags"], body, t["file"]), t["commitlogOffset"]
-        host = t["bornHost"] if ":" not in t["bornHost"] else f"[{t['bornHost']}]"
-        assert r["bornHost"] == f"{host}:{t['bornPort']}"
-        assert r["keys"] == [k for k in (t["keys"] or "").split(" ") if k]
+    assert len(rows) == len(_messages(version))
+    assert_truth(rows, truth_records(version))
+
+
+def test_read_and_decode_message_equal_the_ground_truth(version):
+    """One record at an offset (read(), decode_message) goes through the walk's kernels: RocketMQ's values."""
+    log = rmqformats.open_store(store_path(version)).commitlog
+    for t in _messages(version)[::7]:
+        m = log.read(t["commitlogOffset"])
+        assert (m.commitlog_offset, m.file_offset, m.store_size, m.topic, m.properties_raw, m.body_crc) == (
+            t["commitlogOffset"], t["fileOffset"], t["storeSize"], t["topic"], t["propertiesString"], t["bodyCRC"])
+        data = (store_path(version) / "commitlog" / t["file"]).read_bytes()
+        d = rmqformats.decode_message(data, t["fileOffset"], t["file"], t["commitlogOffset"] - t["fileOffset"])
+        assert d == m._replace(segment=t["file"])
 
 
 def test_schema_types():
@@ -239,12 +278,14 @@ def _patch(path, offset, data):
         f.write(data)
 
 
-def _assert_damage(root):
-    """Default, strict and CRC-checking scans agree; strict raises the same error."""
-    assert_same(root)
-    assert_same(root, verify_crc=True)
-    assert_same(root, threads=2, range_size=4096)  # ranges after the damage are dropped
-    assert_same(root, threads=2, range_size=5000, verify_crc=True)
+def _assert_damage(root, version, damaged=None):
+    """Default, strict and CRC-checking scans agree and read the undamaged records as RocketMQ does; strict
+    raises the same error."""
+    truth = truth_records(version)
+    assert_same(root, truth=truth, damaged=damaged)
+    assert_same(root, verify_crc=True, truth=truth, damaged=damaged)
+    assert_same(root, threads=2, range_size=4096, truth=truth, damaged=damaged)  # ranges after the damage are dropped
+    assert_same(root, threads=2, range_size=5000, verify_crc=True, truth=truth, damaged=damaged)
     errors = []
     for decoder in ("object", "columnar"):
         log = rmqformats.open_store(root).commitlog
@@ -281,7 +322,7 @@ def test_damaged_copies(tmp_path, version):
         root = tmp_path / f"{name}-{seg}-{at}"
         shutil.copytree(store_path(version), root)
         _patch(root / "commitlog" / seg, at, data)
-        _assert_damage(root)
+        _assert_damage(root, version, (seg, at, at + len(data)))
 
 
 def test_truncated_and_missing_blank(tmp_path, version):
@@ -294,7 +335,7 @@ def test_truncated_and_missing_blank(tmp_path, version):
         root = tmp_path / f"cut-{seg}-{cut}"
         shutil.copytree(store_path(version), root)
         os.truncate(root / "commitlog" / seg, cut)
-        _assert_damage(root)
+        _assert_damage(root, version)
 
 
 def test_crc_mismatch_ends_the_data_like_the_object_api(tmp_path, version):
@@ -306,9 +347,10 @@ def test_crc_mismatch_ends_the_data_like_the_object_api(tmp_path, version):
         crc = struct.unpack(">i", f.read(4))[0]
         f.seek(t["fileOffset"] + 8)
         f.write(struct.pack(">i", crc ^ 1))
-    _, end = assert_same(root, verify_crc=True)
+    damaged = (t["file"], t["fileOffset"] + 8, t["fileOffset"] + 12)
+    _, end = assert_same(root, verify_crc=True, truth=truth_records(version), damaged=damaged)
     assert end.reason is EndReason.CRC_MISMATCH and end.offset == t["commitlogOffset"]
-    _, end = assert_same(root)
+    _, end = assert_same(root, truth=truth_records(version), damaged=damaged)
     assert end.reason is EndReason.ZERO_TAIL
 
 
@@ -417,3 +459,38 @@ def test_repeated_property_names_keep_their_first_place_and_last_value():
     assert repeated
     for r, m in zip(rows, log.scan()):
         assert list(r["properties"].items()) == list(m.properties.items())
+
+
+def test_the_walk_stores_exactly_the_records_check_record_passes():
+    """Mutated records: the walk stores a record where the kernel's check passes it, and rejects it with a
+    reason code otherwise; the typed error of decode_message is the one that reason words."""
+    import numpy as np
+
+    from rmqformats.columnar import kernels as K
+    from rmqformats.columnar.record import record_error
+
+    base = bytearray(synth.encode_message(synth.MessageSpec(topic="T", body=b"b" * 40, properties={"TAGS": "t"}),
+                                          0))
+    rng = random.Random(28)
+    reasons = set()
+    i32 = np.empty((K.N_I32, 1), np.int32)
+    i64 = np.empty((K.N_I64, 1), np.int64)
+    for _ in range(3000):
+        data = bytearray(base)
+        for _ in range(rng.randint(1, 3)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        data = bytes(data[:rng.choice([len(data), rng.randrange(len(data))])]) + bytes(rng.randrange(0, 16))
+        buf = np.frombuffer(data, np.uint8)
+        n = K.walk_records(buf, 0, len(buf), True, 1, 1, i32, i64, 0)[0]
+        reason, value = K.check_record(buf, 0, len(buf))
+        reasons.add(int(reason))
+        assert (n == 1) == (reason == K.REC_OK)
+        if n == 1:
+            assert rmqformats.decode_message(data, 0).store_size == value
+            continue
+        size = int.from_bytes(data[:4], "big", signed=True) if len(data) >= 4 else 0
+        expected = record_error(int(reason), int(value), "seg", 0, size)
+        with pytest.raises(rmqformats.RecordError) as err:
+            rmqformats.decode_message(data, 0, "seg")
+        assert (type(err.value), str(err.value)) == (type(expected), str(expected))
+    assert reasons >= {K.REC_OK, K.REC_BAD_MAGIC, K.REC_SMALL, K.REC_PAST_END, K.REC_LENGTHS}

@@ -3,9 +3,9 @@
 Each kernel works on a window of a segment file held in a ``uint8`` array
 and on positions relative to that window. The record walk repeats the
 broker's ``checkMessageAndReturnSize`` structure checks; the object API's
-messages are made from its rows (:mod:`rmqformats.columnar.messages`), and
-:func:`rmqformats.segments.decode_message` only describes the record a check
-rejects, with the same structure checks; everything else (the Arrow arrays,
+messages are made from its rows (:mod:`rmqformats.columnar.record`), and
+:func:`check_record` says why a check rejects a record (the typed errors are
+worded from its answer); everything else (the Arrow arrays,
 decompression, record CRCs, error texts) stays in Python, where it costs per
 batch or per rare record, not per message. Body CRCs are checked by :mod:`.crc`.
 """
@@ -59,6 +59,16 @@ STOP_BAD_MAGIC = 6   # a magic code that is neither a message version nor BLANK
 STOP_BAD_RECORD = 7  # a message record the broker's check rejects (size, lengths, cut by the file end)
 STOP_LIMIT = 8       # the next record starts at or after ``stop_at`` (the end of a byte range)
 STOP_FRONTIER = 9    # a valid record followed by zero fill or the file's end: checked more strictly by the caller
+
+# Why :func:`check_record` rejects a record (its second value says more, as noted).
+REC_OK = 0              # a message record whose lengths agree (value: TOTALSIZE)
+REC_HEADER_CUT = 1      # fewer bytes than a record header before the limit (value: the bytes left)
+REC_BAD_MAGIC = 2       # a magic code that is not a message version (value: the magic code)
+REC_SMALL = 3           # TOTALSIZE smaller than a record header (value: TOTALSIZE)
+REC_PAST_END = 4        # TOTALSIZE runs past the limit (value: the bytes left)
+REC_NEGATIVE_TOPIC = 5  # a negative TOPICLENGTH (value: it)
+REC_LENGTHS = 6         # TOTALSIZE disagrees with the field lengths (value: the fields' bytes, -1 when a
+                        # length runs past TOTALSIZE or a field past the limit)
 
 # Rows of the ``i32`` and ``i64`` output matrices (one contiguous row per field).
 I32_SIZE, I32_BODY_CRC, I32_QUEUE_ID, I32_FLAG, I32_SYS_FLAG, I32_BORN_PORT, I32_STORE_PORT, \
@@ -306,6 +316,69 @@ def walk_records(buf, start, end, at_eof, stop_at, cap, i32, i64, trusted=-1):
         i64[I64_STORE_ADDR, n] = store_addr
         n += 1
         pos = rend
+
+
+@njit(**_JIT)
+def check_record(buf, pos, limit):
+    """Why the message record at ``pos`` is rejected, checked against ``limit`` (the bytes that exist).
+
+    The broker's ``checkMessageAndReturnSize`` structure checks, in the
+    order it reads the fields: returns ``(REC_*, value)``. Fixed-width fields
+    and length fields may lie past TOTALSIZE (then the lengths cannot add up
+    to it) but not past ``limit``; a body, topic or properties length must
+    stay within TOTALSIZE. A record :func:`walk_records` stores passes; a
+    record it rejects gets its reason here.
+    """
+    if pos + _HEADER > limit:
+        return REC_HEADER_CUT, limit - pos
+    size = _s32(buf, pos)
+    magic = _s32(buf, pos + 4)
+    if magic != _MAGIC_V1 and magic != _MAGIC_V2:
+        return REC_BAD_MAGIC, magic
+    if size < _HEADER:
+        return REC_SMALL, size
+    rend = pos + size
+    if rend > limit:
+        return REC_PAST_END, limit - pos
+    p = pos + _POS_BORN_HOST
+    if p > limit:
+        return REC_LENGTHS, -1
+    sys_flag = _s32(buf, pos + _POS_SYS_FLAG)
+    p += (_ADDRESS_V6 if sys_flag & _BORN_V6 else _ADDRESS_V4) + _PORT_WIDTH + _STORE_TS_WIDTH
+    p += (_ADDRESS_V6 if sys_flag & _STORE_V6 else _ADDRESS_V4) + _PORT_WIDTH
+    tail = p
+    p += _TAIL_WIDTH
+    if p > limit:
+        return REC_LENGTHS, -1
+    len_body = _s32(buf, tail + _REL_LEN_BODY)
+    if len_body > 0:
+        p += len_body
+        if p > rend:
+            return REC_LENGTHS, -1
+    if magic == _MAGIC_V2:
+        if p + _LEN_TOPIC_V2 > limit:
+            return REC_LENGTHS, -1
+        len_topic = _s16(buf, p)
+        p += _LEN_TOPIC_V2
+    else:
+        if p + _LEN_TOPIC_V1 > limit:
+            return REC_LENGTHS, -1
+        len_topic = _s8(buf, p)
+        p += _LEN_TOPIC_V1
+    if len_topic < 0:
+        return REC_NEGATIVE_TOPIC, len_topic
+    p += len_topic
+    if p > rend or p + _LEN_PROPERTIES > limit:
+        return REC_LENGTHS, -1
+    len_props = _s16(buf, p)
+    p += _LEN_PROPERTIES
+    if len_props > 0:
+        p += len_props
+        if p > rend:
+            return REC_LENGTHS, -1
+    if p != rend:
+        return REC_LENGTHS, p - pos
+    return REC_OK, size
 
 
 @intrinsic
@@ -729,6 +802,7 @@ def warm_up() -> None:
     i64 = np.empty((N_I64, 1), np.int64)
     walk_records(buf, 0, 64, True, 65, 1, i32, i64, -1)
     find_record(buf, 0, 64, True, 64, 0, i32, i64)
+    check_record(buf, 0, 64)
     pos = np.zeros(1, np.int64)
     length = np.ones(1, np.int64)
     gather(buf, pos, length)

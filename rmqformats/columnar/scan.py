@@ -8,7 +8,7 @@ process with SIGBUS. The walk follows the broker's recovery; it is the one
 walk of the commit log, under the object API too (:class:`rmqformats.commitlog.Scan`
 makes its messages from this walk's rows, :mod:`rmqformats.columnar.messages`).
 The error texts are produced by describing the one record where the data ends
-(:func:`rmqformats.segments.decode_message`).
+(:func:`rmqformats.columnar.record.decode_message`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..segments import (Blank, DataEnd, EndReason, Segment, SegmentLog, SCHEDULE_TOPIC, check_record, classify_end,
-                         decode_message, unfinished_reason)
+                         unfinished_reason)
 from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError
 from ..errors import (
     BadMagicError,
@@ -39,6 +39,7 @@ from ..errors import PropertyValueError, UnfinishedRecordError
 from ..message import to_millis
 from . import arrow as A
 from . import kernels as K
+from .record import decode_message
 from .memory import keep_freed_memory
 
 #: Bytes read from a segment at a time.

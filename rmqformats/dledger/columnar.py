@@ -1,9 +1,10 @@
 """Arrow record batches of a DLedger commit log, built from the messages its walk decodes.
 
 The compiled columnar kernels walk plain commit-log segments; a DLedger file
-puts a 48-byte header before every record, so this scan decodes each message
-with the object decoder and fills the same columns (:data:`rmqformats.columnar.COLUMNS`)
-with the same values, a batch at a time.
+puts a 48-byte header before every record, so this scan takes the messages of
+its entry walk (each decoded by the walk's kernels, one record at a time) and
+fills the same columns (:data:`rmqformats.columnar.COLUMNS`) with the same
+values, a batch at a time.
 """
 
 from __future__ import annotations

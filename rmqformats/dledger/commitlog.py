@@ -8,9 +8,10 @@ sends the walk to the next file; a zero size (the pre-allocated tail), a
 the size minus 48, an entry running past the end of its file, a magic other
 than 1, an index that does not follow the previous one or a smaller term
 ends the data at the start of that entry. The message inside each entry is
-decoded by the commit-log decoder; one that RocketMQ's dispatch would reject
-(``DLedgerCommitLog.checkMessageAndReturnSize``) ends the data there too,
-since no reader can hand it out as a message.
+decoded by the commit-log walk's kernels
+(:func:`rmqformats.columnar.record.decode_message`); one that RocketMQ's
+dispatch would reject (``DLedgerCommitLog.checkMessageAndReturnSize``) ends
+the data there too, since no reader can hand it out as a message.
 
 Messages carry the offsets RocketMQ gives them: ``commitlog_offset`` is the
 entry's position plus 48 (``DLedgerEntry.BODY_OFFSET``), the value the broker
@@ -35,10 +36,9 @@ from ..segments import (
     DataEnd,
     EndReason,
     Segment,
-    _bad_magic,
-    _decode,
     _HEAD,
 )
+from ..columnar.record import bad_magic_error, decode_message
 from ..errors import (
     BadMagicError,
     CrcMismatchError,
@@ -241,12 +241,11 @@ class DLedgerScan:
                                                                     "less than a record header")
                         rsize, rmagic = _HEAD.unpack_from(win, p)
                         if rmagic != MAGIC_V1 and rmagic != MAGIC_V2:
-                            raise _bad_magic(seg.path, p, rmagic)
+                            raise bad_magic_error(seg.path, p, rmagic)
                         if rsize != len_body:
                             raise RecordSizeError(seg.path, p, f"TOTALSIZE {rsize} is not the entry's "
                                                                f"body length {len_body}")
-                        msg = _decode(win, p, rsize, rmagic == MAGIC_V2, w + size, seg.path,
-                                      seg.start_offset + wstart)
+                        msg = decode_message(win, p, seg.path, seg.start_offset + wstart, limit=w + size)
                         msg = msg._replace(file_offset=pos + BODY_OFFSET)
                         if verify_crc:
                             msg.verify_crc()
@@ -337,9 +336,9 @@ class DLedgerCommitLog(CommitLog):
             raise TruncatedRecordError(seg.path, p, "entry body shorter than a record header")
         rsize, rmagic = _HEAD.unpack_from(data, 0)
         if rmagic != MAGIC_V1 and rmagic != MAGIC_V2:
-            raise _bad_magic(seg.path, p, rmagic)
+            raise bad_magic_error(seg.path, p, rmagic)
         try:
-            msg = _decode(data, 0, rsize, rmagic == MAGIC_V2, len(data), seg.path, seg.start_offset + p)
+            msg = decode_message(data, 0, seg.path, seg.start_offset + p)
         except RecordError as exc:
             raise type(exc)(exc.path, p + (exc.offset or 0), exc.reason) from None
         return DLedgerEntry(index, term, ofs, size, channel, chain_crc, body_crc, seg.path, pos,
