@@ -87,6 +87,9 @@ def config_summary(files: list, errors: list[str]) -> dict:
             for level, off in m.by_level.items():
                 topic, qid = m.queue_of(level)
                 out["delayOffsets"].append({"level": level, "topic": topic, "queueId": qid, "offset": off})
+    # Sorted by name, as a person looks a topic or group up (the files keep the broker's hash order).
+    out["topics"].sort(key=lambda t: t["topic"])
+    out["groups"].sort(key=lambda g: g["group"])
     if streamed:  # read while written out (see _write_jsonl), twice for a table (widths, then lines)
         out["consumerOffsets"] = _Offsets(out["consumerOffsets"], streamed)
     return out
