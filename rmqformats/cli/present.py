@@ -19,12 +19,13 @@
   ``\\\\``, so every escape reads one way back.
 - **Widths**: display cells by ``wcwidth`` (:mod:`rmqformats.cells`), used
   by :mod:`rmqformats.cli.tables` and the streamed message table.
-- **JSON Lines**: one JSON value per line, and every line one value: for a
-  command that lists records (``messages``, ``lag``, ``queue``, ``dump``) a
-  line is a record; for a command that reports on a whole (``check``,
-  ``inspect``, ``config``) a line is one part of the report, each an object
-  with a ``"record"`` key naming what it is (``summary``, ``finding``,
-  ``topic``, …). ``--format json`` is one document.
+- **JSON Lines**: one JSON value per line, and every line one value. For a
+  command that lists records (``messages``, ``queue``, ``lag``, ``dump``,
+  ``lookup``, ``pending``) a line is a record; ``config`` writes a line per
+  record too, each with a ``"record"`` key naming its kind (``config``,
+  ``file``, ``topic``, ``group``, ``consumerOffset``, ``delayOffset``);
+  ``inspect`` and ``check`` report on a store as a whole and write that report
+  as one line. ``--format json`` is one document.
 """
 
 from __future__ import annotations
