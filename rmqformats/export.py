@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 from numba import njit
 
 from . import output
+from .cells import cells, cut_array, pad, pad_array, widest
 from .columnar import COLUMNS
 from .jit import jit_options
 from .message import MAX_DATETIME_MS, MIN_DATETIME_MS, OUT_OF_RANGE_MARK
@@ -808,16 +809,8 @@ def _drain(batches: Iterable[pa.RecordBatch] | Callable, sink) -> None:
 # -- the streamed text table --------------------------------------------------------------------------
 
 def short_text(arr: pa.Array, width: int) -> pa.Array:
-    """Strings longer than ``width`` characters cut in the middle with ``…`` (as the CLI's ``_short``)."""
-    lengths = pc.utf8_length(arr)
-    long = pc.fill_null(pc.greater(lengths, width), False)
-    if not pc.any(long).as_py():
-        return arr
-    half = (width - 1) // 2
-    tail = width - 1 - half
-    cut = pc.binary_join_element_wise(pc.utf8_slice_codeunits(arr, 0, half), "…",
-                                      pc.utf8_slice_codeunits(arr, -tail) if tail else "", "")
-    return pc.if_else(long, cut, arr)
+    """Strings wider than ``width`` display cells cut in the middle with ``…`` (see :mod:`rmqformats.cells`)."""
+    return cut_array(arr, width)
 
 
 class TableStream:
@@ -871,11 +864,10 @@ class TableStream:
         self.out.flush()
 
     def _fix_widths(self) -> None:
-        widths = [max(len(h), self.min_widths.get(i, 0)) for i, h in enumerate(self.header)]
+        widths = [max(cells(h), self.min_widths.get(i, 0)) for i, h in enumerate(self.header)]
         for cols in self._first:
             for i, col in enumerate(cols):
-                longest = pc.max(pc.utf8_length(col)).as_py()
-                widths[i] = max(widths[i], longest or 0)
+                widths[i] = max(widths[i], widest(col))
         if self.layout is not None:
             chosen = self.layout(self.header, widths, [i in self.cut for i in range(len(widths))])
             self.shown = [i for i, _ in chosen]
@@ -883,7 +875,7 @@ class TableStream:
                 widths[i] = w
         self.widths = widths
         shown = self.shown if self.shown is not None else range(len(widths))
-        self.out.write(self.indent + "  ".join(self.header[i].ljust(widths[i]) for i in shown).rstrip() + "\n")
+        self.out.write(self.indent + "  ".join(pad(self.header[i], widths[i]) for i in shown).rstrip() + "\n")
         first, self._first = self._first, []
         for cols in first:
             self._emit(cols)
@@ -903,7 +895,7 @@ class TableStream:
             if i in cut:
                 col = short_text(col, w)
             if i < last:
-                col = pc.utf8_rpad(col, w)
+                col = pad_array(col, w)
             parts += [col, "  "] if i < last else [col]
         lines = pc.binary_join_element_wise(*parts, "")
         lines = pc.utf8_rtrim(lines, characters=" ")

@@ -87,7 +87,7 @@ def test_iso_time_filter(capsys):
 def test_messages_table(capsys):
     code, out, _ = run(capsys, "messages", "--sample", "--topic", "TopicBig")
     lines = out.splitlines()
-    assert lines[0].split() == ["offset", "topic", "queue", "queueOffset", "storeTime", "tags", "keys",
+    assert lines[0].split() == ["commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp", "tags", "keys",
                                 "msgId", "bodyBytes"]
     assert len(lines) == 1 + 4 and all("TopicBig" in line for line in lines[1:])
 
@@ -324,7 +324,7 @@ def test_messages_table_streams_with_flat_memory(tmp_path):
     b = _messages_child(large)
     for r, n in ((a, n_small), (b, n_large)):
         assert r["code"] == 0 and r["lines"] == 1 + n and r["running"] and r["stderr"] == ""
-        assert r["header"].split()[:3] == [b"offset", b"topic", b"queue"]
+        assert r["header"].split()[:3] == [b"commitLogOffset", b"topic", b"queueId"]
         assert r["first"].split()[:4] == [b"0", b"T", b"0", b"0"]
         assert r["last"].split()[3] == str(n - 1).encode()
     assert b["maxrss"] - a["maxrss"] < (n_large - n_small) * 100

@@ -36,14 +36,14 @@ def test_config_table(capsys, version):
 
 
 def test_config_jsonl_matches_models(capsys, version):
-    code, out, _ = run(capsys, "config", str(store_path(version)), "--format", "jsonl")
+    code, out, _ = run(capsys, "config", str(store_path(version)), "--format", "json")
     assert code == 0
     info = json.loads(out)
     config = open_store(store_path(version)).config()
     assert [f["name"] for f in info["files"]] == list(config.files)
     assert all(f["valid"] and f["source"] == "file" and f["unknownKeys"] == [] for f in info["files"])
     topics = config.topics.topic_config_table
-    assert [t["topic"] for t in info["topics"]] == list(topics)
+    assert [t["topic"] for t in info["topics"]] == sorted(topics)  # sorted by name
     assert all(t["readQueueNums"] == topics[t["topic"]].read_queue_nums and t["permString"] == "RW-"
                for t in info["topics"])
     assert {(o["topic"], o["group"], o["queueId"]): o["offset"] for o in info["consumerOffsets"]} == \
@@ -99,3 +99,21 @@ def test_config_file_errors_exit_2(capsys, store_copy):
     assert code == 2 and "consumerOrderInfo.json: no such file" in err
     code, out, _ = run(capsys, "config", str(store_path("rocketmq-5.1.4")), "--file", "position-checkpoint")
     assert code == 0 and json.loads(out)["model"] == {"empty": True, "queueOffsetMap": {}}
+
+
+def test_config_jsonl_is_one_record_a_line(capsys, version):
+    """JSON Lines: a ``config`` line, then one line per file, topic, group and offset; the same as the document."""
+    code, out, _ = run(capsys, "config", str(store_path(version)), "--format", "jsonl")
+    assert code == 0
+    lines = [json.loads(line) for line in out.splitlines()]
+    code, doc, _ = run(capsys, "config", str(store_path(version)), "--format", "json")
+    doc = json.loads(doc)
+    assert lines[0] == {"record": "config", "config": doc["config"], "errors": doc["errors"]}
+    kinds = {"file": "files", "topic": "topics", "group": "groups", "consumerOffset": "consumerOffsets",
+             "delayOffset": "delayOffsets"}
+    got: dict = {k: [] for k in kinds.values()}
+    for r in lines[1:]:
+        got[kinds[r.pop("record")]].append(r)
+    assert got == {k: doc[k] for k in kinds.values()}
+    assert len(lines) == 1 + sum(len(doc[k]) for k in kinds.values())
+    assert [t["topic"] for t in got["topics"]] == sorted(t["topic"] for t in got["topics"])

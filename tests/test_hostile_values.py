@@ -209,9 +209,9 @@ def test_config_jsonl_streams_a_large_offsets_file(tmp_path, capsys, monkeypatch
     s = _copy(tmp_path, "rocketmq-4.9.7")
     entries = ",".join(f'"T{k}@G{k % 7}":{{0:{k},1:{k + 1}}}' for k in range(9000))
     (s / "config" / "consumerOffset.json").write_text('{"offsetTable":{' + entries + "}}", encoding="utf-8")
-    status, whole, _ = run(capsys, "config", s, "--format", "jsonl")
+    status, whole, _ = run(capsys, "config", s, "--format", "json")
     monkeypatch.setattr("rmqformats.config.stream.STREAM_BYTES", 1000)
-    status2, streamed, _ = run(capsys, "config", s, "--format", "jsonl")
+    status2, streamed, _ = run(capsys, "config", s, "--format", "json")
     assert status == status2 == 0
     a, b = json.loads(whole), json.loads(streamed)
     assert a["consumerOffsets"] == b["consumerOffsets"] and len(a["consumerOffsets"]) == 18000

@@ -137,7 +137,9 @@ def test_checkpoint_fields_as_the_broker_sets_them(capsys, stripped, tmp_path, v
     # rebuilt store is flushed whole, so it is the last message's time, never before the broker's mark.
     last = [r["storeTimestamp"] for r in _records(version) if r["kind"] == "MESSAGE"][-1]
     assert cp.physic_msg_timestamp == last >= truth["physicMsgTimestamp"]
-    assert doc["checkpoint"]["physic_msg_timestamp"] == last
+    assert doc["checkpoint"]["physicMsgTimestamp"] == last
+    assert set(doc["checkpoint"]) == {"physicMsgTimestamp", "logicsMsgTimestamp", "indexMsgTimestamp",
+                                      "masterFlushedOffset", "confirmPhyOffset"}
     assert os.path.getsize(new / "checkpoint") == 4096
 
 

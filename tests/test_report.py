@@ -12,7 +12,9 @@ import pytest
 
 import rmqformats
 from rmqformats.cli import main, status
-from rmqformats.recovery.report import BUCKETS_MS, MAX_CELLS, TimeHistogram, build_report
+from plotly.offline import get_plotlyjs
+
+from rmqformats.recovery.report import BUCKETS_MS, MAX_CELLS, TimeHistogram, build_report, plotly_script_name
 
 from conftest import store_path, truth_records
 from test_crosscheck import _append_copy
@@ -47,14 +49,39 @@ def test_time_buckets_widen_to_stay_bounded():
     assert sum(h.cells.values()) == len(times) == h.totals["T"]
 
 
-def test_page_is_self_contained(tmp_path, capsys):
+def test_page_opens_offline_with_plotly_beside_it(tmp_path, capsys):
     out = tmp_path / "report.html"
     # lag flags one row of this store (a queue behind the commit log), so the report exits as lag does.
     assert main(["report", str(store_path("rocketmq-5.3.3")), "-o", str(out)]) == status.FINDINGS
     page = out.read_text(encoding="utf-8")
-    # Nothing is loaded from elsewhere: no script, style or image by URL.
-    assert not re.search(r"<(script|link|img|iframe)[^>]+(src|href)=", page)
-    assert "Plotly" in page and page.count('class="plotly-graph-div"') == len(PLOTS)
+    # Nothing is loaded from elsewhere: the one script by name is plotly.js, written beside the page.
+    srcs = re.findall(r"<(?:script|link|img|iframe)[^>]+(?:src|href)=\"([^\"]*)\"", page)
+    script = plotly_script_name()
+    assert srcs == [script] and "/" not in script
+    beside = tmp_path / script
+    assert beside.read_text(encoding="utf-8") == get_plotlyjs()
+    # The page itself is small: plotly.js (about 4.6 MB) is not in it.
+    assert len(page.encode()) < 300_000 < beside.stat().st_size
+    assert page.count('class="plotly-graph-div"') == len(PLOTS)
+    # A second report in the folder shares the file (left as it is); --single-file embeds it instead.
+    before = beside.stat().st_mtime_ns
+    assert main(["report", str(store_path("rocketmq-4.9.7")), "-o", str(tmp_path / "b.html")]) == status.OK
+    assert beside.stat().st_mtime_ns == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["b.html", "report.html", script])
+    single = tmp_path / "one" / "single.html"
+    single.parent.mkdir()
+    assert main(["report", str(store_path("rocketmq-4.9.7")), "-o", str(single), "--single-file"]) == status.OK
+    text = single.read_text(encoding="utf-8")
+    assert not re.search(r"<(script|link|img|iframe)[^>]+(src|href)=", text) and get_plotlyjs() in text
+    assert [p.name for p in single.parent.iterdir()] == ["single.html"]
+    # A different file under the script's name is not overwritten without --force.
+    other = tmp_path / "two"
+    other.mkdir()
+    (other / script).write_text("not plotly", encoding="utf-8")
+    assert main(["report", str(store_path("rocketmq-4.9.7")), "-o", str(other / "r.html")]) == status.ERROR
+    assert not (other / "r.html").exists() and "--force" in capsys.readouterr().err
+    assert (other / script).read_text(encoding="utf-8") == "not plotly"
+    page = (out).read_text(encoding="utf-8")
     for section in SECTIONS:
         assert f'<section id="{section}">' in page
     data = json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page)

@@ -271,7 +271,7 @@ def test_rocksdb_configs_equal_json(tmp_path, version, layout, capsys):
             assert model == groups.model
     else:
         assert "subscriptionGroup" not in found or not found["subscriptionGroup"].model.subscription_group_table
-    code, out, _ = run(capsys, "config", root, "--format", "jsonl")
+    code, out, _ = run(capsys, "config", root, "--format", "json")
     info = json.loads(out)
     assert code == 0
     sources = {f["source"] for f in info["files"]}
@@ -642,7 +642,7 @@ def test_a_5_4_store_with_its_configs_in_config_metadata(tmp_path, capsys):
     assert found["consumerOffset"].model.offset_table == {"TopicTest@GroupA": {0: 4}}
     assert found["consumerOffset"].model.data_version.counter == 3
     assert found["subscriptionGroup"].model.forbidden_table == {"GroupA": {"TopicTest": 1}}
-    code, out, _ = run(capsys, "config", root, "--format", "jsonl")
+    code, out, _ = run(capsys, "config", root, "--format", "json")
     info = json.loads(out)
     assert code == 0 and {f["source"] for f in info["files"]} == {"rocksdb-metadata"}
     assert [t["topic"] for t in info["topics"]] == ["TopicTest"]

@@ -243,7 +243,7 @@ def test_store_commands(env, store, tmp_path):
     check = json.loads(env.rmq("check", *args, "--format", "jsonl").stdout)
     assert check["ok"] is True and check["messages"] == len(truth) and check["problems"] == []
 
-    config = json.loads(env.rmq("config", *args, "--format", "jsonl").stdout)
+    config = json.loads(env.rmq("config", *args, "--format", "json").stdout)
     names = {f["name"] for f in config["files"]}
     assert {"topics.json", "consumerOffset.json"} <= names and all(f["valid"] for f in config["files"])
 

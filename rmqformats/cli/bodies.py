@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import base64
 
+from .present import escape_text
+
 #: ``--body`` views.
 VIEWS = ("text", "hex", "base64", "none")
 #: Bytes of a body shown in a table cell unless ``--body-limit`` says otherwise.
@@ -25,7 +27,8 @@ def non_negative(text: str) -> int:
 def add_body_args(sp: argparse.ArgumentParser, what: str = "message bodies") -> None:
     """``--body`` and ``--body-limit``."""
     sp.add_argument("--body", choices=VIEWS, default=None,
-                    help=f"show {what} as UTF-8 text (bytes that are not text escaped as \\xNN), hex or base64 "
+                    help=f"show {what} as UTF-8 text (bytes that are not text and control characters escaped as "
+                         "\\xNN, \\t, \\n, \\r; a backslash as \\\\), hex or base64 "
                          "(default: base64 in JSON, none in tables)")
     sp.add_argument("--body-limit", type=non_negative, metavar="N",
                     help=f"show at most N bytes of each body (default: all in JSON, {TABLE_LIMIT} in tables)")
@@ -41,10 +44,8 @@ def render(data: bytes, view: str, limit: int | None, *, table: bool = False) ->
         text = part.hex()
     elif view == "base64":
         text = base64.b64encode(part).decode("ascii")
-    else:
-        text = part.decode("utf-8", "backslashreplace")
-        if table:  # one line per row
-            text = text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
+    else:  # the same escapes in a table cell and in JSON (see rmqformats.cli.present)
+        text = escape_text(part)
     return text + "…" if cut and table else text
 
 

@@ -87,7 +87,10 @@ def config_summary(files: list, errors: list[str]) -> dict:
             for level, off in m.by_level.items():
                 topic, qid = m.queue_of(level)
                 out["delayOffsets"].append({"level": level, "topic": topic, "queueId": qid, "offset": off})
-    if streamed:  # read while written out (see _write_jsonl), twice for a table (widths, then lines)
+    # Sorted by name, as a person looks a topic or group up (the files keep the broker's hash order).
+    out["topics"].sort(key=lambda t: t["topic"])
+    out["groups"].sort(key=lambda g: g["group"])
+    if streamed:  # read while written out (see _write_records, _write_document), twice for a table (widths, then lines)
         out["consumerOffsets"] = _Offsets(out["consumerOffsets"], streamed)
     return out
 
@@ -112,8 +115,24 @@ def _chain(first: list, streamed: list):
 _PLACEHOLDER = "\x00consumerOffsets\x00"
 
 
-def _write_jsonl(info: dict, out) -> None:
-    """``info`` as one JSON line, its consumer offsets written as they are read (memory: one entry)."""
+#: ``--format jsonl``: the record kind of each line, for each list of the summary, in the order written.
+_RECORDS = (("files", "file"), ("topics", "topic"), ("groups", "group"), ("consumerOffsets", "consumerOffset"),
+            ("delayOffsets", "delayOffset"))
+
+
+def _write_records(info: dict, out) -> None:
+    """``info`` as JSON Lines: a ``config`` line (the folder and the errors), then one line per file,
+    topic, group, consumer offset and delay offset, each with ``"record"`` naming its kind (the
+    consumer offsets written as they are read: memory is one entry)."""
+    out.write(json.dumps({"record": "config", "config": info["config"], "errors": info["errors"]},
+                         ensure_ascii=False) + "\n")
+    for key, kind in _RECORDS:
+        for d in info[key]:
+            out.write(json.dumps({"record": kind, **d}, ensure_ascii=False) + "\n")
+
+
+def _write_document(info: dict, out) -> None:
+    """``info`` as one JSON document, its consumer offsets written as they are read (memory: one entry)."""
     offsets = info["consumerOffsets"]
     if isinstance(offsets, list):
         out.write(json.dumps(info, ensure_ascii=False) + "\n")
@@ -252,7 +271,9 @@ def cmd_config(args: argparse.Namespace) -> int:
     info = config_summary(files, errors)
     info = {"config": store.path("config"), **info}
     if args.format == "jsonl":
-        _write_jsonl(info, sys.stdout)
+        _write_records(info, sys.stdout)
+    elif args.format == "json":
+        _write_document(info, sys.stdout)
     else:
         _print_config(info, sys.stdout)
     for err in errors:
@@ -371,8 +392,12 @@ def _unknown_lag(store: Store, args: argparse.Namespace) -> None:
 
 def add_commands(sub) -> None:
     """Add this module's commands to the ``rmqformats`` subcommands."""
-    sp = sub.add_parser("config", help="config/ JSON files: topics, groups, consumer and delay offsets")
-    add_store_args(sp)
+    sp = sub.add_parser("config", help="config/ JSON files: topics, groups, consumer and delay offsets",
+                        description="The config/ JSON files of a store. --format jsonl writes one line per "
+                                    "record, each with \"record\" naming its kind: config (the folder and the "
+                                    "errors), then file, topic, group, consumerOffset, delayOffset; --format json "
+                                    "writes the same as one document.")
+    add_store_args(sp, formats=("table", "jsonl", "json"))
     sp.add_argument("--file", help="show one file's model as JSON (e.g. topics.json)")
     sp.set_defaults(func=cmd_config)
 

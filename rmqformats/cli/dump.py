@@ -181,7 +181,16 @@ def _checkpoint(path: str, o: DumpOptions) -> Iterator[dict]:
     values = (cp.physic_msg_timestamp, cp.logics_msg_timestamp, cp.index_msg_timestamp, cp.master_flushed_offset,
               cp.confirm_phy_offset)
     for i, (name, value) in enumerate(zip(names, values)):
-        yield {"fileOffset": 8 * i, "field": name, "value": value}
+        yield _field_record(8 * i, name, value, o.table)
+
+
+def _field_record(at: int, name: str, value: int, table: bool) -> dict:
+    """One field of a checkpoint file: in JSON its raw value and, when it is a time, the ISO 8601 UTC
+    ``time``; in a table the time in its place (as every table shows a time)."""
+    is_time = name.endswith(("Timestamp", "TimeMs", ".timestamp")) and value > 0
+    if table:
+        return {"fileOffset": at, "field": name, "value": iso(value) if is_time else value}
+    return {"fileOffset": at, "field": name, "value": value, "time": iso(value) if is_time else None}
 
 
 def _timerlog(path: str, o: DumpOptions) -> Iterator[dict]:
@@ -222,7 +231,7 @@ def _timercheck(path: str, o: DumpOptions) -> Iterator[dict]:
               ("dataVersion.stateVersion", cp.data_version_state_version),
               ("dataVersion.timestamp", cp.data_version_timestamp), ("dataVersion.counter", cp.data_version_counter))
     for i, (name, value) in enumerate(fields):
-        yield {"fileOffset": 8 * i, "field": name, "value": value}
+        yield _field_record(8 * i, name, value, o.table)
 
 
 def _config(path: str, o: DumpOptions) -> Iterator[dict]:

@@ -314,7 +314,7 @@ def _print_inspect(info: dict, out) -> None:
     end = info["dataEnd"]
     where = f"offset {end['commitLogOffset']}"
     if end["segment"]:
-        where += f" (segment {end['segment'].rsplit('/', 1)[-1]} @ 0x{end['fileOffset']:x})"
+        where += f" (segment {end['segment'].rsplit('/', 1)[-1]} at byte {end['fileOffset']})"
     write_wrapped(f"data ends  {where}: {end['description']}{': ' + end['detail'] if end['detail'] else ''}", out)
     if end["bytesAfterInLaterSegments"]:
         w(f"           {end['bytesAfterInLaterSegments']:,} bytes of later segments are past the end\n")

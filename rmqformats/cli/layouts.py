@@ -17,7 +17,7 @@ from ..store import open_store
 from . import status
 from .common import Unknown, iso, print_table, short
 
-_HEADER = ["offset", "topic", "queue", "queueOffset", "storeTime", "tags", "keys", "bodyBytes"]
+_HEADER = ["commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp", "tags", "keys", "bodyBytes"]
 
 
 def _row(m) -> list:

@@ -99,7 +99,9 @@ def _message_row(m: Message) -> list:
             m.tags or "", " ".join(m.keys), m.msg_id, len(m.body_raw)]
 
 
-_MESSAGE_HEADER = ["offset", "topic", "queue", "queueOffset", "storeTime", "tags", "keys", "msgId", "bodyBytes"]
+#: The message table's header: the columnar names (as the JSON keys and --columns), bodyBytes the body's length.
+_MESSAGE_HEADER = ["commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp", "tags", "keys", "msgId",
+                   "bodyBytes"]
 
 
 def _scan_filters(args: argparse.Namespace) -> dict:

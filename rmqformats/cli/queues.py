@@ -92,10 +92,10 @@ def cmd_queue(args: argparse.Namespace) -> int:
                                       "minOffset": q.min_offset, "maxOffset": q.max_offset,
                                       "files": q.num_files, "error": q.error}, ensure_ascii=False) + "\n")
         else:
-            types = {"BatchConsumeQueue": "batch", "RocksDBConsumeQueue": "rocksdb"}
-            print_table([[short(q.topic), q.queue_id, types.get(kind, ""),
+            # The type as the JSON names it (ConsumeQueue for a plain queue, never blank).
+            print_table([[short(q.topic), q.queue_id, kind,
                      q.min_offset, q.max_offset, q.num_files, q.error or ""] for kind, q in infos],
-                   ["topic", "queue", "type", "minOffset", "maxOffset", "files", "error"], out)
+                   ["topic", "queueId", "type", "minOffset", "maxOffset", "files", "error"], out)
         return 0
     cq = store.consume_queue(topic, queue_id, kind=args.kind)
     if not cq.files.files:
@@ -169,10 +169,10 @@ def _outstanding_queues(args: argparse.Namespace, store, rows: list) -> int:
                                   "committedOffset": r.committed_offset, "outstanding": r.available},
                                  ensure_ascii=False) + "\n")
     else:
-        print_table([[short(r.topic), r.queue_id, "batch" if r.queue_type == "BatchCQ" else "", r.min_offset,
+        print_table([[short(r.topic), r.queue_id, names[r.queue_type], r.min_offset,
                       r.max_offset, "" if r.committed_offset is None else r.committed_offset, r.available]
                      for r in rows],
-                    ["topic", "queue", "type", "minOffset", "maxOffset", "committedOffset", "outstanding"], out)
+                    ["topic", "queueId", "type", "minOffset", "maxOffset", "committedOffset", "outstanding"], out)
     return 0
 
 

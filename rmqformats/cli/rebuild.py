@@ -9,6 +9,7 @@ import sys
 
 from . import status
 from .common import UsageError, add_jobs, open_from_args, store_paths
+from .present import camel_keys, iso
 
 
 def _timezone(text: str | None):
@@ -53,7 +54,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
            "dataEnd": result.data_end, "messages": result.messages, "queueUnits": result.queue_units,
            "batchQueueUnits": result.batch_units, "indexFiles": result.index_files,
            "indexEntries": result.index_entries, "segments": result.segments, "linkedSegments": result.linked,
-           "checkpoint": result.checkpoint, "sizes": result.sizes.describe(),
+           "checkpoint": camel_keys(result.checkpoint) if result.checkpoint else result.checkpoint, "sizes": result.sizes.describe(),
            "queueOffsetHoles": [list(h) for h in result.holes],
            "keptQueues": [q.rel for q in result.kept_queues],
            "resizedSegments": [{"path": r.path, "size": r.size, "written": r.written,
@@ -80,10 +81,9 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
         for line in result.sizes.describe():
             out.write(f"  {line}\n")
         if result.checkpoint:
-            cp = result.checkpoint
-            out.write(f"  checkpoint: physicMsgTimestamp={cp['physic_msg_timestamp']} "
-                      f"logicsMsgTimestamp={cp['logics_msg_timestamp']} indexMsgTimestamp={cp['index_msg_timestamp']} "
-                      f"masterFlushedOffset={cp['master_flushed_offset']} confirmPhyOffset={cp['confirm_phy_offset']}\n")
+            cp = camel_keys(result.checkpoint)
+            out.write("  checkpoint: " + " ".join(
+                f"{k}={iso(v) if k.endswith('Timestamp') and v > 0 else v}" for k, v in cp.items()) + "\n")
         bad, first_keys = result.damaged_queue_keys
         if bad:
             out.write(f"  damaged: {'the' if bad < 0 else bad} key(s) of the old RocksDB consume queue that are no "

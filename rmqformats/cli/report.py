@@ -1,4 +1,4 @@
-"""``report``: one self-contained HTML page about a store, for people."""
+"""``report``: one HTML page about a store, for people (plotly.js beside it or embedded)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ..recovery.report import write_report
     store = open_from_args(args)
     report = write_report(store, args.output, force=args.force, reads=store_paths(store), index=args.index,
-                          timer=args.timer, max_findings=args.max_findings, salvage=args.salvage)
+                          timer=args.timer, max_findings=args.max_findings, salvage=args.salvage,
+                          single_file=args.single_file)
     check = report.check
     flagged = report.lag_flagged
     found = "" if check is None and not flagged else f", {report.problems} problem(s) found"
@@ -26,8 +27,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def add_commands(sub) -> None:
     """Add this module's commands to the ``rmqformats`` subcommands."""
-    sp = sub.add_parser("report", help="write a self-contained HTML report of a store (plots, queues, lag, check)",
-                        description="Walk the store once and write one HTML page that opens without a network: "
+    sp = sub.add_parser("report", help="write an HTML report of a store that opens offline (plots, queues, lag, check)",
+                        description="Walk the store once and write one HTML page that opens without a network (plotly.js "
+                                    "is written once beside it, or embedded with --single-file): "
                                     "messages per topic over time, a map of the commit-log segments with where "
                                     "the data ends and any damaged ranges, queue depths, consumer lag per group "
                                     "and the findings of check. Exit status 1 when check found problems or lag "
@@ -46,5 +48,8 @@ def add_commands(sub) -> None:
     sp.add_argument("--salvage", action="store_true",
                     help="when the data ends at damage, read on past it (a salvage scan) and list and draw every "
                          "damaged range in the segment map (off by default: it reads the bytes after the end)")
+    sp.add_argument("--single-file", action="store_true",
+                    help="embed plotly.js in the page (about 4.7 MB) instead of writing it once beside it as "
+                         "plotly-<version>.min.js, shared by the reports in that folder")
     add_jobs(sp)
     sp.set_defaults(func=cmd_report)

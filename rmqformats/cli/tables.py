@@ -11,6 +11,10 @@ from the right), and the width freed goes back to the cut columns.
 Numbers, times and message ids are never cut: a column of them is left
 out whole or shown whole. A note on stderr names the columns left out,
 once per command.
+
+Widths are display cells as a terminal draws them (:mod:`rmqformats.cells`,
+by ``wcwidth``): an East Asian wide character such as ``标`` takes two, a
+combining mark none, so columns of such text line up.
 """
 
 from __future__ import annotations
@@ -20,15 +24,20 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 
+from ..cells import cells, cut_middle, pad
+
 #: Set from ``--wide``: every column, whole values.
 _state = {"wide": False, "noted": False}
 
 #: Column names left out first when a table does not fit, least useful first; the other columns are
 #: left out from the right. The first column is always kept.
+#: A message table at 80 columns drops msgId (32 hex digits, made from the store host and the offset
+#: already shown), then bodyBytes and the store time, and keeps what a person finds a message by:
+#: its offset, topic, queue, tags and keys.
 LEAST_USEFUL = (
-    "bodyBytes", "tagsCode", "unknownKeys", "encoding", "sysFlag", "brokerId", "retryMax", "retryQueues",
-    "msgBaseOffset", "batchSize", "entry", "indexFile", "files", "size", "msgId", "attributes", "keys",
-    "storeTime(index)", "nextStoreTime", "flag", "properties", "storeSize",
+    "msgId", "bodyBytes", "tagsCode", "unknownKeys", "encoding", "sysFlag", "brokerId", "retryMax", "retryQueues",
+    "msgBaseOffset", "batchSize", "entry", "indexFile", "files", "size", "attributes", "storeTimestamp",
+    "storeTime", "storeTime(index)", "nextStoreTime", "flag", "properties", "storeSize", "keys",
 )
 #: Columns left out last (asked for, as ``body`` with ``--body``, or what a row is about).
 MOST_USEFUL = ("body", "topic", "group")
@@ -66,16 +75,6 @@ def table_width(out) -> int | None:
     return None
 
 
-def cut_middle(text: str, width: int) -> str:
-    """``text`` cut in the middle to ``width`` characters, with ``…`` where it was cut."""
-    if len(text) <= width:
-        return text
-    if width <= 1:
-        return "…"[:width]
-    half = (width - 1) // 2
-    return f"{text[:half]}…{text[len(text) - (width - 1 - half):]}"
-
-
 def _priority(header: Sequence[str]) -> list[int]:
     """Column indexes in the order they are left out (never the first)."""
     named = [header.index(h) for h in LEAST_USEFUL if h in header and header.index(h) > 0]
@@ -90,7 +89,7 @@ def fit_layout(header: Sequence[str], widths: Sequence[int], cuttable: Sequence[
     every = list(range(len(header)))
     if limit is None:
         return [(i, widths[i]) for i in every]
-    floors = [min(widths[i], max(len(header[i]), MIN_TEXT)) if cuttable[i] else widths[i] for i in every]
+    floors = [min(widths[i], max(cells(header[i]), MIN_TEXT)) if cuttable[i] else widths[i] for i in every]
     drop = _priority(header)
     kept = every[:]
     while True:
@@ -129,14 +128,14 @@ def _is_cuttable(values: list) -> bool:
 def print_table(rows: list[list], header: list[str], out, indent: str = "", *,
                 width: int | None | Callable[[object], int | None] = table_width) -> None:
     """Write ``rows`` under ``header`` as aligned columns, fitted to the output's width."""
-    cells = [[str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in [header, *cells]) for i in range(len(header))]
-    cuttable = [_is_cuttable([r[i] for r in cells]) for i in range(len(header))]
+    rendered = [[str(c) for c in r] for r in rows]
+    widths = [max(cells(r[i]) for r in [header, *rendered]) for i in range(len(header))]
+    cuttable = [_is_cuttable([r[i] for r in rendered]) for i in range(len(header))]
     limit = width(out) if callable(width) else width
     layout = fit_layout(header, widths, cuttable, limit, len(indent))
     note_left_out(header, layout, limit)
-    for r in [list(header), *cells]:
-        line = GAP.join(cut_middle(r[i], w).ljust(w) for i, w in layout)
+    for r in [list(header), *rendered]:
+        line = GAP.join(pad(cut_middle(r[i], w), w) for i, w in layout)
         out.write(indent + line.rstrip() + "\n")
 
 
@@ -144,7 +143,7 @@ def write_wrapped(text: str, out, indent: int = 11) -> None:
     """One line of text, broken at spaces to the output's width (later lines indented by ``indent``)."""
     import textwrap
     limit = table_width(out)
-    if limit is None or len(text) <= limit:
+    if limit is None or cells(text) <= limit:
         out.write(text + "\n")
         return
     lines = textwrap.wrap(text, limit, subsequent_indent=" " * indent, break_long_words=False,
@@ -157,14 +156,15 @@ class ColumnWidths:
 
     def __init__(self, header: Sequence[str]):
         self.header = list(header)
-        self.widths = [len(h) for h in header]
+        self.widths = [cells(h) for h in header]
         self.cuttable = [False] * len(header)
 
     def add(self, row: Sequence) -> None:
         for i, c in enumerate(row):
             s = str(c)
-            if len(s) > self.widths[i]:
-                self.widths[i] = len(s)
+            w = cells(s)
+            if w > self.widths[i]:
+                self.widths[i] = w
             if not self.cuttable[i] and s and not _UNCUT.match(s):
                 self.cuttable[i] = True
 
@@ -180,7 +180,7 @@ def print_table_streamed(columns: ColumnWidths, rows, out, indent: str = "", *,
     limit = width(out) if callable(width) else width
     layout = fit_layout(header, columns.widths, columns.cuttable, limit, len(indent))
     note_left_out(header, layout, limit)
-    out.write(indent + GAP.join(cut_middle(header[i], w).ljust(w) for i, w in layout).rstrip() + "\n")
+    out.write(indent + GAP.join(pad(cut_middle(header[i], w), w) for i, w in layout).rstrip() + "\n")
     for r in rows:
-        cells = [str(c) for c in r]
-        out.write(indent + GAP.join(cut_middle(cells[i], w).ljust(w) for i, w in layout).rstrip() + "\n")
+        values = [str(c) for c in r]
+        out.write(indent + GAP.join(pad(cut_middle(values[i], w), w) for i, w in layout).rstrip() + "\n")

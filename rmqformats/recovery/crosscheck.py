@@ -64,6 +64,7 @@ from ..errors import RmqFormatError
 from ..generated.layouts import rocketmq_commitlog as cl_layout
 from ..generated.layouts import rocketmq_consumequeue as cq_layout
 from ..javahash import tags_code
+from ..message import format_millis
 from .keyhash import key_hashes
 from ..queuefiles import queue_files
 
@@ -1574,8 +1575,9 @@ def _recovery_notes(plan: RecoveryPlan, segs: _Segments, found: _Findings, check
         found.add(Finding(
             Kind.ABNORMAL_RECOVERY,
             f"{state}, abnormal recovery would start at segment {os.path.basename(plan.abnormal_segment)} "
-            f"(the newest whose first message was stored at or before the checkpoint's "
-            f"{plan.checkpoint.min_timestamp}), dispatch {plan.abnormal_dispatch} message(s) again up to the end "
+            f"(the newest whose first message was stored at or before "
+            f"{format_millis(plan.checkpoint.min_timestamp)}, the checkpoint's getMinTimestamp: the older of "
+            f"physicMsgTimestamp and logicsMsgTimestamp less 3 s), dispatch {plan.abnormal_dispatch} message(s) again up to the end "
             f"of data at {end.offset} ({end.reason.value}), cut the commit log there and remove "
             f"{plan.truncated_units} consume-queue unit(s) at or past it",
             Place(plan.abnormal_segment, 0), Place(checkpoint_path, 0), commitlog_offset=plan.abnormal_start))
@@ -1591,7 +1593,8 @@ def _recovery_notes(plan: RecoveryPlan, segs: _Segments, found: _Findings, check
                  plan.after_index)):
             if count and first is not None:
                 found.add(Finding(Kind.AFTER_CHECKPOINT,
-                                  f"{count} message(s) were stored after the checkpoint's {label} {mark}, the first "
+                                  f"{count} message(s) were stored after the checkpoint's {label} "
+                                  f"{format_millis(mark)}, the first "
                                   f"at commit-log offset {first}",
                                   segs.place(first), Place(checkpoint_path, at[field_name]), commitlog_offset=first))
 

@@ -6,8 +6,8 @@ memory: messages per topic over time (time buckets that widen as the store's
 time span grows, so the table never passes :data:`MAX_CELLS` cells), the
 segments with where the data ends and any damaged ranges, queue depths,
 consumer lag per group, and the findings of the check. :func:`render_html`
-turns it into one HTML page that embeds plotly.js, so it opens without a
-network.
+turns it into one HTML page; :func:`write_report` writes plotly.js once beside
+it (shared by the reports in that folder), so it opens without a network.
 """
 
 from __future__ import annotations
@@ -62,6 +62,11 @@ class SegmentInfo:
     blank_at: int | None = None
     first_time: int | None = None
     last_time: int | None = None
+    #: Messages a salvage walk read in this segment after the end of the data (past the damage).
+    salvaged: int = 0
+    #: File offsets of the first salvaged message and of the end of the last one (``None`` without any).
+    salvaged_from: int | None = None
+    salvaged_to: int | None = None
 
 
 @dataclass
@@ -204,7 +209,7 @@ def build_report(store: Store, *, index: bool = True, timer: bool = True, max_fi
         data_end, blanks = walk.end, tuple(walk.blanks)
     salvaged_messages = 0
     if salvage:
-        damaged, salvaged_messages, more_blanks = _salvage_past(store, data_end, damaged)
+        damaged, salvaged_messages, more_blanks = _salvage_past(store, data_end, damaged, agg.segments)
         blanks = tuple(blanks) + more_blanks
     by_path = {s.path: s for s in agg.segments}
     for b in blanks:
@@ -234,8 +239,13 @@ def build_report(store: Store, *, index: bool = True, timer: bool = True, max_fi
         check=check, check_error=check_error, salvaged=salvage, salvaged_messages=salvaged_messages)
 
 
-def _salvage_past(store: Store, data_end: DataEnd | None, damaged: list) -> tuple[list, int, tuple]:
-    """The damaged ranges from ``data_end`` on (a salvage walk from there) and the gaps between segment files."""
+def _salvage_past(store: Store, data_end: DataEnd | None, damaged: list,
+                  segments: list[SegmentInfo]) -> tuple[list, int, tuple]:
+    """The damaged ranges from ``data_end`` on (a salvage walk from there) and the gaps between segment files.
+
+    The messages the walk reads are counted per segment in ``segments`` (with the span of file
+    offsets they cover), so the segment map draws them.
+    """
     from .salvage import gaps
     log = store.commitlog
     found = {(_damaged_field(d, "commitlog_offset"), _damaged_field(d, "length")): d for d in damaged}
@@ -244,9 +254,24 @@ def _salvage_past(store: Store, data_end: DataEnd | None, damaged: list) -> tupl
     messages = 0
     blanks: tuple = ()
     if data_end is not None and not data_end.reason.is_clean and data_end.segment is not None:
-        walk = log.batches(columns=["commitLogOffset"], salvage=True, start=data_end.offset)
+        walk = log.batches(columns=["commitLogOffset", "storeSize"], salvage=True, start=data_end.offset)
+        starts = np.array([s.start for s in segments], np.int64)
         for batch in walk:
             messages += batch.num_rows
+            if not batch.num_rows:
+                continue
+            off = batch.column("commitLogOffset").to_numpy()
+            end = off + batch.column("storeSize").to_numpy()
+            seg = np.searchsorted(starts, off, side="right") - 1
+            for i in np.unique(seg).tolist():
+                if i < 0:
+                    continue
+                rows = seg == i
+                info = segments[i]
+                lo, hi = int(off[rows].min()) - info.start, int(end[rows].max()) - info.start
+                info.salvaged += int(rows.sum())
+                info.salvaged_from = lo if info.salvaged_from is None else min(info.salvaged_from, lo)
+                info.salvaged_to = hi if info.salvaged_to is None else max(info.salvaged_to, hi)
         blanks = tuple(walk.blanks)
         for d in walk.damaged:
             found.setdefault((d.commitlog_offset, d.length), d)
@@ -334,13 +359,22 @@ def _segments_figure(report: StoreReport):
     for s in report.segments:
         add("messages", s, 0, s.used, f"{s.messages} message(s), {_iso(s.first_time)} to {_iso(s.last_time)}")
         if s.blank_at is not None:
-            add("BLANK padding", s, s.blank_at, s.size - s.blank_at, f"BLANK record at 0x{s.blank_at:x}")
+            add("BLANK padding", s, s.blank_at, s.size - s.blank_at, f"BLANK record at byte {s.blank_at}")
+        salvaged = (f"; {s.salvaged} message(s) readable past the damage (salvage)" if s.salvaged
+                    else "; no message readable" if report.salvaged else "; not read")
         if past_end:
-            add("after the end of data", s, 0, s.size, "not read: after the end of the data")
+            add("after the end of data", s, 0, s.size, "after the end of the data" + salvaged)
         elif end is not None and s.path == end_seg:
             past_end = True
             add("after the end of data", s, end.file_offset, s.size - end.file_offset,
-                f"data ends at 0x{end.file_offset:x}: {end.reason.value}")
+                f"data ends at byte {end.file_offset}: {end.reason.value}"
+                + (salvaged if report.salvaged else ""))
+    for s in report.segments:
+        # Drawn over the yellow: what a salvage walk still reads after the broker's end of the data.
+        if s.salvaged and s.salvaged_from is not None and s.salvaged_to is not None:
+            add("readable past the damage", s, s.salvaged_from, s.salvaged_to - s.salvaged_from,
+                f"{s.salvaged} message(s) readable past the damage (salvage), bytes {s.salvaged_from} to "
+                f"{s.salvaged_to}")
     for d in report.damaged:
         seg = next((s for s in report.segments if s.path == _damaged_field(d, "segment")
                     or s.name == os.path.basename(str(_damaged_field(d, "segment")))), None)
@@ -348,21 +382,45 @@ def _segments_figure(report: StoreReport):
             add("damaged", seg, int(_damaged_field(d, "file_offset") or 0), int(_damaged_field(d, "length") or 0),
                 str(_damaged_field(d, "reason") or "damaged"))
     colors = {"messages": "#4c78a8", "BLANK padding": "#bab0ac", "after the end of data": "#f2cf5b",
-              "damaged": "#e45756"}
+              "readable past the damage": "#72b7b2", "damaged": "#e45756"}
     fig = go.Figure()
-    for kind, (ys, bases, widths, texts) in parts.items():
+    # Overlaid in this order: the yellow past the end under what a salvage walk reads there, BLANK
+    # padding over both, the damage on top.
+    for kind in ("after the end of data", "messages", "readable past the damage", "BLANK padding", "damaged"):
+        if kind not in parts:
+            continue
+        ys, bases, widths, texts = parts[kind]
         fig.add_trace(go.Bar(y=ys, base=bases, x=widths, orientation="h", name=kind, hovertext=texts,
-                             marker_color=colors.get(kind)))
+                             marker_color=colors[kind]))
     if end is not None and end_seg is not None:
+        seg_size = next((s.size for s in report.segments if s.path == end_seg), 0)
+        # The label sits on the side of the mark with room, and is not clipped by the plot area.
+        side = "top left" if seg_size and end.file_offset > seg_size / 2 else "top right"
         fig.add_trace(go.Scatter(x=[end.file_offset], y=[os.path.basename(end_seg)], mode="markers+text",
                                  marker=dict(symbol="line-ns-open", size=24, color="#d62728"),
-                                 text=["end of data"], textposition="top center", name="end of data",
-                                 hovertext=[str(end)]))
-    fig.update_layout(barmode="overlay", height=max(220, 34 * len(names) + 120),
-                      margin=dict(l=180, r=20, t=30, b=50),
+                                 text=["end of data"], textposition=side, cliponaxis=False, name="end of data",
+                                 hovertext=[_data_end_text(end)]))
+    fig.update_layout(barmode="overlay", height=max(240, 40 * len(names) + 140),
+                      margin=dict(l=180, r=40, t=50, b=50),
                       xaxis=dict(title="byte in segment file", automargin=False),
-                      yaxis=dict(autorange="reversed", type="category", automargin=False))
+                      yaxis=dict(autorange="reversed", type="category", categoryorder="array",
+                                 categoryarray=names, automargin=False))
     return fig
+
+
+def _data_end_text(end: DataEnd | None) -> str:
+    """Where the data ends, with decimal offsets as the report shows every offset."""
+    if end is None:
+        return ""
+    where = (f"segment {os.path.basename(end.segment)} at byte {end.file_offset:,}, "
+             if end.segment else "")
+    text = f"{where}commit-log offset {end.offset:,}: {end.reason.value}"
+    if end.detail:
+        text += f": {end.detail}"
+    if end.bytes_after:
+        text += (f" ({end.bytes_after:,} bytes of data follow, {end.records_after:,} message record(s) in this "
+                 "segment)")
+    return text
 
 
 def _damaged_field(d, name: str):
@@ -385,17 +443,53 @@ def _queues_figure(report: StoreReport):
     return fig
 
 
+#: What a flagged lag row is flagged for, as the lag figure names it, in the order it is stacked.
+_FLAG_KINDS = (("beyond-max", "committed offset past the queue's end (beyond-max)"),
+               ("behind-min", "committed offset below the queue's first (behind-min)"),
+               ("no-queue", "no consume queue on disk"),
+               ("behind-commitlog", "queue behind the commit log"),
+               ("max-overflow", "queue's max offset past Long.MAX_VALUE"))
+
+
+def _flag_kinds(r) -> list[str]:
+    return [k for k, on in (("beyond-max", r.beyond_max), ("behind-min", r.behind_min),
+                            ("no-queue", not r.queue_found), ("behind-commitlog", bool(r.behind_commitlog)),
+                            ("max-overflow", r.max_overflow)) if on]
+
+
 def _lag_figure(report: StoreReport):
+    """Lag per group, stacked by topic; with every lag 0 and rows flagged, the flagged rows per group by
+    what they are flagged for (an all-zero lag chart would draw nothing of what the summary says)."""
     import plotly.graph_objects as go
-    by: dict[str, Counter] = {}
-    for r in report.lag:
-        by.setdefault(r.topic, Counter())[r.group] += r.lag
     groups = sorted({r.group for r in report.lag})
     fig = go.Figure()
-    for topic, counts in sorted(by.items()):
-        fig.add_trace(go.Bar(x=[_short(g) for g in groups], y=[counts.get(g, 0) for g in groups], name=_short(topic)))
-    fig.update_layout(barmode="stack", height=400, margin=dict(l=60, r=20, t=30, b=140), yaxis_title="lag (messages)",
-                      legend_title_text="topic", xaxis=dict(automargin=False), yaxis=dict(automargin=False))
+    if any(r.lag for r in report.lag) or not report.lag_flagged:
+        by: dict[str, Counter] = {}
+        for r in report.lag:
+            by.setdefault(r.topic, Counter())[r.group] += r.lag
+        for topic, counts in sorted(by.items()):
+            fig.add_trace(go.Bar(x=[_short(g) for g in groups], y=[counts.get(g, 0) for g in groups],
+                                 name=_short(topic)))
+        title = "lag (messages)"
+        if not any(r.lag for r in report.lag):
+            fig.update_yaxes(range=[0, 1], dtick=1)
+            fig.add_annotation(text="every group is caught up: lag 0 on every row", showarrow=False,
+                               xref="paper", yref="paper", x=0.5, y=0.6)
+    else:
+        by_kind: dict[str, Counter] = {k: Counter() for k, _ in _FLAG_KINDS}
+        for r in report.lag:
+            for k in _flag_kinds(r):
+                by_kind[k][r.group] += 1
+        for k, label in _FLAG_KINDS:
+            if by_kind[k]:
+                fig.add_trace(go.Bar(x=[_short(g) for g in groups], y=[by_kind[k].get(g, 0) for g in groups],
+                                     name=label))
+        title = "flagged rows (every lag is 0)"
+        fig.update_yaxes(dtick=1 if report.lag_flagged <= 10 else None)
+    fig.update_layout(barmode="stack", height=400, margin=dict(l=60, r=20, t=30, b=140), yaxis_title=title,
+                      showlegend=True,
+                      legend_title_text="topic" if title.startswith("lag") else "flagged for",
+                      xaxis=dict(automargin=False), yaxis=dict(automargin=False))
     return fig
 
 
@@ -437,8 +531,20 @@ def _table(header: list[str], rows: list[list], classes: list[str] | None = None
     return "".join(out)
 
 
-def render_html(report: StoreReport) -> str:
-    """The page: plotly.js embedded once, one ``<section>`` per part, nothing fetched from the network."""
+def plotly_script_name() -> str:
+    """The name of the plotly.js file a report loads from beside itself (named for its version, so
+    every report in a folder shares one, and a file of another version is never taken for it)."""
+    from plotly.offline import get_plotlyjs_version
+    return f"plotly-{get_plotlyjs_version()}.min.js"
+
+
+def render_html(report: StoreReport, *, plotly_src: str | None = None) -> str:
+    """The page: one ``<section>`` per part, nothing fetched from the network.
+
+    plotly.js is loaded from ``plotly_src``, a path relative to the page
+    (:func:`write_report` writes the file there), or embedded in the page
+    when ``plotly_src`` is ``None``.
+    """
     from plotly.offline import get_plotlyjs
 
     def plot(fig, div_id: str) -> str:
@@ -451,7 +557,7 @@ def render_html(report: StoreReport) -> str:
     summary = [("store", report.path), ("messages", f"{report.messages:,}"),
                ("stored", f"{_iso(report.first_time)} to {_iso(report.last_time)}"),
                ("segments", f"{len(report.segments)} ({sum(s.size for s in report.segments):,} bytes)"),
-               ("data ends", str(end) if end is not None else "")]
+               ("data ends", _data_end_text(end))]
     if report.salvaged:
         at_damage = end is not None and not end.reason.is_clean
         skipped = sum(int(_damaged_field(d, "length") or 0) for d in report.damaged)
@@ -491,16 +597,19 @@ def render_html(report: StoreReport) -> str:
     if report.damaged:
         damaged_note += _table(["segment", "file offset", "commit-log offset", "length", "reason"],
                                [[os.path.basename(str(_damaged_field(d, "segment"))),
-                                 f"0x{int(_damaged_field(d, 'file_offset') or 0):x}",
+                                 int(_damaged_field(d, 'file_offset') or 0),
                                  _damaged_field(d, "commitlog_offset"), _damaged_field(d, "length"),
                                  _damaged_field(d, "reason")] for d in report.damaged],
                                ["problem"] * len(report.damaged))
     body = plot(_segments_figure(report), "plot-segments") if report.segments else "<p>No segment files.</p>"
+    extra = ["readable past the damage"] if report.salvaged else []
     sections.append(f'<section id="segments"><h2>Commit-log segments</h2>{damaged_note}{body}'
-                    + _table(["segment", "start offset", "size", "messages", "used bytes", "BLANK at", "first", "last"],
+                    + _table(["segment", "start offset", "size", "messages", "used bytes", "BLANK at", "first", "last",
+                              *extra],
                              [[s.name, s.start, s.size, s.messages, s.used,
-                               "" if s.blank_at is None else f"0x{s.blank_at:x}", _iso(s.first_time),
-                               _iso(s.last_time)] for s in report.segments]) + "</section>")
+                               "" if s.blank_at is None else s.blank_at, _iso(s.first_time),
+                               _iso(s.last_time), *([s.salvaged] if extra else [])] for s in report.segments])
+                    + "</section>")
 
     if report.queues:
         body = plot(_queues_figure(report), "plot-queues") + _table(
@@ -548,7 +657,9 @@ def render_html(report: StoreReport) -> str:
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f"<title>{_e(title)}</title><style>{_CSS}</style><script>{_ERROR_PROBE}</script>"
-        f"<script>{get_plotlyjs()}</script></head><body>"
+        + (f"<script>{get_plotlyjs()}</script>" if plotly_src is None
+           else f'<script src="{_e(plotly_src)}" charset="utf-8"></script>')
+        + "</head><body>"
         f"<h1>{_e(title)}</h1><p class=\"note\">Made by rmqformats {_e(__version__)} at {_e(report.generated)}; "
         "opens without a network.</p>"
         + "".join(sections)
@@ -569,9 +680,19 @@ def _data(report: StoreReport) -> dict:
 
 def write_report(store: Store, path: str | os.PathLike[str], *, index: bool = True, timer: bool = True,
                  max_findings: int = MAX_LISTED, salvage: bool = False, force: bool = False,
-                 reads: Iterable[str | os.PathLike[str]] = ()) -> StoreReport:
+                 reads: Iterable[str | os.PathLike[str]] = (), single_file: bool = False) -> StoreReport:
     """Build the report of ``store`` (the options of :func:`build_report`) and write its page to ``path``;
     returns the report.
+
+    plotly.js (about 4.6 MB) is written once beside the page as
+    :func:`plotly_script_name` (``plotly-<version>.min.js``), which every
+    report in that folder shares, and the page loads it by that relative
+    name: the page and that file open without a network, and a page is
+    about 100 KB. An existing script file with the same bytes is left as it
+    is; one with other bytes is replaced only with ``force``. The script is
+    written (atomically) before the page is renamed into place, so a page
+    never names a script that is not there. With ``single_file``, or when
+    ``path`` is a device or pipe, plotly.js is embedded in the page instead.
 
     The page is written as :mod:`rmqformats.output` writes a file: ``path``
     is locked before the store is read, the page goes to a temporary renamed
@@ -583,11 +704,32 @@ def write_report(store: Store, path: str | os.PathLike[str], *, index: bool = Tr
     reads = [*reads, *([store.root] if store.root is not None else []), *split_folders(store.commitlog.path)]
     with output.AtomicFile(path, force=force, reads=reads) as f:
         report = build_report(store, index=index, timer=timer, max_findings=max_findings, salvage=salvage)
-        page = render_html(report)
+        src = None if single_file or f.tmp is None else _write_plotly_beside(f.target, force=force, reads=reads)
+        page = render_html(report, plotly_src=src)
         with output.write_errors(path):
             f.stream.write(page.encode("utf-8"))
     return report
 
 
-__all__ = ["MAX_CELLS", "SegmentInfo", "StoreReport", "TimeHistogram", "build_report", "render_html",
-           "write_report"]
+def _write_plotly_beside(page: str, *, force: bool, reads: list) -> str:
+    """Write plotly.js beside ``page`` (unless the same bytes are there already); its name relative to the page."""
+    from plotly.offline import get_plotlyjs
+
+    from .. import output
+    name = plotly_script_name()
+    target = os.path.join(os.path.dirname(os.path.abspath(page)), name)
+    data = get_plotlyjs().encode("utf-8")
+    try:
+        if os.path.isfile(target) and not os.path.islink(target) and os.path.getsize(target) == len(data):
+            with open(target, "rb") as existing:
+                if existing.read() == data:
+                    return name
+    except OSError:
+        pass
+    with output.AtomicFile(target, force=force, reads=reads) as f, output.write_errors(target):
+        f.stream.write(data)
+    return name
+
+
+__all__ = ["MAX_CELLS", "SegmentInfo", "StoreReport", "TimeHistogram", "build_report", "plotly_script_name",
+           "render_html", "write_report"]
