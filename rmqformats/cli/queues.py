@@ -351,7 +351,7 @@ def _write_place(label: str, place) -> None:
     if limit is None or len(line) <= limit:
         out.write(line + "\n")
         return
-    where = "" if place.offset is None else f" at byte 0x{place.offset:x}"
+    where = "" if place.offset is None else f" @ 0x{place.offset:x}"  # as the one-line `path @ 0x…` says it
     out.write(f"{'':<18}{label}{where}{' (no such file)' if place.absent else ''}, in\n{place.path}\n")
 
 

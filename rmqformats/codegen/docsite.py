@@ -80,10 +80,22 @@ def _anchor(name: str) -> str:
 
 def cli_reference(parser: argparse.ArgumentParser | None = None) -> str:
     """The text of ``cli.md``: every command of ``parser`` (default: the ``rmqformats`` command)."""
+    # Usage lines wrap the same on every machine: argparse reads the width from COLUMNS when it formats.
+    previous = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "110"
+    try:
+        return _cli_reference(parser)
+    finally:
+        if previous is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = previous
+
+
+def _cli_reference(parser: argparse.ArgumentParser | None) -> str:
     if parser is None:
         from ..cli import build_parser
         parser = build_parser()
-    os.environ["COLUMNS"] = "110"  # usage lines wrap the same on every machine
     commands = _commands(parser, parser.prog)
     lines = [HEADER, "# Command reference", "",
              "Generated from the command's own argument parsers when the site is built, so every option of "
