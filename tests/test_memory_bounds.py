@@ -89,8 +89,10 @@ def test_twenty_huge_bodies(huge_store, tmp_path):
     assert code == 0 and peak < 1 << 30, f"messages --format jsonl peaked at {peak >> 20} MiB"
     out = tmp_path / "parquet"
     code, peak = _peak("export", huge_store, "--to", "parquet", out)
-    # A body this long goes into a file of version-2 data pages, which the encoder holds once, not twice.
-    assert code == 0 and peak < 1 << 30, f"export --to parquet peaked at {peak >> 20} MiB"
+    # A body this long goes into a file of version-2 data pages, which the encoder holds once, not twice: the
+    # body as read and decompressed, its Arrow array and the encoder's page are about four bodies, with the
+    # interpreter and its compiled code beside them (measured 1.02-1.06 GiB); twenty bodies held would be 5 GiB.
+    assert code == 0 and peak < 5 << 28, f"export --to parquet peaked at {peak >> 20} MiB"
     code, peak = _peak("export", huge_store, "--to", "csv", tmp_path / "out.csv")
     assert code == 0 and peak < 1 << 30, f"export --to csv peaked at {peak >> 20} MiB"
     assert (tmp_path / "out.csv").stat().st_size > COUNT * HUGE * 4 // 3
