@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from .. import output
 from . import tables
-from .common import UsageError, add_commitlog_arg, open_from_args, store_paths
+from .common import UsageError, add_commitlog_arg, add_jobs, open_from_args, store_paths
 
 FORMATS = ("table", "jsonl", "csv", "parquet")
 
@@ -185,7 +185,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
         output.check_target(args.output, folder=False, force=args.force, reads=reads)
     from ..body_decoders import BodyDecoderError
     try:
-        result = query(store, args.query, jobs=args.jobs, body_decoder=args.body_decoder)
+        result = query(store, args.query, jobs=store.commitlog.jobs, body_decoder=args.body_decoder)
     except (SqlError, BodyDecoderError) as exc:
         raise UsageError(str(exc)) from None
     rows = [0]
@@ -210,16 +210,6 @@ def cmd_sql(args: argparse.Namespace) -> int:
     if args.output is not None:
         sys.stderr.write(f"rmqformats: wrote {rows[0]} row{'s' if rows[0] != 1 else ''} to {args.output}\n")
     return 0
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def add_commands(sub) -> None:
@@ -247,7 +237,7 @@ def add_commands(sub) -> None:
     sp.add_argument("-o", "--output", metavar="OUT",
                     help="write the rows to this file (atomically; refused when it exists, unless --force)")
     sp.add_argument("--force", action="store_true", help="replace an existing OUT file")
-    sp.add_argument("--jobs", type=_positive, default=1, help="threads decoding the commit log (default: 1)")
+    add_jobs(sp)
     add_body_decoder(sp)
     sp.set_defaults(func=cmd_sql)
 
