@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import datetime
 import os
-import shutil
 from collections.abc import Iterable
 
 import numpy as np
@@ -400,31 +399,11 @@ class RocksDBQueuesWriter:
         self.checkpoint = 0
         self.units = 0
         self.ends: dict[tuple[str, int], int] = {}
-        self._tables = 0
 
     def _ingest(self, column_family: str, pairs: list[tuple[bytes, bytes]]) -> None:
         """Write ``pairs`` into one table file in key order and ingest it (no background work)."""
-        import tempfile
-
-        from rocksdict import IngestExternalFileOptions, Options, SstFileWriter
-        if not pairs:
-            return
-        pairs.sort(key=lambda kv: kv[0])
-        folder = tempfile.mkdtemp(prefix="rmqformats-ingest-")
-        try:
-            table = os.path.join(folder, f"{self._tables:06d}.sst")
-            self._tables += 1
-            writer = SstFileWriter(options=Options(raw_mode=True))
-            writer.open(table)
-            for key, value in pairs:
-                writer[key] = value
-            writer.finish()
-            how = IngestExternalFileOptions()
-            how.set_move_files(True)
-            target = self.db if column_family == "default" else self.db.get_column_family(column_family)
-            target.ingest_external_file([table], how)
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
+        from ..rocksdb.db import ingest_pairs
+        ingest_pairs(self.db, column_family, pairs)
 
     def put_batch(self, queues: dict) -> None:
         """``(topic, queueId) -> (queue offsets, commit-log offsets, sizes, tags codes, store times)``.

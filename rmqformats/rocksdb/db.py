@@ -64,6 +64,33 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+def ingest_pairs(db, column_family: str, pairs) -> None:
+    """Write ``(key, value)`` pairs into ``db``'s ``column_family`` as one table file, ingested.
+
+    Keys are written in order (the last value of a repeated key wins, as in a write to the database).
+    No memtable is filled and no flush or compaction is scheduled: what a process whose RocksDB
+    background threads are lost (:func:`background_threads_lost`) can still write.
+    """
+    from rocksdict import IngestExternalFileOptions, Options, SstFileWriter
+    run = dict(pairs)
+    if not run:
+        return
+    folder = tempfile.mkdtemp(prefix="rmqformats-ingest-")
+    try:
+        table = os.path.join(folder, "run.sst")
+        writer = SstFileWriter(options=Options(raw_mode=True))
+        writer.open(table)
+        for key in sorted(run):
+            writer[key] = run[key]
+        writer.finish()
+        how = IngestExternalFileOptions()
+        how.set_move_files(True)
+        target = db if column_family == "default" else db.get_column_family(column_family)
+        target.ingest_external_file([table], how)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def note_open() -> None:
     """Record that this process opened a RocksDB database (RocksDB started its background threads)."""
     _fork.opened = True

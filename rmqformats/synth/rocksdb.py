@@ -64,7 +64,6 @@ class _Ingesting:
     def __init__(self, db):
         self._db = db
         self._runs: dict[str, dict[bytes, bytes]] = {}
-        self._tables = 0
 
     def get_column_family(self, name: str) -> "_IngestingColumn":
         return _IngestingColumn(self, name)
@@ -79,27 +78,8 @@ class _Ingesting:
             self._ingest(column_family)
 
     def _ingest(self, column_family: str) -> None:
-        import tempfile
-
-        from rocksdict import IngestExternalFileOptions, Options, SstFileWriter
-        run = self._runs.pop(column_family, None)
-        if not run:
-            return
-        folder = tempfile.mkdtemp(prefix="rmqformats-ingest-")
-        try:
-            table = os.path.join(folder, f"{self._tables:06d}.sst")
-            self._tables += 1
-            writer = SstFileWriter(options=Options(raw_mode=True))
-            writer.open(table)
-            for key in sorted(run):
-                writer[key] = run[key]
-            writer.finish()
-            how = IngestExternalFileOptions()
-            how.set_move_files(True)
-            target = self._db if column_family == "default" else self._db.get_column_family(column_family)
-            target.ingest_external_file([table], how)
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
+        from ..rocksdb.db import ingest_pairs
+        ingest_pairs(self._db, column_family, self._runs.pop(column_family, {}).items())
 
     def close(self) -> None:
         for column_family in list(self._runs):
