@@ -29,7 +29,6 @@ from .errors import InvalidMessageIdError, MessageNotFoundError, RecordError, Re
 from .frames import require_pandas
 from .mapped import pread as _pread, pread_exact
 from .message import Message
-from .columnar.record import bad_magic_error, decode_message, record_end
 from .segments import (
     FOLDER_SEPARATOR,
     MAGIC_BLANK,
@@ -296,7 +295,7 @@ class CommitLog:
             raise MessageNotFoundError(seg.path, pos, "no message starts here (zero-filled tail)")
         if magic != MAGIC_V1 and magic != MAGIC_V2:
             raise MessageNotFoundError(seg.path, pos,
-                                       f"no message starts here ({bad_magic_error(None, pos, magic).reason})")
+                                       f"no message starts here ({_record().bad_magic_error(None, pos, magic).reason})")
         if size < _HEADER:
             raise RecordSizeError(seg.path, pos, f"TOTALSIZE {size} is smaller than a record header")
         left = seg.size - pos
@@ -305,7 +304,7 @@ class CommitLog:
                                                       f"({left} bytes left)")
         data = pread_exact(fd, size, pos, seg.path, seg.size)
         try:  # the walk's kernel; a record it rejects raises with where and why its fields disagree with its size
-            return decode_message(data, 0, seg.path, seg.start_offset + pos)._replace(file_offset=pos)
+            return _record().decode_message(data, 0, seg.path, seg.start_offset + pos)._replace(file_offset=pos)
         except RecordError as exc:  # positions in ``data`` are relative to the record
             raise type(exc)(exc.path, pos + (exc.offset or 0), exc.reason) from None
 
@@ -357,6 +356,19 @@ def parse_msg_id(msg_id: str) -> tuple[bytes, int, int]:
         raise InvalidMessageIdError(f"message id {msg_id!r} has {len(msg_id)} characters, expected 32 or 56")
     n = len(raw) - 12
     return raw[:n], int.from_bytes(raw[n:n + 4], "big", signed=True), int.from_bytes(raw[n + 4:], "big", signed=True)
+
+
+def _record():
+    """The walk's one record decoder (:mod:`rmqformats.columnar.record`): loaded with its compiled kernels on
+    first use, so that opening a store for its other files does not load numba."""
+    from .columnar import record
+    return record
+
+
+def __getattr__(name: str):
+    if name in ("decode_message", "record_end"):  # this module's names since before the walk decoded records
+        return getattr(_record(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: This module's names, with those of :mod:`rmqformats.segments` that were always importable from here.
