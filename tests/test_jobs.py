@@ -113,7 +113,7 @@ def assert_cli_equal(capfdbinary, root: Path, tmp: Path) -> None:
         else:
             assert out2 == out1, name
         # stderr names the output file, which differs by the jobs in its name
-        assert err2.replace(f"-{JOBS}".encode(), b"-1") == err1, name
+        assert err2.replace(f"export-{JOBS}".encode(), b"export-1") == err1, name
 
 
 def folder_bytes(folder: Path) -> dict[str, bytes]:
