@@ -136,6 +136,30 @@ def _spec_ids(formats: Path) -> list[str]:
     return [yaml.safe_load(p.read_text(encoding="utf-8"))["meta"]["id"] for p in sorted(formats.glob("*.ksy"))]
 
 
+#: The languages whose runtime comes from their package registry (PyPI, npm), not from a folder.
+REGISTRY_RUNTIMES = {"python": "`pip install kaitaistruct==0.11`", "javascript": "npm, by the steps below"}
+
+
+def _try_it(lang: str) -> str:
+    """The start of every package README's walkthrough.
+
+    Its fenced blocks are the steps, in order: a block with a title (```` ```go title="main.go" ````)
+    is a file to write under that name, an ``sh`` block commands to run there;
+    ``tests/test_package_readmes.py`` follows them literally, from an empty folder.
+    """
+    if lang in REGISTRY_RUNTIMES:
+        runtime = f"and the runtime installed ({REGISTRY_RUNTIMES[lang]})"
+    else:
+        runtime = ("and `KAITAI_RUNTIME` to the runtime's folder (a checkout of the repository above at the "
+                   "tested commit)")
+    return f"""In an empty folder holding a commit-log segment named `00000000000000000000` (any file from a
+broker's `store/commitlog/`), with the variable `RMQ_PARSERS` set to this folder {runtime},
+the steps below build a program that prints the number of messages in the segment, the first
+message's topic and queue offset, and the last message's topic, queue offset and store time
+(ms), for example `281 TopicTest 0 TopicMisc 10 1795377022452`. Each block with a file name is
+a file to write, each `sh` block commands to run, in this order."""
+
+
 def _readme(lang: str, specs: list[str], usage: str, extra: str = "") -> str:
     rt = RUNTIMES[lang]
     listed = "\n".join(f"- `{s}`" for s in specs)
@@ -156,7 +180,9 @@ These parsers need the official Kaitai Struct runtime for {TITLES[lang]}:
 | repository | {rt.repository} |
 | version | {rt.version} (built and tested with {rt.commit}) |
 
-## Use
+## Try it
+
+{_try_it(lang)}
 
 {usage.strip()}
 {extra}
@@ -194,24 +220,58 @@ def _go(gen: Path, out: Path, specs: list[str], runtimes: Path) -> None:
     rt = RUNTIMES["go"]
     (out / "go.mod").write_text(f"module {GO_MODULE}\n\ngo 1.19\n\nrequire {rt.package} {rt.version}\n")
     usage = f"""
-```
-go mod edit -require={GO_MODULE}@v{VERSION} -replace={GO_MODULE}=/path/to/this/folder
-```
+```go title="main.go"
+package main
 
-```go
 import (
-    "os"
-    "github.com/kaitai-io/kaitai_struct_go_runtime/kaitai"
-    rmq "{GO_MODULE}"
+	"fmt"
+	"os"
+
+	"github.com/kaitai-io/kaitai_struct_go_runtime/kaitai"
+	rmq "{GO_MODULE}"
 )
 
-f, _ := os.Open("00000000000000000000")
-log := rmq.NewRocketmqCommitlog()
-err := log.Read(kaitai.NewStream(f), nil, log)
+func main() {{
+	f, err := os.Open(os.Args[1])
+	if err != nil {{
+		panic(err)
+	}}
+	log := rmq.NewRocketmqCommitlog()
+	if err := log.Read(kaitai.NewStream(f), nil, log); err != nil {{
+		panic(err)
+	}}
+	var m []*rmq.RocketmqCommitlog_Message
+	for _, r := range log.Records {{
+		ok, err := r.IsMessage()
+		if err != nil {{
+			panic(err)
+		}}
+		if ok {{
+			m = append(m, r.Body)
+		}}
+	}}
+	l := m[len(m)-1]
+	fmt.Println(len(m), m[0].Topic, m[0].QueueOffset, l.Topic, l.QueueOffset, l.StoreTimestamp)
+}}
 ```
 
-The module path is `{GO_MODULE}` (package `{GO_PACKAGE}`); use it through a `replace`
-directive, or change the `module` line to where you publish it."""
+```sh
+go mod init read_commitlog
+go mod edit -require={GO_MODULE}@v0.0.0 -replace={GO_MODULE}="$RMQ_PARSERS"
+go get {rt.package}/kaitai@{rt.version}
+go build -o read_commitlog .
+./read_commitlog 00000000000000000000
+```
+
+The module path is `{GO_MODULE}` (package `{GO_PACKAGE}`), which is not published anywhere:
+require it and point it at this folder with a `replace` directive, as above, or change the
+`module` line of `go.mod` to where you publish it. The compiler writes no `package` clause;
+every file here has one added. `go get` fetches the runtime {rt.version} and its one dependency,
+`golang.org/x/text`, from the module proxy (`go mod tidy` works too, and also fetches the
+runtime's test dependencies). Without a module proxy, give both as local folders instead of
+`go get`: `go mod edit -require={rt.package}@{rt.version} -replace={rt.package}="$KAITAI_RUNTIME"
+-require=golang.org/x/text@v0.28.0 -replace=golang.org/x/text=/usr/share/gocode/src/golang.org/x/text`
+(Debian's `golang-golang-x-text-dev`), then build with `GOFLAGS=-mod=mod GOPROXY=off`."""
     (out / "README.md").write_text(_readme("go", specs, usage))
 
 
@@ -234,17 +294,35 @@ def _java(gen: Path, out: Path, specs: list[str], runtimes: Path) -> None:
               *sorted(src_dir.glob("*.java"))], what="java parsers")
         _run(["jar", "cf", out / "rmqformats-parsers.jar", "-C", classes, "."], what="java jar")
     usage = f"""
-`rmqformats-parsers.jar` holds the compiled classes (Java 8 bytecode) of the package
-`{JAVA_PACKAGE}`; `src/` holds their sources. Put the jar and the runtime
-(`io.kaitai:kaitai-struct-runtime:0.11` from Maven Central, or the repository above built
-with `javac`) on the class path:
-
-```java
-import io.kaitai.struct.ByteBufferKaitaiStream;
+```java title="ReadCommitlog.java"
+import java.util.ArrayList;
+import java.util.List;
 import {JAVA_PACKAGE}.RocketmqCommitlog;
 
-RocketmqCommitlog log = RocketmqCommitlog.fromFile("00000000000000000000");
-```"""
+public class ReadCommitlog {{
+    public static void main(String[] args) throws Exception {{
+        RocketmqCommitlog log = RocketmqCommitlog.fromFile(args[0]);
+        List<RocketmqCommitlog.Message> m = new ArrayList<>();
+        for (RocketmqCommitlog.Record r : log.records()) {{
+            if (r.isMessage()) m.add((RocketmqCommitlog.Message) r.body());
+        }}
+        RocketmqCommitlog.Message l = m.get(m.size() - 1);
+        System.out.println(m.size() + " " + m.get(0).topic() + " " + m.get(0).queueOffset() + " " + l.topic()
+            + " " + l.queueOffset() + " " + l.storeTimestamp());
+    }}
+}}
+```
+
+```sh
+javac -nowarn -d runtime $(find "$KAITAI_RUNTIME/src/main/java" -name '*.java')
+javac -cp "$RMQ_PARSERS/rmqformats-parsers.jar:runtime" -d classes ReadCommitlog.java
+java -cp "$RMQ_PARSERS/rmqformats-parsers.jar:runtime:classes" ReadCommitlog 00000000000000000000
+```
+
+`rmqformats-parsers.jar` holds the compiled classes (Java 8 bytecode) of the package
+`{JAVA_PACKAGE}`; `src/` holds their sources. The first command compiles the runtime into
+`runtime/`; its jar from Maven Central (`io.kaitai:kaitai-struct-runtime:0.11`) does the same on
+the class path."""
     (out / "README.md").write_text(_readme("java", specs, usage))
 
 
@@ -281,26 +359,50 @@ target_include_directories(rmqformats_parsers PUBLIC ${{CMAKE_CURRENT_SOURCE_DIR
 target_link_libraries(rmqformats_parsers PUBLIC kaitai_struct_cpp_stl_runtime)
 """)
     usage = """
-The sources are C++98 (raw pointers, as the compiler's default `cpp_stl` output). With CMake:
-
-```cmake
-set(KAITAI_STRUCT_RUNTIME_DIR /path/to/kaitai_struct_cpp_stl_runtime)
-add_subdirectory(/path/to/this/folder rmqformats_parsers)
-target_link_libraries(your_program PRIVATE rmqformats_parsers)
+```cmake title="CMakeLists.txt"
+cmake_minimum_required(VERSION 3.11)
+project(read_commitlog CXX)
+set(KAITAI_STRUCT_RUNTIME_DIR $ENV{KAITAI_RUNTIME})
+add_subdirectory($ENV{RMQ_PARSERS} rmqformats_parsers)
+add_executable(read_commitlog main.cpp)
+target_link_libraries(read_commitlog PRIVATE rmqformats_parsers)
 ```
 
-```cpp
+```cpp title="main.cpp"
 #include <fstream>
+#include <iostream>
+#include <vector>
 #include "kaitai/kaitaistream.h"
 #include "rocketmq_commitlog.h"
 
-std::ifstream is("00000000000000000000", std::ifstream::binary);
-kaitai::kstream ks(&is);
-rocketmq_commitlog_t log(&ks);
+int main(int argc, char** argv) {
+    std::ifstream is(argv[1], std::ifstream::binary);
+    kaitai::kstream ks(&is);
+    rocketmq_commitlog_t log(&ks);
+    std::vector<rocketmq_commitlog_t::message_t*> m;
+    for (std::vector<rocketmq_commitlog_t::record_t*>::iterator it = log.records()->begin();
+         it != log.records()->end(); ++it) {
+        if ((*it)->is_message()) m.push_back((*it)->body());
+    }
+    rocketmq_commitlog_t::message_t* l = m.back();
+    std::cout << m.size() << " " << m[0]->topic() << " " << m[0]->queue_offset() << " " << l->topic() << " "
+              << l->queue_offset() << " " << l->store_timestamp() << std::endl;
+    return 0;
+}
 ```
 
-The library target `rmqformats_parsers` links the runtime with iconv string decoding
-(`KS_STR_ENCODING_ICONV`) and zlib (`KS_ZLIB`) when found."""
+```sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build --parallel 2
+./build/read_commitlog 00000000000000000000
+```
+
+The sources are C++98 (raw pointers, as the compiler's default `cpp_stl` output). The
+library target `rmqformats_parsers` links the runtime with iconv string decoding
+(`KS_STR_ENCODING_ICONV`) and zlib (`KS_ZLIB`) when found; it takes the runtime's folder from
+`KAITAI_STRUCT_RUNTIME_DIR` (a plain `set` before `add_subdirectory`, as above, or
+`-DKAITAI_STRUCT_RUNTIME_DIR=...`), or uses a target `kaitai_struct_cpp_stl_runtime` defined
+before it. In your own `CMakeLists.txt`, write the two paths in place of `$ENV{...}`."""
     (out / "README.md").write_text(_readme("cpp_stl", specs, usage))
 
 
@@ -320,21 +422,26 @@ def _javascript(gen: Path, out: Path, specs: list[str], runtimes: Path) -> None:
     }
     (out / "package.json").write_text(json.dumps(package, indent=2) + "\n")
     usage = f"""
-```
-npm pack /path/to/this/folder                   # writes {NPM_NAME}-{VERSION}.tgz here
-npm install ./{NPM_NAME}-{VERSION}.tgz           # installs it with its runtime, kaitai-struct
-```
-
-(`npm install /path/to/this/folder` links the folder instead, without installing its dependency,
-so `require('kaitai-struct/KaitaiStream')` then fails.)
-
-```js
+```js title="read_commitlog.js"
 const fs = require('fs');
 const KaitaiStream = require('kaitai-struct/KaitaiStream');
 const {{ RocketmqCommitlog }} = require('{NPM_NAME}');
 
-const log = new RocketmqCommitlog(new KaitaiStream(fs.readFileSync('00000000000000000000')));
+const log = new RocketmqCommitlog(new KaitaiStream(new Uint8Array(fs.readFileSync(process.argv[2])).buffer));
+const m = log.records.filter((r) => r.isMessage).map((r) => r.body);
+const l = m[m.length - 1];
+console.log([m.length, m[0].topic, m[0].queueOffset, l.topic, l.queueOffset, l.storeTimestamp].join(' '));
 ```
+
+```sh
+npm pack "$RMQ_PARSERS"
+npm install --no-audit --no-fund ./{NPM_NAME}-{VERSION}.tgz
+node read_commitlog.js 00000000000000000000
+```
+
+`npm pack` writes `{NPM_NAME}-{VERSION}.tgz`; installing it installs its runtime,
+`kaitai-struct`, with it. (`npm install "$RMQ_PARSERS"` would link the folder instead, without
+installing its dependency, so `require('kaitai-struct/KaitaiStream')` then fails.)
 
 Each module is also loadable on its own (`require('{NPM_NAME}/RocketmqCommitlog')`), and in a
 browser through AMD or as a global. The runtime 0.11.0 reads some negative 64-bit integers
@@ -370,29 +477,45 @@ path = "src/lib.rs"
 kaitai = {{ git = "{rt.repository}", rev = "{rt.commit}" }}
 """)
     usage = f"""
-```toml
-[dependencies]
-{CRATE_NAME} = {{ path = "/path/to/this/folder" }}
+```sh
+cargo init --name read_commitlog
+cargo add --path "$RMQ_PARSERS"
 ```
 
-```rust
+```rust title="src/main.rs"
 use rmqformats_parsers::kaitai::{{BytesReader, KStruct, OptRc}};
-use rmqformats_parsers::rocketmq_commitlog::RocketmqCommitlog;
+use rmqformats_parsers::rocketmq_commitlog::*;
 
 fn main() {{
-    let reader = BytesReader::from(std::fs::read("00000000000000000000").expect("read the segment"));
+    let path = std::env::args().nth(1).expect("a commit-log segment");
+    let reader = BytesReader::from(std::fs::read(path).expect("read the segment"));
     let log: OptRc<RocketmqCommitlog> =
         RocketmqCommitlog::read_into::<BytesReader, RocketmqCommitlog>(&reader, None, None).expect("parse");
-    println!("{{}} records", log.records().len());
+    let mut m: Vec<OptRc<RocketmqCommitlog_Message>> = Vec::new();
+    for r in log.records().iter() {{
+        if *r.is_message().expect("is_message") {{
+            m.push(r.body().clone());
+        }}
+    }}
+    let l = &m[m.len() - 1];
+    println!("{{}} {{}} {{}} {{}} {{}} {{}}", m.len(), *m[0].topic(), *m[0].queue_offset(), *l.topic(),
+             *l.queue_offset(), *l.store_timestamp());
 }}
 ```
 
-The runtime's error type (`KError`) does not implement `std::error::Error`, so `?` in a `main`
-returning `Box<dyn Error>` does not compile with it: unwrap, or map it to your own error type.
+```sh
+cargo run --quiet -- 00000000000000000000
+```
+
+`cargo add` writes `{CRATE_NAME} = {{ path = "..." }}` under `[dependencies]`. The runtime's
+error type (`KError`) does not implement `std::error::Error`, so `?` in a `main` returning
+`Box<dyn Error>` does not compile with it: unwrap, or map it to your own error type.
 
 The crate re-exports the runtime as `rmqformats_parsers::kaitai`. The runtime crate `kaitai` is
-not on crates.io (a different crate has that name there): `Cargo.toml` takes it from its
-repository at the commit above (replace it with a `path` for an offline build)."""
+not on crates.io (a different crate has that name there): this crate's `Cargo.toml` takes it
+from its repository at the commit above. Offline, a `[source]` replacement in
+`.cargo/config.toml` (a `directory` source holding a copy of the runtime, as `cargo vendor`
+lays one out) stands in for that repository."""
     (out / "README.md").write_text(_readme("rust", specs, usage))
 
 
@@ -405,98 +528,203 @@ def _sources(lang: str, suffix: str, usage: str):
 
 
 _PYTHON_USE = """
-Put this folder on `sys.path` (each module is one spec) and install the runtime
-(`pip install kaitaistruct`):
+```python title="read_commitlog.py"
+import sys
 
-```python
 from rocketmq_commitlog import RocketmqCommitlog
 
-log = RocketmqCommitlog.from_file("00000000000000000000")
+log = RocketmqCommitlog.from_file(sys.argv[1])
+m = [r.body for r in log.records if r.is_message]
+print(len(m), m[0].topic, m[0].queue_offset, m[-1].topic, m[-1].queue_offset, m[-1].store_timestamp)
 ```
 
-The Python package `rmqformats` (PyPI name of this project) holds the same parsers as
+```sh
+PYTHONPATH="$RMQ_PARSERS" python3 read_commitlog.py 00000000000000000000
+```
+
+Each module is one spec; put this folder on `sys.path` (here through `PYTHONPATH`). The Python
+package `rmqformats` (PyPI name of this project) holds the same parsers as
 `rmqformats.generated.kaitai` with a higher-level API on top."""
 
 _RUBY_USE = """
-```ruby
-$LOAD_PATH.unshift('/path/to/kaitai_struct_ruby_runtime/lib', '/path/to/this/folder')
+```ruby title="read_commitlog.rb"
 require 'rocketmq_commitlog'
 
-log = RocketmqCommitlog.from_file('00000000000000000000')
+log = RocketmqCommitlog.from_file(ARGV[0])
+m = log.records.select(&:is_message).map(&:body)
+puts [m.size, m[0].topic, m[0].queue_offset, m[-1].topic, m[-1].queue_offset, m[-1].store_timestamp].join(' ')
 ```
 
-(or `gem install kaitai-struct` for the runtime)."""
+```sh
+ruby -I "$KAITAI_RUNTIME/lib" -I "$RMQ_PARSERS" read_commitlog.rb 00000000000000000000
+```
 
-_PHP_USE = """
-```php
-// Composer: "kaitai-io/kaitai_struct_php_runtime"; or require its files directly.
-require 'vendor/autoload.php';
-require '/path/to/this/folder/RocketmqCommitlog.php';
+(`gem install kaitai-struct` installs the runtime instead of `-I "$KAITAI_RUNTIME/lib"`.)"""
 
-$log = RocketmqCommitlog::fromFile('00000000000000000000');
+_PHP_USE = r"""
+```php title="read_commitlog.php"
+<?php
+// The runtime's classes (Kaitai\Struct\...) from its lib/ folder; with Composer
+// ("kaitai-io/kaitai_struct_php_runtime"), require 'vendor/autoload.php' instead.
+spl_autoload_register(function ($class) {
+    $file = getenv('KAITAI_RUNTIME') . '/lib/' . str_replace('\\', '/', $class) . '.php';
+    if (is_file($file)) require $file;
+});
+require getenv('RMQ_PARSERS') . '/RocketmqCommitlog.php';
+
+$log = RocketmqCommitlog::fromFile($argv[1]);
+$m = [];
+foreach ($log->records() as $r) {
+    if ($r->isMessage()) $m[] = $r->body();
+}
+$l = end($m);
+echo implode(' ', [count($m), $m[0]->topic(), $m[0]->queueOffset(), $l->topic(), $l->queueOffset(),
+                   $l->storeTimestamp()]), "\n";
+```
+
+```sh
+php read_commitlog.php 00000000000000000000
 ```"""
 
 _LUA_USE = """
-For Lua 5.3. Put the runtime folder and this folder on `package.path`:
-
-```lua
-package.path = "/path/to/kaitai_struct_lua_runtime/?.lua;/path/to/this/folder/?.lua;" .. package.path
+```lua title="read_commitlog.lua"
 require("rocketmq_commitlog")
 
-local log = RocketmqCommitlog:from_file("00000000000000000000")
+local log = RocketmqCommitlog:from_file(arg[1])
+local m = {}
+for _, r in ipairs(log.records) do
+  if r.is_message then m[#m + 1] = r.body end
+end
+local l = m[#m]
+print(string.format("%d %s %d %s %d %d", #m, m[1].topic, m[1].queue_offset, l.topic, l.queue_offset,
+                    l.store_timestamp))
 ```
 
-Compressed fields would need the runtime's `zzlib` submodule; these specs keep bodies as bytes."""
+```sh
+LUA_PATH="$KAITAI_RUNTIME/?.lua;$RMQ_PARSERS/?.lua;;" lua5.3 read_commitlog.lua 00000000000000000000
+```
+
+For Lua 5.3: the runtime's folder and this folder go on `package.path` (here through
+`LUA_PATH`). Compressed fields would need the runtime's `zzlib` submodule; these specs keep
+bodies as bytes."""
 
 _PERL_USE = """
-```perl
-use lib '/path/to/kaitai_struct_perl_runtime/lib', '/path/to/this/folder';
+```perl title="read_commitlog.pl"
+use strict;
+use warnings;
 use RocketmqCommitlog;
 
-my $log = RocketmqCommitlog->from_file('00000000000000000000');
+my $log = RocketmqCommitlog->from_file($ARGV[0]);
+my @m = map { $_->body() } grep { $_->is_message() } @{$log->records()};
+print join(' ', scalar(@m), $m[0]->topic(), $m[0]->queue_offset(), $m[-1]->topic(), $m[-1]->queue_offset(),
+           $m[-1]->store_timestamp()), "\\n";
 ```
 
-The Perl target of the compiler ignores type parameters (`params:`). The types these specs read
-take none, so Perl reads them right; only the index file's `index_tables(num_hash_slots,
+```sh
+perl -I "$KAITAI_RUNTIME/lib" -I "$RMQ_PARSERS" read_commitlog.pl 00000000000000000000
+```
+
+The compiler's Perl output declares `my $_on` once per switch, so a type with two switches
+redeclared it in one scope (Perl warns: `"my" variable $_on masks earlier declaration`); the
+packager declares it once per scope (`_perl_declared_once` in `rmqformats/codegen/dist.py`), so the modules load without
+warnings. The Perl target of the compiler ignores type parameters (`params:`). The types these
+specs read take none, so Perl reads them right; only the index file's `index_tables(num_hash_slots,
 num_index)`, for files with other slot counts than the size implies, takes parameters and
 reads empty in Perl (the file's own `tables` does not)."""
 
 _NIM_USE = """
-```
-nim c --rangeChecks:off --path:/path/to/kaitai_struct_nim_runtime --path:/path/to/this/folder your_program.nim
-```
-
-`--rangeChecks:off` is needed with Nim 1.6: it keeps an enum with values of 2^31 or more (the u4
-magic codes of the commit log, timer log, DLedger and tiered index files) in 32 signed bits and
-range-checks the conversion from the read value against that signed range, so every such value
-raises RangeDefect. Such an enum's `ord` is then the signed 32-bit value
-(`uint32(ord(x) and 0xFFFFFFFF)` gives the unsigned one).
-
-```nim
+```nim title="read_commitlog.nim"
+import std/[os, strutils]
 import kaitai_struct_nim_runtime
 import rocketmq_commitlog
 
-let log = RocketmqCommitlog.fromFile("00000000000000000000")
-```"""
-
-_CSHARP_USE = """
-Compile the sources with the runtime (`KaitaiStream.cs`, `KaitaiStruct.cs`, or the NuGet
-package `KaitaiStruct.Runtime.CSharp`); the classes are in the namespace `Kaitai`:
-
-```csharp
-using Kaitai;
-
-var log = RocketmqIndexFile.FromFile("20250101000000000");
+let log = RocketmqCommitlog.fromFile(paramStr(1))
+var m: seq[RocketmqCommitlog_Message]
+for r in log.records:
+  if r.isMessage: m.add RocketmqCommitlog_Message(r.body)
+let l = m[^1]
+echo [$m.len, m[0].topic, $m[0].queueOffset, l.topic, $l.queueOffset, $l.storeTimestamp].join(" ")
 ```
 
-The magic codes are signed, as RocketMQ's Java holds them (`MESSAGE_MAGIC_CODE` is
--626843481, 0xDAA320A7), so their enums fit C#'s `int` base. Compile only the classes you use."""
+```sh
+nim c --hints:off --warnings:off --rangeChecks:off --path:"$KAITAI_RUNTIME" --path:"$RMQ_PARSERS" read_commitlog.nim
+./read_commitlog 00000000000000000000
+```
+
+Why `--rangeChecks:off`: the parsers convert each read integer to its enum (the magic codes,
+compression and transaction types, …), and Nim checks that conversion against the range from
+the enum's lowest to its highest value, raising `RangeDefect`, a defect that ends the program and
+that no `except` catches, on any value outside it: a damaged or unknown magic code, or a value
+a newer release added. The other languages keep such a value as it is (the parsers' `is_*`
+checks then say it is none of the known ones). A well-formed file holds only known values, so
+the checks only ever stop on damaged or newer files. Bounds checks (`--boundChecks`) stay on either way."""
+
+_CSHARP_USE = """
+```csharp title="ReadCommitlog.cs"
+using System;
+using System.Collections.Generic;
+using Kaitai;
+
+static class ReadCommitlog
+{
+    static void Main(string[] args)
+    {
+        var log = RocketmqCommitlog.FromFile(args[0]);
+        var m = new List<RocketmqCommitlog.Message>();
+        foreach (var r in log.Records) if (r.IsMessage) m.Add((RocketmqCommitlog.Message) r.Body);
+        var l = m[m.Count - 1];
+        Console.WriteLine(string.Join(" ", m.Count, m[0].Topic, m[0].QueueOffset, l.Topic, l.QueueOffset,
+                                      l.StoreTimestamp));
+    }
+}
+```
+
+```sh
+mcs -nologo -nowarn:0108,0114,0162,0168,0219,0414 -out:read_commitlog.exe "$KAITAI_RUNTIME/KaitaiStream.cs" \\
+    "$KAITAI_RUNTIME/KaitaiStruct.cs" "$RMQ_PARSERS/RocketmqCommitlog.cs" ReadCommitlog.cs
+mono read_commitlog.exe 00000000000000000000
+```
+
+The classes are in the namespace `Kaitai`; compile only the classes you use with the runtime
+(`KaitaiStream.cs`, `KaitaiStruct.cs`, or the NuGet package `KaitaiStruct.Runtime.CSharp` in a
+.NET project). The magic codes are signed, as RocketMQ's Java holds them (`MESSAGE_MAGIC_CODE`
+is -626843481, 0xDAA320A7), so their enums fit C#'s `int` base."""
+
+def _perl_declared_once(text: str) -> str:
+    """The compiler's Perl output with ``my $_on`` declared once per scope.
+
+    The compiler writes ``my $_on = ...;`` before every switch, so a type with two switches
+    (the commit log's message: its hosts and topic length) redeclares it in the same scope and
+    Perl warns on every load (``"my" variable $_on masks earlier declaration``). A repeated
+    declaration at the same indentation, with no line of a shallower one between (which would
+    close the scope), becomes a plain assignment. The compiler indents every block by four spaces.
+    """
+    declared: set[int] = set()  # indentations at which $_on is declared in the scopes still open
+    lines = []
+    for line in text.splitlines(keepends=True):
+        body = line.lstrip(" ")
+        indent = len(line) - len(body)
+        if body.strip():
+            declared = {i for i in declared if i <= indent}
+        if body.startswith("my $_on = "):
+            if indent in declared:
+                line = " " * indent + body[len("my "):]
+            declared.add(indent)
+        lines.append(line)
+    return "".join(lines)
+
+
+def _perl(gen: Path, out: Path, specs: list[str], runtimes: Path) -> None:
+    for src in sorted(gen.glob("*.pm")):
+        (out / src.name).write_text(_perl_declared_once(src.read_text(encoding="utf-8")), encoding="utf-8")
+    (out / "README.md").write_text(_readme("perl", specs, _PERL_USE))
+
 
 PACKAGERS = {
     "go": _go, "java": _java, "cpp_stl": _cpp, "javascript": _javascript, "rust": _rust,
     "python": _sources("python", ".py", _PYTHON_USE), "ruby": _sources("ruby", ".rb", _RUBY_USE),
     "php": _sources("php", ".php", _PHP_USE), "lua": _sources("lua", ".lua", _LUA_USE),
-    "perl": _sources("perl", ".pm", _PERL_USE), "nim": _sources("nim", ".nim", _NIM_USE),
+    "perl": _perl, "nim": _sources("nim", ".nim", _NIM_USE),
     "csharp": _sources("csharp", ".cs", _CSHARP_USE),
 }
 
