@@ -325,25 +325,12 @@ target_link_libraries(consumer PRIVATE rmqformats_parsers)
 def _rust(pkg: Path, work: Path) -> str:
     crate = work / "consumer"
     (crate / "src").mkdir(parents=True)
-    (crate / "src" / "main.rs").write_text("""use rmqformats_parsers::kaitai::{BytesReader, KStruct, OptRc};
-use rmqformats_parsers::rocketmq_commitlog::*;
-
-fn main() {
-    let path = std::env::args().nth(1).unwrap();
-    let reader = BytesReader::from(std::fs::read(path).unwrap());
-    let log: OptRc<RocketmqCommitlog> =
-        RocketmqCommitlog::read_into::<BytesReader, RocketmqCommitlog>(&reader, None, None).unwrap();
-    let mut m: Vec<OptRc<RocketmqCommitlog_Message>> = Vec::new();
-    for r in log.records().iter() {
-        if *r.is_message().unwrap() {
-            m.push(r.body().clone());
-        }
-    }
-    let l = &m[m.len() - 1];
-    println!("{} {} {} {} {} {}", m.len(), *m[0].topic(), *m[0].queue_offset(), *l.topic(), *l.queue_offset(),
-             *l.store_timestamp());
-}
-""")
+    # The program of the package README's walkthrough (tests/test_package_readmes.py follows the rest of
+    # it where the runtime's repository can be reached).
+    from test_package_readmes import steps
+    files = {name: text for kind, name, text in steps((pkg / "README.md").read_text(encoding="utf-8"))
+             if kind == "file"}
+    (crate / "src" / "main.rs").write_text(files["src/main.rs"])
     shims = work / "shims"
     (shims / "encoding-next").mkdir(parents=True)
     (shims / "encoding-next" / "Cargo.toml").write_text(
