@@ -70,6 +70,31 @@ def test_a_piece_cut_at_a_byte_count_is_what_the_parsers_reject(parsers, tmp_pat
     assert "EOF" in d["_error"] or "eof" in d["_error"].lower(), d
 
 
+def test_byte_cuts_on_a_boundary_or_in_the_blank_padding_parse(parsers, tmp_path):  # noqa: F811
+    """What the Web IDE guide says of `head -c`: a cut on a record boundary, or 8 bytes or more into
+    the BLANK record (its padding is never parsed), reads cleanly; a cut in its 8-byte header does not."""
+    segment = store_path("rocketmq-5.1.4") / "commitlog" / FIRST
+    data = segment.read_bytes()
+    sizes = [t["totalSize"] for t in truth_records("rocketmq-5.1.4") if t["file"] == FIRST and t["kind"] == "MESSAGE"]
+    blank_at = sum(sizes)
+    assert int.from_bytes(data[blank_at + 4:blank_at + 8], "big") == 0xCBD43194  # the BLANK record
+    clean = {"boundary": (sum(sizes[:3]), 3), "blank header": (blank_at + 8, len(sizes) + 1),
+             "blank padding": (blank_at + 100, len(sizes) + 1)}
+    paths = []
+    for name, (n, records) in clean.items():
+        path = tmp_path / name.replace(" ", "-")
+        path.write_bytes(data[:n])
+        got = _kaitai_records(path)
+        assert len(got) == records and [s for s, _ in got[:len(sizes)]] == sizes[:records], name
+        paths.append(path)
+    for d, (name, (_, records)) in zip(run_js(parsers, "rocketmq_commitlog", paths, tmp=tmp_path), clean.items()):
+        assert len(d["records"]) == records, name
+    half = tmp_path / "half-header"
+    half.write_bytes(data[:blank_at + 6])
+    with pytest.raises(EOFError):
+        _kaitai_records(half)
+
+
 def test_records_past_the_end_of_the_data_stop_at_the_blank(tmp_path, capsys):
     segment = store_path("rocketmq-5.1.4") / "commitlog" / FIRST
     n = len([t for t in truth_records("rocketmq-5.1.4") if t["file"] == FIRST and t["kind"] == "MESSAGE"])
