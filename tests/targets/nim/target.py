@@ -7,11 +7,12 @@ for an absent field: an optional seq field prints unless it is an unset object o
 (nil), so an absent integer prints as 0 (the truth checks read such fields only where the
 field is present).
 
-Nim 1.6 (Debian 12) keeps an enum with values of 2^31 or more (the u4 magic codes of the commit
-log, timer log, DLedger and tiered index files) in 32 signed bits and range-checks the
-conversion from the read u4 against that signed range, so every such value raises RangeDefect:
-the parsers are built with ``--rangeChecks:off`` (bounds checks stay on) and such enums print
-through their unsigned 32-bit value.
+Nim range-checks the conversion of a read integer to an enum against the enum's lowest to
+highest value and raises RangeDefect (which no ``except`` catches) on any other value: a damaged
+or unknown magic code, as in the hostile inputs. The parsers are built with
+``--rangeChecks:off`` (bounds checks stay on), as the package README says, so such a value is
+kept as it is read, as the other languages keep it. (No enum value reaches 2^31: the magic codes
+are signed ``s4``.)
 """
 
 import json
@@ -144,8 +145,8 @@ def build(ctx: BuildContext) -> Built:
     (src / "driver.nim").write_text(dumper(plans), encoding="utf-8")
     (src / "support.nim").write_text((ctx.here / "support.nim").read_text(encoding="utf-8"), encoding="utf-8")
     exe = ctx.work / "driver"
-    # --rangeChecks:off: Nim 1.6 range-checks the conversion of a u4 to an enum with values of 2^31 or
-    # more against a signed 32-bit range and raises RangeDefect on every such value (the magic codes).
+    # --rangeChecks:off: an integer outside an enum's range (an unknown magic) would raise RangeDefect
+    # on its conversion, ending the driver instead of printing the value (see the docstring).
     run_tool(["nim", "c", "--hints:off", "--warnings:off", "-d:release", "--rangeChecks:off",
               f"--nimcache:{ctx.work / 'cache'}",
               f"--path:{ctx.runtime}", f"--path:{ctx.generated}", f"--out:{exe}", str(src / "driver.nim")])
