@@ -18,6 +18,9 @@ registry. Rust needs the runtime's git repository (the crate's dependency): wher
 reached, its test is skipped with that reason, and ``tests/test_dist_parsers.py`` builds the
 README's ``src/main.rs`` against a vendored copy of the runtime.
 
+The Go README's route without a module proxy (its two indented commands, in place of ``go get``
+and ``go build``) is followed too, with ``GOPROXY=off``.
+
 A language whose toolchain is missing is skipped with the missing tools named (under CI, with
 ``CI`` set, it fails). Each language is one test; the compiled ones take up to a minute or two.
 """
@@ -185,3 +188,30 @@ def test_readme_followed_literally(tmp_path, lang):
     assert proc.stdout.strip().splitlines()[-1] == _expected()
     if lang in INTERPRETED:
         assert proc.stderr == "", f"{lang}: the program wrote to stderr:\n{proc.stderr}"
+
+
+def test_go_readme_offline_route(tmp_path):
+    """The Go README's route without a module proxy: its two indented commands in place of `go get`."""
+    _skip_without("go")
+    pkg = tmp_path / "parsers" / "go"
+    dist.build(tmp_path / "parsers", runtimes=RUNTIMES, languages=("go",))
+    readme = (pkg / "README.md").read_text(encoding="utf-8")
+    offline = re.findall(r"^    (go mod edit .*|GOFLAGS=.*)$", readme, re.MULTILINE)
+    assert len(offline) == 2 and str(GO_XTEXT) in offline[0], offline
+    work = tmp_path / "work"
+    work.mkdir()
+    shutil.copyfile(SEGMENT, work / "00000000000000000000")
+    env = _environment("go", pkg, tmp_path / "scratch")
+    env.update(GOPROXY="off")
+    for kind, name, text in steps(readme):
+        if kind == "file":
+            (work / name).write_text(text, encoding="utf-8")
+            continue
+        lines = text.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("go get "))
+        build = next(i for i, line in enumerate(lines) if line.startswith("go build "))
+        lines[at], lines[build] = offline
+        proc = subprocess.run(["bash", "-euo", "pipefail", "-c", "\n".join(lines)], cwd=work, env=env,
+                              capture_output=True, text=True, timeout=1500)
+        assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
+    assert proc.stdout.strip().splitlines()[-1] == _expected()

@@ -148,9 +148,9 @@ def _try_it(lang: str) -> str:
     ``tests/test_package_readmes.py`` follows them literally, from an empty folder.
     """
     if lang in REGISTRY_RUNTIMES:
-        runtime = f"and the runtime installed ({REGISTRY_RUNTIMES[lang]})"
+        runtime = f"and the runtime installed\n({REGISTRY_RUNTIMES[lang]})"
     else:
-        runtime = ("and `KAITAI_RUNTIME` to the runtime's folder (a checkout of the repository above at the "
+        runtime = ("and `KAITAI_RUNTIME` to\nthe runtime's folder (a checkout of the repository above at the "
                    "tested commit)")
     return f"""In an empty folder holding a commit-log segment named `00000000000000000000` (any file from a
 broker's `store/commitlog/`), with the variable `RMQ_PARSERS` set to this folder {runtime},
@@ -269,9 +269,10 @@ require it and point it at this folder with a `replace` directive, as above, or 
 every file here has one added. `go get` fetches the runtime {rt.version} and its one dependency,
 `golang.org/x/text`, from the module proxy (`go mod tidy` works too, and also fetches the
 runtime's test dependencies). Without a module proxy, give both as local folders instead of
-`go get`: `go mod edit -require={rt.package}@{rt.version} -replace={rt.package}="$KAITAI_RUNTIME"
--require=golang.org/x/text@v0.28.0 -replace=golang.org/x/text=/usr/share/gocode/src/golang.org/x/text`
-(Debian's `golang-golang-x-text-dev`), then build with `GOFLAGS=-mod=mod GOPROXY=off`."""
+`go get` (here Debian's `golang-golang-x-text-dev`), then build with `GOFLAGS=-mod=mod GOPROXY=off`:
+
+    go mod edit -require={rt.package}@{rt.version} -replace={rt.package}="$KAITAI_RUNTIME" -require=golang.org/x/text@v0.28.0 -replace=golang.org/x/text=/usr/share/gocode/src/golang.org/x/text
+    GOFLAGS=-mod=mod GOPROXY=off go build -o read_commitlog ."""
     (out / "README.md").write_text(_readme("go", specs, usage))
 
 
