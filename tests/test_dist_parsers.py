@@ -180,7 +180,7 @@ let l = m[^1]
 echo [$m.len, m[0].topic, $m[0].queueOffset, l.topic, $l.queueOffset, $l.storeTimestamp].join(" ")
 """)
     exe = work / "consumer"
-    # --rangeChecks:off as the package README says (Nim 1.6 and u4 enums of 2^31 and more).
+    # --rangeChecks:off as the package README says (an integer outside an enum's range would raise RangeDefect).
     _run(["nim", "c", "--hints:off", "--warnings:off", "--rangeChecks:off", f"--nimcache:{work / 'cache'}",
           f"--path:{RUNTIMES / 'nim'}", f"--path:{pkg}", f"--out:{exe}", work / "consumer.nim"], what="nim build")
     return _run([exe, SEGMENT], what="nim consumer")
