@@ -12,10 +12,12 @@ for each language, and the output is laid out as that language's users expect it
 * ``javascript``: an npm package (``package.json`` depending on ``kaitai-struct``, the
   generated UMD modules and an ``index.js`` exporting every root class);
 * ``rust``: a crate (``Cargo.toml``, ``src/lib.rs`` with one module per spec);
-* ``python``, ``ruby``, ``php``, ``lua``, ``perl``, ``nim``, ``csharp``: the sources.
+* ``python``, ``ruby``, ``php``, ``lua``, ``perl``, ``nim``, ``csharp``: the sources (Perl's with
+  ``my $_on`` declared once per scope: :func:`_perl_declared_once`).
 
-Each folder has a README naming the runtime it needs (repository, version, commit) and how to
-use the package. The runtimes themselves are not copied: the Java jar is only compiled against
+Each folder has a README naming the runtime it needs (repository, version, commit) and, as a
+walkthrough from an empty folder (:func:`_try_it`), how to build a program that reads a
+commit-log segment with the package; ``tests/test_package_readmes.py`` follows it literally. The runtimes themselves are not copied: the Java jar is only compiled against
 the Java runtime (``--runtimes``; by default ``$RMQFORMATS_KAITAI_RUNTIMES``, else
 ``../shared/kaitai/runtimes`` beside the checkout: see :func:`runtimes_dir`).
 
