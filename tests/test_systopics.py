@@ -554,6 +554,13 @@ def test_decode_system_takes_the_brokers_delay_levels(tmp_path, capsys):
     header, first = capsys.readouterr().out.splitlines()[:2]
     assert header.split()[-3:] == ["kind", "realTopic", "dueTime"]
     assert first.split()[-3:] == ["scheduled", "TopicDelay", "2026-11-22T19:50:23.514Z"]
+    # With --columns (the walk reads the columns the decoding needs, and shows only those asked for).
+    assert main(["messages", store, "--decode-system", "--columns", "topic,tags", "--topic",
+                 "RMQ_SYS_TRANS_HALF_TOPIC"]) == status.OK
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["topic", "tags", "kind", "realTopic", "dueTime"]
+    assert [line.split() for line in lines[1:]] == [["RMQ_SYS_TRANS_HALF_TOPIC", "TxFlow", "transactionHalf",
+                                                      "TopicTx"]] * 2
     # --config and --trace-topic mean nothing without --decode-system.
     assert main(["export", store, "--config", str(config), "--to", "jsonl", str(tmp_path / "x.jsonl")]) \
         == status.ERROR

@@ -528,7 +528,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
                         counts.add_batch(batch)
                     elif table is not None:
                         if columns is not None:
-                            cells = _column_cells(batch, names, args, width)
+                            cells = _column_cells(batch, shown, args, width)
                         else:
                             cells = message_table_columns(batch, 48 if width is not None else 1 << 30)
                         if body and columns is None:
