@@ -1278,6 +1278,17 @@ def test_decode_system_options():
         assert r["dueTime"] == r["storeTimestamp"] + delays[int(dict(r["properties"])["DELAY"]) - 1]
 
 
+def test_split_decoder_gives_the_decoded_system_columns():
+    from rmqformats.systopics import SYSTEM_COLUMNS, SystemDecoding
+    root = root_of("rocketmq-5.3.3")
+    columns = ["commitLogOffset", *SYSTEM_COLUMNS, "store"]
+    decode = SplitDecoder(columns=columns, system=SystemDecoding())
+    assert decode.schema.fieldNames() == columns
+    ranges = pa.RecordBatch.from_pylist([{"path": p, "start": b, "end": e}
+                                         for p, b, e in segment_splits(root, split_size=4096)])
+    assert_same(canon(arrow_dicts(list(decode([ranges]))), columns), canon(api_system_rows(root), columns))
+
+
 @needs_pushdown
 def test_filters_on_decoded_columns_go_back_to_spark():
     root = root_of("rocketmq-5.3.3")
