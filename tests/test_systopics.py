@@ -468,7 +468,7 @@ def _csv_cell(name: str, value) -> str:
     return str(value)
 
 
-@pytest.mark.parametrize("version", ["rocketmq-4.9.7", "rocketmq-5.3.3"])
+@pytest.mark.parametrize("version", VERSIONS)
 def test_decoded_columns_in_export_messages_and_sql(version, tmp_path, capsys):
     """--decode-system gives the same columns, with the same values and types, in Parquet, JSON Lines and
     CSV exports, ``messages --format jsonl`` (columnar and per message) and ``sql``: the values of
@@ -498,6 +498,12 @@ def test_decoded_columns_in_export_messages_and_sql(version, tmp_path, capsys):
         if got[off]["kind"] in ("timer", "timerCancel"):
             assert got[off]["dueTime"] == int(m["properties"]["TIMER_OUT_MS"])
             assert got[off]["realTopic"] == m["properties"]["REAL_TOPIC"]
+        if got[off]["kind"] == "scheduled":  # the delivery time the broker dispatched as the tags code
+            assert got[off]["dueTime"] == m["dispatch"]["tagsCode"]
+            assert got[off]["realTopic"] == m["properties"]["REAL_TOPIC"]
+        if got[off]["kind"] == "transactionHalf":
+            assert got[off]["transactionId"] == m["properties"].get("__transactionId__",
+                                                                     m["properties"].get("UNIQ_KEY"))
 
     assert main(["export", store, "--decode-system", "--to", "jsonl", str(tmp_path / "m.jsonl")]) == status.OK
     lines = (tmp_path / "m.jsonl").read_text().splitlines()
