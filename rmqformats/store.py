@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # the readers import the store's parts lazily
     from .rocksdb.consumequeue import RocksDBQueues
     from .rocksdb.messagestore import RocksDBMessageStore
     from .sql import Result
+    from .systopics import SystemDecoding
     from .tiered import TieredStore
     from .timer import TimerStore
 
@@ -274,13 +275,14 @@ class Store:
 
     # -- SQL --------------------------------------------------------------------------
 
-    def sql(self, query: str, *, jobs: int = 1, body_decoder: str | Callable[[bytes], Any] | None = None
-            ) -> Result:
+    def sql(self, query: str, *, jobs: int = 1, body_decoder: str | Callable[[bytes], Any] | None = None,
+            system: SystemDecoding | None = None) -> Result:
         """Run a SQL ``query`` over this store's tables with DuckDB (the ``sql`` extra); see
-        :func:`rmqformats.sql.query` (``body_decoder`` adds ``bodyDecoded`` to ``messages``). The
+        :func:`rmqformats.sql.query` (``body_decoder`` adds ``bodyDecoded`` to ``messages``; ``system``
+        sets the delay levels and trace topics of its decoded system columns). The
         result streams :class:`pyarrow.RecordBatch` objects; ``.read_all()`` gives one table."""
         from .sql import query as run_query
-        return run_query(self, query, jobs=jobs, body_decoder=body_decoder)
+        return run_query(self, query, jobs=jobs, body_decoder=body_decoder, system=system)
 
 
 def open_store(path: str | os.PathLike[str], *, commitlog: str | None = None) -> Store:

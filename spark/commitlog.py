@@ -27,6 +27,13 @@ store (:mod:`.filters`, :class:`.partitions.Pruning`). ``readStream`` gives
 record and, after a damaged record, on the next one, so a damaged store
 yields every intact message; each damaged stretch is one malformed record.
 On an undamaged store both reads return the same rows.
+
+``decodeSystem=true`` adds the decoded system columns of
+:mod:`rmqformats.systopics` (``kind``, ``realTopic``, ``dueTime``, …) after
+the message columns, with the names and types of ``rmqformats export
+--decode-system`` and ``rmqformats sql``; ``messageDelayLevel`` (the broker's
+setting, as text) and ``traceTopics`` (comma-separated) say how they are
+decoded. Filters on them are applied by Spark, not pushed down.
 """
 
 from __future__ import annotations
@@ -49,9 +56,8 @@ class CommitLogDataSource(RocketMQSource):
     def name(cls) -> str:
         return "rocketmq_commitlog"
 
-    @classmethod
-    def full_schema(cls) -> StructType:
-        return message_schema()
+    def full_schema(self) -> StructType:  # type: ignore[override]  # the options say whether decoded columns are there
+        return message_schema(decode_system=self.read_options.decode_system)
 
     def streamReader(self, schema: StructType):
         """``spark.readStream.format("rocketmq_commitlog")``: see :mod:`.streaming`."""

@@ -49,8 +49,14 @@ class CommitLogReader(SourceReader):
             equal = [c.value for c in decoded.on("topic") if c.op == "=" and isinstance(c.value, str)
                      and "\ufffd" not in c.value]
             topics = (equal[0],) if equal else None
+        system = None
+        if o.decode_system:
+            from rmqformats.systopics import SystemDecoding
+            system = SystemDecoding(trace_topics=o.trace_topics) if o.delay_levels_ms is None else \
+                SystemDecoding(delay_levels_ms=o.delay_levels_ms, trace_topics=o.trace_topics)
         return SplitReader(converter, self.malformed(converter), decompress=o.decompress, verify_crc=o.verify_crc,
-                           batch_size=o.batch_size, topics=topics, predicate=decoded if decoded else None)
+                           batch_size=o.batch_size, topics=topics, predicate=decoded if decoded else None,
+                           system=system)
 
     def read(self, partition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, SegmentSplit):  # Spark's one empty partition when none was planned
@@ -59,4 +65,9 @@ class CommitLogReader(SourceReader):
 
 
 class PushdownCommitLogReader(FilterPushdown, CommitLogReader):
-    """A :class:`CommitLogReader` that takes the filters Spark pushes down (option ``filterPushdown``)."""
+    """A :class:`CommitLogReader` that takes the filters Spark pushes down (option ``filterPushdown``);
+    filters on the decoded system columns go back to Spark (they are decoded after the walk's filters)."""
+
+    def unfiltered(self) -> frozenset[str]:
+        from rmqformats.systopics import SYSTEM_COLUMNS
+        return frozenset(SYSTEM_COLUMNS) if self.options.decode_system else frozenset()

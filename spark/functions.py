@@ -5,7 +5,9 @@ of a segment file (``end`` null: to the file's end), as the data source's
 splits do; :func:`segment_splits` makes such rows. :class:`BinaryFileDecoder`
 decodes the rows of ``spark.read.format("binaryFile")``, each a whole
 segment in memory. Both give the data source's columns (or those asked for),
-with its ``mode``, corrupt-record column and ``salvage``::
+with its ``mode``, corrupt-record column and ``salvage``; ``system=SystemDecoding()``
+(:class:`rmqformats.systopics.SystemDecoding`) adds the decoded system columns, as the source's
+``decodeSystem``::
 
     from rmqformats.spark import SplitDecoder, segment_splits
     decode = SplitDecoder(columns=["topic", "storeTimestamp", "body"])
@@ -34,6 +36,7 @@ from pyspark.sql.types import StructType
 
 from rmqformats.commitlog import Segment
 from rmqformats.queuefiles import QUEUE_FILE_NAME
+from rmqformats.systopics import SystemDecoding
 
 from .malformed import Malformed
 from .options import DEFAULT_BATCH_SIZE, MODES, PERMISSIVE, OptionError, ReadOptions, parse_options
@@ -76,14 +79,17 @@ class _Decoder:
     def __init__(self, columns: Sequence[str] | None = None, *, mode: str = PERMISSIVE,
                  corrupt_column: str | None = None, salvage: bool = False, verify_crc: bool = False,
                  decompress: bool = True, topics: Iterable[str] | None = None,
-                 batch_size: int = DEFAULT_BATCH_SIZE):
+                 batch_size: int = DEFAULT_BATCH_SIZE, system: SystemDecoding | None = None):
         mode = mode.upper()
         if mode not in MODES:
             raise OptionError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.options = ReadOptions("rocketmq_commitlog", (), mode=mode, corrupt_column=corrupt_column,
                                    batch_size=batch_size, decompress=decompress, verify_crc=verify_crc,
-                                   topics=None if topics is None else tuple(topics), salvage=salvage)
-        full = message_schema()
+                                   topics=None if topics is None else tuple(topics), salvage=salvage,
+                                   decode_system=system is not None)
+        #: With ``system`` (the ``decodeSystem`` option of the source), the decoded system columns too.
+        self.system = system
+        full = message_schema(decode_system=system is not None)
         if corrupt_column is not None and corrupt_column in full.fieldNames():
             raise OptionError(f"corrupt_column {corrupt_column!r} is one of the message columns; name another")
         schema = with_corrupt_column(full, corrupt_column)
@@ -104,7 +110,7 @@ class _Decoder:
         malformed = Malformed("rocketmq_commitlog", self.options.mode, converter)
         o = self.options
         return SplitReader(converter, malformed, decompress=o.decompress, verify_crc=o.verify_crc,
-                           batch_size=o.batch_size, topics=o.topics), malformed
+                           batch_size=o.batch_size, topics=o.topics, system=self.system), malformed
 
 
 class SplitDecoder(_Decoder):

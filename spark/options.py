@@ -27,7 +27,7 @@ COMMON = ("path", "paths", "mode", "columnNameOfCorruptRecord", "pathGlobFilter"
 #: The options of each source, by its short name.
 KNOWN = {
     "rocketmq_commitlog": COMMON + ("decompress", "verifyCrc", "topics", "salvage", "startingOffsets",
-                                    "failOnDataLoss"),
+                                    "failOnDataLoss", "decodeSystem", "messageDelayLevel", "traceTopics"),
     "rocketmq_consumequeue": COMMON + ("topics",),
     "rocketmq_index": COMMON + ("hashSlots", "indexNum"),
 }
@@ -79,6 +79,11 @@ class ReadOptions:
     #: Streaming: fail when messages were lost (unread segments deleted, read bytes gone or rewritten),
     #: as Spark's Kafka source does by default; else a warning and the ``lost`` count.
     fail_on_data_loss: bool = True
+    #: Add the decoded system columns (:data:`rmqformats.systopics.DECODED_SCHEMA`) to the messages.
+    decode_system: bool = False
+    #: With ``decode_system``: the broker's delay levels in ms (``messageDelayLevel``) and custom trace topics.
+    delay_levels_ms: tuple[int, ...] | None = None
+    trace_topics: tuple[str, ...] = ()
 
 
 def _bool(name: str, value: str) -> bool:
@@ -190,6 +195,17 @@ def parse_options(source: str, options: Mapping[str, str]) -> ReadOptions:
     starting = str(v.get("startingOffsets", "earliest")).strip().lower()
     if starting not in ("earliest", "latest"):
         raise OptionError(f"option startingOffsets must be earliest or latest, not {v['startingOffsets']!r}")
+    delay_levels = None
+    if v.get("messageDelayLevel") is not None:
+        from rmqformats.systopics import parse_delay_levels
+        try:
+            delay_levels = parse_delay_levels(str(v["messageDelayLevel"]))
+        except ValueError as exc:
+            raise OptionError(f"option {exc}") from None
+    trace_topics = tuple(t.strip() for t in str(v.get("traceTopics") or "").split(",") if t.strip())
+    decode_system = _bool("decodeSystem", v.get("decodeSystem", "false"))
+    if not decode_system and (delay_levels is not None or trace_topics):
+        raise OptionError("options messageDelayLevel and traceTopics go with decodeSystem=true")
     corrupt = v.get("columnNameOfCorruptRecord")
     if corrupt is not None and not str(corrupt).strip():
         raise OptionError("option columnNameOfCorruptRecord must not be empty")
@@ -216,6 +232,9 @@ def parse_options(source: str, options: Mapping[str, str]) -> ReadOptions:
         pushdown=_bool("filterPushdown", v.get("filterPushdown", "false")),
         starting_offsets=starting,
         fail_on_data_loss=_bool("failOnDataLoss", v.get("failOnDataLoss", "true")),
+        decode_system=decode_system,
+        delay_levels_ms=delay_levels,
+        trace_topics=trace_topics,
     )
     if out.salvage and out.mode == FAILFAST:
         raise OptionError("options salvage=true and mode=FAILFAST contradict each other: salvage reads past "

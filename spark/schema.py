@@ -48,8 +48,12 @@ def _from_arrow(schema: pa.Schema, extra: list[StructField]) -> StructType:
     return StructType([StructField(f.name, _spark_type(f.type), True) for f in schema] + extra)
 
 
-def message_schema() -> StructType:
-    """Messages: the columnar decoder's columns, then ``store``."""
+def message_schema(*, decode_system: bool = False) -> StructType:
+    """Messages: the columnar decoder's columns, then ``store``; with ``decode_system`` the decoded
+    system columns (:data:`rmqformats.systopics.DECODED_SCHEMA`) between them."""
+    if decode_system:
+        from rmqformats.systopics import system_schema
+        return _from_arrow(system_schema(MESSAGE_ARROW), [StructField(STORE, StringType(), True)])
     return _from_arrow(MESSAGE_ARROW, [StructField(STORE, StringType(), True)])
 
 

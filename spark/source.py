@@ -84,12 +84,18 @@ class SourceReader(DataSourceReader):
     #: Groups of columns from the cheapest to filter on (see :class:`RowFilter`).
     filter_order: tuple[tuple[str, ...], ...] = ()
 
+    def unfiltered(self) -> frozenset[str]:
+        """Columns of the read whose filters are left to Spark."""
+        return frozenset()
+
 
 class FilterPushdown:
     """``pushFilters`` for a :class:`SourceReader`: keeps the filters it applies exactly (:mod:`.filters`)."""
 
     def pushFilters(self, filters):
         null_rows = self.options.corrupt_column is not None and self.options.corrupt_column in self.schema.fieldNames()
-        kept, rejected = split_filters(filters, self.schema, null_rows=null_rows)
+        skip = self.unfiltered()
+        columns = [n for n in self.schema.fieldNames() if n not in skip]
+        kept, rejected = split_filters(filters, self.schema, columns=columns, null_rows=null_rows)
         self.row_filter = RowFilter(kept, order=self.filter_order)
         return rejected

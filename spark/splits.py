@@ -80,8 +80,11 @@ class SplitReader:
     """Decodes splits with the options of one read into batches of the read's schema."""
 
     def __init__(self, converter: Converter, malformed: Malformed, *, decompress: bool, verify_crc: bool,
-                 batch_size: int, topics: tuple[str, ...] | None, predicate=None):
+                 batch_size: int, topics: tuple[str, ...] | None, predicate=None, system=None):
         self.converter = converter
+        #: How the decoded system columns are decoded (:class:`rmqformats.systopics.SystemDecoding`), when
+        #: the read has one of them; they are decoded from the walk's batches before conversion.
+        self.system = None
         #: The decoder's row filter (:data:`rmqformats.columnar.scan.Predicate`): the pushed-down filters.
         self.predicate = predicate
         self.malformed = malformed
@@ -92,6 +95,12 @@ class SplitReader:
         self.topic = topics[0] if topics and len(topics) == 1 else None
         self.topic_set = pa.array(sorted(set(topics)), pa.string()) if topics and len(topics) > 1 else None
         wanted = converter.columns + _POSITION + (("topic",) if self.topic_set is not None else ())
+        if system is not None:
+            from rmqformats.systopics import SYSTEM_COLUMNS
+            from rmqformats.systopics.batches import NEEDED
+            if any(c in SYSTEM_COLUMNS for c in wanted):
+                self.system = system
+                wanted = tuple(c for c in wanted if c not in SYSTEM_COLUMNS) + NEEDED
         self.columns = tuple(dict.fromkeys(wanted))
 
     def read(self, split: SegmentSplit, salvage: bool = False) -> Iterator[pa.RecordBatch]:
@@ -157,6 +166,9 @@ class SplitReader:
                         batch = batch.filter(pc.is_in(batch.column("topic"), value_set=self.topic_set))
                         if not batch.num_rows:
                             continue
+                    if self.system is not None:
+                        from rmqformats.systopics import with_system_columns
+                        batch = with_system_columns(batch, batch.schema.names, decoding=self.system)
                     yield self.converter.convert(batch, store)
             except DecompressionError as exc:
                 bad = exc.offset

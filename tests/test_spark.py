@@ -1217,3 +1217,123 @@ def test_stream_reader_truncation_and_a_rewrite_past_the_dense_marks(tmp_path, c
     assert state["lost"] == old_end - cut + end2 - state["from"]
     text = " ".join(rec.getMessage() for rec in caplog.records)
     assert f"offsets {state['from']} to {end2} " in text and ("read again" in text) == bool(reread)
+
+
+# -- decoded system columns (decodeSystem) ------------------------------------------------------------
+
+
+def api_system_rows(root: str) -> list[dict]:
+    """``commitLogOffset``, ``store`` and the decoded system columns of every message, by the Python API
+    (:func:`rmqformats.systopics.with_system_columns`, held to the truth files in tests/test_systopics.py)."""
+    from rmqformats.systopics import with_system_columns
+    from rmqformats.systopics.batches import NEEDED
+    rows = []
+    for batch in rmqformats.open_store(root).commitlog.batches(columns=["commitLogOffset", *NEEDED]):
+        rows += [{**r, "store": root} for r in arrow_dicts([with_system_columns(batch, ["commitLogOffset"])])]
+    return rows
+
+
+def test_decoded_system_columns_equal_the_python_api(spark, version):
+    from pyspark.sql.pandas.types import from_arrow_type
+
+    from rmqformats.systopics import DECODED_SCHEMA, SYSTEM_COLUMNS
+    root = root_of(version)
+    columns = ["commitLogOffset", *SYSTEM_COLUMNS, "store"]
+    want = canon(api_system_rows(root), columns)
+    assert {r[1] for r in want} >= {"scheduled", "transactionHalf", "retry", "deadLetter"}
+    # Split by split in this process, every column and only the system ones.
+    for split in ("4096", None):
+        options = {"path": root, "decodeSystem": "true", **({"splitSize": split} if split else {})}
+        _, rows = read_in_process(CommitLogDataSource, options)
+        assert_same(canon(rows, columns), want)
+        _, rows = read_in_process(CommitLogDataSource, {**options, "columns": ",".join(columns)})
+        assert_same(canon(rows, columns), want)
+    # By Spark: the types are the Arrow batches' (Spark 4.2+ checks the first batch's schema to the letter).
+    df = spark.read.format("rocketmq_commitlog").option("decodeSystem", "true").load(root)
+    assert df.columns == MESSAGE_COLUMNS[:-1] + list(SYSTEM_COLUMNS) + ["store"]
+    for f in DECODED_SCHEMA:
+        t = df.schema[f.name].dataType
+        assert t.simpleString() == ("timestamp" if pa.types.is_timestamp(f.type) else
+                                    from_arrow_type(f.type).simpleString()), f.name
+    assert_same(canon(arrow_dicts(df.select(*columns).toArrow().to_batches()), columns), want)
+    assert "kind" not in spark.read.format("rocketmq_commitlog").load(root).columns
+
+
+def test_decode_system_options():
+    root = root_of("rocketmq-5.3.3")
+    with pytest.raises(OptionError, match="decodeSystem"):
+        CommitLogDataSource(options={"path": root, "messageDelayLevel": "1s"})
+    with pytest.raises(OptionError, match="messageDelayLevel"):
+        CommitLogDataSource(options={"path": root, "decodeSystem": "true", "messageDelayLevel": "1q"})
+    with pytest.raises(OptionError, match="no column 'kind'"):
+        CommitLogDataSource(options={"path": root, "columns": "kind"})
+    levels = "2s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"
+    _, rows = read_in_process(CommitLogDataSource, {"path": root, "decodeSystem": "true", "messageDelayLevel": levels,
+                                                    "columns": "storeTimestamp,properties,kind,dueTime"})
+    scheduled = [r for r in rows if r["kind"] == "scheduled"]
+    assert len(scheduled) == 4
+    from rmqformats.systopics import parse_delay_levels
+    delays = parse_delay_levels(levels)
+    for r in scheduled:
+        assert r["dueTime"] == r["storeTimestamp"] + delays[int(dict(r["properties"])["DELAY"]) - 1]
+
+
+def test_split_decoder_gives_the_decoded_system_columns():
+    from rmqformats.systopics import SYSTEM_COLUMNS, SystemDecoding
+    root = root_of("rocketmq-5.3.3")
+    columns = ["commitLogOffset", *SYSTEM_COLUMNS, "store"]
+    decode = SplitDecoder(columns=columns, system=SystemDecoding())
+    assert decode.schema.fieldNames() == columns
+    ranges = pa.RecordBatch.from_pylist([{"path": p, "start": b, "end": e}
+                                         for p, b, e in segment_splits(root, split_size=4096)])
+    assert_same(canon(arrow_dicts(list(decode([ranges]))), columns), canon(api_system_rows(root), columns))
+
+
+@needs_pushdown
+def test_filters_on_decoded_columns_go_back_to_spark():
+    root = root_of("rocketmq-5.3.3")
+    reader, rejected, rows = read_pushed({"path": root, "decodeSystem": "true"},
+                                         [EqualTo(("topic",), "rmq_sys_wheel_timer"), EqualTo(("kind",), "timer")])
+    assert [f.attribute for f in rejected] == [("kind",)]
+    assert {r["kind"] for r in rows} == {"timer", "timerCancel"} and len(rows) == 9
+
+
+# -- the same SQL on DuckDB (rmqformats sql) and on Spark ---------------------------------------------
+
+
+def sql_queries(root: str) -> list[str]:
+    """A few queries both engines read alike: counts and bytes per topic and queue, a filter on tags and
+    time, a key and a property lookup, the decoded system columns."""
+    msgs = sorted(rmqformats.open_store(root).commitlog.scan(), key=lambda m: m.store_timestamp)
+    middle = msgs[len(msgs) // 2].store_timestamp
+    since = f"{_utc(middle):%Y-%m-%d %H:%M:%S}.{middle % 1000:03d}"
+    key = next(m.keys[0] for m in msgs[len(msgs) // 3:] if m.keys)
+    return [
+        "SELECT topic, queueId, count(*) AS n, CAST(sum(storeSize) AS BIGINT) AS bytes FROM messages "
+        "GROUP BY topic, queueId",
+        "SELECT commitLogOffset, topic, tags, keys, storeTimestamp FROM messages "
+        f"WHERE tags IN ('TagA', 'TagB') AND storeTimestamp >= TIMESTAMP '{since}'",
+        "SELECT commitLogOffset, msgId, properties['UNIQ_KEY'] AS uniq, properties['KEYS'] AS keyText "
+        f"FROM messages WHERE array_contains(keys, '{key}')",
+        "SELECT kind, realTopic, count(*) AS n, min(dueTime) AS firstDue, max(transactionCheckTimes) AS checks, "
+        "max(retryCount) AS retries FROM messages GROUP BY kind, realTopic",
+    ]
+
+
+def test_sql_on_duckdb_and_on_spark_give_the_same_rows(spark, version):
+    pytest.importorskip("duckdb")
+    root = root_of(version)
+    store = rmqformats.open_store(root)
+    spark.read.format("rocketmq_commitlog").option("decodeSystem", "true").load(root) \
+        .createOrReplaceTempView("messages")
+    try:
+        for query in sql_queries(root):
+            duck = store.sql(query).read_all()
+            sp = spark.sql(query).toArrow()
+            assert sp.column_names == duck.column_names, query
+            got, want = canon(arrow_dicts(sp.to_batches()), sp.column_names), \
+                canon(arrow_dicts(duck.to_batches()), duck.column_names)
+            assert got, query
+            assert got == want, query
+    finally:
+        spark.catalog.dropTempView("messages")

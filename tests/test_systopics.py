@@ -449,3 +449,125 @@ def test_a_rolled_timer_message_is_listed_once_at_its_latest_copy(tmp_path):
                                                      queue_offset=1)], segment_size=1 << 16)
     rows = pending(open_store(root)).timers.to_pylist()
     assert [(r["queueOffset"], r["uniqKey"], _ms(r["dueTime"])) for r in rows] == [(1, "K", 9000000000000)]
+
+
+# -- the decoded system columns in every output ----------------------------------------------------
+
+def _plain(row: dict) -> dict:
+    """A decoded row with its time as epoch milliseconds (as JSON Lines writes it)."""
+    return {k: (round(v.timestamp() * 1000) if hasattr(v, "timestamp") else v) for k, v in row.items()}
+
+
+def _csv_cell(name: str, value) -> str:
+    """A value as the CSV export writes it (times as 2026-11-22 19:50:23.514Z, null empty)."""
+    import datetime as dt
+    if value is None:
+        return ""
+    if name == "dueTime":
+        return dt.datetime.fromtimestamp(value / 1000, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + "Z"
+    return str(value)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_decoded_columns_in_export_messages_and_sql(version, tmp_path, capsys):
+    """--decode-system gives the same columns, with the same values and types, in Parquet, JSON Lines and
+    CSV exports, ``messages --format jsonl`` (columnar and per message) and ``sql``: the values of
+    :func:`decode`, which the test above holds to the truth files and the Java rules."""
+    import csv
+
+    import pyarrow.dataset as ds
+
+    from rmqformats.systopics import DECODED_SCHEMA, SYSTEM_COLUMNS
+    store = str(store_path(version))
+    want = {off: _plain(row) for off, row in _decoded(version).items()}
+    truth = {m["commitlogOffset"]: m for m in truth_records(version) if m.get("kind") == "MESSAGE"}
+    kinds = {_expected_kind(m) for m in truth.values()}
+    assert {"scheduled", "transactionHalf", "retry", "deadLetter"} <= kinds
+    if version == "rocketmq-5.3.3":
+        assert {"timer", "timerCancel"} <= kinds
+
+    assert main(["export", store, "--decode-system", "--to", "parquet", str(tmp_path / "pq")]) == status.OK
+    table = ds.dataset(str(tmp_path / "pq")).to_table()
+    for f in DECODED_SCHEMA:
+        assert table.schema.field(f.name).type == f.type, f.name
+    assert table.schema.names[-len(SYSTEM_COLUMNS):] == list(SYSTEM_COLUMNS)
+    got = {r["commitLogOffset"]: _plain({c: r[c] for c in SYSTEM_COLUMNS}) for r in table.to_pylist()}
+    assert got == want
+    for off, m in truth.items():  # straight from the truth files as well
+        assert got[off]["kind"] == _expected_kind(m)
+        if got[off]["kind"] in ("timer", "timerCancel"):
+            assert got[off]["dueTime"] == int(m["properties"]["TIMER_OUT_MS"])
+            assert got[off]["realTopic"] == m["properties"]["REAL_TOPIC"]
+        if got[off]["kind"] == "scheduled":  # the delivery time the broker dispatched as the tags code
+            assert got[off]["dueTime"] == m["dispatch"]["tagsCode"]
+            assert got[off]["realTopic"] == m["properties"]["REAL_TOPIC"]
+        if got[off]["kind"] == "transactionHalf":
+            assert got[off]["transactionId"] == m["properties"].get("__transactionId__",
+                                                                     m["properties"].get("UNIQ_KEY"))
+
+    assert main(["export", store, "--decode-system", "--to", "jsonl", str(tmp_path / "m.jsonl")]) == status.OK
+    lines = (tmp_path / "m.jsonl").read_text().splitlines()
+    assert main(["messages", store, "--decode-system", "--format", "jsonl"]) == status.OK
+    assert capsys.readouterr().out.splitlines() == lines
+    rows = [json.loads(line) for line in lines]
+    assert len(rows) == len(truth)
+    for r in rows:
+        assert list(r)[-len(SYSTEM_COLUMNS):] == list(SYSTEM_COLUMNS)
+        assert {c: r[c] for c in SYSTEM_COLUMNS} == want[r["commitLogOffset"]]
+    # One message read by offset (the object API) has the line the walk gives.
+    for r in rows:
+        if r["kind"] != "normal":
+            assert main(["messages", store, "--decode-system", "--format", "jsonl",
+                         "--offset", str(r["commitLogOffset"])]) == status.OK
+            assert json.loads(capsys.readouterr().out) == r
+
+    assert main(["export", store, "--decode-system", "--columns", "commitLogOffset", "--to", "csv",
+                 str(tmp_path / "m.csv")]) == status.OK
+    with open(tmp_path / "m.csv", newline="") as f:
+        read = list(csv.DictReader(f))
+        assert len(read) == len(truth) and list(read[0]) == ["commitLogOffset", *SYSTEM_COLUMNS]
+        for r in read:
+            expected = want[int(r["commitLogOffset"])]
+            assert {c: r[c] for c in SYSTEM_COLUMNS} == {c: _csv_cell(c, expected[c]) for c in SYSTEM_COLUMNS}
+
+    pytest.importorskip("duckdb")
+    result = open_store(store_path(version)).sql(
+        f"SELECT commitLogOffset, {', '.join(chr(34) + c + chr(34) for c in SYSTEM_COLUMNS)}, storeTimestamp "
+        "FROM messages")
+    answer = result.read_all()
+    for f in DECODED_SCHEMA:  # DuckDB's times are microseconds, as storeTimestamp's
+        t = answer.schema.field("storeTimestamp").type if pa.types.is_timestamp(f.type) else f.type
+        assert answer.schema.field(f.name).type == t, f.name
+    answer = answer.drop_columns(["storeTimestamp"])
+    assert {r.pop("commitLogOffset"): _plain(r) for r in answer.to_pylist()} == want
+
+
+def test_decode_system_takes_the_brokers_delay_levels(tmp_path, capsys):
+    store = str(store_path("rocketmq-5.3.3"))
+    config = tmp_path / "broker.properties"
+    config.write_text("messageDelayLevel=2s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h\n")
+    assert main(["messages", store, "--decode-system", "--config", str(config), "--format", "jsonl",
+                 "--topic", "SCHEDULE_TOPIC_XXXX", "--columns", "commitLogOffset,storeTimestamp,properties"]) \
+        == status.OK
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows and all(r["kind"] == "scheduled" for r in rows)
+    levels = parse_delay_levels(config.read_text().split("=", 1)[1])
+    for r in rows:
+        assert list(r)[:3] == ["commitLogOffset", "storeTimestamp", "properties"]
+        assert r["dueTime"] == r["storeTimestamp"] + levels[int(r["properties"]["DELAY"]) - 1]
+    # The table shows the kind, the real topic and the due time.
+    assert main(["messages", store, "--decode-system", "--topic", "SCHEDULE_TOPIC_XXXX", "--limit", "1"]) == status.OK
+    header, first = capsys.readouterr().out.splitlines()[:2]
+    assert header.split()[-3:] == ["kind", "realTopic", "dueTime"]
+    assert first.split()[-3:] == ["scheduled", "TopicDelay", "2026-11-22T19:50:23.514Z"]
+    # With --columns (the walk reads the columns the decoding needs, and shows only those asked for).
+    assert main(["messages", store, "--decode-system", "--columns", "topic,tags", "--topic",
+                 "RMQ_SYS_TRANS_HALF_TOPIC"]) == status.OK
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["topic", "tags", "kind", "realTopic", "dueTime"]
+    assert [line.split() for line in lines[1:]] == [["RMQ_SYS_TRANS_HALF_TOPIC", "TxFlow", "transactionHalf",
+                                                      "TopicTx"]] * 2
+    # --config and --trace-topic mean nothing without --decode-system.
+    assert main(["export", store, "--config", str(config), "--to", "jsonl", str(tmp_path / "x.jsonl")]) \
+        == status.ERROR
+    assert "--decode-system" in capsys.readouterr().err

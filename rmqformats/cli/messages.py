@@ -385,6 +385,8 @@ def cmd_messages(args: argparse.Namespace) -> int:
         decoder = resolve(args.body_decoder)
     except BodyDecoderError as exc:
         raise UsageError(str(exc)) from None
+    from .pending import system_decoding
+    system = system_decoding(args) if args.count is None else None
     store = open_from_args(args)
     log = store.commitlog
     out = sys.stdout
@@ -393,21 +395,24 @@ def cmd_messages(args: argparse.Namespace) -> int:
     header = (list(columns) if columns is not None else
               _MESSAGE_HEADER + (["body"] if body and args.format == "table" else [])
               + (["decoded"] if decoder is not None and args.format == "table" else []))
+    if system is not None and args.format == "table":
+        header = header + list(_SYSTEM_TABLE)
     if args.msg_id is not None or args.offset is not None:
         msgs = [log.read(args.offset)] if args.msg_id is None else _read_msg_id(store, args.msg_id)
         msgs = msgs[:args.limit] if args.limit is not None else msgs
         if args.format == "jsonl":
             for msg in msgs:
                 d = bodies.apply_json(msg.to_json_dict(), msg.shown_body, args.body, args.body_limit)
+                d = _system_json(_columns_json(d, msg, columns), msg.to_json_dict(), system)
                 d = _decoded_json(d, decoder, msg.shown_body)
-                out.write(json.dumps(_columns_json(d, msg, columns), ensure_ascii=False) + "\n")
+                out.write(json.dumps(d, ensure_ascii=False) + "\n")
         elif columns is not None:
-            print_table([_columns_row(_columns_json(msg.to_json_dict(), msg, columns), columns) for msg in msgs],
-                        header, out)
+            print_table([_system_row(_columns_row(_columns_json(msg.to_json_dict(), msg, columns), columns),
+                                     msg.to_json_dict(), system) for msg in msgs], header, out)
         else:
             rows = [_decoded_row(_message_row(msg), decoder, msg.shown_body) for msg in msgs]
-            print_table([_with_body(row, msg.shown_body, args, msg.body_error) if body else row
-                         for row, msg in zip(rows, msgs)], header, out)
+            print_table([_system_row(_with_body(row, msg.shown_body, args, msg.body_error) if body else row,
+                                     msg.to_json_dict(), system) for row, msg in zip(rows, msgs)], header, out)
         return 0
     prepare_filters(args, store)
     counts = _Counts(args.count) if args.count is not None else None
@@ -434,16 +439,19 @@ def cmd_messages(args: argparse.Namespace) -> int:
             data = item.body if item is not None else m.shown_body
             d = _inner_json(m, item) if item is not None else m.to_json_dict()
             if args.format == "jsonl":
+                whole = d
                 d = bodies.apply_json(d, data, args.body, args.body_limit)
-                d = _decoded_json(d, decoder, data)
                 d = _columns_json(d, m, columns, item.properties if item is not None else None)
+                d = _system_json(d, whole, system)
+                d = _decoded_json(d, decoder, data)
                 out.write(json.dumps(d, ensure_ascii=False) + "\n")
             elif columns is not None:
-                rows.append(_columns_row(_columns_json(d, m, columns, item.properties if item is not None
-                                                       else None), columns))
+                rows.append(_system_row(_columns_row(_columns_json(d, m, columns, item.properties if item is not None
+                                                                   else None), columns), d, system))
             else:
                 row = _inner_row(m, item) if item is not None else _message_row(m)
-                rows.append(_decoded_row(_with_body(row, data, args) if body else row, decoder, data))
+                rows.append(_system_row(_decoded_row(_with_body(row, data, args) if body else row, decoder, data),
+                                        d, system))
         if counts is not None:
             counts.write(out, args.format)
         elif args.format == "table":
@@ -471,6 +479,10 @@ def cmd_messages(args: argparse.Namespace) -> int:
     if decoder is not None and counts is None and "body" not in names:
         names.append("body")  # what the body decoder reads
         shows_body = True
+    shown = names
+    if system is not None:  # what the system columns are decoded from, read and then left out
+        from ..systopics.batches import NEEDED
+        names = names + [c for c in NEEDED if c not in names]
     decompress = shows_body and (jsonl or body or columns is not None or decoder is not None)
     reshape = jsonl and shows_body and (args.body not in (None, "base64") or args.body_limit is not None)
     raw = _binary_stdout() if jsonl and not reshape and counts is None else None
@@ -505,6 +517,9 @@ def cmd_messages(args: argparse.Namespace) -> int:
                     batch = batch.slice(0, limit - n)
                 n += batch.num_rows
                 last = batch.column(0)[-1].as_py()
+                if system is not None:
+                    from ..systopics import with_system_columns
+                    batch = with_system_columns(batch, shown, decoding=system)
                 if decoder is not None and counts is None:
                     from ..body_decoders import decode_batch
                     batch = decode_batch(batch, decoder)
@@ -513,7 +528,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
                         counts.add_batch(batch)
                     elif table is not None:
                         if columns is not None:
-                            cells = _column_cells(batch, names, args, width)
+                            cells = _column_cells(batch, shown, args, width)
                         else:
                             cells = message_table_columns(batch, 48 if width is not None else 1 << 30)
                         if body and columns is None:
@@ -526,6 +541,8 @@ def cmd_messages(args: argparse.Namespace) -> int:
                             cells.append(pc.coalesce(batch.column("bodyDecoded"),
                                                      pc.binary_join_element_wise("[", batch.column("bodyDecodeError"),
                                                                                  "]", "")))
+                        if system is not None:
+                            cells.extend(_system_cells(batch))
                         table.write(cells)
                     elif raw is not None:
                         write_jsonl(batch, raw)
@@ -566,8 +583,9 @@ def cmd_messages(args: argparse.Namespace) -> int:
             n += 1
             m.body  # noqa: B018 - raises the typed error at the body that does not decompress
             d = bodies.apply_json(m.to_json_dict(), m.shown_body, args.body, args.body_limit)
+            d = _system_json(_columns_json(d, m, columns), m.to_json_dict(), system)
             d = _decoded_json(d, decoder, m.shown_body)
-            out.write(json.dumps(_columns_json(d, m, columns), ensure_ascii=False) + "\n")
+            out.write(json.dumps(d, ensure_ascii=False) + "\n")
         return report_end(obj_scan, log)
     if counts is not None:
         counts.write(out, args.format)
@@ -580,6 +598,37 @@ def cmd_messages(args: argparse.Namespace) -> int:
     if limit is not None and n >= limit and scan.end is None:
         return status.OK  # stopped by --limit before the data ended
     return report_end(scan, log)
+
+
+#: The decoded system columns the message table shows with ``--decode-system`` (JSON Lines has all).
+_SYSTEM_TABLE = ("kind", "realTopic", "dueTime")
+
+
+def _system_json(d: dict, whole: dict, system) -> dict:
+    """``d`` with the decoded system columns of the message ``whole`` (a ``to_json_dict``) appended."""
+    if system is None:
+        return d
+    from ..systopics import system_rows
+    return {**d, **system_rows([whole], decoding=system)[0]}
+
+
+def _system_row(row: list, whole: dict, system) -> list:
+    """A table row with the cells of :data:`_SYSTEM_TABLE` appended."""
+    if system is None:
+        return row
+    from ..systopics import system_rows
+    values = system_rows([whole], decoding=system)[0]
+    due = values["dueTime"]
+    return row + [values["kind"], short(values["realTopic"] or ""), iso(due) if due is not None else ""]
+
+
+def _system_cells(batch) -> list:
+    """The cells of :data:`_SYSTEM_TABLE` of a batch with the system columns."""
+    import pyarrow.compute as pc
+
+    from ..export import time_text
+    return [batch.column("kind"), pc.fill_null(batch.column("realTopic"), ""),
+            pc.fill_null(time_text(batch.column("dueTime")), "")]
 
 
 class _nothing:
@@ -686,6 +735,12 @@ def cmd_export(args: argparse.Namespace) -> int:
             need.add(args.partition_by)
     prepare_filters(args, store)
     names = [c for c in COLUMNS if c in need]
+    from .pending import system_decoding
+    system = system_decoding(args)
+    shown = names
+    if system is not None:  # what the system columns are decoded from, read and then left out
+        from ..systopics.batches import NEEDED
+        names = names + [c for c in NEEDED if c not in names]
     scan = log.batches(scan_columns(names, args), decompress=args.decompress, **_scan_filters(args))
     target = out_path
     if out_path == "-":
@@ -696,9 +751,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     import pyarrow as pa
     schema = pa.schema([scan.schema.field(n) for n in names])
     batches = filtered_batches(_batches_with_progress(scan, log.total_size, "export"), args, names)
+    if system is not None:
+        from ..systopics import system_batches, system_schema
+        schema = system_schema(pa.schema([scan.schema.field(n) for n in shown]))
+        batches = system_batches(batches, shown, decoding=system)
     if decoder is not None:
         batches, schema = decode_batches(batches, decoder), decoded_schema(schema)
-    elif fmt == "parquet" and getattr(scan, "parallel", False) and not args.batch_filter \
+    elif system is None and fmt == "parquet" and getattr(scan, "parallel", False) and not args.batch_filter \
             and list(scan.schema.names) == names:
         batches = scan  # Parquet from a walk on several cores: its workers write the segments' files
     sink = export_batches(batches, fmt, target, schema,
@@ -744,6 +803,8 @@ def add_commands(sub) -> None:
     add_jobs(sp)
     from .sql import add_body_decoder
     add_body_decoder(sp)
+    from .pending import add_system_args
+    add_system_args(sp)
     sp.add_argument("--follow", action="store_true",
                     help="with --live, as tail -f: at the end of the data, keep reading the store for new "
                          "messages every --interval seconds until Ctrl-C (exit status 130, every line printed "
@@ -787,4 +848,6 @@ def add_commands(sub) -> None:
     add_salvage(sp)
     from .sql import add_body_decoder
     add_body_decoder(sp)
+    from .pending import add_system_args
+    add_system_args(sp)
     sp.set_defaults(func=cmd_export)

@@ -17,7 +17,8 @@ PARTS = (("scheduled", "scheduled", "scheduled messages not yet delivered (past 
          ("deadLetter", "dead_letters", "dead-letter messages per origin topic and group"))
 
 
-def _delay_levels(path: str | None) -> tuple[int, ...]:
+def delay_levels(path: str | None) -> tuple[int, ...]:
+    """The broker's ``messageDelayLevel`` from the config file ``path`` (``--config``), else the default."""
     from ..preflight.release_rules import read_settings
     from ..systopics.names import DEFAULT_DELAY_LEVELS_MS, parse_delay_levels
     text = read_settings(path).get("messageDelayLevel")
@@ -44,7 +45,7 @@ def _json_value(value) -> object:
 def cmd_pending(args: argparse.Namespace) -> int:
     from ..systopics.pending import pending
     store = open_from_args(args)
-    result = pending(store, delay_levels_ms=_delay_levels(args.config), trace_topics=args.trace_topic or ())
+    result = pending(store, delay_levels_ms=delay_levels(args.config), trace_topics=args.trace_topic or ())
     out = sys.stdout
     for line in result.body_errors:  # the rest is listed; the record whose body has not its format is named
         sys.stderr.write(f"rmqformats pending: {store.commitlog.path}: body not decoded at {line}\n")
@@ -82,9 +83,34 @@ def add_commands(sub) -> None:
                                     "dead-letter messages per origin topic and group.",
                         epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     add_store_args(sp)
+    add_decoding_args(sp)
+    sp.set_defaults(func=cmd_pending)
+
+
+def add_decoding_args(sp: argparse.ArgumentParser) -> None:
+    """``--config`` (for ``messageDelayLevel``) and ``--trace-topic``: how system messages are decoded."""
     sp.add_argument("--config", metavar="FILE", help="broker .properties or JSON store config for messageDelayLevel "
                                                      "(default: 1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m "
                                                      "1h 2h)")
     sp.add_argument("--trace-topic", action="append", metavar="TOPIC",
                     help="a custom trace topic (besides RMQ_SYS_TRACE_TOPIC); may be repeated")
-    sp.set_defaults(func=cmd_pending)
+
+
+def add_system_args(sp: argparse.ArgumentParser) -> None:
+    """``--decode-system`` and the options of :func:`add_decoding_args`."""
+    sp.add_argument("--decode-system", action="store_true",
+                    help="add the decoded system columns (kind, realTopic, realQueueId, delayLevel, dueTime, "
+                         "timerCancelsKey, transactionId, transactionState, transactionCheckTimes, "
+                         "preparedQueueOffset, producerGroup, group, originTopic, originMsgId, retryCount): "
+                         "filled for the broker's own messages, null elsewhere")
+    add_decoding_args(sp)
+
+
+def system_decoding(args: argparse.Namespace):
+    """The :class:`~rmqformats.systopics.SystemDecoding` of ``--decode-system``, or ``None`` without it."""
+    if not getattr(args, "decode_system", False):
+        if getattr(args, "config", None) is not None or getattr(args, "trace_topic", None):
+            raise UsageError("--config and --trace-topic go with --decode-system")
+        return None
+    from ..systopics import SystemDecoding
+    return SystemDecoding(delay_levels_ms=delay_levels(args.config), trace_topics=tuple(args.trace_topic or ()))

@@ -184,8 +184,11 @@ def cmd_sql(args: argparse.Namespace) -> int:
     if args.output is not None:
         output.check_target(args.output, folder=False, force=args.force, reads=reads)
     from ..body_decoders import BodyDecoderError
+    from ..systopics import SystemDecoding
+    from .pending import delay_levels
+    system = SystemDecoding(delay_levels_ms=delay_levels(args.config), trace_topics=tuple(args.trace_topic or ()))
     try:
-        result = query(store, args.query, jobs=store.commitlog.jobs, body_decoder=args.body_decoder)
+        result = query(store, args.query, jobs=store.commitlog.jobs, body_decoder=args.body_decoder, system=system)
     except (SqlError, BodyDecoderError) as exc:
         raise UsageError(str(exc)) from None
     rows = [0]
@@ -218,7 +221,8 @@ def add_commands(sub) -> None:
         "sql", help="run a SQL query over the store's tables (DuckDB; the sql extra)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run a SQL query (DuckDB's dialect) over the store's tables, streamed from the files:\n"
-                    "  messages             the commit log (the columns of export --columns)\n"
+                    "  messages             the commit log (the columns of export --columns, then the\n"
+                    "                       decoded system columns of --decode-system: kind, realTopic, …)\n"
                     "  queue_units          every consume-queue unit (file, batch and RocksDB queues)\n"
                     "  index_entries        every written index entry\n"
                     "  consumer_offsets     committed offsets with queue ranges and lag (the rows of lag)\n"
@@ -239,6 +243,8 @@ def add_commands(sub) -> None:
     sp.add_argument("--force", action="store_true", help="replace an existing OUT file")
     add_jobs(sp)
     add_body_decoder(sp)
+    from .pending import add_decoding_args
+    add_decoding_args(sp)
     sp.set_defaults(func=cmd_sql)
 
 

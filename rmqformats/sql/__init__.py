@@ -129,13 +129,16 @@ def _referenced_columns(tree: dict) -> set[str] | None:
     return names
 
 
-def query(store: Store, text: str, *, jobs: int = 1, body_decoder: Any = None) -> Result:
+def query(store: Store, text: str, *, jobs: int = 1, body_decoder: Any = None, system: Any = None) -> Result:
     """Run the SQL query ``text`` over ``store``'s tables; returns the :class:`Result` stream.
 
     ``jobs``: the walk of ``messages`` decodes with this many worker processes (see ``CommitLog.batches``).
     ``body_decoder``: a decoder spec or function of :mod:`rmqformats.body_decoders`
     (``"json"``, ``"text:gbk"``, ``"python:MODULE:FUNCTION"``); ``messages`` then has
     the columns ``bodyDecoded`` and ``bodyDecodeError``.
+    ``system``: how ``messages``' decoded system columns are decoded (a
+    :class:`rmqformats.systopics.SystemDecoding`: the broker's delay levels,
+    custom trace topics); the defaults when ``None``.
     Raises :class:`SqlError` (one line, with the query position when DuckDB
     gives one) for a query DuckDB does not accept; errors reading the store
     are raised as they are (:class:`rmqformats.errors.RmqFormatError`).
@@ -153,7 +156,7 @@ def query(store: Store, text: str, *, jobs: int = 1, body_decoder: Any = None) -
         for name in found.tables:
             source = sources[name] = Source(name)
             reader = TABLES[name](store, found.filters.get(name, {}), columns, source, jobs=jobs,
-                                  body_decoder=body_decoder)
+                                  body_decoder=body_decoder, system=system)
             con.register(name, reader)
         con.execute("SET enable_external_access = false").fetchall()  # the store's tables, nothing else
         try:

@@ -6,7 +6,8 @@ and no table is held whole (the config tables are as small as the JSON files
 they come from, which their reader holds anyway).
 
 ========================  ===========================================================================
-``messages``              the commit log: :data:`rmqformats.columnar.SCHEMA` (``CommitLog.batches``)
+``messages``              the commit log: :data:`rmqformats.columnar.SCHEMA` (``CommitLog.batches``), then
+                          the decoded system columns (:data:`rmqformats.systopics.DECODED_SCHEMA`)
 ``queue_units``           every unit of the file, batch and RocksDB consume queues
                           (:data:`rmqformats.columnar.queues.QUEUE_UNITS_SCHEMA`)
 ``index_entries``         every written entry of the index files
@@ -122,23 +123,31 @@ def _needs_root(store: Store, table: str) -> None:
 
 
 def messages(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source, *,
-             jobs: int = 1, body_decoder: Any = None) -> Table:
-    """The commit log's messages, only ``columns`` (all when ``None``), pre-filtered by ``filters``;
-    with ``body_decoder`` (:mod:`rmqformats.body_decoders`) also ``bodyDecoded`` and ``bodyDecodeError``."""
+             jobs: int = 1, body_decoder: Any = None, system: Any = None) -> Table:
+    """The commit log's messages, only ``columns`` (all when ``None``), pre-filtered by ``filters``, then the
+    decoded system columns (decoded with ``system``, a :class:`rmqformats.systopics.SystemDecoding`, when the
+    query names one); with ``body_decoder`` (:mod:`rmqformats.body_decoders`) also ``bodyDecoded`` and
+    ``bodyDecodeError``."""
     from ..body_decoders import DECODE_ERROR, DECODED, decode_batch, resolve
+    from ..systopics import DECODED_SCHEMA, SYSTEM_COLUMNS, SystemDecoding, with_system_columns
+    from ..systopics.batches import NEEDED
     named = None if columns is None else {c.lower() for c in columns}
     decoder = resolve(body_decoder)
     decoding = decoder is not None and (named is None or bool(named & {DECODED.name.lower(),
                                                                          DECODE_ERROR.name.lower()}))
-    wanted = [c for c in COLUMNS if named is None or c.lower() in named or (decoding and c == "body")]
-    wanted = wanted or ["commitLogOffset"]
+    # The system columns are always in the table; decoded only when the query names one (or selects *).
+    systems = named is None or bool(named & {c.lower() for c in SYSTEM_COLUMNS})
+    shown = [c for c in COLUMNS if named is None or c.lower() in named or (decoding and c == "body")]
+    shown = shown or ["commitLogOffset"]
+    wanted = [c for c in COLUMNS if c in shown or (systems and c in NEEDED)]
+    system = system if system is not None else SystemDecoding()
     options: dict[str, Any] = {k: v for k, v in filters.items()
                                if k in ("topic", "queue_id", "since", "until", "from_offset", "to_offset")}
     options["decompress"] = "body" in wanted
     if jobs > 1:
         options["jobs"] = jobs
     source.options = dict(options)
-    schema = pa.schema([SCHEMA.field(c) for c in wanted])
+    schema = pa.schema([SCHEMA.field(c) for c in shown] + list(DECODED_SCHEMA))
     if decoder is not None:
         schema = schema.append(DECODED).append(DECODE_ERROR)
 
@@ -146,6 +155,14 @@ def messages(store: Store, filters: dict[str, Any], columns: Iterable[str] | Non
         scan = store.commitlog.batches(wanted, **options)
         source.scan = scan
         for batch in scan:
+            if systems:
+                batch = with_system_columns(batch, shown, decoding=system)
+            else:  # the columns are there, never filled when the query names none of them
+                n = batch.num_rows
+                batch = pa.RecordBatch.from_arrays([batch.column(c) for c in shown]
+                                                   + [pa.nulls(n, f.type) for f in DECODED_SCHEMA],
+                                                   schema=pa.schema([SCHEMA.field(c) for c in shown]
+                                                                    + list(DECODED_SCHEMA)))
             if not decoding:
                 if decoder is not None:  # the columns are there, never filled when the query names neither
                     n = batch.num_rows
@@ -158,7 +175,7 @@ def messages(store: Store, filters: dict[str, Any], columns: Iterable[str] | Non
 
 
 def queue_units(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source, *,
-                jobs: int = 1, body_decoder: Any = None) -> Table:
+                jobs: int = 1, body_decoder: Any = None, system: Any = None) -> Table:
     """Every consume-queue unit (file, batch and RocksDB queues), pre-filtered by one topic and queue id."""
     _needs_root(store, "queue_units")
     from ..columnar.queues import QUEUE_UNITS_SCHEMA
@@ -182,7 +199,7 @@ def queue_units(store: Store, filters: dict[str, Any], columns: Iterable[str] | 
 
 
 def index_entries(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source, *,
-                  jobs: int = 1, body_decoder: Any = None) -> Table:
+                  jobs: int = 1, body_decoder: Any = None, system: Any = None) -> Table:
     """Every written entry of every index file."""
     _needs_root(store, "index_entries")
     from ..columnar.queues import INDEX_SCHEMA
@@ -207,7 +224,7 @@ def _rows(schema: pa.Schema, rows: Iterable[dict]) -> Iterator[pa.RecordBatch]:
 
 
 def consumer_offsets(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source, *,
-                     jobs: int = 1, body_decoder: Any = None) -> Table:
+                     jobs: int = 1, body_decoder: Any = None, system: Any = None) -> Table:
     """The rows of ``rmqformats lag``: each committed offset with its queue's range and lag."""
     _needs_root(store, "consumer_offsets")
     with_time = columns is None or "nextmessagestoretime" in {c.lower() for c in columns}
@@ -234,7 +251,7 @@ def _attributes(value: Any) -> list[tuple[str, str]] | None:
 
 
 def topics(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source, *,
-           jobs: int = 1, body_decoder: Any = None) -> Table:
+           jobs: int = 1, body_decoder: Any = None, system: Any = None) -> Table:
     """``config/topics.json``: one row per topic."""
     _needs_root(store, "topics")
 
@@ -250,7 +267,7 @@ def topics(store: Store, filters: dict[str, Any], columns: Iterable[str] | None,
 
 
 def subscription_groups(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source,
-                        *, jobs: int = 1, body_decoder: Any = None) -> Table:
+                        *, jobs: int = 1, body_decoder: Any = None, system: Any = None) -> Table:
     """``config/subscriptionGroup.json``: one row per consumer group."""
     _needs_root(store, "subscription_groups")
 
@@ -269,7 +286,7 @@ def subscription_groups(store: Store, filters: dict[str, Any], columns: Iterable
 
 
 def timer(store: Store, filters: dict[str, Any], columns: Iterable[str] | None, source: Source, *,
-          jobs: int = 1, body_decoder: Any = None) -> Table:
+          jobs: int = 1, body_decoder: Any = None, system: Any = None) -> Table:
     """The units of the timer log (none when the store has no ``timerlog/``)."""
     _needs_root(store, "timer")
 
@@ -296,7 +313,8 @@ TABLES: dict[str, Callable[..., Table]] = {
 def schema_of(name: str) -> pa.Schema:
     """The Arrow schema of table ``name``."""
     if name == "messages":
-        return SCHEMA
+        from ..systopics import system_schema
+        return system_schema(SCHEMA)
     if name == "queue_units":
         from ..columnar.queues import QUEUE_UNITS_SCHEMA
         return QUEUE_UNITS_SCHEMA

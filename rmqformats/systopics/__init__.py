@@ -5,6 +5,9 @@
   kind of each message and the values of its system properties (real topic
   and queue, due time, transaction id and check count, origin of retry and
   dead-letter copies) as Arrow columns;
+* :func:`with_system_columns` / :func:`system_batches` (:mod:`.batches`):
+  the message batches of a walk with those columns appended, as
+  ``--decode-system``, ``sql`` and the Spark option ``decodeSystem`` give them;
 * :mod:`.bodies`: the bodies of transaction op messages, POP checkpoints and
   acks, and trace messages, as records;
 * :func:`pending` (:mod:`.pending`): what was still in flight when the store
@@ -13,7 +16,9 @@
 
 from __future__ import annotations
 
+from .batches import SYSTEM_COLUMNS, SystemDecoding, system_batches, system_rows, system_schema, with_system_columns
 from .columns import DECODE_COLUMNS, DECODED_SCHEMA, KINDS, classify, decode
 from .names import parse_delay_levels
 
-__all__ = ["DECODED_SCHEMA", "DECODE_COLUMNS", "KINDS", "classify", "decode", "parse_delay_levels"]
+__all__ = ["DECODED_SCHEMA", "DECODE_COLUMNS", "KINDS", "SYSTEM_COLUMNS", "SystemDecoding", "classify", "decode",
+           "parse_delay_levels", "system_batches", "system_rows", "system_schema", "with_system_columns"]
