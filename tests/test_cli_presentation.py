@@ -38,7 +38,7 @@ CAMEL = re.compile(r"^[a-z][A-Za-z0-9]*$")
 #: Maps whose keys are data, not field names: a property, a config model, counts by a name.
 DATA_MAPS = {"properties", "model", "attributes", "counts", "recordKinds", "ranges", "byTopic", "topics",
              "queues", "groups", "byKind", "kinds", "bytesByKind", "files", "rocksdbMessageStore", "offsetTable",
-             "recordVersions", "totalLag"}
+             "recordVersions", "totalLag", "queueBytes"}
 #: A raw epoch-ms time of these stores (2020 to 2033) where a person reads text.
 RAW_MS = re.compile(r"(?<![\w.])1[5-9]\d{11}(?![\w.])")
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z$")

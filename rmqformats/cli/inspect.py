@@ -391,6 +391,27 @@ def _print_layouts(lay: dict, out) -> None:
               f"{len(tiered['indexFiles'])} index file(s)\n")
 
 
+#: ``--format jsonl``: the record kind of each line, for each list of the report, in the order written.
+RECORDS = (("segments", "segment"), ("segmentGaps", "segmentGap"), ("damaged", "damagedRange"),
+           ("topics", "topic"), ("largestTopics", "largestTopic"), ("largestQueues", "largestQueue"))
+
+
+def write_lines(info: dict, out) -> None:
+    """``info`` as JSON Lines: an ``inspect`` line (the store as a whole: layouts, shutdown, checkpoint,
+    queues, index, counts, times, where the data ends), then one line per segment, segment gap,
+    damaged range, topic and largest topic and queue (a row of each table the text shows), each with
+    ``"record"`` naming its kind."""
+    lists = dict(RECORDS)
+    out.write(json.dumps({"record": "inspect", **{k: v for k, v in info.items() if k not in lists}},
+                         ensure_ascii=False) + "\n")
+    for key, kind in RECORDS:
+        rows = info[key]
+        if key == "topics":
+            rows = ({"topic": name, **t} for name, t in rows.items())
+        for r in rows:
+            out.write(json.dumps({"record": kind, **r}, ensure_ascii=False) + "\n")
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
     store = open_from_args(args)
     if args.tiered:
@@ -400,7 +421,9 @@ def cmd_inspect(args: argparse.Namespace) -> int:
                          salvage=args.salvage, live=args.live,
                          tiered=args.tiered, top=args.top)
     if args.format == "jsonl":
-        sys.stdout.write(json.dumps(info, ensure_ascii=False) + "\n")
+        write_lines(info, sys.stdout)
+    elif args.format == "json":
+        sys.stdout.write(json.dumps(info, ensure_ascii=False, indent=2) + "\n")
     else:
         _print_inspect(info, sys.stdout)
     from ..recovery.salvage import DamagedRange
@@ -414,8 +437,12 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 def add_commands(sub) -> None:
     """Add this module's commands to the ``rmqformats`` subcommands."""
     sp = sub.add_parser("inspect", help="segments, messages and bytes per topic and queue, time range, "
-                                        "where the data ends")
-    add_store_args(sp)
+                                        "where the data ends",
+                        description="What a store holds and where its data ends. --format jsonl writes an "
+                                    "'inspect' line (the store as a whole), then a line per segment, segment gap, "
+                                    "damaged range, topic, largest topic and largest queue, each with \"record\" "
+                                    "naming its kind; --format json is the same report as one document.")
+    add_store_args(sp, formats=("table", "jsonl", "json"))
     add_verify_crc(sp, True)
     add_salvage(sp)
     add_jobs(sp)

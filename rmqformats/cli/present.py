@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 
+from ..errors import place
 from ..message import format_millis
 
 _CAMEL_BREAK = re.compile(r"_([a-z0-9])")
@@ -78,4 +79,4 @@ def escape_text(data: bytes) -> str:
     return "".join(map(_escape_char, text))
 
 
-__all__ = ["camel", "camel_keys", "escape_text", "iso"]
+__all__ = ["camel", "camel_keys", "escape_text", "iso", "place"]
