@@ -8,9 +8,10 @@ import os
 import sys
 from collections import defaultdict
 
-from ..errors import RmqFormatError, RocksDBError
+from ..errors import RmqFormatError, RocksDBError, display_path
 from ..store import Store
 from . import status
+from .present import place
 from .tables import write_wrapped
 from ..columnar import find_record_start
 from ..columnar.summary import SUMMARY_COLUMNS, LogSummary, int_values
@@ -297,7 +298,7 @@ def _print_inspect(info: dict, out) -> None:
     seg = info["segments"]
     w(f"segments   {len(seg)}, {sum(s['size'] for s in seg):,} bytes\n")
     print_table([[s["name"], f"{s['size']:,}", f"{s['messages']:,}", "" if s["blankOffset"] is None else s["blankOffset"]]
-            for s in seg], ["segment", "size", "messages", "BLANK at"], out, "  ")
+            for s in seg], ["name", "size", "messages", "blankOffset"], out, "  ")
     for gap in info["segmentGaps"]:
         w(f"  gap: {gap['after']} ends at offset {gap['expectedOffset']}, next segment is {gap['next']}\n")
     versions = ", ".join(f"{k} {v:,}" for k, v in info["recordVersions"].items()) or "none"
@@ -314,7 +315,7 @@ def _print_inspect(info: dict, out) -> None:
     end = info["dataEnd"]
     where = f"offset {end['commitLogOffset']}"
     if end["segment"]:
-        where += f" (segment {end['segment'].rsplit('/', 1)[-1]} at byte {end['fileOffset']})"
+        where += f" ({place(display_path(end['segment']), end['fileOffset'])})"
     write_wrapped(f"data ends  {where}: {end['description']}{': ' + end['detail'] if end['detail'] else ''}", out)
     if end["bytesAfterInLaterSegments"]:
         w(f"           {end['bytesAfterInLaterSegments']:,} bytes of later segments are past the end\n")
@@ -326,19 +327,19 @@ def _print_inspect(info: dict, out) -> None:
           f"this segment (--salvage reads them)\n")
     if info["damaged"]:
         w(f"damaged    {len(info['damaged'])} ranges skipped, {sum(r['length'] for r in info['damaged']):,} bytes\n")
-        print_table([[r["segment"].rsplit("/", 1)[-1], f"0x{r['fileOffset']:x}", r["commitLogOffset"],
+        print_table([[r["segment"].rsplit("/", 1)[-1], r["fileOffset"], r["commitLogOffset"],
                       f"{r['length']:,}", r["reason"]] for r in info["damaged"]],
-                    ["segment", "at", "offset", "length", "reason"], out, "  ")
+                    ["segment", "fileOffset", "commitLogOffset", "length", "reason"], out, "  ")
     w("topics\n")
     rows = [[short(topic), f"{t['messages']:,}", " ".join(f"{q}:{n}" for q, n in t["queues"].items())]
             for topic, t in info["topics"].items()]
-    print_table(rows, ["topic", "messages", "queue:messages"], out, "  ")
+    print_table(rows, ["topic", "messages", "queues"], out, "  ")
     total = info["messageBytes"]
     share = (lambda n: f"{100 * n / total:.1f}%") if total else (lambda n: "")
     for key, what, header, cells in (
             ("largestTopics", "topics", ["topic", "messages", "bytes", "share"],
              lambda r: [short(r["topic"]), f"{r['messages']:,}", f"{r['bytes']:,}", share(r["bytes"])]),
-            ("largestQueues", "queues", ["topic", "queue", "messages", "bytes", "share"],
+            ("largestQueues", "queues", ["topic", "queueId", "messages", "bytes", "share"],
              lambda r: [short(r["topic"]), r["queueId"], f"{r['messages']:,}", f"{r['bytes']:,}", share(r["bytes"])])):
         shown, of = len(info[key]), len(info["topics"]) if what == "topics" else \
             sum(len(t["queues"]) for t in info["topics"].values())

@@ -374,7 +374,7 @@ class _Counts:
                 out.write(json.dumps({**dict(zip(self.keys, key)), "messages": n}, ensure_ascii=False) + "\n")
         else:
             print_table([[short(key[0]), *key[1:], n] for key, n in rows],
-                        ["topic", "queue"][:len(self.keys)] + ["messages"], out)
+                        ["topic", "queueId"][:len(self.keys)] + ["messages"], out)
 
 
 def cmd_messages(args: argparse.Namespace) -> int:

@@ -133,7 +133,7 @@ def cmd_queue(args: argparse.Namespace) -> int:
     if args.format == "table":
         header = ["cqOffset", "commitLogOffset", "size", "tagsCode"]
         if args.resolve:
-            header += ["status", "storeTime", "tags", "keys", "msgId"] + (["body"] if _body_shown(args) else [])
+            header += ["status", "storeTimestamp", "tags", "keys", "msgId"] + (["body"] if _body_shown(args) else [])
         where = "RocksDB consume queue" if cq.kind == "rocksdb" else f"{len(cq.files.files)} file(s)"
         sys.stdout.write(f"# {topic}/{queue_id}: offsets {cq.min_offset}..{cq.max_offset}, {where}\n")
         print_table(rows, header, out)
@@ -327,9 +327,9 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         sys.stderr.write(f"rmqformats: {_no_hits(folder, args)}\n")
     if args.format == "table":
         if args.raw:
-            print_table(rows, ["commitLogOffset", "indexFile", "entry", "storeTime(index)"], out)
+            print_table(rows, ["commitLogOffset", "indexFile", "entry", "storeTimeFromIndex"], out)
         else:
-            print_table(rows, ["commitLogOffset", "indexFile", "entry", "storeTime", "topic", "queue", "queueOffset",
+            print_table(rows, ["commitLogOffset", "indexFile", "entry", "storeTimestamp", "topic", "queueId", "queueOffset",
                           "tags", "keys", "msgId"], out)
     return 0
 
