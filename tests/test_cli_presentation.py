@@ -280,7 +280,8 @@ def test_body_text_escapes_one_way_in_tables_and_json(capsys):
                                   ["check"], ["check", "--format", "jsonl"], ["preflight"], ["dump", "SEG"]])
 def test_damage_is_placed_file_at_hex_by_every_command(capsys, store_copy, version, argv):
     """A record whose magic code is overwritten: every command that names the damage names it
-    ``FILE @ 0xHEX`` (the segment, the record's byte in it), on stdout or stderr, never a decimal byte."""
+    ``FILE @ 0xHEX`` (the segment, the record's byte in it), on stdout or stderr (there with the
+    segment's whole path), never a decimal byte."""
     from conftest import truth_records
     rec = [t for t in truth_records(version) if t["kind"] == "MESSAGE"][10]
     segment = store_copy / "commitlog" / rec["file"]
@@ -297,3 +298,5 @@ def test_damage_is_placed_file_at_hex_by_every_command(capsys, store_copy, versi
         assert (end["segment"], end["fileOffset"]) == (str(segment), rec["fileOffset"])
     else:
         assert f"{rec['file']} @ 0x{rec['fileOffset']:x}" in text, text[-2000:]
+    if argv[0] in ("messages", "dump") or "--salvage" in argv:  # the notice on stderr: the whole path
+        assert f"{segment} @ 0x{rec['fileOffset']:x}: " in err, err

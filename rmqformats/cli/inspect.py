@@ -11,7 +11,7 @@ from collections import defaultdict
 from ..errors import RmqFormatError, RocksDBError, display_path
 from ..store import Store
 from . import status
-from .present import place
+from .present import place, whole
 from .tables import write_wrapped
 from ..columnar import find_record_start
 from ..columnar.summary import SUMMARY_COLUMNS, LogSummary, int_values
@@ -430,7 +430,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     from ..recovery.salvage import DamagedRange
     for r in info["damaged"]:  # the text of messages and export
         rng = DamagedRange(r["segment"], r["fileOffset"], r["commitLogOffset"], r["length"], r["reason"])
-        sys.stderr.write(f"rmqformats: damaged range skipped: {rng}\n")
+        sys.stderr.write(f"rmqformats: damaged range skipped: {whole(rng)}\n")
     # A missing segment file is damage too, though a plain scan crosses it as the broker does.
     return status.DAMAGED if info["damaged"] or info["segmentGaps"] or not info["dataEnd"]["clean"] else status.OK
 

@@ -16,6 +16,7 @@ from ..errors import StoreNotFoundError, WrongLayoutError
 from ..store import open_store
 from . import status
 from .common import Unknown, iso, print_table, short
+from .present import whole
 
 _HEADER = ["commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp", "tags", "keys", "bodyBytes"]
 
@@ -35,7 +36,7 @@ def _write_messages(msgs, fmt: str, out) -> None:
 
 def _end_status(end) -> int:
     if end is not None and not end.reason.is_clean:
-        sys.stderr.write(f"rmqformats: data ends early: {end}\n")
+        sys.stderr.write(f"rmqformats: data ends early: {whole(end)}\n")
         return status.DAMAGED
     return status.OK
 

@@ -42,9 +42,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 
-from ..errors import place
+from ..errors import display_path, place
 from ..message import format_millis
 
 _CAMEL_BREAK = re.compile(r"_([a-z0-9])")
@@ -91,4 +92,16 @@ def escape_text(data: bytes) -> str:
     return "".join(map(_escape_char, text))
 
 
-__all__ = ["camel", "camel_keys", "escape_text", "iso", "place"]
+def whole(where: object) -> str:
+    """``str(where)`` of a place in a segment (a data end, a damaged range: ``segment`` and
+    ``file_offset``) with the segment's whole path, as every line on stderr names a file."""
+    text = str(where)
+    segment = getattr(where, "segment", None)
+    if segment:
+        short = place(display_path(segment), where.file_offset)  # type: ignore[attr-defined]
+        if text.startswith(short):
+            return place(os.path.abspath(segment), where.file_offset) + text[len(short):]  # type: ignore[attr-defined]
+    return text
+
+
+__all__ = ["camel", "camel_keys", "escape_text", "iso", "place", "whole"]
