@@ -37,6 +37,13 @@ def with_article(text: object) -> str:
     return f"{'an' if vowel else 'a'} {text}"
 
 
+def place(path: str | os.PathLike[str] | None, offset: int | None) -> str:
+    """``path @ 0x3f2a10``: where a byte of a file is, as every error, finding and notice names it
+    (the whole ``path`` as given; only ``path`` when ``offset`` is ``None``)."""
+    where = "<memory>" if path is None else os.fspath(path)
+    return where if offset is None else f"{where} @ 0x{offset:x}"
+
+
 class RmqFormatError(Exception):
     """Base class: a store file that does not hold what the format says.
 
@@ -48,10 +55,7 @@ class RmqFormatError(Exception):
         self.path = None if path is None else os.fspath(path)
         self.offset = offset
         self.reason = reason
-        where = display_path(self.path)
-        if offset is not None:
-            where = f"{where} @ 0x{offset:x}"
-        super().__init__(f"{where}: {reason}")
+        super().__init__(f"{place(display_path(self.path), offset)}: {reason}")
 
     def whole(self) -> str:
         """The message with the file's whole path (as the command line prints it)."""

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import FileChangedError, QueueFileError, display_path, with_article
+from .errors import FileChangedError, QueueFileError, display_path, place, with_article
 from .mapped import FileImage, pread_exact, pread_into
 
 #: Store files named by the offset of their first byte, as 20 decimal digits
@@ -335,4 +335,4 @@ class UnitFiles:
         if located is None:
             return f"{display_path(self.folder)} unit {unit}"
         f, pos = located
-        return f"{display_path(f.path)} @ 0x{pos:x}"
+        return place(display_path(f.path), pos)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from . import properties as props
-from .errors import PropertyValueError, RecordError, StoreNotFoundError, display_path
+from .errors import PropertyValueError, RecordError, StoreNotFoundError, display_path, place
 from .generated.layouts import rocketmq_commitlog as layout
 from .mapped import pread as _pread, pread_exact
 from .message import Message
@@ -93,7 +93,7 @@ class DataEnd:
     records_after: int = 0
 
     def __str__(self) -> str:
-        where = f"{display_path(self.segment)} @ 0x{self.file_offset:x}" if self.segment else "commitlog"
+        where = place(display_path(self.segment), self.file_offset) if self.segment else "commitlog"
         text = f"{where}: {self.reason.value}"
         if self.detail:
             text = f"{text}: {self.detail}"

@@ -93,7 +93,7 @@ def test_messages_table(capsys):
 
 
 def test_inspect_sample(capsys):
-    code, out, _ = run(capsys, "inspect", "--sample", "--format", "jsonl")
+    code, out, _ = run(capsys, "inspect", "--sample", "--format", "json")
     info = json.loads(out)
     assert info["messages"] == 309 and info["blankRecords"] == 4
     assert info["recordVersions"] == {"V1": 308, "V2": 1}
@@ -109,7 +109,7 @@ def test_inspect_reports_corrupt_end(capsys, store_copy, version):
     with open(store_copy / "commitlog" / rec["file"], "r+b") as f:
         f.seek(rec["fileOffset"] + 4)
         f.write(b"\0\0\0\0")
-    code, out, _ = run(capsys, "inspect", str(store_copy), "--format", "jsonl")
+    code, out, _ = run(capsys, "inspect", str(store_copy), "--format", "json")
     end = json.loads(out)["dataEnd"]
     assert (end["reason"], end["commitLogOffset"], end["clean"]) == ("BAD_MAGIC", rec["commitlogOffset"], False)
     assert end["bytesAfterInLaterSegments"] == 4 * 262144
@@ -172,7 +172,7 @@ def test_inspect_checks_crc_by_default_and_reports_gaps(capsys, store_copy, vers
         f.seek(body_at)
         f.write(b"#")
     (store_copy / "commitlog" / "00000000000000524288").unlink()
-    _, out, _ = run(capsys, "inspect", str(store_copy), "--format", "jsonl")
+    _, out, _ = run(capsys, "inspect", str(store_copy), "--format", "json")
     info = json.loads(out)
     assert info["dataEnd"]["reason"] == "CRC_MISMATCH" and info["dataEnd"]["commitLogOffset"] == rec["commitlogOffset"]
     assert info["segmentGaps"] == [{"after": "00000000000000262144", "expectedOffset": 524288,
@@ -187,7 +187,7 @@ def test_inspect_reports_an_unclean_shutdown(capsys, store_copy):
     assert ("shutdown   unclean shutdown: abort file left by the broker; the next start runs abnormal "
             "recovery; lock file present") in out
     (store_copy / "abort").write_text("4242")
-    _, out, _ = run(capsys, "inspect", str(store_copy), "--format", "jsonl")
+    _, out, _ = run(capsys, "inspect", str(store_copy), "--format", "json")
     info = json.loads(out)
     assert info["shutdown"] == {"clean": False, "abortFile": True, "abortPid": 4242, "lockFile": True,
                                 "summary": info["shutdown"]["summary"]}
@@ -195,7 +195,7 @@ def test_inspect_reports_an_unclean_shutdown(capsys, store_copy):
 
 def test_inspect_shows_checkpoint_queues_and_index(capsys, version):
     truth = json.loads((store_path(version).parent / "truth" / "checkpoint.json").read_text())
-    _, out, _ = run(capsys, "inspect", str(store_path(version)), "--format", "jsonl")
+    _, out, _ = run(capsys, "inspect", str(store_path(version)), "--format", "json")
     info = json.loads(out)
     for key, value in info["checkpoint"].items():
         assert truth.get(key, 0) == value, key

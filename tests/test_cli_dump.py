@@ -70,7 +70,7 @@ def test_every_file_dumps_the_values_of_the_store_level_commands(capsys, version
     root = store_path(version)
     store = open_store(root)
     messages = jsonl(capsys, "messages", str(root))
-    inspect = jsonl(capsys, "inspect", str(root))[0]
+    inspect = json.loads(run(capsys, "inspect", str(root), "--format", "json")[1])
     seen: dict[str, int] = {}
     for path in store_files(version):
         kind = expected_kind(root, path)

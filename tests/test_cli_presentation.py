@@ -26,6 +26,9 @@ COMMANDS = (
     "check STORE",
     "config STORE",
     "lag STORE",
+    "messages STORE --count queue",
+    "queue STORE --outstanding GroupA",
+    "lookup STORE --topic TopicTest --key key-5 --raw",
     "dump SEG",
     "dump CP",
     "pending STORE",
@@ -38,7 +41,7 @@ CAMEL = re.compile(r"^[a-z][A-Za-z0-9]*$")
 #: Maps whose keys are data, not field names: a property, a config model, counts by a name.
 DATA_MAPS = {"properties", "model", "attributes", "counts", "recordKinds", "ranges", "byTopic", "topics",
              "queues", "groups", "byKind", "kinds", "bytesByKind", "files", "rocksdbMessageStore", "offsetTable",
-             "recordVersions", "totalLag"}
+             "recordVersions", "totalLag", "queueBytes"}
 #: A raw epoch-ms time of these stores (2020 to 2033) where a person reads text.
 RAW_MS = re.compile(r"(?<![\w.])1[5-9]\d{11}(?![\w.])")
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z$")
@@ -95,6 +98,19 @@ def _check_json_value(value, where: str) -> None:
                 assert not RAW_MS.search(v), f"{where}: raw epoch ms in {key}: {v!r}"
 
 
+#: Commands whose JSON Lines mix several kinds of record: each line names its kind under ``"record"``,
+#: the first being the command's own line (the store as a whole).
+MIXED = {"inspect", "check", "config"}
+#: Commands whose JSON Lines mix kinds of record without a line of their own.
+KINDS = {"pending"}
+#: A place in a file: ``FILE @ 0xHEX`` wherever an error, a finding or a notice names one.
+DECIMAL_PLACE = re.compile(r"\S @ (?!0x[0-9a-f]+\b)")
+#: Column names that are no JSON key of the same run: a table's own summary of values the JSON gives
+#: whole (a share of the bytes, the flags of a lag row), the body's length (JSON's ``bodyBytes`` when
+#: ``--body-limit`` cuts the body).
+TABLE_ONLY = {"share", "flags", "bodyBytes"}
+
+
 def _check_table(out: str, where: str) -> None:
     assert not RAW_MS.search(out), f"{where}: raw epoch ms in a table: {RAW_MS.search(out).group()}"
     for line in out.splitlines():
@@ -104,29 +120,114 @@ def _check_table(out: str, where: str) -> None:
             assert not before.lower().endswith(("offset", "at", "byte")), f"{where}: hex offset: {line!r}"
 
 
+def _all_keys(value) -> set[str]:
+    """Every key of the JSON value's objects, at any depth."""
+    if isinstance(value, dict):
+        return set(value).union(*map(_all_keys, value.values()))
+    if isinstance(value, list):
+        return set().union(*map(_all_keys, value))
+    return set()
+
+
+@pytest.fixture
+def headers(monkeypatch) -> list[list[str]]:
+    """The header of every table with rows a command prints (plain and streamed), as it asked for it."""
+    from rmqformats.cli import tables
+    from rmqformats.export import TableStream
+    seen: list[list[str]] = []
+    plain, add, streamed = tables.print_table, tables.ColumnWidths.add, TableStream.__init__
+
+    def print_table(rows, header, *args, **kwargs):
+        if rows:
+            seen.append(list(header))
+        return plain(rows, header, *args, **kwargs)
+
+    def add_row(self, row):
+        seen.append(self.header)
+        add(self, row)
+
+    def table_stream(self, header, *args, **kwargs):
+        seen.append(list(header))
+        streamed(self, header, *args, **kwargs)
+
+    monkeypatch.setattr(tables, "print_table", print_table)
+    monkeypatch.setattr(tables.ColumnWidths, "add", add_row)
+    monkeypatch.setattr(TableStream, "__init__", table_stream)
+    return seen
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("spec", COMMANDS)
-def test_every_command_follows_the_shared_rules(capsys, version, spec):
+def test_every_command_follows_the_shared_rules(capsys, headers, version, spec):
     argv = _argv(spec, version)
     if "TopicMisc" in spec and version != "rocketmq-5.3.3":
         pytest.skip("TopicMisc is in the 5.3.3 store")
+    command = argv[0]
     ran = 0
-    for fmt in _formats(capsys, argv[0]):
+    keys: set[str] = set()
+    documents: dict[str, object] = {}
+    for fmt in _formats(capsys, command):
         code = main([*argv, "--format", fmt])
         out, err = capsys.readouterr()
         where = f"{' '.join(spec.split()[:1])} {version} --format {fmt}"
         assert code in (0, 1, 3), f"{where}: exit {code}: {err}"
+        assert not DECIMAL_PLACE.search(err), f"{where}: a place not written FILE @ 0xHEX: {err!r}"
         if fmt == "jsonl":
             lines = out.splitlines()
             assert lines, where
-            for line in lines:  # one JSON value per line, each line one value
-                _check_json_value(json.loads(line), where)
+            values = [json.loads(line) for line in lines]  # one JSON value per line, each line one value
+            for value in values:
+                _check_json_value(value, where)
+            if command in KINDS:
+                assert all(isinstance(v.get("record"), str) for v in values), where
+            if command in MIXED:
+                assert values[0]["record"] == command, f"{where}: the first line is not the {command!r} line"
+                assert all(isinstance(v, dict) and isinstance(v.get("record"), str) for v in values), where
+                # a row of a table is a line of its own, never a member of a list on the first line
+                rows = [k for k, v in values[0].items() if isinstance(v, list) and v and isinstance(v[0], dict)]
+                assert not rows, f"{where}: lists of records on the first line: {rows}"
+            keys |= _all_keys(values)
+            documents[fmt] = values
         elif fmt == "json":
-            _check_json_value(json.loads(out), where)  # one document
+            document = json.loads(out)  # one document
+            _check_json_value(document, where)
+            keys |= _all_keys(document)
+            documents[fmt] = document
         else:
             _check_table(out, where)
+            assert not DECIMAL_PLACE.search(out), f"{where}: a place not written FILE @ 0xHEX"
         ran += 1
     assert ran >= 2
+    # A table's columns are named as the JSON keys of the same values (or the columnar names).
+    from rmqformats.columnar import COLUMNS
+    unnamed = {h for header in headers for h in header} - keys - set(COLUMNS) - TABLE_ONLY
+    assert not unnamed, f"{spec} {version}: columns no JSON key names: {sorted(unnamed)}"
+    if command in MIXED and "json" in documents:
+        _same_report(documents["jsonl"], documents["json"], f"{spec} {version}")
+
+
+def _same_report(lines: list[dict], document: dict, where: str) -> None:
+    """The JSON Lines of a report hold what its JSON document holds: the first line its values other
+    than the lists, then a line per member of each list (``inspect``'s topics, a map keyed by name: a
+    line per name; ``check``'s recovery plan: one line)."""
+    head = {k: v for k, v in lines[0].items() if k != "record"}
+    rest: dict[str, list[dict]] = {}
+    for line in lines[1:]:
+        rest.setdefault(line["record"], []).append({k: v for k, v in line.items() if k != "record"})
+    expected = 1
+    for key, value in document.items():
+        if key in head:
+            assert head[key] == value, f"{where}: {key}"
+            continue
+        if isinstance(value, list):
+            rows = value
+        elif key == "topics":
+            rows = [{"topic": name, **v} for name, v in value.items()]
+        else:
+            rows = [value]
+        expected += len(rows)
+        assert not rows or rows in rest.values(), f"{where}: {key} is in no line"
+    assert len(lines) == expected, where
 
 
 def _columns(header: str) -> list[int]:
@@ -173,3 +274,29 @@ def test_body_text_escapes_one_way_in_tables_and_json(capsys):
     table = bodies.render(data, "text", None, table=True)
     assert table == bodies.render(data, "text", None) == "a\\x00b\\x92c\\\\d\\te标"
     assert bodies.json_fields(data, "text", None)["body"] == table
+
+
+@pytest.mark.parametrize("argv", [["inspect"], ["inspect", "--salvage"], ["messages"], ["messages", "--salvage"],
+                                  ["check"], ["check", "--format", "jsonl"], ["preflight"], ["dump", "SEG"]])
+def test_damage_is_placed_file_at_hex_by_every_command(capsys, store_copy, version, argv):
+    """A record whose magic code is overwritten: every command that names the damage names it
+    ``FILE @ 0xHEX`` (the segment, the record's byte in it), on stdout or stderr (there with the
+    segment's whole path), never a decimal byte."""
+    from conftest import truth_records
+    rec = [t for t in truth_records(version) if t["kind"] == "MESSAGE"][10]
+    segment = store_copy / "commitlog" / rec["file"]
+    with open(segment, "r+b") as f:
+        f.seek(rec["fileOffset"] + 4)
+        f.write(b"\0\0\0\0")
+    args = [str(segment) if a == "SEG" else a for a in argv[1:]]
+    main([argv[0], *([] if "SEG" in argv else [str(store_copy)]), *args])
+    out, err = capsys.readouterr()
+    text = out + err
+    assert not DECIMAL_PLACE.search(text) and " at byte " not in text, text[-2000:]
+    if "jsonl" in argv:  # JSON keeps the numbers: the data end's segment and byte
+        end = next(json.loads(line) for line in out.splitlines() if '"record": "recovery"' in line)["dataEnd"]
+        assert (end["segment"], end["fileOffset"]) == (str(segment), rec["fileOffset"])
+    else:
+        assert f"{rec['file']} @ 0x{rec['fileOffset']:x}" in text, text[-2000:]
+    if argv[0] in ("messages", "dump") or "--salvage" in argv:  # the notice on stderr: the whole path
+        assert f"{segment} @ 0x{rec['fileOffset']:x}: " in err, err

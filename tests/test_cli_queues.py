@@ -72,7 +72,7 @@ def test_check_command(capsys, version, store_copy):
     data = bytearray(path.read_bytes())
     data[4 * 20 + 8:4 * 20 + 12] = (1).to_bytes(4, "big")
     path.write_bytes(bytes(data))
-    code, out, _ = run(capsys, "check", str(store_copy), "--format", "jsonl")
+    code, out, _ = run(capsys, "check", str(store_copy), "--format", "json")
     report = json.loads(out)
     assert code == 1 and not report["ok"]
     assert [(p["topic"], p["queueId"], p["cqOffset"], p["field"], p["where"], p["unitValue"])

@@ -60,9 +60,9 @@ def test_findings_from_check(capsys, store_copy):
     data[4 * 20 + 8:4 * 20 + 12] = (1).to_bytes(4, "big")  # size
     data[4 * 20 + 12:4 * 20 + 20] = (7).to_bytes(8, "big")  # tags code: a second mismatch in the same unit
     path.write_bytes(bytes(data))
-    code, out, _ = run(capsys, "check", store_copy, "--format", "jsonl")
+    code, out, _ = run(capsys, "check", store_copy, "--format", "json")
     assert code == status.FINDINGS and len(json.loads(out)["problems"]) == 2
-    code, out, _ = run(capsys, "check", store_copy, "--format", "jsonl", "--max-problems", "1")
+    code, out, _ = run(capsys, "check", store_copy, "--format", "json", "--max-problems", "1")
     assert code == status.FINDINGS and len(json.loads(out)["problems"]) == 1
     code, out, _ = run(capsys, "check", store_copy, "--max-problems", "1")
     assert code == status.FINDINGS and sum(line.startswith("mismatch") for line in out.splitlines()) == 1

@@ -100,7 +100,7 @@ def test_inspect_unknown_shutdown_and_one_number_style(capsys, tmp_path):
     shutil.copytree(store_path("rocketmq-4.9.7") / "commitlog", tmp_path / "commitlog")
     code, out, _ = run(capsys, "inspect", tmp_path)
     assert code == 0 and "shutdown   unknown (no abort, lock or checkpoint file in the folder)" in out
-    code, out, _ = run(capsys, "inspect", tmp_path, "--format", "jsonl")
+    code, out, _ = run(capsys, "inspect", tmp_path, "--format", "json")
     assert json.loads(out)["shutdown"]["clean"] is None
     code, out, _ = run(capsys, "inspect", tmp_path / "commitlog")
     assert code == 0 and "shutdown   unknown (a commit-log folder or segment, not a store root)" in out

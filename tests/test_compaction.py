@@ -63,7 +63,7 @@ def test_damaged_position_checkpoint(tmp_path):
 def test_inspect_shows_compaction_and_changes_nothing(tmp_path, capsys):
     root, kept, placed = compaction_store("rocketmq-5.1.4", tmp_path / "store")
     before = _snapshot(root)
-    assert main(["inspect", str(root), "--format", "jsonl"]) == 0
+    assert main(["inspect", str(root), "--format", "json"]) == 0
     info = json.loads(capsys.readouterr().out)
     comp = info["layouts"]["compaction"]
     assert comp["queues"][0]["topic"] == "TopicTest" and comp["queues"][0]["messages"] == len(kept)

@@ -89,7 +89,7 @@ def _open(root):
 
 
 def _check_cli(capsys, root) -> dict:
-    code, out = run(capsys, "check", str(root), "--format", "jsonl")
+    code, out = run(capsys, "check", str(root), "--format", "json")
     assert code == status.FINDINGS
     doc = json.loads(out)
     assert doc["ok"] is False

@@ -252,7 +252,7 @@ def test_store_switched_to_dledger(tmp_path, version, capsys):
     assert scan.end.reason is EndReason.ZERO_TAIL and scan.end.offset == placed[-1].position + placed[-1].size
     for off in (old[-1]["commitlogOffset"], placed[0].message_offset, placed[-1].message_offset):
         assert store.commitlog.read(off).commitlog_offset == off
-    assert main(["inspect", str(root), "--format", "jsonl"]) == 0
+    assert main(["inspect", str(root), "--format", "json"]) == 0
     import json
     info = json.loads(capsys.readouterr().out)
     assert info["layouts"]["commitLog"] == "file, then dledger" and info["layouts"]["dledgerFrom"] == divided
@@ -314,7 +314,7 @@ def test_dledger_data_in_several_folders(tmp_path):
 def test_inspect_describes_the_dledger_layout(dl, capsys):
     import json
     version, root, placed, _ = dl
-    assert main(["inspect", str(root), "--format", "jsonl"]) == 0
+    assert main(["inspect", str(root), "--format", "json"]) == 0
     lay = json.loads(capsys.readouterr().out)["layouts"]
     assert lay["commitLog"] == "dledger" and not lay["multiFolder"]
     dli = lay["dledger"]

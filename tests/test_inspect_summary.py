@@ -24,7 +24,7 @@ _V2_MAGIC = "0xDAA320AB"
 
 
 def _inspect(capsys, *argv) -> tuple[int, dict]:
-    code = main(["inspect", *map(str, argv), "--format", "jsonl"])
+    code = main(["inspect", *map(str, argv), "--format", "json"])
     return code, json.loads(capsys.readouterr().out)
 
 

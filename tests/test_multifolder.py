@@ -69,7 +69,7 @@ def test_commands_work_and_change_nothing(tmp_path, capsys):
     folders = multi_folder_copy("rocketmq-5.3.3", tmp_path)
     before = _snapshot(tmp_path)
     spec = ";".join(map(str, folders))
-    assert main(["inspect", spec, "--format", "jsonl"]) == 0
+    assert main(["inspect", spec, "--format", "json"]) == 0
     out = capsys.readouterr().out
     assert '"multiFolder"' in out
     assert main(["messages", spec, "--format", "jsonl"]) == 0

@@ -134,13 +134,13 @@ def test_twin_queue_check_lag_output_equals_file_store(capsys, twins, version):
         assert (code_r, out_r) == (code_f, out_f)
     # check: both sides the same; the two-way check reads the RocksDB consume queue unit by unit as it
     # reads the files, so it finds what it finds in the file store, with RocksDB places.
-    check_f = json.loads(run(capsys, "check", files, "--format", "jsonl")[1])
-    check_r = json.loads(run(capsys, "check", twin, "--format", "jsonl")[1])
+    check_f = json.loads(run(capsys, "check", files, "--format", "json")[1])
+    check_r = json.loads(run(capsys, "check", twin, "--format", "json")[1])
     side = ("findings", "recovery")
     assert {k: v for k, v in check_r.items() if k not in side} == {k: v for k, v in check_f.items() if k not in side}
     assert "not-checked" not in check_r["counts"]
     assert [f["kind"] for f in check_r["findings"]] == [f["kind"] for f in check_f["findings"]]
-    assert json.loads(run(capsys, "check", twin, "--format", "jsonl")[1])["units"] > 200
+    assert json.loads(run(capsys, "check", twin, "--format", "json")[1])["units"] > 200
 
 
 def test_twin_units_equal_ground_truth_and_store_times(twins, version):
@@ -163,15 +163,15 @@ def test_twin_units_equal_ground_truth_and_store_times(twins, version):
 
 def test_inspect_says_which_kind(capsys, twins, version):
     files, twin = twins[version]
-    code, out, _ = run(capsys, "inspect", twin, "--format", "jsonl")
+    code, out, _ = run(capsys, "inspect", twin, "--format", "json")
     info = json.loads(out)
     assert code == 0
     rq = info["rocksdbConsumeQueue"]
     assert rq["columnFamilies"] == ["default", "offset"] and rq["queues"] == info["consumeQueues"]["queues"]
     assert info["consumeQueues"]["fileQueues"] == 0
-    assert rq["units"] == json.loads(run(capsys, "inspect", files, "--format", "jsonl")[1])["consumeQueues"]["units"]
+    assert rq["units"] == json.loads(run(capsys, "inspect", files, "--format", "json")[1])["consumeQueues"]["units"]
     assert "rocksdb    consume queue database" in run(capsys, "inspect", twin)[1]
-    assert "rocksdbConsumeQueue" not in json.loads(run(capsys, "inspect", files, "--format", "jsonl")[1])
+    assert "rocksdbConsumeQueue" not in json.loads(run(capsys, "inspect", files, "--format", "json")[1])
 
 
 def test_combined_store_shows_both_kinds(tmp_path, capsys):
@@ -199,7 +199,7 @@ def test_combined_store_shows_both_kinds(tmp_path, capsys):
     assert a == b and a
     report = store.check_consistency()
     assert report.ok and report.queues == len(infos) + len(store.batch_queues())
-    info = json.loads(run(capsys, "inspect", root, "--format", "jsonl")[1])
+    info = json.loads(run(capsys, "inspect", root, "--format", "json")[1])
     assert info["consumeQueues"]["fileQueues"] == info["rocksdbConsumeQueue"]["queues"] > 5
     code_f, lag_f, _ = run(capsys, "lag", store_path("rocketmq-5.3.3"), "--format", "jsonl")
     assert run(capsys, "lag", root, "--format", "jsonl")[1] == lag_f
@@ -343,7 +343,7 @@ def test_truncated_unit_value_is_a_typed_error(twin_copy, capsys):
     assert info.value.key == key
     code, out, err = run(capsys, "queue", twin_copy, "TopicTest", "1")
     assert code == 2 and "column family 'default'" in err and key.hex() in err
-    code, out, _ = run(capsys, "check", twin_copy, "--format", "jsonl")
+    code, out, _ = run(capsys, "check", twin_copy, "--format", "json")
     report = json.loads(out)
     assert code == 1 and [(u["topic"], u["queueId"]) for u in report["unreadable"]] == [("TopicTest", 1)]
     assert "value is 27 bytes" in report["unreadable"][0]["error"]
@@ -377,7 +377,7 @@ def test_max_offset_value_at_the_extreme(twin_copy, capsys):
     assert len(list(cq.units())) == units and len(list(cq.units(start=top - 1))) == 0
     code, out, err = run(capsys, "queue", twin_copy, "TopicTest", "1", "--format", "jsonl")
     assert code == 0 and out == expected, err
-    code, out, err = run(capsys, "check", twin_copy, "--format", "jsonl")
+    code, out, err = run(capsys, "check", twin_copy, "--format", "json")
     assert code == 1, err
     report = json.loads(out)
     assert [p["unitValue"] for p in report["problems"] if p["topic"] == "TopicTest"] == [f"units {units}..{top}"]
@@ -421,7 +421,7 @@ def test_corrupt_table_file_and_missing_database(twin_copy, capsys, tmp_path):
     assert "Traceback" not in err
     if code == 2:
         assert str(db) in err and "rmqformats-rocksdb-" not in err  # the database's path, not the links
-        code, out, _ = run(capsys, "inspect", twin_copy, "--format", "jsonl")
+        code, out, _ = run(capsys, "inspect", twin_copy, "--format", "json")
         info = json.loads(out)  # the commit log and the rest are still shown, with the database's error
         assert code == 0 and info["messages"] > 200 and str(db) in info["rocksdbConsumeQueue"]["error"]
     with pytest.raises(RocksDBError, match="not a RocksDB database"):
@@ -475,7 +475,7 @@ def test_every_command_leaves_the_databases_unchanged(tmp_path, capsys):
             list(store.consume_queue(q.topic, q.queue_id).messages())
         assert store.check_consistency().ok
         store.rocksdb_configs(), store.consumer_lag()
-        info = json.loads(run(capsys, "inspect", root, "--format", "jsonl")[1])
+        info = json.loads(run(capsys, "inspect", root, "--format", "json")[1])
         assert [(d["folder"], d["layout"]) for d in info["rocksdbConfig"]] == [
             ("topics", "v1"), ("subscriptionGroups", "v1"), ("consumerOffsets", "v1"), ("rdb", "v2")]
         for argv in (["inspect"], ["queue"], ["queue", "TopicTest", "1", "--resolve"], ["check"], ["config"],
@@ -566,7 +566,7 @@ def test_check_names_the_unit_key_of_a_mismatch(twin_copy, capsys):
         value = bytearray(r.get(CF_UNITS, key))
     value[12:20] = (12345).to_bytes(8, "big")  # tagsCode
     _rewrite(db, CF_UNITS, key, bytes(value))
-    code, out, _ = run(capsys, "check", twin_copy, "--format", "jsonl")
+    code, out, _ = run(capsys, "check", twin_copy, "--format", "json")
     report = json.loads(out)
     assert code == 1 and [(p["field"], p["unitValue"], p["cqOffset"]) for p in report["problems"]] == [
         ("tagsCode", 12345, 4)]
@@ -581,7 +581,7 @@ def test_check_reports_units_missing_from_the_database(twin_copy, capsys):
     max_offset = rmqformats.open_store(twin_copy).consume_queue("TopicTest", 2).max_offset
     for off in (5, 6, max_offset - 1):
         _rewrite(db, CF_UNITS, unit_key("TopicTest", 2, off), None)
-    code, out, _ = run(capsys, "check", twin_copy, "--format", "jsonl")
+    code, out, _ = run(capsys, "check", twin_copy, "--format", "json")
     report = json.loads(out)
     assert code == 1
     assert [(p["topic"], p["queueId"], p["cqOffset"], p["field"], p["unitValue"]) for p in report["problems"]] == [
@@ -681,7 +681,7 @@ def test_selective_double_write_leaves_topics_out_by_design(tmp_path, capsys):
         for bound in ("max", "min"):
             _rewrite(db, CF_OFFSETS, offset_key(left_out, q, bound), None)
     assert queues and left_out not in {q.topic for q in rmqformats.open_store(root).queues() if q.kind == "rocksdb"}
-    code, out, _ = run(capsys, "check", root, "--format", "jsonl")
+    code, out, _ = run(capsys, "check", root, "--format", "json")
     report = json.loads(out)
     kinds = [f["kind"] for f in report["findings"]]
     assert "missing-unit" not in kinds and report["ok"] and not report["problems"]
@@ -689,6 +689,6 @@ def test_selective_double_write_leaves_topics_out_by_design(tmp_path, capsys):
     assert left_out in note["text"] and note["severity"] == "note"
     # A unit really missing from a topic the database holds is still reported.
     _rewrite(db, CF_UNITS, unit_key("TopicTest", 1, 3), None)
-    code, out, _ = run(capsys, "check", root, "--format", "jsonl")
+    code, out, _ = run(capsys, "check", root, "--format", "json")
     missing = [f for f in json.loads(out)["findings"] if f["kind"] == "missing-unit"]
     assert [(f["topic"], f["queueId"], f["queueOffset"]) for f in missing] == [("TopicTest", 1, 3)]

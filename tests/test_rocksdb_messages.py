@@ -110,7 +110,7 @@ def test_reader_gives_every_record_and_mark(store55):
 def test_inspect_lists_the_rocksdb_timer_transaction_and_queue_data(capsys, tmp_path, folder):
     root = tmp_path / "store"
     info = write_rocksdb_store(str(root), queue_folder=folder)
-    code, out, _ = run(capsys, "inspect", root, "--format", "jsonl")
+    code, out, _ = run(capsys, "inspect", root, "--format", "json")
     assert code == 0
     doc = json.loads(out)
     rq = doc["rocksdbConsumeQueue"]
@@ -165,7 +165,7 @@ def test_clean_store_checks_clean(capsys, store55):
     assert result.problems == 0, [str(f) for f in result.findings]
     assert result.queues == 3 and result.timer_units == 3
     assert sum(result.verified.values()) == 11
-    code, out, _ = run(capsys, "check", root, "--format", "jsonl")
+    code, out, _ = run(capsys, "check", root, "--format", "json")
     assert code == 0 and json.loads(out)["ok"] is True
 
 
@@ -194,7 +194,7 @@ def test_check_finds_a_rocksdb_queue_unit_past_the_end_of_data(capsys, store55):
     bound = [f for f in result.findings if f.kind is Kind.QUEUE_BOUND]
     assert len(bound) == 1 and "max value" in bound[0].text and bound[0].other.key == "[offset] TopicTest/0 max"
     assert Kind.QUEUE_AHEAD in result.counts
-    code, out, _ = run(capsys, "check", root, "--format", "jsonl")
+    code, out, _ = run(capsys, "check", root, "--format", "json")
     doc = json.loads(out)
     assert code != 0 and doc["counts"]["unit-past-end"] == 1 and doc["counts"]["queue-bound-disagrees"] == 1
 
@@ -237,7 +237,7 @@ def test_check_finds_a_timer_record_past_the_end_of_data(capsys, store55):
     assert result.timer_units == 4
     code, out, _ = run(capsys, "check", root)
     assert code != 0 and "timer-unit-past-end" in out and "timer store" in out
-    code, out, _ = run(capsys, "check", root, "--no-timer", "--format", "jsonl")
+    code, out, _ = run(capsys, "check", root, "--no-timer", "--format", "json")
     assert "timer-unit-past-end" not in json.loads(out)["counts"]
 
 
@@ -269,7 +269,7 @@ def test_check_notes_a_tail_past_the_confirm_offset(capsys, tmp_path):
                                                         f"{confirm}")
     assert notes[0].other.path == str(root / "checkpoint") and notes[0].other.offset == 32
     assert result.recovery.after_confirm == (7, probe["offsets"]["TopicTest"][4][0])
-    code, out, _ = run(capsys, "check", root, "--format", "jsonl")
+    code, out, _ = run(capsys, "check", root, "--format", "json")
     assert json.loads(out)["counts"]["after-confirm-offset"] == 1
 
 
@@ -287,7 +287,7 @@ def test_a_damaged_record_is_reported_with_database_column_family_and_key(capsys
     assert exc.value.path == path and exc.value.column_family == "timer" and "value is 10 bytes" in str(exc.value)
     result = cross_check(rmqformats.open_store(root))
     assert [f.other.path for f in result.findings if f.kind is Kind.UNREADABLE] == [path]
-    code, out, _ = run(capsys, "inspect", root, "--format", "jsonl")
+    code, out, _ = run(capsys, "inspect", root, "--format", "json")
     assert "value is 10 bytes, expected 12" in json.loads(out)["rocksdbMessageStore"]["error"]
 
 
@@ -371,7 +371,7 @@ def test_inspect_shows_the_timer_engine_and_the_key_written_before_the_fix(capsy
     # What MixAll.properties2String writes: key=value lines, in no order.
     (root / "config" / "broker.properties").write_text(
         "brokerName=broker-a\ntransRocksDBEnable=true\ntimerUseRocksDB=true\nuseSeparateStorePathForRocksdbCQ=true\n")
-    code, out, _ = run(capsys, "inspect", root, "--format", "jsonl")
+    code, out, _ = run(capsys, "inspect", root, "--format", "json")
     bp = json.loads(out)["brokerProperties"]
     assert bp["timerEngine"] == "file"
     assert bp["settings"] == {"transRocksDBEnable": "true", "useSeparateStorePathForRocksdbCQ": "true",

@@ -252,7 +252,7 @@ def test_exit_statuses(tmp_path, store_copy, capsys, command, version):
     assert "damaged range skipped: " in err and f"0x{starts[0]:x}" in err
     if command == "inspect":
         assert "damaged    1 ranges skipped" in out
-        code, out, _ = run("--salvage", "--format", "jsonl")
+        code, out, _ = run("--salvage", "--format", "json")
         import json
         info = json.loads(out)
         assert [r["commitLogOffset"] for r in info["damaged"]] == starts

@@ -54,7 +54,7 @@ def test_counts_and_bytes_per_topic_and_queue_equal_inspect_and_truth(version, c
         sizes[(t["topic"], t["queueId"])] += t["storeSize"]
     assert {(r["topic"], r["queueId"]): r["n"] for r in rows} == dict(counts)
     assert {(r["topic"], r["queueId"]): r["bytes"] for r in rows} == dict(sizes)
-    inspected = cli_json(capsys, "inspect", str(store), "--format", "jsonl")
+    inspected = cli_json(capsys, "inspect", str(store), "--format", "json")
     assert {(topic, int(q)): n for topic, t in inspected["topics"].items() for q, n in t["queues"].items()} \
         == dict(counts)
     per_topic = sql_rows(capsys, store, "SELECT topic, count(*) AS n FROM messages GROUP BY topic")
@@ -63,7 +63,7 @@ def test_counts_and_bytes_per_topic_and_queue_equal_inspect_and_truth(version, c
 
 def test_messages_join_queue_units_equals_check(version, capsys):
     store = store_path(version)
-    checked = cli_json(capsys, "check", str(store), "--format", "jsonl")
+    checked = cli_json(capsys, "check", str(store), "--format", "json")
     assert not checked["problems"]
     (row,) = sql_rows(capsys, store, """
         SELECT (SELECT count(*) FROM queue_units) AS units,

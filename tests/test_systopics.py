@@ -289,7 +289,7 @@ def test_pending_command(capsys, tmp_path):
     out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     counts = {}
     for r in out:
-        counts[r["pending"]] = counts.get(r["pending"], 0) + 1
+        counts[r["record"]] = counts.get(r["record"], 0) + 1
     assert counts == {"scheduled": 4, "timer": 5, "deadLetter": 1}
     first = out[0]
     assert first["dueTime"] == "2026-11-22T19:50:23.514Z" and first["realTopic"] == "TopicDelay"

@@ -175,7 +175,7 @@ def test_store_facade_and_inspect(tiered, capsys):
     before = _snapshot(tiered[1].parent)
     store = rmqformats.open_store(store_path(version))
     assert store.tiered(str(base)).queues()
-    assert main(["inspect", str(store_path(version)), "--tiered", str(base), "--format", "jsonl"]) == 0
+    assert main(["inspect", str(store_path(version)), "--tiered", str(base), "--format", "json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["layouts"]["tiered"]["queues"] == len(TieredStore(base).queues())
     assert _snapshot(tiered[1].parent) == before

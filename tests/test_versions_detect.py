@@ -97,11 +97,11 @@ def test_inspect_shows_the_range(capsys):
     assert main(["inspect", str(store_path("rocketmq-5.1.4"))]) == 0
     out = capsys.readouterr().out
     assert "written by 5.1.3\u20135.1.4" in out
-    assert main(["inspect", "--format", "jsonl", str(store_path("rocketmq-4.9.7"))]) == 0
+    assert main(["inspect", "--format", "json", str(store_path("rocketmq-4.9.7"))]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["writtenBy"]["min"] == "4.9.1" and doc["writtenBy"]["max"] == "4.9.8"
     assert doc["writtenBy"]["evidence"]
-    assert main(["inspect", "--format", "jsonl", str(store_path("rocketmq-5.3.3"))]) == 0
+    assert main(["inspect", "--format", "json", str(store_path("rocketmq-5.3.3"))]) == 0
     assert json.loads(capsys.readouterr().out)["writtenBy"]["max"] is None
 
 

@@ -213,7 +213,7 @@ def test_store_commands(env, store, tmp_path):
     args, root, version = store
     truth = _messages(version)
 
-    inspect = json.loads(env.rmq("inspect", *args, "--format", "jsonl").stdout)
+    inspect = json.loads(env.rmq("inspect", *args, "--format", "json").stdout)
     assert inspect["messages"] == len(truth)
     assert inspect["dataEnd"]
 
@@ -240,7 +240,7 @@ def test_store_commands(env, store, tmp_path):
                           "--format", "jsonl").stdout)
     assert sorted(h["commitLogOffset"] for h in hits) == sorted(queries[key]) and all(h["keyMatches"] for h in hits)
 
-    check = json.loads(env.rmq("check", *args, "--format", "jsonl").stdout)
+    check = json.loads(env.rmq("check", *args, "--format", "json").stdout)
     assert check["ok"] is True and check["messages"] == len(truth) and check["problems"] == []
 
     config = json.loads(env.rmq("config", *args, "--format", "json").stdout)
@@ -342,7 +342,7 @@ def test_a_source_checkout_root_as_working_folder(env, built):
                                     "print(r.newest())", cwd=src).stdout.split()
     assert out[0] == str(src / "rmqformats" / "__init__.py")
     assert out[1] == str(src / "generated" / "kaitai" / "rocketmq_commitlog.py")
-    inspect = json.loads(env.run(env.python, "-m", "rmqformats", "inspect", "--sample", "--format", "jsonl",
+    inspect = json.loads(env.run(env.python, "-m", "rmqformats", "inspect", "--sample", "--format", "json",
                                  cwd=src).stdout)
     assert inspect["messages"] == len(_messages(SAMPLE))
 

@@ -159,9 +159,9 @@ def _offset_cells(o: dict) -> list:
 def _print_config(info: dict, out) -> None:
     w = out.write
     w("files\n")
-    print_table([[f["name"], f["source"], f["encoding"] or "", "valid" if f["valid"] else "empty",
-             len(f["unknownKeys"])] for f in info["files"]],
-           ["file", "source", "encoding", "status", "unknownKeys"], out, "  ")
+    print_table([[f["name"], f["source"], f["encoding"] or "", "yes" if f["valid"] else "no (empty)",
+                  len(f["unknownKeys"])] for f in info["files"]],
+                ["name", "source", "encoding", "valid", "unknownKeys"], out, "  ")
     for f in info["files"]:
         for warning in f["warnings"]:
             w(f"  {f['name']}: {warning}\n")
@@ -171,17 +171,19 @@ def _print_config(info: dict, out) -> None:
     print_table([[short(t["topic"]), t["readQueueNums"], t["writeQueueNums"], t["permString"],
              "yes" if t["order"] else "no", t["topicSysFlag"],
              " ".join(f"{k}={v}" for k, v in (t["attributes"] or {}).items())] for t in info["topics"]],
-           ["topic", "read", "write", "perm", "order", "sysFlag", "attributes"], out, "  ")
+                ["topic", "readQueueNums", "writeQueueNums", "permString", "order", "topicSysFlag", "attributes"],
+                out, "  ")
     w(f"groups ({len(info['groups'])})\n")
     yn = {True: "yes", False: "no", None: ""}
     print_table([[short(g["group"]), yn[g["consumeEnable"]], yn[g["consumeBroadcastEnable"]],
              yn[g["consumeMessageOrderly"]], g["retryQueueNums"], g["retryMaxTimes"], g["brokerId"]]
             for g in info["groups"]],
-           ["group", "consume", "broadcast", "orderly", "retryQueues", "retryMax", "brokerId"], out, "  ")
+                ["group", "consumeEnable", "consumeBroadcastEnable", "consumeMessageOrderly", "retryQueueNums",
+                 "retryMaxTimes", "brokerId"], out, "  ")
     # Read twice (widths, then lines) rather than held: a large file has millions of offsets.
     from .tables import ColumnWidths, print_table_streamed
     offsets = info["consumerOffsets"]
-    columns = ColumnWidths(["group", "topic", "queue", "offset"])
+    columns = ColumnWidths(["group", "topic", "queueId", "offset"])
     count = 0
     for o in offsets:
         columns.add(_offset_cells(o))
@@ -189,8 +191,8 @@ def _print_config(info: dict, out) -> None:
     w(f"consumer offsets ({count})\n")
     print_table_streamed(columns, (_offset_cells(o) for o in offsets), out, "  ")
     w(f"delay offsets ({len(info['delayOffsets'])})\n")
-    print_table([[d["level"], f"{d['topic']}/{d['queueId']}", d["offset"]] for d in info["delayOffsets"]],
-           ["level", "queue", "offset"], out, "  ")
+    print_table([[d["level"], d["topic"], d["queueId"], d["offset"]] for d in info["delayOffsets"]],
+                ["level", "topic", "queueId", "offset"], out, "  ")
 
 
 #: Members of a table written by one ``json.dumps`` call; a larger table is written a member at a time.
@@ -285,7 +287,8 @@ def cmd_config(args: argparse.Namespace) -> int:
 
 #: Lag tables of at most this many rows are held once; longer ones are made again for each pass.
 LAG_ROWS_HELD = 100_000
-_LAG_HEADER = ["group", "topic", "queue", "committed", "min", "max", "lag", "nextStoreTime", "flags"]
+_LAG_HEADER = ["group", "topic", "queueId", "committedOffset", "minOffset", "maxOffset", "lag", "nextMessageStoreTime",
+               "flags"]
 
 
 def _lag_cells(r) -> list:

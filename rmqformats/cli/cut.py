@@ -53,6 +53,7 @@ from ..generated.layouts import rocketmq_commitlog as layout
 from ..mapped import pread_exact
 from ..timer import SLOT_DTYPE as WHEEL_SLOT_DTYPE
 from . import status
+from .present import place
 from .common import file_store_paths
 
 _HEADER = struct.Struct(layout.RECORD_RUNS[0][1])  # TOTALSIZE, MAGICCODE
@@ -101,10 +102,10 @@ def find_cut(path: str, *, records: int | None = None, max_bytes: int | None = N
             if magic == layout.MAGIC_CODE["zero_fill"] and total == 0:
                 return Cut(pos, count, "zero-tail")
             if magic not in _MESSAGE_MAGICS:
-                return Cut(pos, count, "damage", f"{path} @ {pos:#x}: bad magic {magic & 0xFFFFFFFF:#010x}")
+                return Cut(pos, count, "damage", f"{place(path, pos)}: bad magic {magic & 0xFFFFFFFF:#010x}")
             if total <= _HEADER.size or total > size - pos:
                 return Cut(pos, count, "damage",
-                           f"{path} @ {pos:#x}: record size {total} runs past the end of the file ({size} bytes)")
+                           f"{place(path, pos)}: record size {total} runs past the end of the file ({size} bytes)")
             if max_bytes is not None and pos + total > max_bytes:
                 return Cut(pos, count, "limit")
             pos += total

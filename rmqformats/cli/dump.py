@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from .. import filekind
 from ..errors import RmqFormatError
 from . import bodies, status
+from .present import whole
 from .common import UsageError, iso, print_table
 
 #: Records of a table written at a time (a table's widths come from its first block).
@@ -85,10 +86,7 @@ def _commitlog(path: str, o: DumpOptions) -> Iterator[dict]:
                "storeSize": b.length}
     end = scan.end
     if end is not None and not end.reason.is_clean:
-        text = str(end)
-        if end.segment:  # the whole path
-            text = f"{os.path.abspath(end.segment)} @ 0x{end.file_offset:x}" + text[text.index(":"):]
-        sys.stderr.write(f"rmqformats: data ends early: {text}\n")
+        sys.stderr.write(f"rmqformats: data ends early: {whole(end)}\n")
 
 
 def _start_offset(path: str, kind: str) -> int:

@@ -8,9 +8,10 @@ import os
 import sys
 from collections import defaultdict
 
-from ..errors import RmqFormatError, RocksDBError
+from ..errors import RmqFormatError, RocksDBError, display_path
 from ..store import Store
 from . import status
+from .present import place, whole
 from .tables import write_wrapped
 from ..columnar import find_record_start
 from ..columnar.summary import SUMMARY_COLUMNS, LogSummary, int_values
@@ -297,7 +298,7 @@ def _print_inspect(info: dict, out) -> None:
     seg = info["segments"]
     w(f"segments   {len(seg)}, {sum(s['size'] for s in seg):,} bytes\n")
     print_table([[s["name"], f"{s['size']:,}", f"{s['messages']:,}", "" if s["blankOffset"] is None else s["blankOffset"]]
-            for s in seg], ["segment", "size", "messages", "BLANK at"], out, "  ")
+            for s in seg], ["name", "size", "messages", "blankOffset"], out, "  ")
     for gap in info["segmentGaps"]:
         w(f"  gap: {gap['after']} ends at offset {gap['expectedOffset']}, next segment is {gap['next']}\n")
     versions = ", ".join(f"{k} {v:,}" for k, v in info["recordVersions"].items()) or "none"
@@ -314,7 +315,7 @@ def _print_inspect(info: dict, out) -> None:
     end = info["dataEnd"]
     where = f"offset {end['commitLogOffset']}"
     if end["segment"]:
-        where += f" (segment {end['segment'].rsplit('/', 1)[-1]} at byte {end['fileOffset']})"
+        where += f" ({place(display_path(end['segment']), end['fileOffset'])})"
     write_wrapped(f"data ends  {where}: {end['description']}{': ' + end['detail'] if end['detail'] else ''}", out)
     if end["bytesAfterInLaterSegments"]:
         w(f"           {end['bytesAfterInLaterSegments']:,} bytes of later segments are past the end\n")
@@ -326,19 +327,19 @@ def _print_inspect(info: dict, out) -> None:
           f"this segment (--salvage reads them)\n")
     if info["damaged"]:
         w(f"damaged    {len(info['damaged'])} ranges skipped, {sum(r['length'] for r in info['damaged']):,} bytes\n")
-        print_table([[r["segment"].rsplit("/", 1)[-1], f"0x{r['fileOffset']:x}", r["commitLogOffset"],
+        print_table([[r["segment"].rsplit("/", 1)[-1], r["fileOffset"], r["commitLogOffset"],
                       f"{r['length']:,}", r["reason"]] for r in info["damaged"]],
-                    ["segment", "at", "offset", "length", "reason"], out, "  ")
+                    ["segment", "fileOffset", "commitLogOffset", "length", "reason"], out, "  ")
     w("topics\n")
     rows = [[short(topic), f"{t['messages']:,}", " ".join(f"{q}:{n}" for q, n in t["queues"].items())]
             for topic, t in info["topics"].items()]
-    print_table(rows, ["topic", "messages", "queue:messages"], out, "  ")
+    print_table(rows, ["topic", "messages", "queues"], out, "  ")
     total = info["messageBytes"]
     share = (lambda n: f"{100 * n / total:.1f}%") if total else (lambda n: "")
     for key, what, header, cells in (
             ("largestTopics", "topics", ["topic", "messages", "bytes", "share"],
              lambda r: [short(r["topic"]), f"{r['messages']:,}", f"{r['bytes']:,}", share(r["bytes"])]),
-            ("largestQueues", "queues", ["topic", "queue", "messages", "bytes", "share"],
+            ("largestQueues", "queues", ["topic", "queueId", "messages", "bytes", "share"],
              lambda r: [short(r["topic"]), r["queueId"], f"{r['messages']:,}", f"{r['bytes']:,}", share(r["bytes"])])):
         shown, of = len(info[key]), len(info["topics"]) if what == "topics" else \
             sum(len(t["queues"]) for t in info["topics"].values())
@@ -391,6 +392,27 @@ def _print_layouts(lay: dict, out) -> None:
               f"{len(tiered['indexFiles'])} index file(s)\n")
 
 
+#: ``--format jsonl``: the record kind of each line, for each list of the report, in the order written.
+RECORDS = (("segments", "segment"), ("segmentGaps", "segmentGap"), ("damaged", "damagedRange"),
+           ("topics", "topic"), ("largestTopics", "largestTopic"), ("largestQueues", "largestQueue"))
+
+
+def write_lines(info: dict, out) -> None:
+    """``info`` as JSON Lines: an ``inspect`` line (the store as a whole: layouts, shutdown, checkpoint,
+    queues, index, counts, times, where the data ends), then one line per segment, segment gap,
+    damaged range, topic and largest topic and queue (a row of each table the text shows), each with
+    ``"record"`` naming its kind."""
+    lists = dict(RECORDS)
+    out.write(json.dumps({"record": "inspect", **{k: v for k, v in info.items() if k not in lists}},
+                         ensure_ascii=False) + "\n")
+    for key, kind in RECORDS:
+        rows = info[key]
+        if key == "topics":
+            rows = ({"topic": name, **t} for name, t in rows.items())
+        for r in rows:
+            out.write(json.dumps({"record": kind, **r}, ensure_ascii=False) + "\n")
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
     store = open_from_args(args)
     if args.tiered:
@@ -400,13 +422,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
                          salvage=args.salvage, live=args.live,
                          tiered=args.tiered, top=args.top)
     if args.format == "jsonl":
-        sys.stdout.write(json.dumps(info, ensure_ascii=False) + "\n")
+        write_lines(info, sys.stdout)
+    elif args.format == "json":
+        sys.stdout.write(json.dumps(info, ensure_ascii=False, indent=2) + "\n")
     else:
         _print_inspect(info, sys.stdout)
     from ..recovery.salvage import DamagedRange
     for r in info["damaged"]:  # the text of messages and export
         rng = DamagedRange(r["segment"], r["fileOffset"], r["commitLogOffset"], r["length"], r["reason"])
-        sys.stderr.write(f"rmqformats: damaged range skipped: {rng}\n")
+        sys.stderr.write(f"rmqformats: damaged range skipped: {whole(rng)}\n")
     # A missing segment file is damage too, though a plain scan crosses it as the broker does.
     return status.DAMAGED if info["damaged"] or info["segmentGaps"] or not info["dataEnd"]["clean"] else status.OK
 
@@ -414,8 +438,12 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 def add_commands(sub) -> None:
     """Add this module's commands to the ``rmqformats`` subcommands."""
     sp = sub.add_parser("inspect", help="segments, messages and bytes per topic and queue, time range, "
-                                        "where the data ends")
-    add_store_args(sp)
+                                        "where the data ends",
+                        description="What a store holds and where its data ends. --format jsonl writes an "
+                                    "'inspect' line (the store as a whole), then a line per segment, segment gap, "
+                                    "damaged range, topic, largest topic and largest queue, each with \"record\" "
+                                    "naming its kind; --format json is the same report as one document.")
+    add_store_args(sp, formats=("table", "jsonl", "json"))
     add_verify_crc(sp, True)
     add_salvage(sp)
     add_jobs(sp)

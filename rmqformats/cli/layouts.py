@@ -16,6 +16,7 @@ from ..errors import StoreNotFoundError, WrongLayoutError
 from ..store import open_store
 from . import status
 from .common import Unknown, iso, print_table, short
+from .present import whole
 
 _HEADER = ["commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp", "tags", "keys", "bodyBytes"]
 
@@ -35,7 +36,7 @@ def _write_messages(msgs, fmt: str, out) -> None:
 
 def _end_status(end) -> int:
     if end is not None and not end.reason.is_clean:
-        sys.stderr.write(f"rmqformats: data ends early: {end}\n")
+        sys.stderr.write(f"rmqformats: data ends early: {whole(end)}\n")
         return status.DAMAGED
     return status.OK
 
@@ -122,7 +123,7 @@ def cmd_tiered(args: argparse.Namespace) -> int:
         else:
             rows.append([q.broker, short(q.topic), q.queue_id, len(log.segments), n, cq.min_offset, cq.max_offset])
     if args.format == "table":
-        print_table(rows, ["broker", "topic", "queue", "files", "messages", "minOffset", "maxOffset"], out)
+        print_table(rows, ["broker", "topic", "queueId", "commitLogFiles", "messages", "minOffset", "maxOffset"], out)
         for f in ts.index_files(num_hash_slots=args.hash_slots, num_items=args.index_num):
             out.write(f"index {f.path}: {'compacted' if f.compacted else 'writing form'}, {f.header.num_items} items, "
                       f"{f.num_hash_slots} slots\n")
@@ -163,12 +164,14 @@ def cmd_dledger(args: argparse.Namespace) -> int:
                                   "channel": e.channel, "chainCrc": e.chain_crc, "bodyCrc": e.body_crc,
                                   "file": e.segment, "fileOffset": e.file_offset,
                                   "commitLogOffset": m.commitlog_offset, "topic": m.topic, "queueId": m.queue_id,
-                                  "queueOffset": m.queue_offset, "msgId": m.msg_id}, ensure_ascii=False) + "\n")
+                                  "queueOffset": m.queue_offset, "storeTimestamp": m.store_timestamp,
+                                  "msgId": m.msg_id}, ensure_ascii=False) + "\n")
         else:
             rows.append([e.index, e.term, e.position, e.size, m.commitlog_offset, short(m.topic), m.queue_id,
                          m.queue_offset, iso(m.store_timestamp)])
     if args.format == "table":
-        print_table(rows, ["index", "term", "pos", "size", "offset", "topic", "queue", "queueOffset", "storeTime"], out)
+        print_table(rows, ["index", "term", "pos", "size", "commitLogOffset", "topic", "queueId", "queueOffset",
+                          "storeTimestamp"], out)
     if args.limit is None or n < args.limit:
         return _end_status(entries.end)
     return status.OK
@@ -219,7 +222,7 @@ def cmd_compaction(args: argparse.Namespace) -> int:
             rows.append([short(q.topic), q.queue_id, q.sub_folder, n, info.min_offset, info.max_offset,
                          (cp or {}).get(key, "")])
     if args.format == "table":
-        print_table(rows, ["topic", "queue", "in progress", "messages", "minOffset", "maxOffset", "compactedTo"], out)
+        print_table(rows, ["topic", "queueId", "subFolder", "messages", "minOffset", "maxOffset", "compactedTo"], out)
     return code
 
 

@@ -18,6 +18,7 @@ from .common import (UsageError, iso, open_from_args, short, print_table, with_p
                      add_verify_crc, add_commitlog_arg)
 from .common import add_jobs, add_salvage, refuse_empty_filters, store_paths
 from .common import batches_with_progress as _batches_with_progress
+from .present import whole
 
 #: Rows decoded at a time for the messages table.
 _TABLE_BATCH = 8192
@@ -130,10 +131,10 @@ def report_end(scan, log=None) -> int:
         from ..recovery.salvage import gaps
         damaged = [g for g in gaps(log.segments) if g.commitlog_offset < scan.end.offset]
     for r in damaged:
-        sys.stderr.write(f"rmqformats: damaged range skipped: {r}\n")
+        sys.stderr.write(f"rmqformats: damaged range skipped: {whole(r)}\n")
     end = scan.end
     if end is not None and not end.reason.is_clean:
-        sys.stderr.write(f"rmqformats: data ends early: {end}\n")
+        sys.stderr.write(f"rmqformats: data ends early: {whole(end)}\n")
         return status.DAMAGED
     return status.DAMAGED if damaged else status.OK
 
@@ -374,7 +375,7 @@ class _Counts:
                 out.write(json.dumps({**dict(zip(self.keys, key)), "messages": n}, ensure_ascii=False) + "\n")
         else:
             print_table([[short(key[0]), *key[1:], n] for key, n in rows],
-                        ["topic", "queue"][:len(self.keys)] + ["messages"], out)
+                        ["topic", "queueId"][:len(self.keys)] + ["messages"], out)
 
 
 def cmd_messages(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ import sys
 from . import status
 from .common import UsageError, add_store_args, iso, open_from_args, print_table
 
-#: The parts of the output, in order: (name in JSON Lines, attribute of :class:`Pending`, table title).
+#: The parts of the output, in order: (record kind in JSON Lines, attribute of :class:`Pending`, table title).
 PARTS = (("scheduled", "scheduled", "scheduled messages not yet delivered (past config/delayOffset.json)"),
          ("timer", "timers", "timer messages not yet delivered (past config/timercheck)"),
          ("transaction", "transactions", "open transactions (no op, commit or rollback closes them)"),
@@ -52,7 +52,7 @@ def cmd_pending(args: argparse.Namespace) -> int:
     if args.format == "jsonl":
         for part, attr, _ in PARTS:
             for row in getattr(result, attr).to_pylist():
-                out.write(json.dumps({"pending": part, **{k: _json_value(v) for k, v in row.items()}},
+                out.write(json.dumps({"record": part, **{k: _json_value(v) for k, v in row.items()}},
                                      ensure_ascii=False) + "\n")
         return status.OK
     last = result.last_store_time_ms

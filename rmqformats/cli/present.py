@@ -3,15 +3,22 @@
 - **Keys and column names**: camelCase (``commitLogOffset``, ``queueId``,
   ``storeTimestamp``), the columnar names (:data:`rmqformats.columnar.COLUMNS`)
   where a column is one of them; a table's header uses the same names as the
-  JSON keys, so ``--columns`` takes what the header shows. :func:`camel`
-  turns the API's snake_case names into them.
+  JSON keys of the same values (``queueId``, never ``queue``;
+  ``committedOffset``, ``minOffset``, ``maxOffset`` in ``lag`` as in its
+  JSON), so ``--columns`` takes what the header shows. Only a table's own
+  summaries have a name of their own (``share`` of the bytes, a lag row's
+  ``flags``, ``bodyBytes``). :func:`camel` turns the API's snake_case names
+  into them.
 - **Times**: ISO 8601 UTC with milliseconds (``2026-11-21T09:53:22.457Z``,
   :func:`iso`) wherever a time is shown for people: tables and notes. JSON
   keeps the epoch milliseconds the files hold under the field's own name and,
   where a record is a raw field (``dump checkpoint``), adds the ISO ``time``.
-- **Offsets and sizes**: decimal everywhere (commit-log offsets, file
+- **Offsets and sizes**: decimal in tables and JSON (commit-log offsets, file
   offsets, a BLANK record's position), as the broker logs them; hexadecimal
-  only for what is an id or a hash (``msgId``, magic codes).
+  only for what is an id or a hash (``msgId``, magic codes). A place in a
+  file named in text (an error, a finding, a notice such as where the data
+  ends) is ``FILE @ 0xHEX`` (:func:`place`, the notation of every typed
+  error), so it reads one way on stderr, in ``check`` and in ``inspect``.
 - **Text that is not printable** (a body shown with ``--body text``, a
   marker file's content): :func:`escape_text`, the same in a table cell and in
   JSON. A byte that is not UTF-8 is ``\\xNN``; a control character is
@@ -21,17 +28,24 @@
   by :mod:`rmqformats.cli.tables` and the streamed message table.
 - **JSON Lines**: one JSON value per line, and every line one value. For a
   command that lists records (``messages``, ``queue``, ``lag``, ``dump``,
-  ``lookup``, ``pending``) a line is a record; ``config`` writes a line per
-  record too, each with a ``"record"`` key naming its kind (``config``,
-  ``file``, ``topic``, ``group``, ``consumerOffset``, ``delayOffset``);
-  ``inspect`` and ``check`` report on a store as a whole and write that report
-  as one line. ``--format json`` is one document.
+  ``lookup``, ``pending``) a line is a record (``pending``'s with ``"record"``
+  naming its part). A command whose report mixes
+  several tables (``config``, ``inspect``, ``check``) writes its own line
+  first (what concerns the store as a whole), then a line per row of each
+  table, each line with a ``"record"`` key naming its kind:
+  ``config``: ``config``, ``file``, ``topic``, ``group``, ``consumerOffset``,
+  ``delayOffset``; ``inspect``: ``inspect``, ``segment``, ``segmentGap``,
+  ``damagedRange``, ``topic``, ``largestTopic``, ``largestQueue``; ``check``:
+  ``check``, ``unreadable``, ``problem``, ``finding``, ``recovery``.
+  ``--format json`` is the same report as one document.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
+from ..errors import display_path, place
 from ..message import format_millis
 
 _CAMEL_BREAK = re.compile(r"_([a-z0-9])")
@@ -78,4 +92,16 @@ def escape_text(data: bytes) -> str:
     return "".join(map(_escape_char, text))
 
 
-__all__ = ["camel", "camel_keys", "escape_text", "iso"]
+def whole(where: object) -> str:
+    """``str(where)`` of a place in a segment (a data end, a damaged range: ``segment`` and
+    ``file_offset``) with the segment's whole path, as every line on stderr names a file."""
+    text = str(where)
+    segment = getattr(where, "segment", None)
+    if segment:
+        short = place(display_path(segment), where.file_offset)  # type: ignore[attr-defined]
+        if text.startswith(short):
+            return place(os.path.abspath(segment), where.file_offset) + text[len(short):]  # type: ignore[attr-defined]
+    return text
+
+
+__all__ = ["camel", "camel_keys", "escape_text", "iso", "place", "whole"]

@@ -9,7 +9,7 @@ import shlex
 import sys
 
 from ..consumequeue import SCHEDULE_TOPIC, tags_code
-from . import bodies, status
+from . import bodies, present, status
 from .common import UsageError, Unknown, iso, open_from_args, parse_time, short, print_table, add_store_args
 from .common import add_jobs
 from .tables import table_width, write_wrapped
@@ -133,7 +133,7 @@ def cmd_queue(args: argparse.Namespace) -> int:
     if args.format == "table":
         header = ["cqOffset", "commitLogOffset", "size", "tagsCode"]
         if args.resolve:
-            header += ["status", "storeTime", "tags", "keys", "msgId"] + (["body"] if _body_shown(args) else [])
+            header += ["status", "storeTimestamp", "tags", "keys", "msgId"] + (["body"] if _body_shown(args) else [])
         where = "RocksDB consume queue" if cq.kind == "rocksdb" else f"{len(cq.files.files)} file(s)"
         sys.stdout.write(f"# {topic}/{queue_id}: offsets {cq.min_offset}..{cq.max_offset}, {where}\n")
         print_table(rows, header, out)
@@ -327,9 +327,9 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         sys.stderr.write(f"rmqformats: {_no_hits(folder, args)}\n")
     if args.format == "table":
         if args.raw:
-            print_table(rows, ["commitLogOffset", "indexFile", "entry", "storeTime(index)"], out)
+            print_table(rows, ["commitLogOffset", "indexFile", "entry", "storeTimeFromIndex"], out)
         else:
-            print_table(rows, ["commitLogOffset", "indexFile", "entry", "storeTime", "topic", "queue", "queueOffset",
+            print_table(rows, ["commitLogOffset", "indexFile", "entry", "storeTimestamp", "topic", "queueId", "queueOffset",
                           "tags", "keys", "msgId"], out)
     return 0
 
@@ -351,8 +351,26 @@ def _write_place(label: str, place) -> None:
     if limit is None or len(line) <= limit:
         out.write(line + "\n")
         return
-    where = "" if place.offset is None else f" @ 0x{place.offset:x}"  # as the one-line `path @ 0x…` says it
+    where = "" if place.offset is None else present.place("", place.offset)  # as the one-line `path @ 0x…` says it
     out.write(f"{'':<18}{label}{where}{' (no such file)' if place.absent else ''}, in\n{place.path}\n")
+
+
+#: ``check --format jsonl``: the record kind of each line, for each list of the report, in the order written.
+CHECK_RECORDS = (("unreadable", "unreadable"), ("problems", "problem"), ("findings", "finding"))
+
+
+def _write_check_lines(doc: dict, out) -> None:
+    """The report as JSON Lines: a ``check`` line (the verdict and the counts), then one line per
+    unreadable queue, unit mismatch (``problem``) and finding, then the ``recovery`` line (what a
+    restart would do), each with ``"record"`` naming its kind."""
+    lists = {*dict(CHECK_RECORDS), "recovery"}
+    out.write(json.dumps({"record": "check", **{k: v for k, v in doc.items() if k not in lists}},
+                         ensure_ascii=False, default=str) + "\n")
+    for key, kind in CHECK_RECORDS:
+        for r in doc.get(key, ()):
+            out.write(json.dumps({"record": kind, **r}, ensure_ascii=False, default=str) + "\n")
+    if "recovery" in doc:
+        out.write(json.dumps({"record": "recovery", **doc["recovery"]}, ensure_ascii=False, default=str) + "\n")
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -376,7 +394,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     if (args.topic is None or f.topic in (None, args.topic))
                     and (args.queue is None or f.queue_id in (None, args.queue))]
     ok = not problems and not report.unreadable and (cross is None or cross.ok)
-    if args.format == "jsonl":
+    if args.format in ("jsonl", "json"):
         doc = {
             "ok": ok, "queues": report.queues, "units": report.units, "deletedUnits": report.deleted,
             "problems": [{"topic": p.topic, "queueId": p.queue_id, "cqOffset": p.cq_offset, "where": p.where,
@@ -391,7 +409,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                         "counts": {k.value: n for k, n in cross.counts.items()},
                         "findings": [f.to_json_dict() for f in findings],
                         "recovery": cross.recovery.to_json_dict()})
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False, default=str) + "\n")
+        if args.format == "json":
+            sys.stdout.write(json.dumps(doc, ensure_ascii=False, default=str, indent=2) + "\n")
+        else:
+            _write_check_lines(doc, sys.stdout)
     else:
         w = sys.stdout.write
         w(f"consume queues  {report.queues:,} queue(s), {report.units:,} unit(s) checked against the commit log\n")
@@ -477,9 +498,13 @@ def add_commands(sub) -> None:
                                     "unit, index entry or timer-log unit points past the end of the data or at "
                                     "nothing, and what a restart or an abnormal recovery would dispatch again or "
                                     "truncate given the checkpoint. Each finding names the file and byte on both "
-                                    "sides. Notes (what the broker would do) do not make the store inconsistent.",
+                                    "sides. Notes (what the broker would do) do not make the store inconsistent. "
+                                    "--format jsonl writes a 'check' line (the verdict and the counts), then a "
+                                    "line per unreadable queue, unit mismatch ('problem') and finding, then the "
+                                    "'recovery' line, each with \"record\" naming its kind; --format json is the "
+                                    "same report as one document.",
                         epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_store_args(sp)
+    add_store_args(sp, formats=("table", "jsonl", "json"))
     sp.add_argument("--topic", help="only this topic's queues")
     sp.add_argument("--queue", type=bodies.non_negative, help="only this queue id")
     sp.add_argument("--max-problems", type=_positive, default=1000,

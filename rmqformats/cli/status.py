@@ -27,7 +27,7 @@ TABLE = (
     (OK, "success; the data read ended cleanly"),
     (FINDINGS, "findings: check found problems, lag flagged queues; preflight: the broker starts but "
                "truncates, re-dispatches or changes files (each listed)"),
-    (ERROR, "usage error, a typed error reading a file (file, offset and reason on stderr), "
+    (ERROR, "usage error, a typed error reading a file (FILE @ 0xOFFSET: reason, on stderr), "
             "or an output that cannot be written (path and reason); preflight: the broker refuses to start "
             "(each reason with the Java method)"),
     (DAMAGED, "the data ended at damage, or --salvage skipped damaged ranges; rebuild: intact messages past "

@@ -35,9 +35,10 @@ _state = {"wide": False, "noted": False}
 #: already shown), then bodyBytes and the store time, and keeps what a person finds a message by:
 #: its offset, topic, queue, tags and keys.
 LEAST_USEFUL = (
-    "msgId", "bodyBytes", "tagsCode", "unknownKeys", "encoding", "sysFlag", "brokerId", "retryMax", "retryQueues",
-    "msgBaseOffset", "batchSize", "entry", "indexFile", "files", "size", "attributes", "storeTimestamp",
-    "storeTime", "storeTime(index)", "nextStoreTime", "flag", "properties", "storeSize", "keys",
+    "msgId", "bodyBytes", "tagsCode", "unknownKeys", "encoding", "topicSysFlag", "brokerId", "retryMaxTimes",
+    "retryQueueNums", "msgBaseOffset", "batchSize", "entry", "indexFile", "files", "commitLogFiles", "size",
+    "attributes", "storeTimestamp", "storeTime", "storeTimeFromIndex", "nextMessageStoreTime", "flag", "properties",
+    "storeSize", "keys",
 )
 #: Columns left out last (asked for, as ``body`` with ``--body``, or what a row is about).
 MOST_USEFUL = ("body", "topic", "group")

@@ -29,7 +29,7 @@ from ..segments import (
     SegmentLog,
     nonzero_span,
 )
-from ..errors import display_path
+from ..errors import display_path, place
 
 #: End reasons after which the damaged record's own TOTALSIZE is trusted: its fields add up to it.
 _WHOLE_RECORD = (EndReason.CRC_MISMATCH, EndReason.BAD_PROPERTY, EndReason.UNFINISHED)
@@ -52,7 +52,7 @@ class DamagedRange:
     reason: str
 
     def __str__(self) -> str:
-        return (f"{display_path(self.segment)} @ 0x{self.file_offset:x}: {self.length:,} bytes skipped "
+        return (f"{place(display_path(self.segment), self.file_offset)}: {self.length:,} bytes skipped "
                 f"(commit-log offset {self.commitlog_offset}): {self.reason}")
 
     def to_json_dict(self) -> dict:

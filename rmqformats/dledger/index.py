@@ -77,7 +77,7 @@ def check_index(log, index: DLedgerIndex) -> list[str]:
         while unit is not None and unit.index < entry.index:
             unit = next(units, None)
         if unit is None:
-            found.append(f"entry {entry.index} @ {entry.position}: no index unit "
+            found.append(f"entry {entry.index} (position {entry.position}): no index unit "
                          f"(the index ends before it; files from unit {first_file_start // UNIT_SIZE})")
             break
         got = (unit.index, unit.position, unit.size, unit.term)

@@ -79,7 +79,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..errors import RmqFormatError
+from ..errors import RmqFormatError, place
 from ..queuefiles import list_queue_dirs, queue_files
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ class Item:
                 "path": self.path, "offset": self.offset}
 
     def __str__(self) -> str:
-        where = "" if self.path is None else f"{self.path}" + ("" if self.offset is None else f" @ {self.offset}")
+        where = "" if self.path is None else place(self.path, self.offset)
         return f"{self.verdict}: {where + ': ' if where else ''}{self.text} [{self.method}; {self.source}]"
 
 

@@ -60,7 +60,7 @@ import pyarrow.compute as pc
 from ..commitlog import DataEnd
 from ..consumequeue import DEFAULT_DELAY_LEVELS_MS, INNER_MULTI_DISPATCH, INNER_MULTI_QUEUE_OFFSET, SCHEDULE_TOPIC
 from ..consumequeue import UNIT_DTYPE as CQ_UNIT_DTYPE
-from ..errors import RmqFormatError
+from ..errors import RmqFormatError, place
 from ..generated.layouts import rocketmq_commitlog as cl_layout
 from ..generated.layouts import rocketmq_consumequeue as cq_layout
 from ..javahash import tags_code
@@ -148,7 +148,7 @@ class Place:
     key: str | None = None
 
     def __str__(self) -> str:
-        text = self.path if self.offset is None else f"{self.path} @ 0x{self.offset:x}"
+        text = place(self.path, self.offset)
         if self.key is not None:
             text += f" {self.key}"
         return text + (" (no such file)" if self.absent else "")

@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 
 from .. import __version__
 from ..commitlog import DataEnd, split_folders
-from ..errors import RmqFormatError
+from ..errors import RmqFormatError, display_path, place
 from .crosscheck import CrossCheck, Kind, cross_check
 
 if TYPE_CHECKING:
@@ -409,12 +409,12 @@ def _segments_figure(report: StoreReport):
 
 
 def _data_end_text(end: DataEnd | None) -> str:
-    """Where the data ends, with decimal offsets as the report shows every offset."""
+    """Where the data ends: the commit-log offset in decimal, as the report shows every offset, and the
+    place in the segment as every error and notice names one (``commitlog/… @ 0x…``)."""
     if end is None:
         return ""
-    where = (f"segment {os.path.basename(end.segment)} at byte {end.file_offset:,}, "
-             if end.segment else "")
-    text = f"{where}commit-log offset {end.offset:,}: {end.reason.value}"
+    where = f" ({place(display_path(end.segment), end.file_offset)})" if end.segment else ""
+    text = f"commit-log offset {end.offset:,}{where}: {end.reason.value}"
     if end.detail:
         text += f": {end.detail}"
     if end.bytes_after:
