@@ -373,6 +373,24 @@ def walk_records(buf, start, end, at_eof, stop_at, cap, i32, i64, trusted=-1):
         pos = rend
 
 
+@njit(inline="always", **_JIT)
+def entry_header(buf, pos, e64, n, whole):
+    """Store the header fields of the DLedger entry at ``pos`` in column ``n`` of ``e64`` (rows ``E_*``): the
+    magic code, size and position, and with ``whole`` the rest (``buf`` then holds the whole header).
+    The one decoder of entry headers: the walk and the reading of one entry use it."""
+    e64[E_MAGIC, n] = _s32(buf, pos)
+    e64[E_SIZE, n] = _s32(buf, pos + _ENTRY_POS_SIZE)
+    e64[E_AT, n] = pos
+    if whole:
+        e64[E_INDEX, n] = _s64(buf, pos + _ENTRY_POS_INDEX)
+        e64[E_TERM, n] = _s64(buf, pos + _ENTRY_POS_TERM)
+        e64[E_POS, n] = _s64(buf, pos + _ENTRY_POS_POS)
+        e64[E_CHANNEL, n] = _s32(buf, pos + _ENTRY_POS_CHANNEL)
+        e64[E_CHAIN_CRC, n] = _s32(buf, pos + _ENTRY_POS_CHAIN_CRC)
+        e64[E_BODY_CRC, n] = _s32(buf, pos + _ENTRY_POS_BODY_CRC)
+        e64[E_LEN_BODY, n] = _s32(buf, pos + _ENTRY_POS_LEN_BODY)
+
+
 @njit(**_JIT)
 def walk_entries(buf, start, end, file_end, base, cap, i32, i64, e64, last_index, last_term):
     """Walk the DLedger entries of ``buf[start:end]``, checked as ``DLedgerMmapFileStore.recover`` does,
@@ -401,27 +419,19 @@ def walk_entries(buf, start, end, file_end, base, cap, i32, i64, e64, last_index
             return n, ESTOP_SHORT, pos, last_index, last_term
         if pos + min(_ENTRY_HEADER, left) > end:
             return n, ESTOP_WINDOW, pos, last_index, last_term
-        magic = _s32(buf, pos)
-        size = _s32(buf, pos + _ENTRY_POS_SIZE)
-        e64[E_MAGIC, n] = magic
-        e64[E_SIZE, n] = size
-        e64[E_AT, n] = pos
+        entry_header(buf, pos, e64, n, False)
+        magic = e64[E_MAGIC, n]
+        size = e64[E_SIZE, n]
         if magic == _ENTRY_MAGIC_BLANK:
             return n, ESTOP_BLANK, pos, last_index, last_term
         if size == 0:
             return n, ESTOP_SIZE_ZERO, pos, last_index, last_term
         if left < _ENTRY_HEADER:
             return n, ESTOP_HEADER_CUT, pos, last_index, last_term
-        index = _s64(buf, pos + _ENTRY_POS_INDEX)
-        term = _s64(buf, pos + _ENTRY_POS_TERM)
-        len_body = _s32(buf, pos + _ENTRY_POS_LEN_BODY)
-        e64[E_INDEX, n] = index
-        e64[E_TERM, n] = term
-        e64[E_POS, n] = _s64(buf, pos + _ENTRY_POS_POS)
-        e64[E_CHANNEL, n] = _s32(buf, pos + _ENTRY_POS_CHANNEL)
-        e64[E_CHAIN_CRC, n] = _s32(buf, pos + _ENTRY_POS_CHAIN_CRC)
-        e64[E_BODY_CRC, n] = _s32(buf, pos + _ENTRY_POS_BODY_CRC)
-        e64[E_LEN_BODY, n] = len_body
+        entry_header(buf, pos, e64, n, True)
+        index = e64[E_INDEX, n]
+        term = e64[E_TERM, n]
+        len_body = e64[E_LEN_BODY, n]
         if e64[E_POS, n] != base + pos:
             return n, ESTOP_BAD_POSITION, pos, last_index, last_term
         if len_body + _ENTRY_HEADER != size:
@@ -935,6 +945,7 @@ def warm_up() -> None:
     i64 = np.empty((N_I64, 1), np.int64)
     walk_records(buf, 0, 64, True, 65, 1, i32, i64, -1)
     walk_entries(buf, 0, 64, 64, 0, 1, i32, i64, np.empty((N_E, 2), np.int64), -1, -1)
+    entry_header(buf, 0, np.empty((N_E, 1), np.int64), 0, True)
     find_record(buf, 0, 64, True, 64, 0, i32, i64)
     check_record(buf, 0, 64)
     pos = np.zeros(1, np.int64)

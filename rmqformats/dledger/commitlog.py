@@ -16,45 +16,35 @@ record's position in its file. :attr:`DataEnd.offset` is an entry position
 from __future__ import annotations
 
 import os
-import struct
 from collections.abc import Iterator
 
+import numpy as np
+
 from ..commitlog import CommitLog
-from ..segments import (
-    MAGIC_V1,
-    MAGIC_V2,
-    Blank,
-    DataEnd,
-    _HEAD,
-)
+from ..segments import Blank, DataEnd
+from ..columnar import kernels as K
+from ..columnar import layout as L
 from ..columnar.messages import ROWS
 from ..columnar.objects import refuse_options
-from ..columnar.record import bad_magic_error, decode_message
+from ..columnar.record import decode_message
 from ..errors import (
     DLedgerEntryError,
     MessageNotFoundError,
     RecordError,
     TruncatedRecordError,
 )
-from ..generated.layouts import rocketmq_dledger_data as layout
 from ..mapped import pread as _pread
 from ..message import Message
 from . import columnar
 from .columnar import BODY_OFFSET, DLedgerColumnarScan, EntryWalk, MessageWalk
 from .entry import DLedgerEndReason, DLedgerEntry  # noqa: F401 - DLedgerEndReason: part of this module's API
 
-assert layout.RECORD_RUNS[0][0] == ("magic", "len_entry")
-assert layout.ENTRY_BODY_RUNS[0][0] == ("index", "term", "ofs_entry", "channel", "chain_crc", "body_crc", "len_body")
-
-_MAGIC_SIZE = struct.Struct(layout.RECORD_RUNS[0][1])
-_BODY_HEAD = struct.Struct(layout.ENDIAN + layout.ENTRY_BODY_RUNS[0][1][1:])
-assert _MAGIC_SIZE.size + _BODY_HEAD.size == BODY_OFFSET
 #: ``DLedgerEntry.HEADER_SIZE`` (the header without the body length).
 HEADER_SIZE = BODY_OFFSET - 4
-ENTRY_MAGIC = layout.ENTRY_MAGIC["normal"]
+ENTRY_MAGIC = L.ENTRY_MAGIC
+BLANK_MAGIC = L.ENTRY_MAGIC_BLANK
 #: Bytes read from a data file at a time (more for a longer entry).
 WINDOW = columnar.WINDOW
-BLANK_MAGIC = layout.ENTRY_MAGIC["blank"]
 assert BODY_OFFSET == 48
 
 
@@ -158,8 +148,9 @@ class DLedgerCommitLog(CommitLog):
         head = _pread(fd, BODY_OFFSET, pos)
         if len(head) < BODY_OFFSET:
             raise TruncatedRecordError(seg.path, pos, f"{len(head)} bytes left, less than an entry header")
-        magic, size = _MAGIC_SIZE.unpack_from(head, 0)
-        index, term, ofs, channel, chain_crc, body_crc, len_body = _BODY_HEAD.unpack_from(head, 8)
+        fields = np.empty((K.N_E, 1), np.int64)
+        K.entry_header(np.frombuffer(head, np.uint8), 0, fields, 0, True)
+        magic, size, index, term, ofs, channel, chain_crc, body_crc, len_body, _ = fields[:, 0].tolist()
         if magic == BLANK_MAGIC:
             raise MessageNotFoundError(seg.path, pos, "no entry starts here (the BLANK filler)")
         if magic != ENTRY_MAGIC or ofs != position:
@@ -172,11 +163,8 @@ class DLedgerCommitLog(CommitLog):
                                                       f"({left} bytes left)")
         data = _pread(fd, len_body, pos + BODY_OFFSET)
         p = pos + BODY_OFFSET
-        if len(data) < _HEAD.size:
+        if len(data) < L.HEADER:
             raise TruncatedRecordError(seg.path, p, "entry body shorter than a record header")
-        rsize, rmagic = _HEAD.unpack_from(data, 0)
-        if rmagic != MAGIC_V1 and rmagic != MAGIC_V2:
-            raise bad_magic_error(seg.path, p, rmagic)
         try:
             msg = decode_message(data, 0, seg.path, seg.start_offset + p)
         except RecordError as exc:
