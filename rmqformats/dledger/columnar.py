@@ -92,6 +92,8 @@ class DLedgerColumnarScan(ColumnarScan):
         self.last_index = -1
         self.last_term = -1
         self._entries = np.empty((K.N_E, 1), np.int64)
+        #: Index and term of the entry before the current block of rows.
+        self._before = (-1, -1)
 
     # -- the walk -------------------------------------------------------------------------
 
