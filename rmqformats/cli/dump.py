@@ -65,6 +65,8 @@ def _body(data: bytes, o: DumpOptions) -> dict:
 
 # -- the kinds ------------------------------------------------------------------------------------
 
+#: Rows of a batch of the walk for the default view (records are written as they are made from it).
+_BATCH_ROWS = 8192
 #: The columns of a message record's default view, from the walk's batches.
 _COMMITLOG_COLUMNS = ("commitLogOffset", "storeSize", "queueId", "queueOffset", "sysFlag", "storeTimestamp", "topic",
                       "msgId", "body", "tags", "keys", "segment")
@@ -81,7 +83,7 @@ def _commitlog(path: str, o: DumpOptions) -> Iterator[dict]:
             d.update(_body(m.body, o))
             yield d
     else:
-        scan = log.batches(_COMMITLOG_COLUMNS, decompress=False)
+        scan = log.batches(_COMMITLOG_COLUMNS, decompress=False, batch_size=_BATCH_ROWS)
         yield from _commitlog_rows(log, scan, o)
     for b in scan.blanks:
         yield {"fileOffset": b.file_offset, "record": "BLANK", "commitLogOffset": b.commitlog_offset,
