@@ -350,3 +350,40 @@ def test_dledger_command(dl, capsys):
     assert "agrees" in capsys.readouterr().out
     assert main(["dledger", str(store_path(version))]) == 2
     assert "not a DLedger commit log" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("at,value,reason", [
+    (48 + 8, (9).to_bytes(4, "big"), EndReason.CRC_MISMATCH),  # BODYCRC, read with verify_crc
+    (48 + 4, (9).to_bytes(4, "big"), EndReason.BAD_MAGIC),  # the record's MAGICCODE
+    (48, (9).to_bytes(4, "big"), EndReason.BAD_SIZE),  # TOTALSIZE other than the entry's body length
+    (8, (9).to_bytes(8, "big"), DLedgerEndReason.INDEX_GAP),
+])
+def test_batches_and_objects_end_alike_on_damaged_entries(dl, at, value, reason):
+    """The batches and the object view are one walk: the entries before the damaged one, then the same end
+    and the same strict error."""
+    version, root, placed, _ = dl
+    k = len(placed) // 2
+    log, e, seg = _last_file_entry(root, placed, k)
+    where = e.position - seg.start_offset
+    _damage(seg.path, where + at, value)
+    log = rmqformats.open_store(root).commitlog
+    options = {"verify_crc": True} if reason is EndReason.CRC_MISMATCH else {}
+    scan = log.scan(**options)
+    objects = list(scan)
+    batches = log.batches(batch_size=7, **options)
+    table = batches.read_all()
+    assert [m.commitlog_offset for m in objects] == [p.message_offset for p in placed[:k]]
+    assert table.column("commitLogOffset").to_pylist() == [p.message_offset for p in placed[:k]]
+    assert table.column("body").to_pylist() == [m.body for m in objects]
+    assert batches.end == scan.end and scan.end.reason is reason and scan.end.offset == e.position
+    assert (batches.last_index, batches.last_term) == (scan.last_index, scan.last_term) == \
+        (placed[k - 1].index, placed[k - 1].term)
+    with pytest.raises(rmqformats.RmqFormatError) as from_objects:
+        list(log.scan(strict=True, **options))
+    with pytest.raises(rmqformats.RmqFormatError) as from_batches:
+        log.to_arrow(strict=True, **options)
+    assert type(from_batches.value) is type(from_objects.value)
+    assert (from_batches.value.path, from_batches.value.offset, from_batches.value.reason) == \
+        (from_objects.value.path, from_objects.value.offset, from_objects.value.reason)
+    assert from_batches.value.path == seg.path
+    assert from_batches.value.offset == (where if at == 8 else where + 48)

@@ -215,3 +215,17 @@ def test_other_walking_commands_equal_one_job(capfdbinary, tmp_path):
         got[jobs] = out
     assert got[JOBS] == got[1]
     assert got[1]["rebuild"][0] == 0 and len(got[1]["rebuild"][2]) > 10
+
+
+def test_a_stop_handed_back_by_a_worker_is_the_walk_s_own():
+    """A worker hands its stop back as plain values; the reader's stop has the same end and the same error."""
+    from rmqformats.columnar.scan import _Stop
+    from rmqformats.errors import BadMagicError
+    from rmqformats.segments import DataEnd, EndReason
+    end = DataEnd(4096, EndReason.BAD_MAGIC, "/store/commitlog/00000000000000000000", 4096, "bad magic 0x00000007")
+    stop = _Stop(end, BadMagicError(end.segment, 4096, "bad magic 0x00000007"))
+    back = _Stop.from_outcome(stop.outcome())
+    assert back.end == end and type(back.error) is BadMagicError
+    assert (back.error.path, back.error.offset, back.error.reason) == (end.segment, 4096, "bad magic 0x00000007")
+    clean = _Stop.from_outcome(_Stop(DataEnd(0, EndReason.ZERO_TAIL, None, 0)).outcome())
+    assert clean.error is None and clean.end.reason is EndReason.ZERO_TAIL

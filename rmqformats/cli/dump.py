@@ -66,27 +66,63 @@ def _body(data: bytes, o: DumpOptions) -> dict:
 
 # -- the kinds ------------------------------------------------------------------------------------
 
+#: Rows of a batch of the walk for the default view (records are written as they are made from it).
+_BATCH_ROWS = 8192
+#: The columns of a message record's default view, from the walk's batches.
+_COMMITLOG_COLUMNS = ("commitLogOffset", "storeSize", "queueId", "queueOffset", "sysFlag", "storeTimestamp", "topic",
+                      "msgId", "body", "tags", "keys", "segment")
+
+
 def _commitlog(path: str, o: DumpOptions) -> Iterator[dict]:
     from ..commitlog import CommitLog
     log = CommitLog(path)
-    scan = log.scan()
-    for m in scan:
-        if o.deep:
+    if o.deep:  # every field of every message: the object view of the walk
+        scan = log.scan()
+        for m in scan:
             d = {"fileOffset": m.file_offset, "record": "MESSAGE", **m.to_json_dict()}
             d.pop("body")
-        else:
-            d = {"fileOffset": m.file_offset, "record": "MESSAGE", "commitLogOffset": m.commitlog_offset,
-                 "storeSize": m.store_size, "topic": m.topic, "queueId": m.queue_id, "queueOffset": m.queue_offset,
-                 "storeTimestamp": m.store_timestamp, "tags": m.tags, "keys": " ".join(m.keys),
-                 "msgId": m.msg_id, "bodyBytes": len(m.body_raw)}
-        d.update(_body(m.body, o))
-        yield d
+            d.update(_body(m.body, o))
+            yield d
+    else:
+        scan = log.batches(_COMMITLOG_COLUMNS, decompress=False, batch_size=_BATCH_ROWS)
+        yield from _commitlog_rows(log, scan, o)
     for b in scan.blanks:
         yield {"fileOffset": b.file_offset, "record": "BLANK", "commitLogOffset": b.commitlog_offset,
                "storeSize": b.length}
     end = scan.end
     if end is not None and not end.reason.is_clean:
         sys.stderr.write(f"rmqformats: data ends early: {whole(end)}\n")
+
+
+def _commitlog_rows(log, scan, o: DumpOptions) -> Iterator[dict]:
+    """The default view of the messages, a batch of the walk's columns at a time."""
+    import pyarrow as pa
+
+    from ..columnar import arrow as A
+    from ..columnar import layout as L
+    from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError
+    from ..errors import DecompressionError
+    segments = {os.path.basename(s.path): s for s in log.segments}
+    for batch in scan:
+        col = {name: batch.column(name).to_pylist() for name in _COMMITLOG_COLUMNS if name != "storeTimestamp"}
+        col["storeTimestamp"] = batch.column("storeTimestamp").cast(pa.int64()).to_pylist()
+        for (offset, size, queue_id, queue_offset, sys_flag, store_ts, topic, msg_id, stored, tags, keys,
+             name) in zip(*(col[c] for c in _COMMITLOG_COLUMNS)):
+            seg = segments[name]
+            file_offset = offset - seg.start_offset
+            d = {"fileOffset": file_offset, "record": "MESSAGE", "commitLogOffset": offset, "storeSize": size,
+                 "topic": topic, "queueId": queue_id, "queueOffset": queue_offset, "storeTimestamp": store_ts,
+                 "tags": tags, "keys": " ".join(keys or ()), "msgId": msg_id, "bodyBytes": len(stored)}
+            body = stored
+            if sys_flag & L.COMPRESSED:  # the body as the object view gives it: decompressed, or its error
+                try:
+                    body = A.body_decompressor_of((sys_flag & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT)(
+                        stored, DEFAULT_MAX_BODY_SIZE)
+                except BodyDecompressionError as exc:
+                    raise DecompressionError(seg.path, file_offset, str(exc)) from None
+                body = body if isinstance(body, bytes) else bytes(body)
+            d.update(_body(body, o))
+            yield d
 
 
 def _start_offset(path: str, kind: str) -> int:

@@ -8,6 +8,12 @@ messages are made from its rows (:mod:`rmqformats.columnar.record`), and
 worded from its answer); everything else (the Arrow arrays,
 decompression, record CRCs, error texts) stays in Python, where it costs per
 batch or per rare record, not per message. Body CRCs are checked by :mod:`.crc`.
+
+The walk of DLedger entries (:func:`walk_entries`) lives here too and decodes
+each entry's message with the same :func:`decode_record`, inlined: numba's
+cache keys each module's machine code on that module's source only, so a
+kernel in another file would keep the old decoder after it changes. That is
+why this module is one piece past 800 lines.
 """
 
 from __future__ import annotations
@@ -69,6 +75,41 @@ REC_PAST_END = 4        # TOTALSIZE runs past the limit (value: the bytes left)
 REC_NEGATIVE_TOPIC = 5  # a negative TOPICLENGTH (value: it)
 REC_LENGTHS = 6         # TOTALSIZE disagrees with the field lengths (value: the fields' bytes, -1 when a
                         # length runs past TOTALSIZE or a field past the limit)
+
+# DLedger entries: a header (``DLedgerEntryCoder``), then one message record.
+_ENTRY_POS_SIZE = L.ENTRY_POS_SIZE
+_ENTRY_POS_INDEX = L.ENTRY_POS_INDEX
+_ENTRY_POS_TERM = L.ENTRY_POS_TERM
+_ENTRY_POS_POS = L.ENTRY_POS_POS
+_ENTRY_POS_CHANNEL = L.ENTRY_POS_CHANNEL
+_ENTRY_POS_CHAIN_CRC = L.ENTRY_POS_CHAIN_CRC
+_ENTRY_POS_BODY_CRC = L.ENTRY_POS_BODY_CRC
+_ENTRY_POS_LEN_BODY = L.ENTRY_POS_LEN_BODY
+_ENTRY_PREFIX = L.ENTRY_PREFIX
+_ENTRY_HEADER = L.ENTRY_HEADER
+_ENTRY_MAGIC = L.ENTRY_MAGIC
+_ENTRY_MAGIC_BLANK = L.ENTRY_MAGIC_BLANK
+_I64_MAX = np.iinfo(np.int64).max
+
+# Why the entry walk stopped (:func:`walk_entries`), in the order DLedger's recovery tests an entry.
+ESTOP_FULL = 0          # the output arrays are full
+ESTOP_WINDOW = 1        # the next entry does not lie wholly in the window, and the file goes on
+ESTOP_EOF = 2           # exactly at the end of the file
+ESTOP_SHORT = 3         # fewer bytes than magic code and size before the end of the file
+ESTOP_BLANK = 4         # the BLANK filler
+ESTOP_SIZE_ZERO = 5     # an entry size of 0 (the zero-filled tail when the magic code is 0 too)
+ESTOP_HEADER_CUT = 6    # fewer bytes than an entry header before the end of the file
+ESTOP_BAD_POSITION = 7  # the pos field is not the entry's position
+ESTOP_BAD_BODY_SIZE = 8  # the body length is not the size less the header
+ESTOP_PAST_END = 9      # the entry runs past the end of the file
+ESTOP_BAD_MAGIC = 10    # a magic code other than an entry's
+ESTOP_INDEX_GAP = 11    # the index does not follow the previous entry's
+ESTOP_TERM_DECREASE = 12  # the term is smaller than the previous entry's
+ESTOP_BAD_RECORD = 13   # the message record inside is not one the broker's check takes
+
+# Rows of the walk's ``e64`` entry matrix (one column per entry, and one for the entry it stopped at).
+E_MAGIC, E_SIZE, E_INDEX, E_TERM, E_POS, E_CHANNEL, E_CHAIN_CRC, E_BODY_CRC, E_LEN_BODY, E_AT = range(10)
+N_E = 10
 
 # Rows of the ``i32`` and ``i64`` output matrices (one contiguous row per field).
 I32_SIZE, I32_BODY_CRC, I32_QUEUE_ID, I32_FLAG, I32_SYS_FLAG, I32_BORN_PORT, I32_STORE_PORT, \
@@ -191,6 +232,93 @@ def _s8(b, p):
     return v - ((v >> 7) << 8)
 
 
+@njit(inline="always", **_JIT)
+def decode_record(buf, pos, rend, size, magic, n, i32, i64):
+    """Decode the message record at ``pos`` (TOTALSIZE ``size``, ending at ``rend``, message magic ``magic``)
+    into column ``n`` of ``i32``/``i64``: the one decoder of message records, inlined into every walk.
+
+    Returns ``False`` where the broker's ``checkMessageAndReturnSize`` length
+    checks reject the record (the column then holds nothing of use). Every
+    read stays inside ``[pos, rend)``, which the caller has checked lies in ``buf``.
+    """
+    # Every read below stays inside [pos, rend): a record whose fields run
+    # past its TOTALSIZE is rejected, as the broker's length check does.
+    p = pos + _POS_BORN_HOST
+    if p > rend:
+        return False
+    sys_flag = _s32(buf, pos + _POS_SYS_FLAG)
+    born_w = _ADDRESS_V6 if sys_flag & _BORN_V6 else _ADDRESS_V4
+    store_w = _ADDRESS_V6 if sys_flag & _STORE_V6 else _ADDRESS_V4
+    born_addr = p
+    p += born_w + _PORT_WIDTH
+    store_ts_pos = p
+    p += _STORE_TS_WIDTH
+    store_addr = p
+    p += store_w + _PORT_WIDTH
+    tail = p
+    p += _TAIL_WIDTH
+    if p > rend:
+        return False
+    len_body = _s32(buf, tail + _REL_LEN_BODY)
+    body_pos = p
+    body_len = 0
+    if len_body > 0:
+        body_len = len_body
+        p += len_body
+        if p > rend:
+            return False
+    v2 = magic == _MAGIC_V2
+    if v2:
+        if p + _LEN_TOPIC_V2 > rend:
+            return False
+        len_topic = _s16(buf, p)
+        p += _LEN_TOPIC_V2
+    else:
+        if p + _LEN_TOPIC_V1 > rend:
+            return False
+        len_topic = _s8(buf, p)
+        p += _LEN_TOPIC_V1
+    if len_topic < 0:
+        return False
+    topic_pos = p
+    p += len_topic
+    if p + _LEN_PROPERTIES > rend:
+        return False
+    len_props = _s16(buf, p)
+    p += _LEN_PROPERTIES
+    props_pos = p
+    props_len = 0
+    if len_props > 0:
+        props_len = len_props
+        p += len_props
+    if p != rend:
+        return False
+    i32[I32_SIZE, n] = size
+    i32[I32_BODY_CRC, n] = _s32(buf, pos + _POS_BODY_CRC)
+    i32[I32_QUEUE_ID, n] = _s32(buf, pos + _POS_QUEUE_ID)
+    i32[I32_FLAG, n] = _s32(buf, pos + _POS_FLAG)
+    i32[I32_SYS_FLAG, n] = sys_flag
+    i32[I32_BORN_PORT, n] = _s32(buf, born_addr + born_w)
+    i32[I32_STORE_PORT, n] = _s32(buf, store_addr + store_w)
+    i32[I32_RECONSUME, n] = _s32(buf, tail + _REL_RECONSUME)
+    i32[I32_VERSION, n] = 2 if v2 else 1
+    i64[I64_POS, n] = pos
+    i64[I64_QUEUE_OFFSET, n] = _s64(buf, pos + _POS_QUEUE_OFFSET)
+    i64[I64_PHYSICAL, n] = _s64(buf, pos + _POS_PHYSICAL)
+    i64[I64_BORN_TS, n] = _s64(buf, pos + _POS_BORN_TS)
+    i64[I64_STORE_TS, n] = _s64(buf, store_ts_pos)
+    i64[I64_PREPARED, n] = _s64(buf, tail + _REL_PREPARED)
+    i64[I64_BODY_POS, n] = body_pos
+    i64[I64_BODY_LEN, n] = body_len
+    i64[I64_TOPIC_POS, n] = topic_pos
+    i64[I64_TOPIC_LEN, n] = len_topic
+    i64[I64_PROPS_POS, n] = props_pos
+    i64[I64_PROPS_LEN, n] = props_len
+    i64[I64_BORN_ADDR, n] = born_addr
+    i64[I64_STORE_ADDR, n] = store_addr
+    return True
+
+
 @njit(**_JIT)
 def walk_records(buf, start, end, at_eof, stop_at, cap, i32, i64, trusted=-1):
     """Walk the records of ``buf[start:end]`` and store the fields of each valid message.
@@ -230,57 +358,7 @@ def walk_records(buf, start, end, at_eof, stop_at, cap, i32, i64, trusted=-1):
         rend = pos + size
         if rend > end:
             return n, (STOP_BAD_RECORD if at_eof else STOP_WINDOW), pos
-        # Every read below stays inside [pos, rend): a record whose fields run
-        # past its TOTALSIZE is rejected, as the broker's length check does.
-        p = pos + _POS_BORN_HOST
-        if p > rend:
-            return n, STOP_BAD_RECORD, pos
-        sys_flag = _s32(buf, pos + _POS_SYS_FLAG)
-        born_w = _ADDRESS_V6 if sys_flag & _BORN_V6 else _ADDRESS_V4
-        store_w = _ADDRESS_V6 if sys_flag & _STORE_V6 else _ADDRESS_V4
-        born_addr = p
-        p += born_w + _PORT_WIDTH
-        store_ts_pos = p
-        p += _STORE_TS_WIDTH
-        store_addr = p
-        p += store_w + _PORT_WIDTH
-        tail = p
-        p += _TAIL_WIDTH
-        if p > rend:
-            return n, STOP_BAD_RECORD, pos
-        len_body = _s32(buf, tail + _REL_LEN_BODY)
-        body_pos = p
-        body_len = 0
-        if len_body > 0:
-            body_len = len_body
-            p += len_body
-            if p > rend:
-                return n, STOP_BAD_RECORD, pos
-        v2 = magic == _MAGIC_V2
-        if v2:
-            if p + _LEN_TOPIC_V2 > rend:
-                return n, STOP_BAD_RECORD, pos
-            len_topic = _s16(buf, p)
-            p += _LEN_TOPIC_V2
-        else:
-            if p + _LEN_TOPIC_V1 > rend:
-                return n, STOP_BAD_RECORD, pos
-            len_topic = _s8(buf, p)
-            p += _LEN_TOPIC_V1
-        if len_topic < 0:
-            return n, STOP_BAD_RECORD, pos
-        topic_pos = p
-        p += len_topic
-        if p + _LEN_PROPERTIES > rend:
-            return n, STOP_BAD_RECORD, pos
-        len_props = _s16(buf, p)
-        p += _LEN_PROPERTIES
-        props_pos = p
-        props_len = 0
-        if len_props > 0:
-            props_len = len_props
-            p += len_props
-        if p != rend:
+        if not decode_record(buf, pos, rend, size, magic, n, i32, i64):
             return n, STOP_BAD_RECORD, pos
         if pos != trusted:
             # One load of the next header, which the next step reads anyway: free on the clean path.
@@ -291,31 +369,96 @@ def walk_records(buf, start, end, at_eof, stop_at, cap, i32, i64, trusted=-1):
                 return n, STOP_FRONTIER, pos
             else:
                 return n, STOP_WINDOW, pos
-        i32[I32_SIZE, n] = size
-        i32[I32_BODY_CRC, n] = _s32(buf, pos + _POS_BODY_CRC)
-        i32[I32_QUEUE_ID, n] = _s32(buf, pos + _POS_QUEUE_ID)
-        i32[I32_FLAG, n] = _s32(buf, pos + _POS_FLAG)
-        i32[I32_SYS_FLAG, n] = sys_flag
-        i32[I32_BORN_PORT, n] = _s32(buf, born_addr + born_w)
-        i32[I32_STORE_PORT, n] = _s32(buf, store_addr + store_w)
-        i32[I32_RECONSUME, n] = _s32(buf, tail + _REL_RECONSUME)
-        i32[I32_VERSION, n] = 2 if v2 else 1
-        i64[I64_POS, n] = pos
-        i64[I64_QUEUE_OFFSET, n] = _s64(buf, pos + _POS_QUEUE_OFFSET)
-        i64[I64_PHYSICAL, n] = _s64(buf, pos + _POS_PHYSICAL)
-        i64[I64_BORN_TS, n] = _s64(buf, pos + _POS_BORN_TS)
-        i64[I64_STORE_TS, n] = _s64(buf, store_ts_pos)
-        i64[I64_PREPARED, n] = _s64(buf, tail + _REL_PREPARED)
-        i64[I64_BODY_POS, n] = body_pos
-        i64[I64_BODY_LEN, n] = body_len
-        i64[I64_TOPIC_POS, n] = topic_pos
-        i64[I64_TOPIC_LEN, n] = len_topic
-        i64[I64_PROPS_POS, n] = props_pos
-        i64[I64_PROPS_LEN, n] = props_len
-        i64[I64_BORN_ADDR, n] = born_addr
-        i64[I64_STORE_ADDR, n] = store_addr
         n += 1
         pos = rend
+
+
+@njit(inline="always", **_JIT)
+def entry_header(buf, pos, e64, n, whole):
+    """Store the header fields of the DLedger entry at ``pos`` in column ``n`` of ``e64`` (rows ``E_*``): the
+    magic code, size and position, and with ``whole`` the rest (``buf`` then holds the whole header).
+    The one decoder of entry headers: the walk and the reading of one entry use it."""
+    e64[E_MAGIC, n] = _s32(buf, pos)
+    e64[E_SIZE, n] = _s32(buf, pos + _ENTRY_POS_SIZE)
+    e64[E_AT, n] = pos
+    if whole:
+        e64[E_INDEX, n] = _s64(buf, pos + _ENTRY_POS_INDEX)
+        e64[E_TERM, n] = _s64(buf, pos + _ENTRY_POS_TERM)
+        e64[E_POS, n] = _s64(buf, pos + _ENTRY_POS_POS)
+        e64[E_CHANNEL, n] = _s32(buf, pos + _ENTRY_POS_CHANNEL)
+        e64[E_CHAIN_CRC, n] = _s32(buf, pos + _ENTRY_POS_CHAIN_CRC)
+        e64[E_BODY_CRC, n] = _s32(buf, pos + _ENTRY_POS_BODY_CRC)
+        e64[E_LEN_BODY, n] = _s32(buf, pos + _ENTRY_POS_LEN_BODY)
+
+
+@njit(**_JIT)
+def walk_entries(buf, start, end, file_end, base, cap, i32, i64, e64, last_index, last_term):
+    """Walk the DLedger entries of ``buf[start:end]``, checked as ``DLedgerMmapFileStore.recover`` does,
+    and decode the message record inside each with :func:`decode_record`.
+
+    ``file_end`` is the window position of the end of the file (``end`` or
+    beyond: the file goes on past the window), ``base`` the stream position
+    of ``buf[0]``; ``last_index`` and ``last_term`` are those of the entry
+    before ``start`` (-1 for none). Returns ``(n, stop, pos, last_index,
+    last_term)``: ``n`` messages in the first columns of ``i32``/``i64`` and
+    their entries' header fields in ``e64`` (rows ``E_*``; ``e64`` has
+    ``cap + 1`` columns), why the walk stopped (``ESTOP_*``) and the window
+    position of the entry where it did. Column ``n`` of ``e64`` holds the
+    header fields of that entry that were read (magic code and size from
+    ``ESTOP_BLANK`` on, all of them from ``ESTOP_BAD_POSITION`` on).
+    """
+    pos = start
+    n = 0
+    while True:
+        if n == cap:
+            return n, ESTOP_FULL, pos, last_index, last_term
+        left = file_end - pos
+        if left == 0:
+            return n, ESTOP_EOF, pos, last_index, last_term
+        if left < _ENTRY_PREFIX:
+            return n, ESTOP_SHORT, pos, last_index, last_term
+        if pos + min(_ENTRY_HEADER, left) > end:
+            return n, ESTOP_WINDOW, pos, last_index, last_term
+        entry_header(buf, pos, e64, n, False)
+        magic = e64[E_MAGIC, n]
+        size = e64[E_SIZE, n]
+        if magic == _ENTRY_MAGIC_BLANK:
+            return n, ESTOP_BLANK, pos, last_index, last_term
+        if size == 0:
+            return n, ESTOP_SIZE_ZERO, pos, last_index, last_term
+        if left < _ENTRY_HEADER:
+            return n, ESTOP_HEADER_CUT, pos, last_index, last_term
+        entry_header(buf, pos, e64, n, True)
+        index = e64[E_INDEX, n]
+        term = e64[E_TERM, n]
+        len_body = e64[E_LEN_BODY, n]
+        if e64[E_POS, n] != base + pos:
+            return n, ESTOP_BAD_POSITION, pos, last_index, last_term
+        if len_body + _ENTRY_HEADER != size:
+            return n, ESTOP_BAD_BODY_SIZE, pos, last_index, last_term
+        if size > left:
+            return n, ESTOP_PAST_END, pos, last_index, last_term
+        if magic != _ENTRY_MAGIC:
+            return n, ESTOP_BAD_MAGIC, pos, last_index, last_term
+        if last_index != -1 and (last_index == _I64_MAX or index != last_index + 1):
+            return n, ESTOP_INDEX_GAP, pos, last_index, last_term
+        if term < last_term:
+            return n, ESTOP_TERM_DECREASE, pos, last_index, last_term
+        if pos + size > end:
+            return n, ESTOP_WINDOW, pos, last_index, last_term
+        # The message record fills the entry's body: its TOTALSIZE is the body length.
+        p = pos + _ENTRY_HEADER
+        if len_body < _HEADER:
+            return n, ESTOP_BAD_RECORD, pos, last_index, last_term
+        rsize = _s32(buf, p)
+        rmagic = _s32(buf, p + 4)
+        if (rmagic != _MAGIC_V1 and rmagic != _MAGIC_V2) or rsize != len_body \
+                or not decode_record(buf, p, p + rsize, rsize, rmagic, n, i32, i64):
+            return n, ESTOP_BAD_RECORD, pos, last_index, last_term
+        last_index = index
+        last_term = term
+        n += 1
+        pos += size
 
 
 @njit(**_JIT)
@@ -801,6 +944,8 @@ def warm_up() -> None:
     i32 = np.empty((N_I32, 1), np.int32)
     i64 = np.empty((N_I64, 1), np.int64)
     walk_records(buf, 0, 64, True, 65, 1, i32, i64, -1)
+    walk_entries(buf, 0, 64, 64, 0, 1, i32, i64, np.empty((N_E, 2), np.int64), -1, -1)
+    entry_header(buf, 0, np.empty((N_E, 1), np.int64), 0, True)
     find_record(buf, 0, 64, True, 64, 0, i32, i64)
     check_record(buf, 0, 64)
     pos = np.zeros(1, np.int64)

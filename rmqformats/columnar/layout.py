@@ -5,7 +5,8 @@ fixed-width field in a record, the widths that depend on the version and host
 flags). They are computed here, at import, from
 ``generated/layouts/rocketmq_commitlog.py``, which the code generator derives
 from ``formats/rocketmq_commitlog.ksy``; nothing about the layout is written
-down twice.
+down twice. The DLedger entry header's positions come the same way from
+``generated/layouts/rocketmq_dledger_data.py`` (``formats/rocketmq_dledger_data.ksy``).
 """
 
 from __future__ import annotations
@@ -91,3 +92,32 @@ STORE_V6 = _L.SYS_FLAG_BITS["is_store_host_v6"][0]
 COMPRESSED = _L.SYS_FLAG_BITS["is_compressed"][0]
 COMPRESSION_MASK, COMPRESSION_SHIFT = _L.SYS_FLAG_BITS["compression_type"]
 COMPRESSION_NAMES = {v: k for k, v in _L.COMPRESSION_TYPE.items()}
+
+# -- DLedger entries (formats/rocketmq_dledger_data.ksy): a header, then one message record ----------------
+
+from ..generated.layouts import rocketmq_dledger_data as _D  # noqa: E402
+
+assert _D.RECORD_SEQ == ("magic", "len_entry", "body")
+assert _D.ENTRY_BODY_SEQ == ("index", "term", "ofs_entry", "channel", "chain_crc", "body_crc", "len_body", "body")
+assert _D.ENDIAN == ">"
+_entry_head = _positions(_D.RECORD_RUNS, 0)
+_entry_body = _positions(_D.ENTRY_BODY_RUNS, _entry_head["len_entry"][0] + _entry_head["len_entry"][1])
+#: Positions of the entry header's fields (``DLedgerEntryCoder``); all signed.
+ENTRY_POS_MAGIC = _entry_head["magic"][0]
+ENTRY_POS_SIZE = _entry_head["len_entry"][0]
+ENTRY_POS_INDEX = _entry_body["index"][0]
+ENTRY_POS_TERM = _entry_body["term"][0]
+ENTRY_POS_POS = _entry_body["ofs_entry"][0]
+ENTRY_POS_CHANNEL = _entry_body["channel"][0]
+ENTRY_POS_CHAIN_CRC = _entry_body["chain_crc"][0]
+ENTRY_POS_BODY_CRC = _entry_body["body_crc"][0]
+ENTRY_POS_LEN_BODY = _entry_body["len_body"][0]
+#: Magic code and size: what an entry and the BLANK filler both start with.
+ENTRY_PREFIX = ENTRY_POS_SIZE + _entry_head["len_entry"][1]
+#: ``DLedgerEntry.BODY_OFFSET``: bytes of an entry before its message record.
+ENTRY_HEADER = ENTRY_POS_LEN_BODY + _entry_body["len_body"][1]
+assert all(signed for _, _, signed in (*_entry_head.values(), *_entry_body.values()))
+assert [w for _, w, _ in _entry_head.values()] == [4, 4]
+assert [w for _, w, _ in _entry_body.values()] == [8, 8, 8, 4, 4, 4, 4]
+ENTRY_MAGIC = _D.ENTRY_MAGIC["normal"]
+ENTRY_MAGIC_BLANK = _D.ENTRY_MAGIC["blank"]

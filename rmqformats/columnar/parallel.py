@@ -86,7 +86,6 @@ import pyarrow as pa
 
 from ..errors import MessageNotFoundError
 from ..segments import Segment, SegmentLog
-from ..errors import RmqFormatError
 from .kernels import warm_up
 from .scan import ColumnarScan, _find_record, _Stop
 
@@ -195,9 +194,7 @@ class ParallelScan(ColumnarScan):
                             drop(i)  # the segment ended before its last range: those results are not used
                     self._segment_done(seg, size, outcome, last)
                 except _Stop as stop:
-                    self.end = stop.end
-                    if stop.error is not None and self._strict and not stop.end.reason.is_clean:
-                        raise stop.error
+                    self._stopped(stop)
                     return
                 finally:
                     os.close(fd)
@@ -293,12 +290,10 @@ class ParallelScan(ColumnarScan):
                         sink.rows += rows
                         self.bytes_done += done
                         if outcome[0] == "stop":
-                            raise _Stop(outcome[1], _error(outcome[2]))
+                            raise _Stop.from_outcome(outcome)
                     self._segment_done(seg, size, outcome, last)
                 except _Stop as stop:
-                    self.end = stop.end
-                    if stop.error is not None and self._strict and not stop.end.reason.is_clean:
-                        raise stop.error
+                    self._stopped(stop)
                     return
                 finally:
                     os.close(fd)
@@ -367,7 +362,7 @@ class ParallelScan(ColumnarScan):
                 batches = None
             self.bytes_done += done
             if outcome[0] == "stop":
-                raise _Stop(outcome[1], _error(outcome[2]))
+                raise _Stop.from_outcome(outcome)
             if outcome[0] == "more":  # the rest of the range, walked here a batch at a time
                 self.ranges_walked_here += 1
                 outcome = yield from self._walk(seg, fd, size, outcome[1], e, last, self._progress)
@@ -419,9 +414,7 @@ def _range_task(spec: tuple, slot: str, seg: Segment, size: int, begin: int, end
         finally:
             os.close(fd)
         if isinstance(outcome, _Stop):
-            err = outcome.error
-            outcome = ("stop", outcome.end,
-                       None if err is None else (type(err), err.path, err.offset, err.reason))
+            outcome = outcome.outcome()
         return start, stream, outcome, done
     except Exception:  # noqa: BLE001 - the reader walks this range itself and meets the error there, in order
         return None
@@ -455,8 +448,7 @@ def _segment_task(spec: tuple, sink_spec: tuple, folder: str, seg: Segment, size
             try:
                 outcome = _drain_walk(scan._walk(seg, fd, size, start, limit, last, progress), sink)
             except _Stop as stop:
-                err = stop.error
-                outcome = ("stop", stop.end, None if err is None else (type(err), err.path, err.offset, err.reason))
+                outcome = stop.outcome()
             sink.close()
         except BaseException:
             sink.abort()
@@ -601,13 +593,6 @@ def _discard(job: Future) -> None:
     """Drop a range's result unused."""
     job.cancel()
     _release(job)
-
-
-def _error(state) -> RmqFormatError | None:
-    if state is None:
-        return None
-    cls, path, offset, reason = state
-    return cls(path, offset, reason)
 
 
 def _result(job: Future):

@@ -73,12 +73,26 @@ Predicate = Callable[[Callable[[Sequence[str], np.ndarray], pa.RecordBatch], np.
 
 
 class _Stop(Exception):
-    """The data ended inside a segment (carries the :class:`DataEnd`)."""
+    """The data ended inside a segment (carries the :class:`DataEnd`, and the error a strict walk raises)."""
 
     def __init__(self, end: DataEnd | None, error: RecordError | None = None):
         super().__init__()
         self.end = end
         self.error = error
+
+    def outcome(self) -> tuple:
+        """The stop as a walk's outcome that a worker process hands back (its error as plain values)."""
+        err = self.error
+        return ("stop", self.end, None if err is None else (type(err), err.path, err.offset, err.reason))
+
+    @classmethod
+    def from_outcome(cls, outcome: tuple) -> "_Stop":
+        """The stop of an :meth:`outcome` handed back by a worker."""
+        _, end, state = outcome
+        if state is None:
+            return cls(end)
+        kind, path, offset, reason = state
+        return cls(end, kind(path, offset, reason))
 
 
 class ColumnarScan:
@@ -196,9 +210,7 @@ class ColumnarScan:
                                                                  i == len(segments) - 1, pool)
                     self._segment_done(seg, size, outcome, i == len(segments) - 1)
                 except _Stop as stop:
-                    self.end = stop.end
-                    if stop.error is not None and self._strict and not stop.end.reason.is_clean:
-                        raise stop.error
+                    self._stopped(stop)
                     return
                 finally:
                     os.close(fd)
@@ -209,6 +221,12 @@ class ColumnarScan:
 
     def _progress(self, n: int) -> None:
         self.bytes_done += n
+
+    def _stopped(self, stop: _Stop) -> None:
+        """Record where the data ended; a strict walk raises the error of an end that is not clean."""
+        self.end = stop.end
+        if stop.error is not None and self._strict and not stop.end.reason.is_clean:
+            raise stop.error
 
     def _segment_done(self, seg: Segment, size: int, outcome: tuple, last: bool) -> None:
         """Act on how the walk of a segment ended: the ``stop`` offset, or its BLANK record."""
@@ -415,12 +433,7 @@ class ColumnarScan:
 
     def _emit(self, w: A.Window, n: int, fd: int, size: int) -> Iterator[pa.RecordBatch]:
         """Check, filter and build the batch of the first ``n`` records the kernel found."""
-        all_rows = np.arange(n)
-        cut = n
-        if self._verify_crc:
-            cut = _first_crc_mismatch(w, all_rows, self._force_prop_crc)
-        if cut:
-            cut = _first_bad_delay(w, cut)
+        cut = self._passing(w, n)
         offsets = w.i64[K.I64_POS][:cut] + w.base
         finished = False
         if self._to is not None and cut and offsets[-1] >= self._to:
@@ -457,12 +470,26 @@ class ColumnarScan:
         if cut < n:
             if finished:
                 raise _Stop(None)
-            # A CRC mismatch: the object API's own error for that record.
-            here = w.file_pos + int(w.i64[K.I64_POS][cut])
-            seg = Segment(w.path, w.seg_start, size)
-            err = _record_error(fd, seg, here, size, verify_crc=self._verify_crc,
-                                force_verify_prop_crc=self._force_prop_crc)
-            raise _Stop(self._end(seg, here, _REASONS.get(type(err), EndReason.BAD_SIZE), err.reason), err)
+            raise self._row_stop(w, cut, fd, size)
+
+    def _passing(self, w: A.Window, n: int) -> int:
+        """How many of the first ``n`` rows pass the checks made on whole records (CRCs, ``DELAY``) before
+        the first that fails."""
+        cut = n
+        if self._verify_crc:
+            cut = _first_crc_mismatch(w, np.arange(n), self._force_prop_crc)
+        if cut:
+            cut = _first_bad_delay(w, cut)
+        return cut
+
+    def _row_stop(self, w: A.Window, row: int, fd: int, size: int) -> _Stop:
+        """The end of the data at ``row``, a record the kernel took that :meth:`_passing` rejects."""
+        # A CRC mismatch or a rejected DELAY: the object API's own error for that record.
+        here = w.file_pos + int(w.i64[K.I64_POS][row])
+        seg = Segment(w.path, w.seg_start, size)
+        err = _record_error(fd, seg, here, size, verify_crc=self._verify_crc,
+                            force_verify_prop_crc=self._force_prop_crc)
+        return _Stop(self._end(seg, here, _REASONS.get(type(err), EndReason.BAD_SIZE), err.reason), err)
 
     def _tag_key_mask(self, w: A.Window, rows: np.ndarray) -> np.ndarray:
         """Which of ``rows`` carry the ``tag`` (TAGS) and the ``key`` (one of the KEYS, or the UNIQ_KEY)."""

@@ -1,17 +1,10 @@
 """The commit log of a broker in DLedger mode: entries of the DLedger file store, each wrapping one message.
 
-The walk follows the DLedger library's recovery
-(``DLedgerMmapFileStore.recover``, DLedger 0.3.1.2 as used by RocketMQ 4.9
-and 5.x): entries are read one after the other; the BLANK filler (magic -1)
-sends the walk to the next file; a zero size (the pre-allocated tail), a
-``pos`` field other than the entry's position, a body length other than
-the size minus 48, an entry running past the end of its file, a magic other
-than 1, an index that does not follow the previous one or a smaller term
-ends the data at the start of that entry. The message inside each entry is
-decoded by the commit-log walk's kernels
-(:func:`rmqformats.columnar.record.decode_message`); one that RocketMQ's
-dispatch would reject (``DLedgerCommitLog.checkMessageAndReturnSize``) ends
-the data there too, since no reader can hand it out as a message.
+The walk (:mod:`rmqformats.dledger.columnar`) follows the DLedger library's
+recovery and decodes the message inside each entry with the commit-log
+walk's record decoder; :meth:`DLedgerCommitLog.scan` and
+:meth:`DLedgerCommitLog.entries` are views over it, its batches
+:meth:`DLedgerCommitLog.batches`.
 
 Messages carry the offsets RocketMQ gives them: ``commitlog_offset`` is the
 entry's position plus 48 (``DLedgerEntry.BODY_OFFSET``), the value the broker
@@ -22,106 +15,81 @@ record's position in its file. :attr:`DataEnd.offset` is an entry position
 
 from __future__ import annotations
 
-import enum
 import os
-import struct
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+import numpy as np
 
 from ..commitlog import CommitLog
-from ..segments import (
-    MAGIC_V1,
-    MAGIC_V2,
-    Blank,
-    DataEnd,
-    EndReason,
-    Segment,
-    _HEAD,
-)
-from ..columnar.record import bad_magic_error, decode_message
+from ..segments import Blank, DataEnd
+from ..columnar import kernels as K
+from ..columnar import layout as L
+from ..columnar.messages import ROWS
+from ..columnar.objects import refuse_options
+from ..columnar.record import decode_message
 from ..errors import (
-    BadMagicError,
-    CrcMismatchError,
     DLedgerEntryError,
-    FileChangedError,
     MessageNotFoundError,
     RecordError,
-    RecordSizeError,
     TruncatedRecordError,
 )
-from ..generated.layouts import rocketmq_dledger_data as layout
 from ..mapped import pread as _pread
 from ..message import Message
-from .columnar import DLedgerColumnarScan, refuse_options
+from . import columnar
+from .columnar import BODY_OFFSET, DLedgerColumnarScan, EntryWalk, MessageWalk
+from .entry import DLedgerEndReason, DLedgerEntry  # noqa: F401 - DLedgerEndReason: part of this module's API
 
-assert layout.RECORD_RUNS[0][0] == ("magic", "len_entry")
-assert layout.ENTRY_BODY_RUNS[0][0] == ("index", "term", "ofs_entry", "channel", "chain_crc", "body_crc", "len_body")
-
-_MAGIC_SIZE = struct.Struct(layout.RECORD_RUNS[0][1])
-_BODY_HEAD = struct.Struct(layout.ENDIAN + layout.ENTRY_BODY_RUNS[0][1][1:])
-#: ``DLedgerEntry.BODY_OFFSET``: bytes of the entry before the message record.
-BODY_OFFSET = _MAGIC_SIZE.size + _BODY_HEAD.size
 #: ``DLedgerEntry.HEADER_SIZE`` (the header without the body length).
 HEADER_SIZE = BODY_OFFSET - 4
-ENTRY_MAGIC = layout.ENTRY_MAGIC["normal"]
+ENTRY_MAGIC = L.ENTRY_MAGIC
+BLANK_MAGIC = L.ENTRY_MAGIC_BLANK
 #: Bytes read from a data file at a time (more for a longer entry).
-WINDOW = 4 << 20
-BLANK_MAGIC = layout.ENTRY_MAGIC["blank"]
+WINDOW = columnar.WINDOW
 assert BODY_OFFSET == 48
-
-
-class DLedgerEndReason(enum.Enum):
-    """Ends of the data that only the DLedger framing has (the others are :class:`EndReason`)."""
-
-    BAD_POSITION = "entry's pos field is not its position"
-    BAD_BODY_SIZE = "entry's body length disagrees with its size"
-    INDEX_GAP = "entry index does not follow the previous one"
-    TERM_DECREASE = "entry term smaller than the previous one"
-
-    @property
-    def is_clean(self) -> bool:
-        """Never: a broker does not leave these after a clean write."""
-        return False
-
-
-@dataclass(frozen=True)
-class DLedgerEntry:
-    """One DLedger entry and the message inside it."""
-
-    #: The entry's number in the DLedger log.
-    index: int
-    term: int
-    #: Position of the entry in the data files' byte stream (its ``pos`` field).
-    position: int
-    #: Size of the whole entry (header and message record).
-    size: int
-    channel: int
-    chain_crc: int
-    body_crc: int
-    #: The data file and the entry's position in it.
-    segment: str
-    file_offset: int
-    message: Message
 
 
 class DLedgerScan:
     """An iterator of the messages of a DLedger commit log, in log order.
 
-    After it is exhausted, :attr:`end` tells where and why the data ended (an
-    entry position) and :attr:`blanks` lists the BLANK fillers passed;
-    :attr:`entries` (with ``keep_entries``) the :class:`DLedgerEntry`
-    headers. With ``strict=True`` a corrupt end raises its typed error.
+    A view over the DLedger walk (:class:`rmqformats.dledger.columnar.MessageWalk`): each message is
+    made from a row its kernel found. After it is exhausted, :attr:`end` tells where and why the data
+    ended (an entry position) and :attr:`blanks` lists the BLANK fillers passed; with ``with_entries``
+    it yields the :class:`DLedgerEntry` objects instead. With ``strict=True`` a corrupt end raises its
+    typed error.
     """
 
     def __init__(self, log: "DLedgerCommitLog", start: int | None, verify_crc: bool, strict: bool,
                  with_entries: bool = False):
-        self.end: DataEnd | None = None
-        self.blanks: list[Blank] = []
-        self.bytes_done = 0
-        #: Index and term of the last entry read.
-        self.last_index = -1
-        self.last_term = -1
-        self._gen = self._run(log, start, verify_crc, strict, with_entries)
+        walk = EntryWalk if with_entries else MessageWalk
+        # WINDOW is read here, at each scan: a program (or a test) may set it.
+        self._walk = walk(log, columns=("commitLogOffset",), batch_size=ROWS, decompress=False,
+                          verify_crc=verify_crc, strict=strict, start=start, window_size=WINDOW)
+        self._gen = self._run()
+
+    @property
+    def end(self) -> DataEnd | None:
+        """Where and why the data ended (``None`` until the iteration is over)."""
+        return self._walk.end
+
+    @property
+    def blanks(self) -> list[Blank]:
+        """The BLANK fillers passed so far."""
+        return self._walk.blanks
+
+    @property
+    def bytes_done(self) -> int:
+        """Bytes of the data files covered so far (for progress reports)."""
+        return self._walk.bytes_done
+
+    @property
+    def last_index(self) -> int:
+        """Index of the last entry read (-1 before the first)."""
+        return self._walk.last_index
+
+    @property
+    def last_term(self) -> int:
+        """Term of the last entry read (-1 before the first)."""
+        return self._walk.last_term
 
     def __iter__(self):
         return self._gen
@@ -129,147 +97,9 @@ class DLedgerScan:
     def __next__(self):
         return next(self._gen)
 
-    def _stop(self, seg: Segment, pos: int, reason, detail: str = "", strict: bool = False,
-              error: type[RecordError] = DLedgerEntryError) -> None:
-        self.end = DataEnd(seg.start_offset + pos, reason, seg.path, pos, detail)
-        if strict and not reason.is_clean:
-            raise error(seg.path, pos, detail or reason.value)
-
-    def _run(self, log: "DLedgerCommitLog", start: int | None, verify_crc: bool, strict: bool,
-             with_entries: bool) -> Iterator:
-        segments = log.segments
-        if not segments:
-            self.end = DataEnd(0, EndReason.NO_SEGMENTS, None, 0)
-            return
-        first = 0
-        if start is not None:
-            first = log.segment_index(start)
-        last_index = last_term = -1
-        for i in range(first, len(segments)):
-            seg = segments[i]
-            last = i == len(segments) - 1
-            # Read in windows with pread, never mapped: a file that shrinks gives a short read (a typed
-            # error) where a mapping would end the process with SIGBUS.
-            fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-            win, wstart = b"", 0
-            pos = 0
-            try:
-                limit = os.fstat(fd).st_size
-
-                def need(at: int, n: int) -> None:
-                    nonlocal win, wstart
-                    if at >= wstart and at + n <= wstart + len(win):
-                        return
-                    want = min(max(WINDOW, n), limit - at)
-                    data = _pread(fd, want, at)
-                    if len(data) < want:
-                        raise FileChangedError(seg.path, at + len(data), f"the file shrank while it was read "
-                                                                         f"(it had {limit} bytes)")
-                    win, wstart = data, at
-
-                while True:
-                    left = limit - pos
-                    if left == 0:
-                        if last:
-                            self._stop(seg, pos, EndReason.END_OF_FILE)
-                        else:
-                            self._stop(seg, pos, EndReason.TRUNCATED, "data file ends without a BLANK filler",
-                                       strict, TruncatedRecordError)
-                        return
-                    if left < 8:
-                        self._stop(seg, pos, EndReason.TRUNCATED, f"{left} bytes left, less than an entry header",
-                                   strict, TruncatedRecordError)
-                        return
-                    if pos < wstart or pos + BODY_OFFSET > wstart + len(win):
-                        need(pos, min(BODY_OFFSET, left))
-                    w = pos - wstart
-                    magic, size = _MAGIC_SIZE.unpack_from(win, w)
-                    if magic == BLANK_MAGIC:
-                        self.blanks.append(Blank(seg.start_offset + pos, size, seg.path, pos))
-                        if last:
-                            # The recovery's processOffset moves to the end of the file.
-                            self._stop(seg, limit, EndReason.BLANK_LAST)
-                            return
-                        break
-                    if size == 0:
-                        if magic == 0:
-                            self._stop(seg, pos, EndReason.ZERO_TAIL)
-                        else:
-                            self._stop(seg, pos, EndReason.BAD_MAGIC if magic != ENTRY_MAGIC else
-                                       DLedgerEndReason.BAD_BODY_SIZE, f"entry size 0 (magic {magic})", strict)
-                        return
-                    if left < BODY_OFFSET:
-                        self._stop(seg, pos, EndReason.TRUNCATED,
-                                   f"{left} bytes left, less than the {BODY_OFFSET}-byte entry header",
-                                   strict, TruncatedRecordError)
-                        return
-                    index, term, position, channel, chain_crc, body_crc, len_body = \
-                        _BODY_HEAD.unpack_from(win, w + 8)
-                    where = seg.start_offset + pos
-                    if position != where:
-                        self._stop(seg, pos, DLedgerEndReason.BAD_POSITION,
-                                   f"entry pos {position} is not its position {where}", strict)
-                        return
-                    if len_body + BODY_OFFSET != size:
-                        self._stop(seg, pos, DLedgerEndReason.BAD_BODY_SIZE,
-                                   f"entry size {size} is not body length {len_body} + {BODY_OFFSET}", strict)
-                        return
-                    if size > left:
-                        self._stop(seg, pos, EndReason.TRUNCATED,
-                                   f"entry size {size} runs past the end of the file ({left} bytes left)",
-                                   strict, TruncatedRecordError)
-                        return
-                    if magic != ENTRY_MAGIC:
-                        self._stop(seg, pos, EndReason.BAD_MAGIC,
-                                   f"bad entry magic 0x{magic & 0xFFFFFFFF:08x} (expected 0x{ENTRY_MAGIC:08x})", strict, BadMagicError)
-                        return
-                    if last_index != -1 and index != last_index + 1:
-                        self._stop(seg, pos, DLedgerEndReason.INDEX_GAP,
-                                   f"entry index {index} after {last_index}", strict)
-                        return
-                    if term < last_term:
-                        self._stop(seg, pos, DLedgerEndReason.TERM_DECREASE,
-                                   f"entry term {term} after {last_term}", strict)
-                        return
-                    if pos + size > wstart + len(win):
-                        need(pos, size)
-                        w = pos - wstart
-                    p = w + BODY_OFFSET
-                    try:
-                        if len_body < _HEAD.size:
-                            raise TruncatedRecordError(seg.path, p, f"entry body of {len_body} bytes, "
-                                                                    "less than a record header")
-                        rsize, rmagic = _HEAD.unpack_from(win, p)
-                        if rmagic != MAGIC_V1 and rmagic != MAGIC_V2:
-                            raise bad_magic_error(seg.path, p, rmagic)
-                        if rsize != len_body:
-                            raise RecordSizeError(seg.path, p, f"TOTALSIZE {rsize} is not the entry's "
-                                                               f"body length {len_body}")
-                        msg = decode_message(win, p, seg.path, seg.start_offset + wstart, limit=w + size)
-                        msg = msg._replace(file_offset=pos + BODY_OFFSET)
-                        if verify_crc:
-                            msg.verify_crc()
-                    except RecordError as exc:
-                        exc = type(exc)(exc.path, pos + BODY_OFFSET + ((exc.offset or p) - p), exc.reason)
-                        reason = {BadMagicError: EndReason.BAD_MAGIC, TruncatedRecordError: EndReason.TRUNCATED,
-                                  CrcMismatchError: EndReason.CRC_MISMATCH}.get(type(exc), EndReason.BAD_SIZE)
-                        self.end = DataEnd(where, reason, seg.path, pos,
-                                           f"message of entry {index} @ 0x{pos + BODY_OFFSET:x}: {exc.reason}")
-                        if strict:
-                            raise exc from None
-                        return
-                    last_index, last_term = index, term
-                    self.last_index, self.last_term = index, term
-                    pos += size
-                    self.bytes_done += size
-                    if with_entries:
-                        yield DLedgerEntry(index, term, position, size, channel, chain_crc, body_crc,
-                                           seg.path, pos - size, msg)
-                    else:
-                        yield msg
-            finally:
-                os.close(fd)
-            self.bytes_done += seg.size - pos
+    def _run(self) -> Iterator:
+        for block in self._walk:
+            yield from block
 
 
 class DLedgerCommitLog(CommitLog):
@@ -318,8 +148,9 @@ class DLedgerCommitLog(CommitLog):
         head = _pread(fd, BODY_OFFSET, pos)
         if len(head) < BODY_OFFSET:
             raise TruncatedRecordError(seg.path, pos, f"{len(head)} bytes left, less than an entry header")
-        magic, size = _MAGIC_SIZE.unpack_from(head, 0)
-        index, term, ofs, channel, chain_crc, body_crc, len_body = _BODY_HEAD.unpack_from(head, 8)
+        fields = np.empty((K.N_E, 1), np.int64)
+        K.entry_header(np.frombuffer(head, np.uint8), 0, fields, 0, True)
+        magic, size, index, term, ofs, channel, chain_crc, body_crc, len_body, _ = fields[:, 0].tolist()
         if magic == BLANK_MAGIC:
             raise MessageNotFoundError(seg.path, pos, "no entry starts here (the BLANK filler)")
         if magic != ENTRY_MAGIC or ofs != position:
@@ -332,11 +163,8 @@ class DLedgerCommitLog(CommitLog):
                                                       f"({left} bytes left)")
         data = _pread(fd, len_body, pos + BODY_OFFSET)
         p = pos + BODY_OFFSET
-        if len(data) < _HEAD.size:
+        if len(data) < L.HEADER:
             raise TruncatedRecordError(seg.path, p, "entry body shorter than a record header")
-        rsize, rmagic = _HEAD.unpack_from(data, 0)
-        if rmagic != MAGIC_V1 and rmagic != MAGIC_V2:
-            raise bad_magic_error(seg.path, p, rmagic)
         try:
             msg = decode_message(data, 0, seg.path, seg.start_offset + p)
         except RecordError as exc:
@@ -431,6 +259,11 @@ class MixedCommitLog(DLedgerCommitLog):
 
     def entries(self, *, verify_crc: bool = False, strict: bool = False) -> DLedgerScan:
         return self.new.entries(verify_crc=verify_crc, strict=strict)
+
+    def batches(self, columns=None, **options):
+        """The batches of :meth:`scan`'s messages (the old log's, then the DLedger log's)."""
+        from ..columnar.objects import ObjectBatches
+        return ObjectBatches(self, columns=columns, **options)
 
     def read(self, offset: int) -> Message:
         return self.new.read(offset) if offset >= self.divided_offset else self.old.read(offset)

@@ -121,13 +121,13 @@ class TieredCommitLog(CommitLog):
 
     def scan(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False,
              **options) -> TieredScan:
-        from ..dledger.commitlog import refuse_options
+        from ..columnar.objects import refuse_options
         refuse_options(self.path, options, "a tiered commit log")
         return TieredScan(self, start, verify_crc, strict)
 
     def batches(self, columns=None, **options):
-        from ..dledger.columnar import DLedgerColumnarScan  # decodes through scan(), whatever the framing
-        return DLedgerColumnarScan(self, columns=columns, **options)
+        from ..columnar.objects import ObjectBatches  # columns from scan()'s messages
+        return ObjectBatches(self, columns=columns, **options)
 
 
 @dataclass(frozen=True)
