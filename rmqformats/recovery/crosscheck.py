@@ -146,11 +146,15 @@ class Place:
     absent: bool = False
     #: In a RocksDB database (``path``): the column family and the key, as text.
     key: str | None = None
+    #: The file exists but ends before ``offset`` (a segment cut short): its length.
+    file_length: int | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         text = self.path if self.offset is None else f"{self.path} @ 0x{self.offset:x}"
         if self.key is not None:
             text += f" {self.key}"
+        if self.file_length is not None:
+            text += f" (past the end of the file, {self.file_length} bytes)"
         return text + (" (no such file)" if self.absent else "")
 
     def to_json_dict(self) -> dict:
@@ -326,6 +330,8 @@ class _Segments:
             seg = self.segments[i]
             if offset < seg.start_offset + seg.size:
                 return Place(seg.path, offset - seg.start_offset)
+            if offset < seg.start_offset + self.size:  # a segment shorter than the others: cut short
+                return Place(seg.path, offset - seg.start_offset, file_length=seg.size)
         name = offset // self.size * self.size
         folder = self.folder if os.path.isdir(self.folder) else os.path.dirname(self.folder)
         return Place(os.path.join(folder, f"{name:020d}"), offset - name, absent=True)
