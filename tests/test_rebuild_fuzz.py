@@ -193,3 +193,25 @@ def test_only_segment_cut_with_config(capsys, tmp_path):
     assert os.path.getsize(tmp_path / "new" / "commitlog" / f"{0:020d}") == 1 << 20
     code, out, _ = run(capsys, "preflight", tmp_path / "new", "--config", config)
     assert code == status.OK, out
+
+
+def test_only_segment_cut_to_nothing(capsys, tmp_path):
+    """The only segment cut to 0 bytes: a 5.x broker deletes it on load (``doLoad``: "size is 0, auto
+    delete") and starts with an empty commit log; preflight and check say so in lines naming the file."""
+    from rmqformats.synth.rocksdb import write_rocksdb_store
+    write_rocksdb_store(str(tmp_path / "synthetic"))
+    segment = tmp_path / "synthetic" / "commitlog" / f"{0:020d}"
+    os.truncate(segment, 0)
+    code, out, err = run(capsys, "preflight", tmp_path / "synthetic", "--json")
+    assert code == status.FINDINGS and "Traceback" not in err
+    doc = json.loads(out)
+    assert doc["dataEnd"] == 0
+    [item] = [i for i in doc["items"] if i["path"] == str(segment)]
+    assert item["verdict"] == "change" and "deletes it on load" in item["text"]
+    code, out, err = run(capsys, "check", tmp_path / "synthetic")
+    assert code == status.FINDINGS and out.rstrip().endswith("INCONSISTENT") and "Traceback" not in err
+    code, out, err = run(capsys, "rebuild", tmp_path / "synthetic", "--out", tmp_path / "new", "--json")
+    assert code == status.OK, err
+    assert json.loads(out)["sizes"][0].startswith("mappedFileSizeCommitLog=1073741824 (default: the only segment")
+    code, out, _ = run(capsys, "preflight", tmp_path / "new")
+    assert code == status.OK, out

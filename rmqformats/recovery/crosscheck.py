@@ -322,7 +322,8 @@ class _Segments:
         self.segments = store.commitlog.segments
         self.starts = [s.start_offset for s in self.segments]
         self.folder = store.commitlog.path
-        self.size = max((s.size for s in self.segments), default=1 << 30)
+        # No segment holding bytes: names as of the default mappedFileSizeCommitLog (1 GiB).
+        self.size = max((s.size for s in self.segments), default=0) or 1 << 30
 
     def place(self, offset: int) -> Place:
         i = bisect.bisect_right(self.starts, offset) - 1
