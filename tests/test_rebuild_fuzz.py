@@ -21,24 +21,15 @@ from hypothesis import strategies as st
 
 from rmqformats.cli import main, status
 
-from conftest import store_path
+from conftest import store_path, truth_records
 
 EXAMPLES = int(os.environ.get("RMQFORMATS_FUZZ_EXAMPLES", "30"))
 #: Examples per layout by default: each runs rebuild, preflight and check on a copy of the store.
 PER_LAYOUT = max(1, EXAMPLES // 15)
 LAYOUTS = ("rocketmq-4.9.7", "rocketmq-5.1.4", "rocketmq-5.3.3", "rocketmq-5.3.3-rocksdb-queues", "synthetic-5.5")
-#: What ``preflight NEW`` may still say after ``rebuild``, each with why ``rebuild`` cannot change it.
-#: Each is a text of a preflight item and the damage it is accepted after.
-BEYOND_REBUILD: dict[str, str] = {
-    "record cut off by the end of the file": "the store's only commit-log segment cut short: with no second "
-    "segment name to give the step (and no --config), rebuild takes the file's length as "
-    "mappedFileSizeCommitLog and keeps the cut file, which the broker's recovery truncates",
-}
-#: ``rebuild`` errors (one line, status 2) met by the fuzz, each with the damage that gives it; each is kept
-#: as an expected-failure test below until ``rebuild`` writes a store for it.
-REBUILD_REFUSES = {
-    "is in no segment file": "a commit-log segment cut to 0 bytes (the first, or any before the data end)",
-}
+#: What ``preflight NEW`` may still say after ``rebuild``, each with why ``rebuild`` cannot change it
+#: (a text of a preflight item and the damage it is accepted after): nothing.
+BEYOND_REBUILD: dict[str, str] = {}
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:
@@ -121,14 +112,10 @@ def _fuzz(capsys, tmp_path, source: str, ops) -> None:
         shutil.rmtree(new)
     code, out, err = run(capsys, "rebuild", store, "--out", new, "--json")
     assert "Traceback" not in err, (what, err)
-    if code == status.ERROR and len(err.splitlines()) == 1 and any(r in err for r in REBUILD_REFUSES):
-        return
     assert code in (status.OK, status.DAMAGED), (what, code, err)
     code, out, err = run(capsys, "preflight", new, "--json")
     doc = json.loads(out)
-    only_segment_cut = len(os.listdir(store / "commitlog")) == 1 and any(w.startswith("cut commitlog/") for w in what)
-    left = [i for i in doc["items"] if i["verdict"] != "note"
-            and not (only_segment_cut and any(t in i["text"] for t in BEYOND_REBUILD))]
+    left = [i for i in doc["items"] if i["verdict"] != "note" and not any(t in i["text"] for t in BEYOND_REBUILD)]
     assert code == status.OK or not left, (what, code, doc["items"])
     code, out, err = run(capsys, "check", new)
     assert code == status.OK and out.rstrip().endswith("consistent"), (what, out, err)
@@ -145,22 +132,86 @@ def test_rebuild_leaves_nothing_it_could_fix(capsys, tmp_path, layouts, layout, 
     _fuzz(capsys, tmp_path, layouts[layout], ops)
 
 
-@pytest.mark.xfail(reason="rebuild stops with 'offset 0 is in no segment file' on a store whose first commit-log "
-                          "segment is empty, where it could write a store with data end 0 (every message lost, "
-                          "as the broker's recovery of such a segment would leave it)", strict=True)
 def test_first_segment_cut_to_nothing(capsys, tmp_path):
+    """The first of five segments cut to 0 bytes: the broker refuses the store (``MappedFileQueue.doLoad``);
+    the new store starts at the second segment with every message after it, the lost ones counted."""
     _fuzz(capsys, tmp_path, str(store_path("rocketmq-4.9.7")), [("commitlog", 0, "cut", 0, 1)])
-    code, out, _ = run(capsys, "rebuild", tmp_path / "store", "--out", tmp_path / "again", "--json")
+    code, out, err = run(capsys, "preflight", tmp_path / "store", "--json")
+    assert code == status.ERROR
+    [item] = [i for i in json.loads(out)["items"] if i["verdict"] == "refuse"]
+    assert item["path"].endswith(f"commitlog{os.sep}{0:020d}") and item["offset"] == 0
+    assert "0 bytes, not the configured 262144" in item["text"] and item["method"] == "MappedFileQueue.doLoad"
+    code, out, err = run(capsys, "rebuild", tmp_path / "store", "--out", tmp_path / "again", "--json")
     assert code == status.DAMAGED
+    doc = json.loads(out)
+    assert doc["emptyHeadSegments"] == [str(tmp_path / "store" / "commitlog" / f"{0:020d}")]
+    kept = [m for m in truth_records("rocketmq-4.9.7") if m["kind"] == "MESSAGE" and m["commitlogOffset"] >= 262144]
+    assert doc["messages"] == len(kept) > 0
+    new_segments = sorted(os.listdir(tmp_path / "again" / "commitlog"))
+    assert new_segments == [f"{o:020d}" for o in range(262144, 5 * 262144, 262144)]
+    assert doc["dataEnd"] == 1275942 and doc["lostMessages"] == 0 and doc["emptyHeadUnits"] > 0
+    assert f"{doc['emptyHeadUnits']} consume-queue unit(s)" in err and len(err.splitlines()) == 1
 
 
-@pytest.mark.xfail(reason="rebuild takes a cut single segment's length as mappedFileSizeCommitLog (no second segment "
-                          "name gives the step), so the new store keeps the cut file and preflight NEW says the "
-                          "broker truncates it", strict=True)
+
 def test_only_segment_cut(capsys, tmp_path):
+    """The only segment cut to 1 byte: its length is no mapped file size, so the default 1 GiB is taken
+    (preflight: the broker refuses the file); the new store's segment has that size and the broker starts."""
     from rmqformats.synth.rocksdb import write_rocksdb_store
     write_rocksdb_store(str(tmp_path / "synthetic"))
-    os.truncate(tmp_path / "synthetic" / "commitlog" / f"{0:020d}", 1)
-    assert main(["rebuild", str(tmp_path / "synthetic"), "--out", str(tmp_path / "new")]) == status.OK
+    segment = tmp_path / "synthetic" / "commitlog" / f"{0:020d}"
+    os.truncate(segment, 1)
+    code, out, _ = run(capsys, "preflight", tmp_path / "synthetic", "--json")
+    assert code == status.ERROR
+    [item] = [i for i in json.loads(out)["items"] if i["verdict"] == "refuse"]
+    assert item["path"] == str(segment) and item["method"] == "MappedFileQueue.doLoad"
+    assert "file of 1 bytes, not the configured 1073741824 (default: the only segment file" in item["text"]
+    code, out, err = run(capsys, "rebuild", tmp_path / "synthetic", "--out", tmp_path / "new", "--json")
+    assert code == status.OK, err
+    doc = json.loads(out)
+    assert doc["dataEnd"] == 0 and doc["messages"] == 0 and doc["lostMessages"] == 0
+    assert doc["resizedSegments"] == [{"path": str(segment), "size": 1, "written": 1 << 30, "nonZeroBytesDropped": 0}]
+    assert os.path.getsize(tmp_path / "new" / "commitlog" / f"{0:020d}") == 1 << 30
+    code, out, _ = run(capsys, "preflight", tmp_path / "new")
+    assert code == status.OK, out
+    code, out, _ = run(capsys, "check", tmp_path / "new")
+    assert code == status.OK and out.rstrip().endswith("consistent"), out
+
+
+def test_only_segment_cut_with_config(capsys, tmp_path):
+    """With ``--config`` the configured size is taken, for preflight and rebuild alike."""
+    from rmqformats.synth.rocksdb import write_rocksdb_store
+    write_rocksdb_store(str(tmp_path / "synthetic"))
+    os.truncate(tmp_path / "synthetic" / "commitlog" / f"{0:020d}", 100)
+    config = tmp_path / "broker.properties"
+    config.write_text("mappedFileSizeCommitLog=1048576\n")
+    code, out, _ = run(capsys, "preflight", tmp_path / "synthetic", "--config", config, "--json")
+    [item] = [i for i in json.loads(out)["items"] if i["verdict"] == "refuse"]
+    assert f"file of 100 bytes, not the configured 1048576 (config {config})" in item["text"]
+    code, out, err = run(capsys, "rebuild", tmp_path / "synthetic", "--out", tmp_path / "new", "--config", config)
+    assert code == status.OK, err
+    assert os.path.getsize(tmp_path / "new" / "commitlog" / f"{0:020d}") == 1 << 20
+    code, out, _ = run(capsys, "preflight", tmp_path / "new", "--config", config)
+    assert code == status.OK, out
+
+
+def test_only_segment_cut_to_nothing(capsys, tmp_path):
+    """The only segment cut to 0 bytes: a 5.x broker deletes it on load (``doLoad``: "size is 0, auto
+    delete") and starts with an empty commit log; preflight and check say so in lines naming the file."""
+    from rmqformats.synth.rocksdb import write_rocksdb_store
+    write_rocksdb_store(str(tmp_path / "synthetic"))
+    segment = tmp_path / "synthetic" / "commitlog" / f"{0:020d}"
+    os.truncate(segment, 0)
+    code, out, err = run(capsys, "preflight", tmp_path / "synthetic", "--json")
+    assert code == status.FINDINGS and "Traceback" not in err
+    doc = json.loads(out)
+    assert doc["dataEnd"] == 0
+    [item] = [i for i in doc["items"] if i["path"] == str(segment)]
+    assert item["verdict"] == "change" and "deletes it on load" in item["text"]
+    code, out, err = run(capsys, "check", tmp_path / "synthetic")
+    assert code == status.FINDINGS and out.rstrip().endswith("INCONSISTENT") and "Traceback" not in err
+    code, out, err = run(capsys, "rebuild", tmp_path / "synthetic", "--out", tmp_path / "new", "--json")
+    assert code == status.OK, err
+    assert json.loads(out)["sizes"][0].startswith("mappedFileSizeCommitLog=1073741824 (default: the only segment")
     code, out, _ = run(capsys, "preflight", tmp_path / "new")
     assert code == status.OK, out

@@ -65,6 +65,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
            "intactPastDataEnd": result.past_end.to_json_dict() if result.past_end is not None else None,
            "lostMessages": result.past_end.messages if result.past_end is not None else 0,
            "keep": _keep_hint(args, result.data_end) if result.past_end is not None and result.past_end.messages else None,
+           "emptyHeadSegments": result.empty_head,
+           "emptyHeadUnits": result.empty_head_units,
            "salvage": _salvage_doc(result),
            "seconds": round(result.seconds, 3)}
     if args.format == "json":
@@ -99,6 +101,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
                      if r.size > r.written else f"zero-filled from {r.size} bytes")
             out.write(f"  resized: {r.path}: {r.size} bytes, not the configured {r.written} (MappedFileQueue.doLoad "
                       f"refuses it): written at {r.written}, {extra}\n")
+        if result.empty_head:
+            out.write(f"  left out: {_empty_head_text(result)}\n")
         for q in result.kept_queues:
             cut = f"; {q.removed_units} unit(s) at or past the data end removed" if q.removed_units else ""
             out.write(f"  kept: {q.rel} ({q.kept_units} unit(s) of messages in deleted head segments{cut})\n")
@@ -118,11 +122,24 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
                       f"{result.offsets_file}\n")
         for topic, qid, lo, hi in result.holes:
             out.write(f"  note: {topic}/{qid}: the commit log holds no message for queue offsets {lo} to {hi - 1}\n")
+    if result.empty_head:
+        sys.stderr.write(f"rmqformats rebuild: {_empty_head_text(result)}\n")
     if result.past_end is not None and result.past_end.messages:
         sys.stderr.write(f"rmqformats rebuild: {result.past_end.describe()}; the new store leaves them out (as the "
                          f"broker's recovery does); {_keep_hint(args, result.data_end)}\n")
         return status.DAMAGED
-    return status.OK
+    return status.DAMAGED if result.empty_head else status.OK
+
+
+def _empty_head_text(result) -> str:
+    """What leaving out the empty head segments of the commit log lost."""
+    names = ", ".join(result.empty_head[:3]) + (" …" if len(result.empty_head) > 3 else "")
+    lost = ("messages the RocksDB consume queue referenced there are lost (not counted)"
+            if result.empty_head_units is None else
+            f"the messages of the {result.empty_head_units} consume-queue unit(s) pointing there are lost")
+    return (f"{len(result.empty_head)} empty (0-byte) commit-log segment file(s) before the first holding bytes, "
+            f"which MappedFileQueue.doLoad refuses: {names}; the new commit log starts after them, as after "
+            f"retention deleted them (CommitLog.getMinOffset), with nothing after them lost; {lost}")
 
 
 def _salvage_doc(result) -> dict | None:

@@ -240,8 +240,8 @@ def preflight(store, *, release: str | None = None, config: str | None = None,
         rules.append(later.fastjson2_unquoted_keys(root, rel, items, Item))
     # Mapped files: commit log, consume queues, batch consume queues.
     segs = [(s.path, s.start_offset, s.size) for s in store.commitlog.segments]
-    cl_size = given.get("mappedFileSizeCommitLog") or _mode([s for _, _, s in segs if s])
-    _mapped_files("commit log", segs, cl_size, rel, tag, items)
+    cl_size, cl_source = _commitlog_size(store, given, config)
+    _mapped_files("commit log", segs, cl_size, rel, tag, items, cl_source)
     _gaps(segs, cl_size, tag, items)
     if root is not None:
         for parent, key in (("consumequeue", "mappedFileSizeConsumeQueue"),
@@ -269,6 +269,18 @@ def preflight(store, *, release: str | None = None, config: str | None = None,
                                                  plan.abnormal_start, items, Item))
     result.rules = [r for r in rules if r is not None]
     return result
+
+
+def _commitlog_size(store, given: dict, config: str | None) -> tuple[int | None, str]:
+    """``mappedFileSizeCommitLog``: the config's, else what the segment files show (the step between their
+    names, the only segment's length when it is whole, else the broker's default: see
+    :func:`rmqformats.rebuild.sizes.commitlog_segment_size`), and where it was found."""
+    from ..rebuild.sizes import commitlog_segment_size
+    if "mappedFileSizeCommitLog" in given:
+        return given["mappedFileSizeCommitLog"], f"config {os.path.abspath(config or '')}"
+    if store.root is not None and type(store.commitlog).__name__ == "CommitLog":
+        return commitlog_segment_size(store.commitlog.path)
+    return _mode([s.size for s in store.commitlog.segments if s.size]), "the size most segment files have"
 
 
 def _mode(values: list[int]) -> int | None:
@@ -311,7 +323,7 @@ def _config_files(folder: str, tag: str, items: list[Item]) -> None:
 
 
 def _mapped_files(what: str, files: list[tuple[str, int, int]], size: int | None, rel, tag: str,
-                  items: list[Item]) -> None:
+                  items: list[Item], size_source: str | None = None) -> None:
     src = f"{tag}:{MAPPED_FILE_QUEUE}"
     method = "MappedFileQueue.doLoad" if rel >= (4, 9, 2) else "MappedFileQueue.load"
     for i, (path, _start, length) in enumerate(files):
@@ -326,8 +338,9 @@ def _mapped_files(what: str, files: list[tuple[str, int, int]], size: int | None
                                   method, src, path, 0))
             continue
         if size is not None and length != size:
-            items.append(Item(REFUSE, f"{what} file of {length} bytes, not the configured {size}: the file queue "
-                                      f"does not load and the broker does not start", method, src, path, 0))
+            whence = f" ({size_source})" if size_source else ""
+            items.append(Item(REFUSE, f"{what} file of {length} bytes, not the configured {size}{whence}: the file "
+                                      f"queue does not load and the broker does not start", method, src, path, 0))
 
 
 def _gaps(segs: list[tuple[str, int, int]], size: int | None, tag: str, items: list[Item]) -> None:

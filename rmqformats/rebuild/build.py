@@ -141,6 +141,11 @@ class RebuildResult:
     offsets_file: str | None = None
     #: Queue-offset holes found in the commit log (``topic, queueId, from, to``).
     holes: list = field(default_factory=list)
+    #: Empty (0-byte) segment files before the first one holding bytes: left out (see :func:`_skip_empty_head`).
+    empty_head: list = field(default_factory=list)
+    #: Units of the old file consume queues pointing into the empty head segments: the messages lost with
+    #: their bytes (``None``: the store's queues are in RocksDB, not counted).
+    empty_head_units: int | None = None
     seconds: float = 0.0
 
 
@@ -187,6 +192,8 @@ def rebuild_store(store, out: str, *, force: bool = False, link: bool = False,
         new = target.path
         result = RebuildResult(out=os.path.abspath(out), parts=parts, queues_kind=kind, sizes=sizes, data_end=None)
         _copy_rest(root, new, parts)
+        if "commitlog" in parts:
+            store = _skip_empty_head(store, result)
         read = store
         if salvage:
             read = _salvage_commitlog(store, new, sizes.cl_file, batch_size, result)
@@ -349,6 +356,54 @@ def _copy_commitlog(store, folder: str, data_end: int | None, link: bool, result
         if seg.size != target:
             result.resized.append(Resized(seg.path, seg.size, target, _nonzero_after(seg.path, target)))
         result.segments += 1
+
+
+def _skip_empty_head(store, result: RebuildResult):
+    """The store with its commit log starting at the first segment file that holds bytes.
+
+    Segment files of 0 bytes before it (cut to nothing) make the broker refuse the store: ``MappedFileQueue``'s
+    ``load`` (``doLoad`` from 4.9.2) returns false for a file whose length is not ``mappedFileSizeCommitLog``,
+    and 5.1.3 on deletes a 0-byte file only when it is the last. Their messages are gone with their bytes;
+    the segments after them are whole. The new store leaves them out, as retention (``deleteExpiredFile``)
+    leaves out head segments: the commit log then starts at the next segment (``CommitLog.getMinOffset``
+    is the first mapped file's start), the queues' units of the messages in them are kept as units of
+    deleted segments, and nothing after them is lost. A 0-byte segment after one holding bytes is a gap,
+    where the walk ends the data."""
+    import copy
+    log = store.commitlog
+    segs = log.segments
+    if type(log).__name__ != "CommitLog" or not segs:
+        return store
+    n = 0
+    while n < len(segs) - 1 and segs[n].size == 0:
+        n += 1
+    if not n:
+        return store
+    result.empty_head = [seg.path for seg in segs[:n]]
+    if not rocksdb_queues_paths(store.root):
+        result.empty_head_units = _units_between(store.path("consumequeue"), segs[0].start_offset,
+                                                 segs[n].start_offset)
+    kept = copy.copy(log)
+    kept.segments = segs[n:]
+    kept._fds = {}
+    from dataclasses import replace
+    return replace(store, commitlog=kept, _opened={})
+
+
+def _units_between(parent: str, lo: int, hi: int) -> int:
+    """Units of the file consume queues under ``parent`` pointing at commit-log offsets in ``[lo, hi)``,
+    read one queue file at a time."""
+    from ..consumequeue import UNIT_DTYPE as CQ_UNIT
+    from ..queuefiles import list_queue_dirs, queue_files
+    if not os.path.isdir(parent) or os.path.isfile(os.path.join(parent, "CURRENT")):
+        return 0
+    n = 0
+    for _topic, _qid, folder in list_queue_dirs(parent):
+        for f in queue_files(folder):
+            units = np.fromfile(f.path, dtype=CQ_UNIT, count=f.size // CQ_UNIT.itemsize)
+            ofs = units["ofs_commitlog"]
+            n += int(np.count_nonzero((ofs >= lo) & (ofs < hi) & (units["len_message"] > 0)))
+    return n
 
 
 def _salvage_commitlog(store, new: str, segment_size: int, batch_size: int, result: RebuildResult):

@@ -12,6 +12,8 @@ kept in the store, so each size is taken, in this order, from:
    or under ``fullMessageStoreConfig``;
 2. the store's existing files of that kind (the size of the newest file of
    any queue, the counts the index reader infers from an index file's size);
+   for the commit log, the step between segment names, or the length of the
+   only segment file when it is whole (see :func:`commitlog_segment_size`);
 3. the broker's defaults.
 """
 
@@ -119,8 +121,7 @@ def store_sizes(root: str, *, config: str | None = None) -> StoreSizes:
         if key in given:
             values[attr], sources[attr] = given[key], f"config {where}"
     if "cl_file" not in values:
-        found = _segment_size(os.path.join(root, "commitlog"))
-        values["cl_file"], sources["cl_file"] = found if found else (DEFAULT_CL_FILE, "default")
+        values["cl_file"], sources["cl_file"] = commitlog_segment_size(os.path.join(root, "commitlog"))
     if "cq_file" not in values:
         found = _queue_file_size(os.path.join(root, "consumequeue"))
         values["cq_file"], sources["cq_file"] = (found[0], f"existing {found[1]}") if found else \
@@ -154,20 +155,47 @@ def store_sizes(root: str, *, config: str | None = None) -> StoreSizes:
     return StoreSizes(sources=sources, **values)
 
 
-def _segment_size(folder: str) -> tuple[int, str] | None:
-    """The commit-log segment size the store's files show: the step between consecutive segment names
-    (the offsets they start at, which a file's length cannot change), else the size most files have."""
+def commitlog_segment_size(folder: str) -> tuple[int, str]:
+    """The ``mappedFileSizeCommitLog`` the segment files in ``folder`` show, and where it was found.
+
+    The step between consecutive segment names (the offsets they start at, which a file's length cannot
+    change); with one segment file, its length when the file is whole, else the default (1 GiB). A segment
+    the broker wrote is allocated at the configured size and filled from its start, and ``CommitLog``'s
+    ``doAppend`` leaves at least ``END_FILE_MIN_BLANK_LENGTH`` (8) bytes after a message, where the BLANK
+    record goes: its data ends at zero fill or a BLANK record, never in a record or at a record reaching the
+    file's end. A file whose walk ends there (``record cut off by the end of the file``, ``end of the last
+    segment file``) was cut, and its length says nothing of the size. A cut inside the zero fill cannot be
+    told from a smaller configured size: ``--config`` names it then."""
     from collections import Counter
     if not os.path.isdir(folder):
-        return None
+        return DEFAULT_CL_FILE, "default"
     starts = sorted(int(n) for n in os.listdir(folder) if n.isdigit() and len(n) == 20)
     steps = Counter(b - a for a, b in zip(starts, starts[1:]) if b > a)
     if steps:
         step = min(s for s, n in steps.items() if n == max(steps.values()))
         return step, f"the step between segment names in {folder}"
-    sizes = Counter(os.path.getsize(os.path.join(folder, f"{s:020d}")) for s in starts)
-    sizes.pop(0, None)
-    if sizes:
-        size = sizes.most_common(1)[0][0]
-        return size, f"existing {folder}"
+    if not starts:
+        return DEFAULT_CL_FILE, "default"
+    path = os.path.join(folder, f"{starts[0]:020d}")
+    length = os.path.getsize(path)
+    if not length:
+        return DEFAULT_CL_FILE, f"default: the only segment file {path} is empty"
+    cut = _cut_reason(folder)
+    if cut:
+        return DEFAULT_CL_FILE, (f"default: the only segment file {path} is cut ({cut}), its length {length} "
+                                 f"is no mapped file size")
+    return length, f"existing {path}"
+
+
+def _cut_reason(folder: str) -> str | None:
+    """Why the data of a commit log of one segment shows its file cut (see :func:`commitlog_segment_size`),
+    or ``None``: the walk's end."""
+    from ..commitlog import CommitLog
+    from ..segments import EndReason
+    walk = CommitLog(folder).batches(columns=["commitLogOffset"], decompress=False)
+    for _ in walk:
+        pass
+    end = walk.end
+    if end is not None and end.reason in (EndReason.TRUNCATED, EndReason.END_OF_FILE):
+        return f"the data ends at byte {end.file_offset}: {end.reason.value}"
     return None

@@ -146,11 +146,15 @@ class Place:
     absent: bool = False
     #: In a RocksDB database (``path``): the column family and the key, as text.
     key: str | None = None
+    #: The file exists but ends before ``offset`` (a segment cut short): its length.
+    file_length: int | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         text = place(self.path, self.offset)
         if self.key is not None:
             text += f" {self.key}"
+        if self.file_length is not None:
+            text += f" (past the end of the file, {self.file_length} bytes)"
         return text + (" (no such file)" if self.absent else "")
 
     def to_json_dict(self) -> dict:
@@ -318,7 +322,8 @@ class _Segments:
         self.segments = store.commitlog.segments
         self.starts = [s.start_offset for s in self.segments]
         self.folder = store.commitlog.path
-        self.size = max((s.size for s in self.segments), default=1 << 30)
+        # No segment holding bytes: names as of the default mappedFileSizeCommitLog (1 GiB).
+        self.size = max((s.size for s in self.segments), default=0) or 1 << 30
 
     def place(self, offset: int) -> Place:
         i = bisect.bisect_right(self.starts, offset) - 1
@@ -326,6 +331,8 @@ class _Segments:
             seg = self.segments[i]
             if offset < seg.start_offset + seg.size:
                 return Place(seg.path, offset - seg.start_offset)
+            if offset < seg.start_offset + self.size:  # a segment shorter than the others: cut short
+                return Place(seg.path, offset - seg.start_offset, file_length=seg.size)
         name = offset // self.size * self.size
         folder = self.folder if os.path.isdir(self.folder) else os.path.dirname(self.folder)
         return Place(os.path.join(folder, f"{name:020d}"), offset - name, absent=True)

@@ -52,7 +52,10 @@ def intact_past(commitlog: CommitLog, data_end: int, *, batch_size: int = 65536)
     ``messages --salvage`` reads them, counted per topic in bounded batches."""
     import numpy as np
     import pyarrow.compute as pc
-    walk = commitlog.batches(columns=["commitLogOffset", "topic"], start=data_end, salvage=True,
+    start = _walk_start(commitlog, data_end)
+    if start is None:
+        return PastEnd(data_end, 0, {}, [])
+    walk = commitlog.batches(columns=["commitLogOffset", "topic"], start=start, salvage=True,
                              decompress=False, batch_size=batch_size)
     topics: dict[str, list[int]] = {}
     total = 0
@@ -77,3 +80,15 @@ def intact_past(commitlog: CommitLog, data_end: int, *, batch_size: int = 65536)
             got[2] = int(off[rows[-1]])
     damaged = [r for r in getattr(walk, "damaged", ()) or () if r.commitlog_offset >= data_end]
     return PastEnd(data_end, total, {t: tuple(v) for t, v in topics.items()}, damaged)
+
+
+def _walk_start(commitlog: CommitLog, data_end: int) -> int | None:
+    """Where the walk past ``data_end`` starts: the data end itself when a segment file holds it, else the
+    first segment holding bytes after it (the data end at an empty, 0-byte segment, or at the end of the
+    last file); ``None`` when no file holds bytes past it."""
+    for seg in commitlog.segments:
+        if seg.start_offset <= data_end < seg.start_offset + seg.size:
+            return data_end
+        if seg.start_offset > data_end and seg.size > 0:
+            return seg.start_offset
+    return None
