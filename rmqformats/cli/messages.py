@@ -12,7 +12,8 @@ from tqdm import tqdm
 
 from ..commitlog import Scan
 from ..errors import RmqFormatError
-from ..message import Message
+from .. import properties
+from ..message import Message, add_derived_json
 from . import bodies, status, tables
 from .common import (UsageError, iso, open_from_args, short, print_table, with_progress, add_message_filters, add_store_args,
                      add_verify_crc, add_commitlog_arg)
@@ -206,7 +207,7 @@ def _inner_json(m: Message, item) -> dict:
     d.pop("body")
     d["innerIndex"] = item.index
     d["body"] = base64.b64encode(item.body).decode("ascii")
-    return d
+    return add_derived_json(d, item.properties)
 
 
 def _note_empty(n: int, args: argparse.Namespace) -> None:
@@ -285,10 +286,14 @@ def _columns_json(d: dict, m: Message, columns: list[str] | None, props: dict | 
     """A message's JSON object with only ``columns`` (any of the columnar schema's), in that order."""
     if columns is None:
         return d
+    from ..export import OPTIONAL_JSON_KEYS
     props = m.properties if props is None else props
     extra = {"tags": props.get("TAGS"), "keys": [k for k in (props.get("KEYS") or "").split(" ") if k],
-             "uniqKey": props.get("UNIQ_KEY"), "propertiesString": None, "segment": None}
-    return {c: d[c] if c in d else extra.get(c) for c in columns}
+             "uniqKey": props.get("UNIQ_KEY"), "priority": properties.priority_of(props),
+             "liteTopic": properties.lite_topic_of(props), "propertiesString": None, "segment": None}
+    out = {c: d[c] if c in d else extra.get(c) for c in columns}
+    # As the columnar JSON Lines: an optional key (but the first) only where it has a value.
+    return {c: v for i, (c, v) in enumerate(out.items()) if v is not None or i == 0 or c not in OPTIONAL_JSON_KEYS}
 
 
 def _columns_row(d: dict, columns: list[str]) -> list:
