@@ -875,19 +875,27 @@ def test_columns_option_decodes_only_those_columns(spark):
     assert list(rows[0]) == ["cqOffset", "topic"] and len(rows) == len(api_queue_units(root))
 
 
-def test_priority_and_lite_topic_columns(spark, tmp_path):
-    """5.4 priority and 5.5 lite-topic messages (a synthetic store: the vectors hold none): the schema's types,
-    every batch exactly on the Arrow schema Spark derives from it, and Spark's rows equal the object API's."""
-    from pyspark.sql.types import IntegerType, StringType
-
+@pytest.fixture(scope="module")
+def priority_store(tmp_path_factory) -> str:
+    """5.4 priority and 5.5 lite-topic messages, built through the specs (the vectors hold none)."""
     from rmqformats import synth
-    from rmqformats.spark.schema import arrow_schema
 
+    root = tmp_path_factory.mktemp("priority")
     specs = [synth.priority_message("TopicPriority", p, body=b"p") for p in ("3", "12", "-1", "high")]
     specs += [synth.lite_message("TopicParent", lite, body=b"l") for lite in ("user-1", "user-2")]
     specs.append(synth.MessageSpec("TopicPlain", b"x", {"TAGS": "t"}))
-    synth.write_commitlog(tmp_path / "commitlog", specs, segment_size=4096)
-    root = str(tmp_path)
+    synth.write_commitlog(root / "commitlog", specs, segment_size=4096)
+    return str(root)
+
+
+def test_priority_and_lite_topic_columns(spark, priority_store):
+    """The schema's types, every batch exactly on the Arrow schema Spark derives from it, Spark's rows the
+    object API's."""
+    from pyspark.sql.types import IntegerType, StringType
+
+    from rmqformats.spark.schema import arrow_schema
+
+    root = priority_store
     schema = message_schema()
     assert schema["priority"].dataType == IntegerType() and schema["liteTopic"].dataType == StringType()
     assert MESSAGE_COLUMNS.index("liteTopic") == MESSAGE_COLUMNS.index("priority") + 1
@@ -906,6 +914,17 @@ def test_priority_and_lite_topic_columns(spark, tmp_path):
     assert sorted(map(tuple, picked.collect()), key=str) == sorted(
         [(3, None), (12, None), (-1, None), (None, None), (None, "user-1"), (None, "user-2"), (None, None)], key=str)
     assert spark.read.format("rocketmq_commitlog").load(root).where("priority >= 3").count() == 2
+
+
+@needs_pushdown
+def test_priority_and_lite_topic_filters_are_pushed_down(priority_store):
+    for filters, want in (([GreaterThanOrEqual(("priority",), 3)], {3, 12}),
+                          ([IsNotNull(("liteTopic",))], {None}),
+                          ([EqualTo(("liteTopic",), "user-2"), IsNull(("priority",))], {None})):
+        reader, rejected, rows = read_pushed({"path": priority_store, "splitSize": "300"}, filters)
+        assert rejected == [] and {r["priority"] for r in rows} == want
+    _, _, rows = read_pushed({"path": priority_store}, [IsNotNull(("liteTopic",))])
+    assert sorted(r["liteTopic"] for r in rows) == ["user-1", "user-2"]
 
 
 # -- streaming ---------------------------------------------------------------------------------------
