@@ -491,6 +491,9 @@ types:
             doc: |
               Lite topics (Lite mode): `__LITE_TOPIC`, the lite topic a
               message of a parent topic belongs to, set by the producer.
+              The broker keeps it and adds `INNER_MULTI_DISPATCH` naming
+              the LMQ `%LMQ%$parent$lite` (`LiteUtil.toLmqName`), so the
+              message is dispatched to that queue as well.
             ref: "rocketmq-all-5.5.0:common/src/main/java/org/apache/rocketmq/\
               common/message/MessageConst.java"
             old-reader-ok: true
