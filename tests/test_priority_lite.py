@@ -104,10 +104,11 @@ def test_object_api_and_the_broker_queue_choice(store):
     assert list(msgs[-1].to_json_dict())[-2:] == ["priority", "liteTopic"]
 
 
-@pytest.mark.parametrize("threads, batch_size", [(1, 3), (1, 8192), (2, 5)])
-def test_columnar_batches(store, threads, batch_size):
+@pytest.mark.parametrize("threads, jobs, batch_size", [(1, 1, 3), (1, 1, 8192), (2, 1, 5), (1, 2, 4)])
+def test_columnar_batches(store, threads, jobs, batch_size):
     log = rmqformats.open_store(store).commitlog
-    scan = log.batches(["topic", "priority", "liteTopic"], batch_size=batch_size, threads=threads, range_size=4096)
+    scan = log.batches(["topic", "priority", "liteTopic"], batch_size=batch_size, threads=threads, jobs=jobs,
+                       range_size=4096)
     batches = list(scan)
     assert all(b.schema == pa.schema([SCHEMA.field(c) for c in ("topic", "priority", "liteTopic")]) for b in batches)
     assert SCHEMA.field("priority").type == pa.int32() and SCHEMA.field("liteTopic").type == pa.string()

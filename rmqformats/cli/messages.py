@@ -740,7 +740,7 @@ def add_commands(sub) -> None:
     sp.add_argument("--columns", type=_column_list,
                     help="comma-separated column names, shown in that order (table and jsonl): any of the "
                          "columns of `export --columns` (commitLogOffset, topic, queueId, queueOffset, "
-                         "storeTimestamp, tags, keys, uniqKey, properties, msgId, body, …)")
+                         "storeTimestamp, tags, keys, uniqKey, priority, liteTopic, properties, msgId, body, …)")
     sp.add_argument("--count", nargs="?", const="total", choices=["total", "topic", "queue"],
                     help="print the number of matching messages instead of them: in total (the default), or "
                          "per topic or per topic queue (jsonl: one JSON line per count)")
@@ -770,8 +770,9 @@ def add_commands(sub) -> None:
                     "csv      OUT is a file or -: a header, then one row per message; columns CSV cannot\n"
                     "         hold are text: properties a JSON object, keys joined by spaces, body base64;\n"
                     "         timestamps are written as 2026-11-21 09:53:00.123Z (UTC), null as an empty field.\n\n"
-                    "Columns by default: jsonl those of 'messages --format jsonl'; parquet and csv also tags,\n"
-                    "keys and uniqKey. --columns picks any of:\n{columns}\n\n"
+                    "Columns by default: jsonl those of 'messages --format jsonl' (priority and liteTopic\n"
+                    "only on the 5.4+ priority and 5.5+ lite-topic messages that have them); parquet and csv\n"
+                    "also tags, keys and uniqKey. --columns picks any of:\n{columns}\n\n"
                     "OUT is locked while it is written (a second export to it exits 2: target busy); on an\n"
                     "error or Ctrl-C nothing is left but what was there before.")
     sp.add_argument("store", nargs="?", help="store root, commitlog/ folder or one segment file")
