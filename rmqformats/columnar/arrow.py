@@ -3,7 +3,8 @@
 The columns carry RocketMQ's own field names, as ``rmqformats messages
 --format jsonl`` prints them, plus values derived from the properties
 (``tags``, ``keys``, ``uniqKey``, and the 5.4+ ``priority`` and 5.5+
-``liteTopic``), the properties string as stored and the segment file's name. Strings are built from offset buffers filled by the
+``liteTopic``), the properties string as stored and the segment file's
+name. Strings are built from offset buffers filled by the
 compiled kernels; UTF-8 is checked by Arrow, and a batch holding invalid
 UTF-8 (damaged or foreign data) is decoded in Python with U+FFFD for the bad
 bytes, exactly as the object API decodes it.
