@@ -72,6 +72,10 @@ _NAMED = (props.TAGS, props.KEYS, props.UNIQ_KEY, props.CRC32, props.PRIORITY, p
 NAMED_TAGS, NAMED_KEYS, NAMED_UNIQ, NAMED_CRC, NAMED_PRIORITY, NAMED_LITE = range(len(_NAMED))
 _NAMED_BYTES = np.frombuffer("".join(_NAMED).encode(), np.uint8).copy()
 _NAMED_OFFSETS = np.cumsum([0] + [len(n.encode()) for n in _NAMED]).astype(np.int64)
+#: The names after the first four are looked for only when their columns are asked for (each name
+#: looked for costs every property pair a comparison).
+_NAMED_ALWAYS = NAMED_CRC + 1
+_NAMED_ON_REQUEST = frozenset(("priority", "liteTopic"))
 
 #: Largest data buffer of one binary column in one batch (Arrow ``binary`` has 32-bit offsets).
 MAX_COLUMN_BYTES = (1 << 31) - 1
@@ -121,10 +125,12 @@ class Window:
         return self.seg_start + self.file_pos
 
 
-def parse_properties(w: Window, rows: np.ndarray) -> tuple:
-    """The kernel's split of the properties strings of ``rows``."""
-    return K.split_properties(w.buf, w.i64[K.I64_PROPS_POS][rows], w.i64[K.I64_PROPS_LEN][rows], _NAMED_BYTES,
-                              _NAMED_OFFSETS)
+def parse_properties(w: Window, rows: np.ndarray, wanted: set[str] | frozenset[str] = frozenset()) -> tuple:
+    """The kernel's split of the properties strings of ``rows``: the value positions of the first four
+    names of ``_NAMED``, and of the others too when ``wanted`` holds ``priority`` or ``liteTopic``."""
+    n = len(_NAMED) if wanted & _NAMED_ON_REQUEST else _NAMED_ALWAYS
+    return K.split_properties(w.buf, w.i64[K.I64_PROPS_POS][rows], w.i64[K.I64_PROPS_LEN][rows],
+                              _NAMED_BYTES[:_NAMED_OFFSETS[n]], _NAMED_OFFSETS[:n + 1])
 
 
 def _validity(mask: np.ndarray) -> pa.Buffer | None:
@@ -381,7 +387,7 @@ def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], decompress_bodi
     if "propertiesString" in wanted:
         arrays["propertiesString"] = _text_slices(w, i64[K.I64_PROPS_POS][rows], i64[K.I64_PROPS_LEN][rows])
     if wanted & _FROM_PROPERTIES:
-        cols = _property_columns(w, rows, parse_properties(w, rows), wanted)
+        cols = _property_columns(w, rows, parse_properties(w, rows, wanted), wanted)
         arrays.update(cols if cols is not None else _property_columns_slow(w, rows, wanted))
     errors = None
     if "body" in wanted:
