@@ -321,6 +321,18 @@ types:
         doc: |
           Raw properties: `name U+0001 value` pairs separated by U+0002, with
           or without a trailing separator depending on the writer's version.
+        -rmq-property-names:
+          # The properties the readers decode into values of their own (the
+          # columns tags, keys, uniqKey, priority, liteTopic; the delay level
+          # and the record CRC), by their MessageConst names. Each id added
+          # after 4.0.0 is also the id of its PROPERTY_ADDED change below.
+          tags: TAGS
+          keys: KEYS
+          uniq_key: UNIQ_KEY
+          delay: DELAY
+          crc32: '__CRC32#'
+          priority: _SYS_MSG_PRIORITY_
+          lite_topic: __LITE_TOPIC
         -rmq-changes:
           - in: '4.6.0'
             rule: MEANING_CHANGED
@@ -438,6 +450,7 @@ types:
               common/message/MessageDecoder.java"
             old-reader-ok: true
           - in: '5.2.0'
+            id: crc32
             rule: PROPERTY_ADDED
             doc: |
               Optional `__CRC32#` property (`enabledAppendPropCRC`), last in
@@ -447,6 +460,7 @@ types:
               store/CommitLog.java"
             old-reader-ok: true
           - in: '5.4.0'
+            id: priority
             rule: PROPERTY_ADDED
             doc: |
               Priority messages (RIP-80): `_SYS_MSG_PRIORITY_`, a decimal
@@ -472,10 +486,14 @@ types:
               store/transaction/TransMessageRocksDBStore.java"
             old-reader-ok: true
           - in: '5.5.0'
+            id: lite_topic
             rule: PROPERTY_ADDED
             doc: |
               Lite topics (Lite mode): `__LITE_TOPIC`, the lite topic a
               message of a parent topic belongs to, set by the producer.
+              The broker keeps it and adds `INNER_MULTI_DISPATCH` naming
+              the LMQ `%LMQ%$parent$lite` (`LiteUtil.toLmqName`), so the
+              message is dispatched to that queue as well.
             ref: "rocketmq-all-5.5.0:common/src/main/java/org/apache/rocketmq/\
               common/message/MessageConst.java"
             old-reader-ok: true

@@ -38,9 +38,11 @@ from .output import OutputExistsError
 #: The keys of :meth:`rmqformats.message.Message.to_json_dict`, in order: the JSON Lines columns.
 JSONL_COLUMNS = ("commitLogOffset", "storeSize", "bodyCRC", "queueId", "flag", "queueOffset", "sysFlag",
                  "bornTimestamp", "bornHost", "storeTimestamp", "storeHost", "reconsumeTimes",
-                 "preparedTransactionOffset", "topic", "properties", "msgId", "body", "bodyError")
-#: Columns a JSON object has only where they are not null (as ``to_json_dict`` adds ``bodyError`` only then).
-OPTIONAL_JSON_KEYS = frozenset(("bodyError",))
+                 "preparedTransactionOffset", "topic", "properties", "msgId", "body", "bodyError", "priority",
+                 "liteTopic")
+#: Columns a JSON object has only where they are not null (as ``to_json_dict`` adds ``bodyError``, ``priority``
+#: and ``liteTopic`` only then).
+OPTIONAL_JSON_KEYS = frozenset(("bodyError", "priority", "liteTopic"))
 #: Columns of a Parquet or CSV export by default: all but the raw properties string and the segment name.
 TABLE_COLUMNS = tuple(c for c in COLUMNS if c not in ("propertiesString", "segment"))
 FORMATS = ("parquet", "jsonl", "csv")

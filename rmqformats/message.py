@@ -187,6 +187,22 @@ class Message(MessageFields):
         """The client message id, property ``UNIQ_KEY``."""
         return self.properties.get(props.UNIQ_KEY)
 
+    @property
+    def priority(self) -> int | None:
+        """The priority of a priority message (5.4.0+), property ``_SYS_MSG_PRIORITY_`` as an int.
+
+        ``None`` without the property, or where its value is not one Java's
+        ``Integer.parseInt`` reads (see :func:`rmqformats.properties.parse_java_int`).
+        The broker stores the message in queue ``min(priority, writeQueueNums - 1)``.
+        """
+        return props.priority_of(self.properties)
+
+    @property
+    def lite_topic(self) -> str | None:
+        """The lite topic (5.5.0+), property ``__LITE_TOPIC``; the broker also dispatches the
+        message to the queue ``%LMQ%$<topic>$<lite topic>``."""
+        return props.lite_topic_of(self.properties)
+
     # -- flags ---------------------------------------------------------------
     @property
     def is_compressed(self) -> bool:
@@ -344,7 +360,8 @@ class Message(MessageFields):
         """The message with RocketMQ's own field names; ``body`` is base64 after decompression.
 
         A compressed body that does not decompress is given as stored, and
-        ``bodyError`` (only then) says why.
+        ``bodyError`` (only then) says why. ``priority`` and ``liteTopic``
+        follow only for a message that has them.
         """
         d = {
             "commitLogOffset": self.commitlog_offset,
@@ -369,4 +386,14 @@ class Message(MessageFields):
         d["body"] = base64.b64encode(self.shown_body).decode("ascii")
         if error is not None:
             d["bodyError"] = error
+        add_derived_json(d, self.properties)
         return d
+
+
+def add_derived_json(d: dict, properties: dict[str, str]) -> dict:
+    """``d`` with the ``priority`` and ``liteTopic`` keys of a message with ``properties``, where it has them."""
+    for key, value in (("priority", props.priority_of(properties)), ("liteTopic", props.lite_topic_of(properties))):
+        d.pop(key, None)
+        if value is not None:
+            d[key] = value
+    return d

@@ -28,7 +28,7 @@ from conftest import store_path, truth_records
 #: Scalar columns (CSV holds them as they are).
 SCALARS = ["commitLogOffset", "storeSize", "bodyCRC", "queueId", "flag", "queueOffset", "sysFlag", "bornTimestamp",
            "bornHost", "storeTimestamp", "storeHost", "reconsumeTimes", "preparedTransactionOffset", "topic", "msgId",
-           "tags", "uniqKey"]
+           "tags", "uniqKey", "priority", "liteTopic"]
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:
@@ -49,7 +49,7 @@ def object_rows(root, **scan_options) -> list[dict]:
             "preparedTransactionOffset": m.prepared_transaction_offset, "topic": m.topic,
             "properties": m.properties, "propertiesString": m.properties_raw, "msgId": m.msg_id, "body": m.shown_body,
             "bodyError": m.body_error, "bodyRaw": m.body_raw, "tags": m.tags, "keys": m.keys, "uniqKey": m.uniq_key,
-            "segment": os.path.basename(m.segment),
+            "priority": m.priority, "liteTopic": m.lite_topic, "segment": os.path.basename(m.segment),
         })
     return rows
 
@@ -111,6 +111,9 @@ def _variants() -> list[synth.MessageSpec]:
     specs.append(synth.MessageSpec(topic="TopicNeg", body=b"x", born_timestamp=-1, store_timestamp=2**41,
                                    reconsume_times=-3, flag=-7, queue_offset=-1))
     specs.append(synth.MessageSpec(topic="123", body=b"numeric topic", properties={"TAGS": "n"}))
+    # 5.4 priority and 5.5 lite-topic messages (a priority Java cannot read is in the properties only).
+    specs += [synth.priority_message("TopicPriority", p, body=b"p") for p in ("0", "9", "-3", "high")]
+    specs.append(synth.lite_message("TopicParent", "lite \"quoted\" \u4e2d", body=b"l", properties={"TAGS": "t"}))
     return specs
 
 
@@ -234,7 +237,9 @@ def test_jsonl_every_record_variant(tmp_path, capsys, variants):
     for sample in (sample_store_path(),):
         code, out, _ = run(capsys, "messages", sample, "--format", "jsonl", "--limit", "50")
         assert out.encode() == b"".join(object_jsonl(sample).splitlines(keepends=True)[:50])
-    assert all(list(json.loads(line)) == [c for c in JSONL_COLUMNS if c not in OPTIONAL_JSON_KEYS] for line in lines)
+    keys = [list(json.loads(line)) for line in lines]
+    assert all(k == [c for c in JSONL_COLUMNS if c not in OPTIONAL_JSON_KEYS or c in k] for k in keys)
+    assert sum("priority" in k for k in keys) == 3 and sum("liteTopic" in k for k in keys) == 1
 
 
 def test_jsonl_columns_and_raw_bodies(tmp_path, capsys, variants):

@@ -32,7 +32,7 @@ def object_rows(scan) -> list[dict]:
             "reconsumeTimes": m.reconsume_times, "preparedTransactionOffset": m.prepared_transaction_offset,
             "topic": m.topic, "properties": m.properties, "propertiesString": m.properties_raw,
             "msgId": m.msg_id, "body": m.shown_body, "bodyError": m.body_error, "tags": m.tags, "keys": m.keys,
-            "uniqKey": m.uniq_key,
+            "uniqKey": m.uniq_key, "priority": m.priority, "liteTopic": m.lite_topic,
             "segment": os.path.basename(m.segment),
         })
     return rows
@@ -215,6 +215,10 @@ def _variants() -> list[synth.MessageSpec]:
                                    crc32_property=True))
     specs.append(synth.MessageSpec(topic="TopicNeg", body=b"x", born_timestamp=-1, store_timestamp=2**41,
                                    reconsume_times=-3, flag=-7, queue_offset=-1))
+    # 5.4 priority and 5.5 lite-topic messages, and priorities Java's Integer.parseInt reads or refuses.
+    for value in ("3", "40", "-2", "+07", "\uff19", "x1", "2147483648", ""):
+        specs.append(synth.priority_message("TopicPriority", value, body=b"p"))
+    specs.append(synth.lite_message("TopicParent", "lite-\u4e2d", body=b"l"))
     return specs
 
 

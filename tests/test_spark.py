@@ -157,8 +157,8 @@ def message_dict(m, store: str) -> dict:
             "storeHost": m.store_host, "reconsumeTimes": m.reconsume_times,
             "preparedTransactionOffset": m.prepared_transaction_offset, "topic": m.topic,
             "properties": m.properties, "propertiesString": m.properties_raw, "msgId": m.msg_id, "body": m.body,
-            "tags": m.tags, "keys": m.keys, "uniqKey": m.uniq_key, "segment": os.path.basename(m.segment),
-            "store": store}
+            "tags": m.tags, "keys": m.keys, "uniqKey": m.uniq_key, "priority": m.priority,
+            "liteTopic": m.lite_topic, "segment": os.path.basename(m.segment), "store": store}
 
 
 def api_messages(path: str, *, store: str | None = None, verify_crc: bool = False, log: CommitLog | None = None,
@@ -873,6 +873,58 @@ def test_columns_option_decodes_only_those_columns(spark):
     reader = ds.reader(ds.schema())
     rows = arrow_dicts([b for p in reader.partitions() for b in reader.read(p)])
     assert list(rows[0]) == ["cqOffset", "topic"] and len(rows) == len(api_queue_units(root))
+
+
+@pytest.fixture(scope="module")
+def priority_store(tmp_path_factory) -> str:
+    """5.4 priority and 5.5 lite-topic messages, built through the specs (the vectors hold none)."""
+    from rmqformats import synth
+
+    root = tmp_path_factory.mktemp("priority")
+    specs = [synth.priority_message("TopicPriority", p, body=b"p") for p in ("3", "12", "-1", "high")]
+    specs += [synth.lite_message("TopicParent", lite, body=b"l") for lite in ("user-1", "user-2")]
+    specs.append(synth.MessageSpec("TopicPlain", b"x", {"TAGS": "t"}))
+    synth.write_commitlog(root / "commitlog", specs, segment_size=4096)
+    return str(root)
+
+
+def test_priority_and_lite_topic_columns(spark, priority_store):
+    """The schema's types, every batch exactly on the Arrow schema Spark derives from it, Spark's rows the
+    object API's."""
+    from pyspark.sql.types import IntegerType, StringType
+
+    from rmqformats.spark.schema import arrow_schema
+
+    root = priority_store
+    schema = message_schema()
+    assert schema["priority"].dataType == IntegerType() and schema["liteTopic"].dataType == StringType()
+    assert MESSAGE_COLUMNS.index("liteTopic") == MESSAGE_COLUMNS.index("priority") + 1
+    ds = CommitLogDataSource(options={"path": root, "splitSize": "512"})
+    reader = ds.reader(ds.schema())
+    batches = [b for p in reader.partitions() for b in reader.read(p)]
+    assert batches and all(b.schema.equals(arrow_schema(ds.schema())) for b in batches)
+    df = spark.read.format("rocketmq_commitlog").load(root)
+    assert_same(canon(spark_dicts(df), MESSAGE_COLUMNS), api_messages(root))
+    rows = df.select("topic", "queueId", "priority", "liteTopic").orderBy("commitLogOffset").collect()
+    assert [tuple(r) for r in rows] == [("TopicPriority", 3, 3, None), ("TopicPriority", 7, 12, None),
+                                        ("TopicPriority", 0, -1, None), ("TopicPriority", 0, None, None),
+                                        ("TopicParent", 0, None, "user-1"), ("TopicParent", 0, None, "user-2"),
+                                        ("TopicPlain", 0, None, None)]
+    picked = spark.read.format("rocketmq_commitlog").option("columns", "priority,liteTopic").load(root)
+    assert sorted(map(tuple, picked.collect()), key=str) == sorted(
+        [(3, None), (12, None), (-1, None), (None, None), (None, "user-1"), (None, "user-2"), (None, None)], key=str)
+    assert spark.read.format("rocketmq_commitlog").load(root).where("priority >= 3").count() == 2
+
+
+@needs_pushdown
+def test_priority_and_lite_topic_filters_are_pushed_down(priority_store):
+    for filters, want in (([GreaterThanOrEqual(("priority",), 3)], {3, 12}),
+                          ([IsNotNull(("liteTopic",))], {None}),
+                          ([EqualTo(("liteTopic",), "user-2"), IsNull(("priority",))], {None})):
+        reader, rejected, rows = read_pushed({"path": priority_store, "splitSize": "300"}, filters)
+        assert rejected == [] and {r["priority"] for r in rows} == want
+    _, _, rows = read_pushed({"path": priority_store}, [IsNotNull(("liteTopic",))])
+    assert sorted(r["liteTopic"] for r in rows) == ["user-1", "user-2"]
 
 
 # -- streaming ---------------------------------------------------------------------------------------

@@ -64,6 +64,15 @@ MESSAGE_RUNS = (
     (("len_properties",), ">h"),
 )
 MESSAGE_LEN_TOPIC_CASES = {'magic_code::message_v2': '>h', '_': '>b'}
+MESSAGE_PROPERTIES_NAMES = {
+    "tags": "TAGS",
+    "keys": "KEYS",
+    "uniq_key": "UNIQ_KEY",
+    "delay": "DELAY",
+    "crc32": "__CRC32#",
+    "priority": "_SYS_MSG_PRIORITY_",
+    "lite_topic": "__LITE_TOPIC",
+}
 
 SYS_FLAG_BITS = {
     "reserved": (0xfffff800, 11),

@@ -12,7 +12,8 @@ from tqdm import tqdm
 
 from ..commitlog import Scan
 from ..errors import RmqFormatError
-from ..message import Message
+from .. import properties
+from ..message import Message, add_derived_json
 from . import bodies, status, tables
 from .common import (UsageError, iso, open_from_args, short, print_table, with_progress, add_message_filters, add_store_args,
                      add_verify_crc, add_commitlog_arg)
@@ -207,7 +208,7 @@ def _inner_json(m: Message, item) -> dict:
     d.pop("body")
     d["innerIndex"] = item.index
     d["body"] = base64.b64encode(item.body).decode("ascii")
-    return d
+    return add_derived_json(d, item.properties)
 
 
 def _note_empty(n: int, args: argparse.Namespace) -> None:
@@ -286,10 +287,14 @@ def _columns_json(d: dict, m: Message, columns: list[str] | None, props: dict | 
     """A message's JSON object with only ``columns`` (any of the columnar schema's), in that order."""
     if columns is None:
         return d
+    from ..export import OPTIONAL_JSON_KEYS
     props = m.properties if props is None else props
     extra = {"tags": props.get("TAGS"), "keys": [k for k in (props.get("KEYS") or "").split(" ") if k],
-             "uniqKey": props.get("UNIQ_KEY"), "propertiesString": None, "segment": None}
-    return {c: d[c] if c in d else extra.get(c) for c in columns}
+             "uniqKey": props.get("UNIQ_KEY"), "priority": properties.priority_of(props),
+             "liteTopic": properties.lite_topic_of(props), "propertiesString": None, "segment": None}
+    out = {c: d[c] if c in d else extra.get(c) for c in columns}
+    # As the columnar JSON Lines: an optional key (but the first) only where it has a value.
+    return {c: v for i, (c, v) in enumerate(out.items()) if v is not None or i == 0 or c not in OPTIONAL_JSON_KEYS}
 
 
 def _columns_row(d: dict, columns: list[str]) -> list:
@@ -795,7 +800,7 @@ def add_commands(sub) -> None:
     sp.add_argument("--columns", type=_column_list,
                     help="comma-separated column names, shown in that order (table and jsonl): any of the "
                          "columns of `export --columns` (commitLogOffset, topic, queueId, queueOffset, "
-                         "storeTimestamp, tags, keys, uniqKey, properties, msgId, body, …)")
+                         "storeTimestamp, tags, keys, uniqKey, priority, liteTopic, properties, msgId, body, …)")
     sp.add_argument("--count", nargs="?", const="total", choices=["total", "topic", "queue"],
                     help="print the number of matching messages instead of them: in total (the default), or "
                          "per topic or per topic queue (jsonl: one JSON line per count)")
@@ -827,8 +832,9 @@ def add_commands(sub) -> None:
                     "csv      OUT is a file or -: a header, then one row per message; columns CSV cannot\n"
                     "         hold are text: properties a JSON object, keys joined by spaces, body base64;\n"
                     "         timestamps are written as 2026-11-21 09:53:00.123Z (UTC), null as an empty field.\n\n"
-                    "Columns by default: jsonl those of 'messages --format jsonl'; parquet and csv also tags,\n"
-                    "keys and uniqKey. --columns picks any of:\n{columns}\n\n"
+                    "Columns by default: jsonl those of 'messages --format jsonl' (priority and liteTopic\n"
+                    "only on the 5.4+ priority and 5.5+ lite-topic messages that have them); parquet and csv\n"
+                    "also tags, keys and uniqKey. --columns picks any of:\n{columns}\n\n"
                     "OUT is locked while it is written (a second export to it exits 2: target busy); on an\n"
                     "error or Ctrl-C nothing is left but what was there before.")
     sp.add_argument("store", nargs="?", help="store root, commitlog/ folder or one segment file")

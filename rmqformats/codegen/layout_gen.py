@@ -17,6 +17,9 @@ For each type ``T`` of the spec the module gets:
   boolean parameter, the struct format per parameter value;
 * ``T_<FIELD>_SIZES``: for a ``size`` that depends only on boolean
   parameters, the size per parameter value;
+* ``T_<FIELD>_NAMES``: for a field holding named values (the message
+  properties), its ``-rmq-property-names``: ``id -> name`` of the names the
+  readers decode;
 * ``T_BITS``: for a type made only of bit fields, ``id -> (mask, shift)``;
 * ``T_VALUES``: value instances computed only from the type's integer
   fields, as functions of a record ``u`` that indexes by field id. They use
@@ -29,6 +32,7 @@ Enums become ``NAME = {"id": value}`` dicts.
 from __future__ import annotations
 
 import itertools
+import json
 import sys
 from pathlib import Path
 
@@ -202,6 +206,10 @@ def generate(spec: dict, source_name: str) -> str:
                     # case, by its key as the spec spells it.
                     formats = {str(k): "".join(_int_type(v, endian)) for k, v in cases.items()}
                     extras.append(f"{prefix}_{f['id'].upper()}_CASES = {formats!r}")
+            if f.get("-rmq-property-names"):
+                extras.append(f"{prefix}_{f['id'].upper()}_NAMES = {{")
+                extras.extend(f'    "{k}": {json.dumps(v)},' for k, v in f["-rmq-property-names"].items())
+                extras.append("}")
             if "size" in f:
                 sizes = _eval_on_params(f["size"], params)
                 if sizes is not None:

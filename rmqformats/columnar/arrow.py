@@ -2,8 +2,9 @@
 
 The columns carry RocketMQ's own field names, as ``rmqformats messages
 --format jsonl`` prints them, plus values derived from the properties
-(``tags``, ``keys``, ``uniqKey``), the properties string as stored and the
-segment file's name. Strings are built from offset buffers filled by the
+(``tags``, ``keys``, ``uniqKey``, and the 5.4+ ``priority`` and 5.5+
+``liteTopic``), the properties string as stored and the segment file's
+name. Strings are built from offset buffers filled by the
 compiled kernels; UTF-8 is checked by Arrow, and a batch holding invalid
 UTF-8 (damaged or foreign data) is decoded in Python with U+FFFD for the bad
 bytes, exactly as the object API decodes it.
@@ -52,6 +53,10 @@ SCHEMA = pa.schema([
     ("tags", pa.string()),
     ("keys", pa.list_(pa.string())),
     ("uniqKey", pa.string()),
+    # _SYS_MSG_PRIORITY_ as Java's Integer.parseInt reads it (5.4.0+); null without one it reads.
+    ("priority", pa.int32()),
+    # __LITE_TOPIC (5.5.0+): the lite topic, dispatched to %LMQ%$topic$liteTopic.
+    ("liteTopic", pa.string()),
     ("segment", pa.string()),
 ])
 COLUMNS: tuple[str, ...] = tuple(SCHEMA.names)
@@ -61,12 +66,16 @@ _I32 = {"storeSize": K.I32_SIZE, "bodyCRC": K.I32_BODY_CRC, "queueId": K.I32_QUE
 _I64 = {"queueOffset": K.I64_QUEUE_OFFSET, "preparedTransactionOffset": K.I64_PREPARED}
 _TIMES = {"bornTimestamp": K.I64_BORN_TS, "storeTimestamp": K.I64_STORE_TS}
 #: Columns made from the parsed properties.
-_FROM_PROPERTIES = frozenset(("properties", "tags", "keys", "uniqKey"))
+_FROM_PROPERTIES = frozenset(("properties", "tags", "keys", "uniqKey", "priority", "liteTopic"))
 #: Property names whose values get their own columns (and the record CRC check), in this order.
-_NAMED = (props.TAGS, props.KEYS, props.UNIQ_KEY, props.CRC32)
-NAMED_TAGS, NAMED_KEYS, NAMED_UNIQ, NAMED_CRC = range(len(_NAMED))
+_NAMED = (props.TAGS, props.KEYS, props.UNIQ_KEY, props.CRC32, props.PRIORITY, props.LITE_TOPIC)
+NAMED_TAGS, NAMED_KEYS, NAMED_UNIQ, NAMED_CRC, NAMED_PRIORITY, NAMED_LITE = range(len(_NAMED))
 _NAMED_BYTES = np.frombuffer("".join(_NAMED).encode(), np.uint8).copy()
 _NAMED_OFFSETS = np.cumsum([0] + [len(n.encode()) for n in _NAMED]).astype(np.int64)
+#: The names after the first four are looked for only when their columns are asked for (each name
+#: looked for costs every property pair a comparison).
+_NAMED_ALWAYS = NAMED_CRC + 1
+_NAMED_ON_REQUEST = frozenset(("priority", "liteTopic"))
 
 #: Largest data buffer of one binary column in one batch (Arrow ``binary`` has 32-bit offsets).
 MAX_COLUMN_BYTES = (1 << 31) - 1
@@ -116,10 +125,12 @@ class Window:
         return self.seg_start + self.file_pos
 
 
-def parse_properties(w: Window, rows: np.ndarray) -> tuple:
-    """The kernel's split of the properties strings of ``rows``."""
-    return K.split_properties(w.buf, w.i64[K.I64_PROPS_POS][rows], w.i64[K.I64_PROPS_LEN][rows], _NAMED_BYTES,
-                              _NAMED_OFFSETS)
+def parse_properties(w: Window, rows: np.ndarray, wanted: set[str] | frozenset[str] = frozenset()) -> tuple:
+    """The kernel's split of the properties strings of ``rows``: the value positions of the first four
+    names of ``_NAMED``, and of the others too when ``wanted`` holds ``priority`` or ``liteTopic``."""
+    n = len(_NAMED) if wanted & _NAMED_ON_REQUEST else _NAMED_ALWAYS
+    return K.split_properties(w.buf, w.i64[K.I64_PROPS_POS][rows], w.i64[K.I64_PROPS_LEN][rows],
+                              _NAMED_BYTES[:_NAMED_OFFSETS[n]], _NAMED_OFFSETS[:n + 1])
 
 
 def _validity(mask: np.ndarray) -> pa.Buffer | None:
@@ -162,8 +173,21 @@ def _named_value(w: Window, found_pos: np.ndarray, found_len: np.ndarray) -> pa.
     return _string(offsets, data, ascii_only, valid)
 
 
+def _priorities(w: Window, found_pos: np.ndarray, found_len: np.ndarray) -> pa.Array:
+    """The ``priority`` column: each ``_SYS_MSG_PRIORITY_`` value as Java's ``Integer.parseInt`` reads it."""
+    values, status = K.parse_int32(w.buf, found_pos, found_len)
+    for i in np.flatnonzero(status == K.INT_OTHER).tolist():  # digits of other scripts (rare): Python reads them
+        p, n = int(found_pos[i]), int(found_len[i])
+        number = props.parse_java_int(bytes(w.buf[p:p + n]).decode("utf-8", "replace"))
+        status[i] = K.INT_NONE if number is None else K.INT_OK
+        values[i] = 0 if number is None else number
+    ok = status == K.INT_OK
+    return pa.Array.from_buffers(pa.int32(), len(values), [_validity(ok), pa.py_buffer(values)])
+
+
 def _property_columns(w: Window, rows: np.ndarray, parsed: tuple, wanted: set[str]) -> dict[str, pa.Array] | None:
-    """``properties``, ``tags``, ``keys``, ``uniqKey`` from the kernel's split; ``None`` on invalid UTF-8."""
+    """``properties``, ``tags``, ``keys``, ``uniqKey``, ``priority``, ``liteTopic`` from the kernel's split;
+    ``None`` on invalid UTF-8."""
     map_off, key_off, key_data, val_off, val_data, ascii_only, fpos, flen = parsed
     out: dict[str, pa.Array] = {}
     if "properties" in wanted:
@@ -176,6 +200,10 @@ def _property_columns(w: Window, rows: np.ndarray, parsed: tuple, wanted: set[st
         out["tags"] = _named_value(w, fpos[NAMED_TAGS], flen[NAMED_TAGS])
     if "uniqKey" in wanted:
         out["uniqKey"] = _named_value(w, fpos[NAMED_UNIQ], flen[NAMED_UNIQ])
+    if "liteTopic" in wanted:
+        out["liteTopic"] = _named_value(w, fpos[NAMED_LITE], flen[NAMED_LITE])
+    if "priority" in wanted:
+        out["priority"] = _priorities(w, fpos[NAMED_PRIORITY], flen[NAMED_PRIORITY])
     if "keys" in wanted:
         list_off, kp, kl = K.split_keys(w.buf, fpos[NAMED_KEYS], flen[NAMED_KEYS])
         items = _string(*K.gather(w.buf, kp, kl))
@@ -197,6 +225,10 @@ def _property_columns_slow(w: Window, rows: np.ndarray, wanted: set[str]) -> dic
         out["tags"] = pa.array([d.get(props.TAGS) for d in parsed], pa.string())
     if "uniqKey" in wanted:
         out["uniqKey"] = pa.array([d.get(props.UNIQ_KEY) for d in parsed], pa.string())
+    if "priority" in wanted:
+        out["priority"] = pa.array([props.priority_of(d) for d in parsed], pa.int32())
+    if "liteTopic" in wanted:
+        out["liteTopic"] = pa.array([props.lite_topic_of(d) for d in parsed], pa.string())
     if "keys" in wanted:
         out["keys"] = pa.array([[k for k in d.get(props.KEYS, "").split(props.KEY_SEPARATOR) if k] for d in parsed],
                                pa.list_(pa.string()))
@@ -355,7 +387,7 @@ def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], decompress_bodi
     if "propertiesString" in wanted:
         arrays["propertiesString"] = _text_slices(w, i64[K.I64_PROPS_POS][rows], i64[K.I64_PROPS_LEN][rows])
     if wanted & _FROM_PROPERTIES:
-        cols = _property_columns(w, rows, parse_properties(w, rows), wanted)
+        cols = _property_columns(w, rows, parse_properties(w, rows, wanted), wanted)
         arrays.update(cols if cols is not None else _property_columns_slow(w, rows, wanted))
     errors = None
     if "body" in wanted:

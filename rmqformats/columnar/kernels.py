@@ -802,6 +802,57 @@ def split_keys(buf, pos, length):
     return offs, kp[:k], kl[:k]
 
 
+# What :func:`parse_int32` found for a value.
+INT_NONE = 0    # no value, or one Java's Integer.parseInt refuses
+INT_OK = 1      # a 32-bit decimal
+INT_OTHER = 2   # a byte past ASCII: decoded in Python (Java takes every script's decimal digits)
+
+
+@njit(**_JIT)
+def parse_int32(buf, pos, length):
+    """Values at ``pos`` (-1: none) read as Java's ``Integer.parseInt`` reads ASCII text.
+
+    Returns the values (0 where there is none) and, per row, ``INT_NONE``,
+    ``INT_OK`` or ``INT_OTHER``.
+    """
+    m = pos.shape[0]
+    values = np.zeros(m, np.int32)
+    status = np.zeros(m, np.uint8)
+    for i in range(m):
+        p = pos[i]
+        if p < 0:
+            continue
+        e = p + length[i]
+        negative = False
+        if p < e and (buf[p] == 45 or buf[p] == 43):  # '-', '+'
+            negative = buf[p] == 45
+            p += 1
+        if p >= e:
+            continue
+        acc = np.int64(0)
+        ok = True
+        other = False
+        while p < e:
+            b = buf[p]
+            if b >= 128:
+                other = True
+                break
+            if b < 48 or b > 57:
+                ok = False
+                break
+            acc = acc * 10 + (b - 48)
+            if acc > 2147483648:  # past 32 bits (checked per digit: never overflows 64)
+                ok = False
+                break
+            p += 1
+        if other:
+            status[i] = INT_OTHER
+        elif ok and (acc <= 2147483647 or (negative and acc == 2147483648)):
+            values[i] = -acc if negative else acc
+            status[i] = INT_OK
+    return values, status
+
+
 @njit(inline="always", **_JIT)
 def _put_decimal(out, o, value):
     """Write ``value`` (an int of at most 32 bits) in decimal at ``out[o:]``; returns the new end."""
@@ -957,6 +1008,7 @@ def warm_up() -> None:
     names = np.frombuffer(b"TAGS", np.uint8).copy()
     split_properties(buf, pos, length, names, np.array([0, 4], np.int64))
     split_keys(buf, pos, length)
+    parse_int32(buf, pos, length)
     flags = np.zeros(1, np.bool_)
     ports = np.zeros(1, np.int32)
     format_hosts(buf, pos, flags, ports)

@@ -90,6 +90,10 @@ def _column(name: str, msgs: list[Message], decompress: bool, max_body: int) -> 
         return [m.keys for m in msgs]
     if name == "uniqKey":
         return [m.uniq_key for m in msgs]
+    if name == "priority":
+        return [m.priority for m in msgs]
+    if name == "liteTopic":
+        return [m.lite_topic for m in msgs]
     if name == "segment":
         return [os.path.basename(m.segment or "") for m in msgs]
     raise KeyError(name)

@@ -5,7 +5,7 @@ holds the commit-log and consume-queue builders; ``.index``, ``.queues`` and ``.
 """
 
 from .commitlog import (CQ_PLACEHOLDER, V1_MAX_TOPIC, MessageSpec, encode_batch, encode_blank, encode_cq_units, encode_message,
-                        write_commitlog, write_consume_queue)
+                        lite_message, priority_message, write_commitlog, write_consume_queue)
 
 __all__ = ["CQ_PLACEHOLDER", "V1_MAX_TOPIC", "MessageSpec", "encode_batch", "encode_blank", "encode_cq_units", "encode_message",
-           "write_commitlog", "write_consume_queue"]
+           "lite_message", "priority_message", "write_commitlog", "write_consume_queue"]

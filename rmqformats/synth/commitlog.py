@@ -1,8 +1,8 @@
 """Building commit-log records and stores through the generated construct schemas.
 
 Tests and benchmarks use this to make the cases real stores lack (other
-versions, hosts, compressions, the ``__CRC32#`` property, damaged and large
-files). Records are built by ``generated/construct`` from field values, so
+versions, hosts, compressions, the ``__CRC32#`` property, 5.4 priority and
+5.5 lite-topic messages, damaged and large files). Records are built by ``generated/construct`` from field values, so
 their bytes come from the spec, not from a second hand-written encoder. The
 lengths, the body CRC and the IPv6 and compression flags are filled in from
 the values given, as the broker's encoder does.
@@ -20,12 +20,14 @@ import lz4.frame
 import zstandard
 
 from .. import properties as props
+from ..consumequeue import INNER_MULTI_DISPATCH, INNER_MULTI_QUEUE_OFFSET
 from ..errors import with_article
 from ..generated.construct import rocketmq_commitlog as cs
 from ..generated.construct import rocketmq_consumequeue as cs_cq
 from ..generated.construct import rocketmq_message_batch as cs_batch
 from ..generated.layouts import rocketmq_commitlog as layout
 from ..message import crc32
+from ..systopics.names import lite_queue
 
 _BITS = layout.SYS_FLAG_BITS
 #: Topics longer than this many UTF-16 units get a V2 record (5.1.0+ ``autoMessageVersionOnTopicLen``).
@@ -64,6 +66,28 @@ class MessageSpec:
     trailing_separator: bool = False
     #: Append the 5.2+ ``__CRC32#`` record-CRC property.
     crc32_property: bool = False
+
+
+def priority_message(topic: str, priority: int | str, *, write_queue_nums: int = 8, **fields) -> MessageSpec:
+    """A 5.4+ priority message as the broker stores it: ``_SYS_MSG_PRIORITY_`` as sent, in queue
+    ``min(priority, write_queue_nums - 1)`` (queue 0, or ``fields["queue_id"]``, for a value it cannot read
+    or a negative one, which it leaves as they are)."""
+    value = props.parse_java_int(str(priority))
+    properties = dict(fields.pop("properties", {}))
+    properties[props.PRIORITY] = str(priority)
+    if value is not None and value >= 0:
+        fields["queue_id"] = min(value, write_queue_nums - 1)
+    return MessageSpec(topic, properties=properties, **fields)
+
+
+def lite_message(parent_topic: str, lite_topic: str, *, lmq_offset: int = 0, **fields) -> MessageSpec:
+    """A 5.5+ lite-topic message as the broker stores it: ``__LITE_TOPIC``, and the LMQ dispatch of
+    ``%LMQ%$parent$lite`` (``INNER_MULTI_DISPATCH``) at queue offset ``lmq_offset`` (``INNER_MULTI_QUEUE_OFFSET``)."""
+    properties = dict(fields.pop("properties", {}))
+    properties[props.LITE_TOPIC] = lite_topic
+    properties[INNER_MULTI_DISPATCH] = lite_queue(parent_topic, lite_topic)
+    properties[INNER_MULTI_QUEUE_OFFSET] = str(lmq_offset)
+    return MessageSpec(parent_topic, properties=properties, **fields)
 
 
 def sys_flag_fields(value: int) -> dict:

@@ -1,9 +1,10 @@
 """Topic names, property names and tags of the broker's own messages.
 
 The names that other modules already declare (the schedule topic, the
-``DELAY``, ``UNIQ_KEY`` and ``TAGS`` properties, the LMQ dispatch properties,
-the default ``messageDelayLevel``) are imported from there; the SYSFLAG
-transaction bits come from the commit-log spec in ``formats/``. The rest are
+``DELAY``, ``UNIQ_KEY``, ``TAGS`` and ``__LITE_TOPIC`` properties, the LMQ
+dispatch properties, the default ``messageDelayLevel``) are imported from
+there; the SYSFLAG transaction bits come from the commit-log spec in
+``formats/``. The rest are
 the RocketMQ constants, checked at ``rocketmq-all-5.3.3``:
 
 * ``TopicValidator``: ``RMQ_SYS_TRANS_HALF_TOPIC``, ``RMQ_SYS_TRANS_OP_HALF_TOPIC``,
@@ -15,9 +16,8 @@ the RocketMQ constants, checked at ``rocketmq-all-5.3.3``:
 * ``TraceConstants``: ``rmq_sys_TRACE_DATA_`` (a trace topic per region);
 * ``TransactionalMessageUtil``: the op tag ``d`` and the op body separator ``,``;
 * ``MessageConst``: the property names below (``DLQ_ORIGIN_*`` since 5.1.0,
-  ``TIMER_*`` since 5.0.0). ``__LITE_TOPIC`` is the property the 5.5 lite-topic
-  clients send (``PROPERTY_LITE_TOPIC``); no tag up to 5.3.3 has it, and it is
-  not checked here against a broker tag.
+  ``TIMER_*`` since 5.0.0). ``__LITE_TOPIC`` (5.5.0) comes from the commit-log
+  spec in ``formats/``, as the other properties decoded into columns do.
 """
 
 from __future__ import annotations
@@ -41,6 +41,9 @@ REVIVE_TOPIC_PREFIX = "rmq_sys_REVIVE_LOG_"
 RETRY_PREFIX = "%RETRY%"
 DLQ_PREFIX = "%DLQ%"
 LMQ_PREFIX = "%LMQ%"
+#: 5.5+ ``LiteUtil``: a lite topic's queue is the LMQ ``%LMQ%$<parent topic>$<lite topic>``.
+LITE_SEPARATOR = "$"
+LITE_QUEUE_PREFIX = LMQ_PREFIX + LITE_SEPARATOR
 #: ``MixAll.CID_SYS_RMQ_TRANS``: the group whose offset in the half topic is the check's progress.
 TRANS_CHECK_GROUP = "CID_RMQ_SYS_TRANS"
 
@@ -74,7 +77,7 @@ TIMER_OUT_MS = "TIMER_OUT_MS"
 TIMER_DEL_UNIQKEY = "TIMER_DEL_UNIQKEY"
 TIMER_ROLL_TIMES = "TIMER_ROLL_TIMES"
 POP_CK = "POP_CK"
-LITE_TOPIC = "__LITE_TOPIC"
+LITE_TOPIC = props.LITE_TOPIC
 
 # -- SYSFLAG transaction bits (formats/rocketmq_commitlog.ksy) -----------------------------
 TRANSACTION_MASK, TRANSACTION_SHIFT = _layout.SYS_FLAG_BITS["transaction_type"]
@@ -95,3 +98,9 @@ def parse_delay_levels(text: str) -> tuple[int, ...]:
     if not out:
         raise ValueError(f"messageDelayLevel {text!r} names no level")
     return tuple(out)
+
+
+def lite_queue(parent_topic: str, lite_topic: str) -> str:
+    """The LMQ a message of ``parent_topic`` with the ``__LITE_TOPIC`` ``lite_topic`` is dispatched to
+    (``LiteUtil.toLmqName``)."""
+    return f"{LITE_QUEUE_PREFIX}{parent_topic}{LITE_SEPARATOR}{lite_topic}"
