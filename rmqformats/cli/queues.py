@@ -528,9 +528,12 @@ def add_commands(sub) -> None:
                                     "unit, index entry or timer-log unit points past the end of the data or at "
                                     "nothing, and what a restart or an abnormal recovery would dispatch again or "
                                     "truncate given the checkpoint. Each finding names the file and byte on both "
-                                    "sides. Notes (what the broker would do) do not make the store inconsistent. "
+                                    "sides. Config files with names a later release cannot parse (the unquoted "
+                                    "keys 5.5.0's fastjson2 refused) are named with the key, for --release or an "
+                                    "upgrade. Notes (what the broker would do) do not make the store inconsistent. "
                                     "--format jsonl writes a 'check' line (the verdict and the counts), then a "
-                                    "line per unreadable queue, unit mismatch ('problem') and finding, then the "
+                                    "line per unreadable queue, unit mismatch ('problem'), finding and config note "
+                                    "('configFinding'), then the "
                                     "'recovery' line, each with \"record\" naming its kind; --format json is the "
                                     "same report as one document.",
                         epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
