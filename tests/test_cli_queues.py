@@ -99,3 +99,48 @@ def test_batch_queue_units_and_messages(capsys):
     code, out, _ = run(capsys, "queue", root, "--format", "jsonl")
     kinds = {json.loads(line)["topic"]: json.loads(line)["type"] for line in out.splitlines()}
     assert kinds["TopicBatchCQ"] == "BatchConsumeQueue" and kinds["TopicTest"] == "ConsumeQueue"
+
+
+def test_check_names_config_keys_fastjson2_refuses(capsys, version, store_copy):
+    """The vectors' consumerOffset.json, written by fastjson 1, has integer queue ids without quotes
+    (``{0:29,...}``), which 5.5.0's fastjson2 refused (apache/rocketmq #10284): ``check`` names the file, the
+    key, the object holding it and its byte, with the rule preflight applies, as a note that leaves the verdict
+    as it is; for a release before 5.5.0 there is none, nor once every name has quotes."""
+    import re
+
+    path = store_copy / "config" / "consumerOffset.json"
+    data = path.read_bytes()
+    first = re.search(rb'"([^"]+)":\{(\d+):', data)  # the first integer key, as the file holds it
+    owner, key, offset = first.group(1).decode(), first.group(2).decode(), first.start(2)
+    place = f"{path} @ 0x{offset:x}"
+    rule = "config JSON parsed by fastjson2, which refuses unquoted names"
+
+    code, out, _ = run(capsys, "check", str(store_copy), "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["ok"]
+    [note] = [c for c in doc["configFindings"] if c["path"] == str(path)]
+    assert (note["severity"], note["key"], note["object"], note["offset"], note["place"]) == (
+        "note", key, owner, offset, place)
+    assert note["appliesTo"] == "when upgrading to 5.5.0 or later" and "#10284" in note["text"]
+    assert note["rule"] == {"name": rule, "release": "5.5.0", "method": "RemotingSerializable.fromJson "
+                            "(ConfigManager.decode)", "knownFrom": "apache/rocketmq #10284, PR #10283, PR #10287"}
+    assert note["source"].startswith("rocketmq-all-5.5.0:") and data[offset:offset + len(key) + 1] == (
+        key + ":").encode()
+
+    code, out, _ = run(capsys, "check", str(store_copy), "--format", "jsonl", "--release", "5.5.1")
+    lines = [json.loads(line) for line in out.splitlines()]
+    notes = [r for r in lines if r["record"] == "configFinding" and r["path"] == str(path)]
+    assert code == 0 and [(r["key"], r["place"], r["appliesTo"]) for r in notes] == [(key, place, "release 5.5.1")]
+    assert lines[0]["record"] == "check" and lines[0]["ok"] and lines[-1]["record"] == "recovery"
+
+    code, out, _ = run(capsys, "check", str(store_copy), "--release", "5.5.0")
+    assert code == 0 and out.splitlines()[-1].split() == ["result", "consistent"]
+    assert f"config-unparsable (release 5.5.0): consumerOffset.json has the unquoted name {key} in {owner!r}" in out
+    assert f"config      {place}\n" in out and f"rule            {rule} (from 5.5.0;" in out
+
+    code, out, _ = run(capsys, "check", str(store_copy), "--release", "5.4.0", "--format", "json")
+    assert code == 0 and json.loads(out)["configFindings"] == []
+
+    path.write_bytes(re.sub(rb"([{,])(-?\d+):", rb'\1"\2":', data))  # every name quoted, as fastjson2 writes
+    code, out, _ = run(capsys, "check", str(store_copy), "--format", "json")
+    assert code == 0 and not [c for c in json.loads(out)["configFindings"] if c["path"] == str(path)]

@@ -51,7 +51,8 @@ def add_commands(sub) -> None:
                     "dispatches again, the checkpoint's confirm offset against the data end, timer entries past "
                     "the end; for 5.3.4 to 5.5.1 also the rules those releases add (corrupt config deleted, the "
                     "dispatch start over every RocksDB dispatch store, the PHYSICALOFFSET check, the RocksDB "
-                    "consume-queue folder against useSeparateStorePathForRocksdbCQ), each named with its release; a "
+                    "consume-queue folder against useSeparateStorePathForRocksdbCQ, config keys without quotes that "
+                    "5.5.0's fastjson2 refused), each named with its release; a "
                     "release newer than every known one is reported as extrapolated. Each item names the file, "
                     "offset, Java method and source tag. Exit 0: clean start; "
                     "1: starts but changes the store; 2: refuses to start.",

@@ -356,7 +356,29 @@ def _write_place(label: str, place) -> None:
 
 
 #: ``check --format jsonl``: the record kind of each line, for each list of the report, in the order written.
-CHECK_RECORDS = (("unreadable", "unreadable"), ("problems", "problem"), ("findings", "finding"))
+CHECK_RECORDS = (("unreadable", "unreadable"), ("problems", "problem"), ("findings", "finding"),
+                 ("configFindings", "configFinding"))
+
+
+def _config_findings(store, release: str | None) -> list[dict]:
+    """The config files the broker of ``release`` may not parse: every file of ``config/`` holding a name
+    without quotes (fastjson 1's integer map keys), which 5.5.0's fastjson2 refused (apache/rocketmq #10284),
+    as notes, the same routine and text as ``preflight``'s. Without ``release``, each applies when upgrading
+    to the rule's release or later; for a release before it, there are none."""
+    if store.root is None:
+        return []
+    from ..errors import place
+    from ..config.unquoted import unquoted_names
+    from ..preflight.release_rules import FASTJSON2_UNQUOTED as rule, fastjson2_source, holds_for, unquoted_text
+    if release is not None and not holds_for(release, rule):
+        return []
+    applies = (f"release {release}" if release is not None
+               else f"when upgrading to {rule.release} or later")
+    return [{"severity": "note", "kind": "config-unparsable", "path": found.path, "offset": found.offset,
+             "place": place(found.path, found.offset), "key": found.key, "object": found.owner,
+             "appliesTo": applies, "text": unquoted_text(found), "rule": rule.to_json_dict(),
+             "source": fastjson2_source()}
+            for found in unquoted_names(os.path.join(store.root, "config"))]
 
 
 def _write_check_lines(doc: dict, out) -> None:
@@ -394,6 +416,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     if (args.topic is None or f.topic in (None, args.topic))
                     and (args.queue is None or f.queue_id in (None, args.queue))]
     ok = not problems and not report.unreadable and (cross is None or cross.ok)
+    config_findings = _config_findings(store, args.release)  # notes: the verdict stays as it is
     if args.format in ("jsonl", "json"):
         doc = {
             "ok": ok, "queues": report.queues, "units": report.units, "deletedUnits": report.deleted,
@@ -409,6 +432,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                         "counts": {k.value: n for k, n in cross.counts.items()},
                         "findings": [f.to_json_dict() for f in findings],
                         "recovery": cross.recovery.to_json_dict()})
+        doc["configFindings"] = config_findings
         if args.format == "json":
             sys.stdout.write(json.dumps(doc, ensure_ascii=False, default=str, indent=2) + "\n")
         else:
@@ -438,6 +462,12 @@ def cmd_check(args: argparse.Namespace) -> int:
             if cross.truncated:
                 w("counts          " + ", ".join(f"{k.value} {n}" for k, n in cross.counts.items()) +
                   f" (the first {len(cross.findings)} listed)\n")
+        from ..recovery.crosscheck import Place
+        for c in config_findings:
+            write_wrapped(f"note            {c['kind']} ({c['appliesTo']}): {c['text']}", sys.stdout, 16)
+            _write_place("config", Place(c["path"], c["offset"]))
+            write_wrapped(f"rule            {c['rule']['name']} (from {c['rule']['release']}; "
+                          f"{c['rule']['method']}; {c['rule']['knownFrom']}; {c['source']})", sys.stdout, 16)
         w("result          " + ("consistent\n" if ok else "INCONSISTENT\n"))
     return status.OK if ok else status.FINDINGS
 
@@ -498,9 +528,12 @@ def add_commands(sub) -> None:
                                     "unit, index entry or timer-log unit points past the end of the data or at "
                                     "nothing, and what a restart or an abnormal recovery would dispatch again or "
                                     "truncate given the checkpoint. Each finding names the file and byte on both "
-                                    "sides. Notes (what the broker would do) do not make the store inconsistent. "
+                                    "sides. Config files with names a later release cannot parse (the unquoted "
+                                    "keys 5.5.0's fastjson2 refused) are named with the key, for --release or an "
+                                    "upgrade. Notes (what the broker would do) do not make the store inconsistent. "
                                     "--format jsonl writes a 'check' line (the verdict and the counts), then a "
-                                    "line per unreadable queue, unit mismatch ('problem') and finding, then the "
+                                    "line per unreadable queue, unit mismatch ('problem'), finding and config note "
+                                    "('configFinding'), then the "
                                     "'recovery' line, each with \"record\" naming its kind; --format json is the "
                                     "same report as one document.",
                         epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -517,5 +550,9 @@ def add_commands(sub) -> None:
                     help="check the timer log (default: on)")
     sp.add_argument("--index-safe", action="store_true",
                     help="the broker runs with messageIndexSafe=true (abnormal recovery also waits for the index)")
+    sp.add_argument("--release", metavar="X",
+                    help="the broker release that will start (default: none; what a later release cannot read, "
+                         "such as the unquoted config keys 5.5.0's fastjson2 refused, is a note that applies "
+                         "when upgrading to it)")
     add_jobs(sp)
     sp.set_defaults(func=cmd_check)

@@ -176,14 +176,6 @@ def keep_command(store: str, data_end: int) -> str:
             f"--salvage' writes a new store that holds them")
 
 
-def _key(version: str) -> tuple[int, ...]:
-    parts = []
-    for p in version.split("."):
-        digits = "".join(ch for ch in p if ch.isdigit())
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts + [0] * (3 - len(parts)))[:3]
-
-
 def _tag(release: tuple[int, ...]) -> str:
     r = min(release, NEWEST_READ)
     return f"rocketmq-all-{r[0]}.{r[1]}.{r[2]}"
@@ -213,7 +205,7 @@ def preflight(store, *, release: str | None = None, config: str | None = None,
     else:
         version, source = release, "given"
         allowed = "not read (--release given)"
-    rel = _key(version)
+    rel = later.version_key(version)
     tag = _tag(rel)
     if rel > NEWEST_READ:
         source += f"; its rules as read in {tag}, the newest tag read, which it is taken to follow"

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass
 
 from ..errors import RmqFormatError
@@ -80,6 +79,22 @@ CHECKPOINT_FLUSHED = Rule("checkpoint logicsMsgTimestamp is the last flushed con
 CQ_FOLDER = Rule("RocksDB consume-queue folder must match useSeparateStorePathForRocksdbCQ", "5.5.0",
                  "RocksDBConsumeQueueStore (IllegalStateException \"incompatible config\")",
                  "apache/rocketmq PR #10174, PR #10242; StorePathConfigHelper")
+
+
+def version_key(version: str) -> tuple[int, int, int]:
+    """``(5, 5, 0)`` for ``--release 5.5.0``, as ``preflight`` and ``check`` read the option: the digits of
+    each of the first three parts, a missing part 0; a release not in ``formats/releases.yaml`` is kept
+    (its rules are the newest known release's, :func:`extrapolation`)."""
+    parts = []
+    for p in version.split("."):
+        digits = "".join(ch for ch in p if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts + [0] * (3 - len(parts)))[:3]
+
+
+def holds_for(version: str, rule: Rule) -> bool:
+    """Whether ``rule`` holds for the broker release ``version`` (given as ``--release`` takes it)."""
+    return _has(version_key(version), rule)
 
 
 def _key(version: str) -> tuple[int, int, int]:
@@ -332,29 +347,23 @@ def rocksdb_cq_folder(root: str, rel: tuple[int, ...], settings: dict[str, str],
 FASTJSON2_UNQUOTED = Rule("config JSON parsed by fastjson2, which refuses unquoted names", "5.5.0",
                           "RemotingSerializable.fromJson (ConfigManager.decode)",
                           "apache/rocketmq #10284, PR #10283, PR #10287")
-#: A name without quotes: an integer map key as fastjson 1 writes ``Map<Integer, Long>`` (``{0:123}``).
-_UNQUOTED = re.compile(rb"[{,]\s*(-?\d+)\s*:")
-_QUOTED_NAME = re.compile(rb'"((?:[^"\\]|\\.)*)"\s*:\s*\{[^{}]*$')
-_CHUNK = 1 << 20
+FASTJSON2_SOURCE = ("remoting/src/main/java/org/apache/rocketmq/remoting/protocol/"
+                    "RemotingSerializable.java")
 
 
-def _first_unquoted(path: str) -> tuple[int, str, str | None] | None:
-    """The offset and text of the first unquoted object name in ``path``, and the quoted name of the object
-    holding it (``topic@group`` in consumerOffset.json) when it is in the same chunk; read in bounded chunks."""
-    with open(path, "rb") as f:
-        base, tail = 0, b""
-        while True:
-            chunk = f.read(_CHUNK)
-            if not chunk:
-                return None
-            buf = tail + chunk
-            m = _UNQUOTED.search(buf)
-            if m is not None:
-                owner = _QUOTED_NAME.search(buf[:m.start(1)])
-                return (base - len(tail) + m.start(1), m.group(1).decode("ascii"),
-                        owner.group(1).decode("utf-8", "replace") if owner else None)
-            tail = buf[-64:]
-            base += len(chunk)
+def fastjson2_source() -> str:
+    """Where the fastjson2 rule was read: ``TAG:path`` of the release that introduced it."""
+    return _cite(FASTJSON2_UNQUOTED, FASTJSON2_SOURCE)
+
+
+def unquoted_text(found) -> str:
+    """What an unquoted name found by :func:`rmqformats.config.unquoted.unquoted_names` means to fastjson2:
+    the file name, the key and the object holding it, the thread, and what is not established."""
+    where = f" in {found.owner!r}" if found.owner else ""
+    return (f"{os.path.basename(found.path)} has the unquoted name {found.key}{where} (fastjson 1 writes integer "
+            f"map keys so, to 5.4.0): fastjson2 refused such names with \"not support unquoted name\" when a "
+            f"5.5.0 slave read a 5.4.0 master's consumer offsets (apache/rocketmq #10284, fixed by PR #10287 for "
+            f"5.5.1); whether this broker's own load of the file fails the same way is not established")
 
 
 def fastjson2_unquoted_keys(root: str, rel: tuple[int, ...], items: list, item_type) -> Rule | None:
@@ -363,27 +372,9 @@ def fastjson2_unquoted_keys(root: str, rel: tuple[int, ...], items: list, item_t
     broker's own load of the file fails the same way is not established, so this is a note naming the key."""
     if not _has(rel, FASTJSON2_UNQUOTED):
         return None
-    folder = os.path.join(root, "config")
-    if not os.path.isdir(folder):
-        return None
-    src = _cite(FASTJSON2_UNQUOTED, "remoting/src/main/java/org/apache/rocketmq/remoting/protocol/"
-                                    "RemotingSerializable.java")
-    for name in sorted(os.listdir(folder)):
-        path = os.path.join(folder, name)
-        if not (name.endswith(".json") or name.endswith(".json.bak")) or not os.path.isfile(path):
-            continue
-        try:
-            found = _first_unquoted(path)
-        except OSError:
-            continue
-        if found is None:
-            continue
-        offset, key, owner = found
-        where = f" in {owner!r}" if owner else ""
-        items.append(item_type("note", f"{name} has the unquoted name {key}{where} (fastjson 1 writes integer "
-                                       f"map keys so, to 5.4.0): fastjson2 refused such names with \"not support "
-                                       f"unquoted name\" when a 5.5.0 slave read a 5.4.0 master's consumer "
-                                       f"offsets (apache/rocketmq #10284, fixed by PR #10287 for 5.5.1); whether "
-                                       f"this broker's own load of the file fails the same way is not "
-                                       f"established", FASTJSON2_UNQUOTED.method, src, path, offset))
+    from ..config.unquoted import unquoted_names
+    src = fastjson2_source()
+    for found in unquoted_names(os.path.join(root, "config")):
+        items.append(item_type("note", unquoted_text(found), FASTJSON2_UNQUOTED.method, src, found.path,
+                               found.offset))
     return FASTJSON2_UNQUOTED
