@@ -853,6 +853,36 @@ def test_pushdown_option_without_spark_pushdown_fails_clearly(spark):
         df.where("topic = 'TopicTest'").count()
 
 
+@needs_pushdown
+def test_formatted_explain_lists_the_pushed_filters(spark, capsys):
+    """Spark's PythonScan reports the filters the reader kept as ``PushedFilters``; the others stay above it."""
+    from pyspark.sql import functions as F
+
+    def scan_and_filter(pushdown: bool) -> tuple[list[str], str]:
+        spark.conf.set(PUSHDOWN_CONF, str(pushdown).lower())
+        try:
+            df = (spark.read.format("rocketmq_commitlog").option("filterPushdown", str(pushdown).lower())
+                  .load(root_of("rocketmq-5.1.4"))
+                  .where((F.col("topic") == "TopicTest") & (F.col("queueId") > 1) & F.col("body").isNotNull()))
+            capsys.readouterr()
+            df.explain(mode="formatted")
+            plan = capsys.readouterr().out
+        finally:
+            spark.conf.unset(PUSHDOWN_CONF)
+        pushed = [line for line in plan.splitlines() if line.startswith("PushedFilters: ")]
+        condition = [line for line in plan.splitlines() if line.startswith("Condition : ")]
+        assert len(pushed) <= 1 and len(condition) == 1, plan
+        return pushed, condition[0]
+
+    pushed, condition = scan_and_filter(True)
+    assert pushed == ["PushedFilters: [IsNotNull(topic), IsNotNull(queueId), EqualTo(topic,TopicTest), "
+                      "GreaterThan(queueId,1)]"]
+    assert condition.startswith("Condition : isnotnull(body#")  # a body filter goes back to Spark
+    pushed, condition = scan_and_filter(False)
+    assert pushed == []  # Spark leaves out an empty list
+    assert "topic#" in condition and "queueId#" in condition and "isnotnull(body#" in condition
+
+
 # -- columns -----------------------------------------------------------------------------------------
 
 
