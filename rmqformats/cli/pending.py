@@ -63,6 +63,12 @@ def cmd_pending(args: argparse.Namespace) -> int:
     cp = result.timer_checkpoint
     out.write("timer checkpoint: " + (f"queue offset {cp[0]}, read up to {iso(cp[1])}" if cp is not None
                                       else "no config/timercheck (every timer message listed)") + "\n")
+    rcp = result.rocksdb_timer_checkpoint
+    if rcp is not None:
+        out.write(f"RocksDB timer store: scanned to queue offset {rcp[0]}, delivered up to {iso(rcp[1])} "
+                  "(config/timercheck not used)\n")
+    if result.rocksdb_transactions:
+        out.write("RocksDB transaction store: open RMQ_SYS_ROCKSDB_TRANS_HALF_TOPIC halves from its trans records\n")
     for part, attr, title in PARTS:
         table = getattr(result, attr)
         out.write(f"\n{title}: {table.num_rows}\n")
