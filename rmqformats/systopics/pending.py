@@ -78,6 +78,13 @@ POP_SCHEMA = pa.schema([("topic", pa.string()), ("group", pa.string()), ("queueI
                         ("startOffset", pa.int64()), ("popTime", TIMESTAMP), ("reviveTime", TIMESTAMP),
                         ("unackedOffsets", pa.list_(pa.int64())), ("commitLogOffset", pa.int64())])
 
+#: The parts of what is pending, in order: (record kind in JSON Lines, attribute of :class:`Pending`, title).
+PARTS = (("scheduled", "scheduled", "scheduled messages not yet delivered (past config/delayOffset.json)"),
+         ("timer", "timers", "timer messages not yet delivered (past config/timercheck)"),
+         ("transaction", "transactions", "open transactions (no op, commit or rollback closes them)"),
+         ("popCheckpoint", "pop_checkpoints", "POP checkpoints with offsets no ack names"),
+         ("deadLetter", "dead_letters", "dead-letter messages per origin topic and group"))
+
 
 @dataclass
 class Pending:
@@ -104,6 +111,10 @@ class Pending:
     dead_letters: pa.Table
     #: Bodies that did not have their format, one line each (``commit-log offset N: reason``).
     body_errors: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        """Rows per part, by the record kinds of :data:`PARTS` (dead letters: origin topic and group pairs)."""
+        return {part: getattr(self, attr).num_rows for part, attr, _ in PARTS}
 
     def scheduled_by_level(self) -> pa.Table:
         """Pending scheduled messages counted per delay level."""
