@@ -575,8 +575,8 @@ def test_decode_system_takes_the_brokers_delay_levels(tmp_path, capsys):
 
 def test_pending_reads_the_54_rocksdb_transaction_and_timer_stores(tmp_path, capsys):
     """A 5.4 store (rocksdbstore/ built through the rocksdb_trans_* and rocksdb_timer_* specs): the halves whose
-    ``trans`` record is there are the open transactions, with its check count; no op message closes the others
-    (the broker deletes the record). Timer messages pending: those the scan has not read, and those whose record
+    ``trans`` record is there are the open transactions, with its check count; the others are closed though no op
+    message names them. Timer messages pending: those the scan has not read, and those whose record
     is due at or after the timeline."""
     from rmqformats.synth.rocksdb import write_rocksdb_store
     t0 = 1_700_000_000_000
@@ -604,3 +604,7 @@ def test_pending_reads_the_54_rocksdb_transaction_and_timer_stores(tmp_path, cap
     text = capsys.readouterr().out
     assert "RocksDB timer store: scanned to queue offset 3, delivered up to " in text
     assert "open transactions (no op, commit or rollback closes them): 2" in text
+    # The report's pending section is made from the same rows.
+    from rmqformats.recovery.report import build_report
+    assert build_report(open_store(tmp_path)).pending.counts() == {
+        "scheduled": 0, "timer": 3, "transaction": 2, "popCheckpoint": 0, "deadLetter": 0}

@@ -402,8 +402,8 @@ def write_rocksdb_store(root: str, *, queue_folder: str = "consumequeue_rocksdb"
     (``useSeparateStorePathForRocksdbCQ``); ``rocksdbstore/`` holds a timer
     record per timer message, a transaction record per half message and the
     index entries of the ``TopicTest`` messages. ``open_halves`` (default: all)
-    are the half messages still in the ``trans`` column family (the broker
-    deletes a record at commit or rollback), ``check_times`` maps a half to
+    are the half messages still in the ``trans`` column family (the others
+    closed), ``check_times`` maps a half to
     its check count; ``timer_scan_offset`` (default ``timers``) is how many
     timer messages the scan has read into ``timer`` records, ``timeline``
     (default the first store time) the time delivered up to. Returns what was placed:

@@ -22,8 +22,8 @@
 * the RocksDB message store of a 5.4.0+ broker (``rocksdbstore/``, RIP-82):
   with ``transRocksDBEnable`` a half message of
   ``RMQ_SYS_ROCKSDB_TRANS_HALF_TOPIC`` is open while its record is in the
-  ``trans`` column family (the broker deletes it at commit or rollback), its
-  check count in the record; with ``timerRocksDBEnable`` (the ``timer``
+  ``trans`` column family (which holds the open half messages; op messages
+  are not consulted for them), its check count in the record; with ``timerRocksDBEnable`` (the ``timer``
   column family holds ``sys_topic_scan_offset_checkpoint``) a timer message
   is pending when the scan has not read it yet (its queue offset at or past
   that checkpoint) or its record is due at or after ``timeline_checkpoint``
