@@ -43,14 +43,16 @@ def cmd_pending(args: argparse.Namespace) -> int:
     for line in result.body_errors:  # the rest is listed; the record whose body has not its format is named
         sys.stderr.write(f"rmqformats pending: {store.commitlog.path}: body not decoded at {line}\n")
     if args.format == "json":
-        doc = {"lastStoreTime": iso(result.last_store_time_ms) if result.last_store_time_ms is not None else None,
-               "delayOffsets": {str(k): v for k, v in result.delay_offsets.items()} if result.has_delay_offsets
-               else None,
-               "timerCheckpoint": None if result.timer_checkpoint is None else dict(zip(
-                   ("lastTimerQueueOffset", "lastReadTimeMs"), result.timer_checkpoint)),
-               "rocksdbTimerCheckpoint": None if result.rocksdb_timer_checkpoint is None else dict(zip(
-                   ("scanOffset", "timeline"), result.rocksdb_timer_checkpoint)),
-               "rocksdbTransactions": result.rocksdb_transactions, "counts": result.counts()}
+        last = result.last_store_time_ms
+        rcp = result.rocksdb_timer_checkpoint
+        doc: dict[str, object] = {
+            "lastStoreTime": iso(last) if last is not None else None,
+            "delayOffsets": ({str(k): v for k, v in result.delay_offsets.items()} if result.has_delay_offsets
+                             else None),
+            "timerCheckpoint": None if result.timer_checkpoint is None else dict(zip(
+                ("lastTimerQueueOffset", "lastReadTimeMs"), result.timer_checkpoint)),
+            "rocksdbTimerCheckpoint": None if rcp is None else dict(zip(("scanOffset", "timeline"), rcp)),
+            "rocksdbTransactions": result.rocksdb_transactions, "counts": result.counts()}
         for part, attr, _ in PARTS:
             doc[part] = [{k: _json_value(v) for k, v in row.items()} for row in getattr(result, attr).to_pylist()]
         out.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")

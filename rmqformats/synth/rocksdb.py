@@ -441,7 +441,8 @@ def write_rocksdb_store(root: str, *, queue_folder: str = "consumequeue_rocksdb"
     write_rocksdb_queues(os.path.join(root, queue_folder), queues)
     scan = timers if timer_scan_offset is None else timer_scan_offset
     timeline = base if timeline is None else timeline
-    timer_records = [(base + 60_000 * (i + 1), f"T{i:04d}", *by_topic[TIMER_TOPIC][i]) for i in range(min(scan, timers))]
+    timer_records = [(base + 60_000 * (i + 1), f"T{i:04d}", *by_topic[TIMER_TOPIC][i])
+                     for i in range(min(scan, timers))]
     still_open = range(halves) if open_halves is None else sorted(open_halves)
     trans_records = [(by_topic[TRANS_HALF_TOPIC][i][0], "TopicTest", f"H{i:04d}", (check_times or {}).get(i, 0),
                       by_topic[TRANS_HALF_TOPIC][i][1]) for i in still_open]
