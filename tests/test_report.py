@@ -19,7 +19,7 @@ from rmqformats.recovery.report import BUCKETS_MS, MAX_CELLS, TimeHistogram, bui
 from conftest import store_path, truth_records
 from test_crosscheck import _append_copy
 
-SECTIONS = ("summary", "topics", "segments", "queues", "lag", "findings")
+SECTIONS = ("summary", "topics", "segments", "queues", "lag", "pending", "findings")
 PLOTS = ("plot-topics", "plot-segments", "plot-queues", "plot-lag")
 
 
@@ -87,6 +87,31 @@ def test_page_opens_offline_with_plotly_beside_it(tmp_path, capsys):
     data = json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page)
                       .group(1).replace("&quot;", '"'))
     assert data["problems"] == 0 and data["lagFlagged"] == 1 and data["messages"] == 322
+
+
+def test_report_shows_what_pending_lists(tmp_path, capsys):
+    """The pending section and the page's data give the counts ``pending --format json`` gives, on the 5.3.3
+    vector (4 scheduled, 5 timer messages, 1 dead-letter origin), and list the rows of each kind."""
+    store = str(store_path("rocketmq-5.3.3"))
+    assert main(["pending", store, "--format", "json"]) == status.OK
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["counts"] == {"scheduled": 4, "timer": 5, "transaction": 0, "popCheckpoint": 0, "deadLetter": 1}
+    assert {k: len(doc[k]) for k in doc["counts"]} == doc["counts"]
+    out = tmp_path / "report.html"
+    assert main(["report", store, "-o", str(out)]) == status.FINDINGS
+    page = out.read_text(encoding="utf-8")
+    data = json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page)
+                      .group(1).replace("&quot;", '"'))
+    assert data["pending"] == doc["counts"]
+    section = re.search(r'<section id="pending">(.*?)</section>', page).group(1)
+    counts = dict(re.findall(r"<tr><td>(\w+)</td><td>[^<]*</td><td>(\d+)</td></tr>", section))
+    assert {k: int(v) for k, v in counts.items()} == doc["counts"]
+    # Each kind with rows is listed, with the same rows as the command's.
+    for part in ("scheduled", "timer", "deadLetter"):
+        assert f'<h3 id="pending-{part}">' in section
+    for row in doc["scheduled"] + doc["timer"]:
+        assert f"<td>{row['uniqKey']}</td>" in section and f"<td>{row['dueTime']}</td>" in section
+    assert f"<td>{doc['deadLetter'][0]['originTopic']}</td>" in section
 
 
 def _chromium() -> str | None:

@@ -9,13 +9,6 @@ import sys
 from . import status
 from .common import UsageError, add_store_args, iso, open_from_args, print_table
 
-#: The parts of the output, in order: (record kind in JSON Lines, attribute of :class:`Pending`, table title).
-PARTS = (("scheduled", "scheduled", "scheduled messages not yet delivered (past config/delayOffset.json)"),
-         ("timer", "timers", "timer messages not yet delivered (past config/timercheck)"),
-         ("transaction", "transactions", "open transactions (no op, commit or rollback closes them)"),
-         ("popCheckpoint", "pop_checkpoints", "POP checkpoints with offsets no ack names"),
-         ("deadLetter", "dead_letters", "dead-letter messages per origin topic and group"))
-
 
 def delay_levels(path: str | None) -> tuple[int, ...]:
     """The broker's ``messageDelayLevel`` from the config file ``path`` (``--config``), else the default."""
@@ -43,12 +36,27 @@ def _json_value(value) -> object:
 
 
 def cmd_pending(args: argparse.Namespace) -> int:
-    from ..systopics.pending import pending
+    from ..systopics.pending import PARTS, pending
     store = open_from_args(args)
     result = pending(store, delay_levels_ms=delay_levels(args.config), trace_topics=args.trace_topic or ())
     out = sys.stdout
     for line in result.body_errors:  # the rest is listed; the record whose body has not its format is named
         sys.stderr.write(f"rmqformats pending: {store.commitlog.path}: body not decoded at {line}\n")
+    if args.format == "json":
+        last = result.last_store_time_ms
+        rcp = result.rocksdb_timer_checkpoint
+        doc: dict[str, object] = {
+            "lastStoreTime": iso(last) if last is not None else None,
+            "delayOffsets": ({str(k): v for k, v in result.delay_offsets.items()} if result.has_delay_offsets
+                             else None),
+            "timerCheckpoint": None if result.timer_checkpoint is None else dict(zip(
+                ("lastTimerQueueOffset", "lastReadTimeMs"), result.timer_checkpoint)),
+            "rocksdbTimerCheckpoint": None if rcp is None else dict(zip(("scanOffset", "timeline"), rcp)),
+            "rocksdbTransactions": result.rocksdb_transactions, "counts": result.counts()}
+        for part, attr, _ in PARTS:
+            doc[part] = [{k: _json_value(v) for k, v in row.items()} for row in getattr(result, attr).to_pylist()]
+        out.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+        return status.OK
     if args.format == "jsonl":
         for part, attr, _ in PARTS:
             for row in getattr(result, attr).to_pylist():
@@ -63,6 +71,12 @@ def cmd_pending(args: argparse.Namespace) -> int:
     cp = result.timer_checkpoint
     out.write("timer checkpoint: " + (f"queue offset {cp[0]}, read up to {iso(cp[1])}" if cp is not None
                                       else "no config/timercheck (every timer message listed)") + "\n")
+    rcp = result.rocksdb_timer_checkpoint
+    if rcp is not None:
+        out.write(f"RocksDB timer store: scanned to queue offset {rcp[0]}, delivered up to {iso(rcp[1])} "
+                  "(config/timercheck not used)\n")
+    if result.rocksdb_transactions:
+        out.write("RocksDB transaction store: open RMQ_SYS_ROCKSDB_TRANS_HALF_TOPIC halves from its trans records\n")
     for part, attr, title in PARTS:
         table = getattr(result, attr)
         out.write(f"\n{title}: {table.num_rows}\n")
@@ -82,7 +96,7 @@ def add_commands(sub) -> None:
                                     "last store time and check count, POP checkpoints with unacked offsets, and "
                                     "dead-letter messages per origin topic and group.",
                         epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_store_args(sp)
+    add_store_args(sp, ("table", "jsonl", "json"))
     add_decoding_args(sp)
     sp.set_defaults(func=cmd_pending)
 

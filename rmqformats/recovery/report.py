@@ -5,7 +5,9 @@ which hands each record batch to an aggregator) and gathers, in bounded
 memory: messages per topic over time (time buckets that widen as the store's
 time span grows, so the table never passes :data:`MAX_CELLS` cells), the
 segments with where the data ends and any damaged ranges, queue depths,
-consumer lag per group, and the findings of the check. :func:`render_html`
+consumer lag per group, and the findings of the check. What is still pending
+(``rmqformats pending``) is read by a second walk, through the command's own
+:func:`~rmqformats.systopics.pending.pending`. :func:`render_html`
 turns it into one HTML page; :func:`write_report` writes plotly.js once beside
 it (shared by the reports in that folder), so it opens without a network.
 """
@@ -32,6 +34,7 @@ from .crosscheck import CrossCheck, Kind, cross_check
 
 if TYPE_CHECKING:
     from ..store import Store
+    from ..systopics.pending import Pending
 
 #: Most (topic, time bucket) cells kept while walking; past it the buckets are widened.
 MAX_CELLS = 200_000
@@ -45,6 +48,8 @@ PLOT_BARS = 300
 TOP_QUEUES = 40
 #: Findings listed in the page (all are counted).
 MAX_LISTED = 500
+#: Rows of each part of what is pending listed in the page (all are counted).
+PENDING_LISTED = 20
 
 
 @dataclass
@@ -159,6 +164,10 @@ class StoreReport:
     salvaged_messages: int = 0
     #: The 5.4+ RocksDB message store's summary (``RocksDBMessageStore.summary``), ``None`` without one.
     rocksdb_messages: dict | None = None
+    #: What ``rmqformats pending`` lists (:func:`rmqformats.systopics.pending.pending`), ``None`` when not read.
+    pending: Pending | None = None
+    #: Why :attr:`pending` could not be read.
+    pending_error: str | None = None
 
     @property
     def lag_flagged(self) -> int:
@@ -230,13 +239,24 @@ def build_report(store: Store, *, index: bool = True, timer: bool = True, max_fi
         except (RmqFormatError, OSError) as exc:
             lag_error = str(exc)
     messages_db = store.rocksdb_message_store() if store.root is not None else None
+    still, still_error = _pending(store)
     return StoreReport(
+        pending=still, pending_error=still_error,
         rocksdb_messages=messages_db.summary() if messages_db is not None else None,
         path=os.path.abspath(store.root or store.commitlog.path),
         generated=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         messages=agg.messages, first_time=agg.first_time, last_time=agg.last_time, segments=agg.segments,
         data_end=data_end, damaged=damaged, times=agg.times, queues=queues, lag=lag, lag_error=lag_error,
         check=check, check_error=check_error, salvaged=salvage, salvaged_messages=salvaged_messages)
+
+
+def _pending(store: Store) -> tuple[Pending | None, str | None]:
+    """What ``rmqformats pending`` lists for ``store`` (with the broker's default delay levels), or why not."""
+    from ..systopics.pending import pending
+    try:
+        return pending(store), None
+    except (RmqFormatError, OSError) as exc:
+        return None, str(exc)
 
 
 def _salvage_past(store: Store, data_end: DataEnd | None, damaged: list,
@@ -637,6 +657,8 @@ def render_html(report: StoreReport, *, plotly_src: str | None = None) -> str:
         body = f"<p>{_e(report.lag_error or 'No committed consumer offsets (config/consumerOffset.json).')}</p>"
     sections.append(f'<section id="lag"><h2>Consumer lag per group</h2>{body}</section>')
 
+    sections.append(_pending_section(report))
+
     if check is not None:
         counts = ", ".join(f"{k.value}: {n}" for k, n in sorted(check.counts.items(), key=lambda kv: list(Kind).index(kv[0])))
         head = (f'<p class="{"ok" if check.ok else "problem"}">'
@@ -668,6 +690,34 @@ def render_html(report: StoreReport, *, plotly_src: str | None = None) -> str:
         + "</body></html>\n")
 
 
+def _pending_cell(value) -> object:
+    if hasattr(value, "timestamp"):  # the timestamp columns come as aware datetimes
+        return _iso(int(value.timestamp() * 1000))
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return "" if value is None else value
+
+
+def _pending_section(report: StoreReport) -> str:
+    """Counts per kind of what is pending, then the first :data:`PENDING_LISTED` rows of each kind."""
+    from ..systopics.pending import PARTS
+    result = report.pending
+    if result is None:
+        body = f"<p>{_e(report.pending_error or 'Not read.')}</p>"
+    else:
+        counts = result.counts()
+        body = _table(["kind", "what", "rows"], [[part, title, counts[part]] for part, _, title in PARTS])
+        for part, attr, title in PARTS:
+            table = getattr(result, attr)
+            if not table.num_rows:
+                continue
+            shown = table.slice(0, PENDING_LISTED).to_pylist()
+            more = f" (first {PENDING_LISTED} of {table.num_rows:,})" if table.num_rows > PENDING_LISTED else ""
+            body += (f'<h3 id="pending-{_e(part)}">{_e(title)}{more}</h3>'
+                     + _table(table.column_names, [[_pending_cell(v) for v in row.values()] for row in shown]))
+    return f'<section id="pending"><h2>Still pending (as rmqformats pending lists it)</h2>{body}</section>'
+
+
 def _data(report: StoreReport) -> dict:
     """A small machine-readable summary embedded in the page."""
     check = report.check
@@ -675,7 +725,8 @@ def _data(report: StoreReport) -> dict:
             "queues": len(report.queues), "lagRows": len(report.lag),
             "problems": None if check is None else check.problems, "lagFlagged": report.lag_flagged,
             "counts": None if check is None else {k.value: n for k, n in check.counts.items()},
-            "rocksdbMessageStore": report.rocksdb_messages}
+            "rocksdbMessageStore": report.rocksdb_messages,
+            "pending": None if report.pending is None else report.pending.counts()}
 
 
 def write_report(store: Store, path: str | os.PathLike[str], *, index: bool = True, timer: bool = True,

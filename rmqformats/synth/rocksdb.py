@@ -390,7 +390,9 @@ TRANS_HALF_TOPIC = "RMQ_SYS_ROCKSDB_TRANS_HALF_TOPIC"
 
 def write_rocksdb_store(root: str, *, queue_folder: str = "consumequeue_rocksdb", messages: int = 6,
                         timers: int = 3, halves: int = 2, confirm_offset: int = 0,
-                        segment_size: int = 1 << 20) -> dict[str, Any]:
+                        segment_size: int = 1 << 20, open_halves: Iterable[int] | None = None,
+                        check_times: Mapping[int, int] | None = None, timer_scan_offset: int | None = None,
+                        timeline: int | None = None) -> dict[str, Any]:
     """Write a small 5.5 store at ``root`` keeping everything but the commit log in RocksDB.
 
     The commit log holds ``messages`` messages of ``TopicTest`` queue 0 (with
@@ -399,7 +401,12 @@ def write_rocksdb_store(root: str, *, queue_folder: str = "consumequeue_rocksdb"
     message has its unit in a RocksDB consume queue in ``queue_folder``
     (``useSeparateStorePathForRocksdbCQ``); ``rocksdbstore/`` holds a timer
     record per timer message, a transaction record per half message and the
-    index entries of the ``TopicTest`` messages. Returns what was placed:
+    index entries of the ``TopicTest`` messages. ``open_halves`` (default: all)
+    are the half messages still in the ``trans`` column family (the others
+    closed), ``check_times`` maps a half to
+    its check count; ``timer_scan_offset`` (default ``timers``) is how many
+    timer messages the scan has read into ``timer`` records, ``timeline``
+    (default the first store time) the time delivered up to. Returns what was placed:
     ``{"offsets": {topic: [(commit-log offset, size), ...]}, "dataEnd": …}``.
     """
     from .commitlog import MessageSpec, write_commitlog
@@ -432,18 +439,22 @@ def write_rocksdb_store(root: str, *, queue_folder: str = "consumequeue_rocksdb"
              spec.store_timestamp))
     os.makedirs(os.path.join(root, "consumequeue"), exist_ok=True)
     write_rocksdb_queues(os.path.join(root, queue_folder), queues)
-    timer_records = [(base + 60_000 * (i + 1), f"T{i:04d}", *by_topic[TIMER_TOPIC][i]) for i in range(timers)]
-    trans_records = [(*by_topic[TRANS_HALF_TOPIC][i][:1], "TopicTest", f"H{i:04d}", 0, by_topic[TRANS_HALF_TOPIC][i][1])
-                     for i in range(halves)]
+    scan = timers if timer_scan_offset is None else timer_scan_offset
+    timeline = base if timeline is None else timeline
+    timer_records = [(base + 60_000 * (i + 1), f"T{i:04d}", *by_topic[TIMER_TOPIC][i])
+                     for i in range(min(scan, timers))]
+    still_open = range(halves) if open_halves is None else sorted(open_halves)
+    trans_records = [(by_topic[TRANS_HALF_TOPIC][i][0], "TopicTest", f"H{i:04d}", (check_times or {}).get(i, 0),
+                      by_topic[TRANS_HALF_TOPIC][i][1]) for i in still_open]
     index_records = []
     for i, (phy, _) in enumerate(by_topic.get("TopicTest", [])):
         index_records.append((base + i, "TopicTest", "K", f"k{i}", f"U{i:04d}", phy))
     write_rocksdb_message_store(os.path.join(root, "rocksdbstore"), timer=timer_records, trans=trans_records,
-                                index=index_records, timer_scan_offset=timers, timeline=base)
+                                index=index_records, timer_scan_offset=scan, timeline=timeline)
     end = placed[-1].commitlog_offset + placed[-1].size if placed else 0
     last = max(s.store_timestamp for s in specs)
     with open(os.path.join(root, "checkpoint"), "wb") as f:
         f.write(encode_checkpoint(physic_msg_timestamp=last, logics_msg_timestamp=last, index_msg_timestamp=last,
                                   confirm_phy_offset=confirm_offset))
     return {"offsets": by_topic, "dataEnd": end, "queues": queues, "timer": timer_records, "trans": trans_records,
-            "index": index_records, "timerScanOffset": timers, "timeline": base}
+            "index": index_records, "timerScanOffset": scan, "timeline": timeline}

@@ -19,6 +19,16 @@
   with no copy closed and its latest copy at or past the ``CID_RMQ_SYS_TRANS``
   offset of the half queue (where ``consumerOffset.json`` has one); its age is
   counted from its first half message to the store's last store time;
+* the RocksDB message store of a 5.4.0+ broker (``rocksdbstore/``, RIP-82):
+  with ``transRocksDBEnable`` a half message of
+  ``RMQ_SYS_ROCKSDB_TRANS_HALF_TOPIC`` is open while its record is in the
+  ``trans`` column family (which holds the open half messages; op messages
+  are not consulted for them), its check count in the record; with ``timerRocksDBEnable`` (the ``timer``
+  column family holds ``sys_topic_scan_offset_checkpoint``) a timer message
+  is pending when the scan has not read it yet (its queue offset at or past
+  that checkpoint) or its record is due at or after ``timeline_checkpoint``
+  (the time the timeline has delivered up to); ``config/timercheck`` is
+  then not used;
 * POP checkpoints (``PopCheckPoint``): offsets of a ``ck`` with no ``ack`` /
   ``bAck`` of the same topic, group, queue, start offset and pop time (and no
   bit set in its bit map);
@@ -68,6 +78,13 @@ POP_SCHEMA = pa.schema([("topic", pa.string()), ("group", pa.string()), ("queueI
                         ("startOffset", pa.int64()), ("popTime", TIMESTAMP), ("reviveTime", TIMESTAMP),
                         ("unackedOffsets", pa.list_(pa.int64())), ("commitLogOffset", pa.int64())])
 
+#: The parts of what is pending, in order: (record kind in JSON Lines, attribute of :class:`Pending`, title).
+PARTS = (("scheduled", "scheduled", "scheduled messages not yet delivered (past config/delayOffset.json)"),
+         ("timer", "timers", "timer messages not yet delivered (past config/timercheck)"),
+         ("transaction", "transactions", "open transactions (no op, commit or rollback closes them)"),
+         ("popCheckpoint", "pop_checkpoints", "POP checkpoints with offsets no ack names"),
+         ("deadLetter", "dead_letters", "dead-letter messages per origin topic and group"))
+
 
 @dataclass
 class Pending:
@@ -81,6 +98,10 @@ class Pending:
     has_delay_offsets: bool
     #: ``(lastTimerQueueOffset, lastReadTimeMs)`` of ``config/timercheck``, ``None`` without it.
     timer_checkpoint: tuple[int, int] | None
+    #: ``(sys_topic_scan_offset_checkpoint, timeline_checkpoint)`` of the RocksDB timer store, ``None`` without it.
+    rocksdb_timer_checkpoint: tuple[int, int] | None
+    #: Whether the open transactions of the RocksDB half topic come from the ``trans`` column family.
+    rocksdb_transactions: bool
     #: The ``CID_RMQ_SYS_TRANS`` offset per half queue id (from ``consumerOffset.json``).
     transaction_check_offsets: dict[int, int]
     scheduled: pa.Table
@@ -90,6 +111,10 @@ class Pending:
     dead_letters: pa.Table
     #: Bodies that did not have their format, one line each (``commit-log offset N: reason``).
     body_errors: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        """Rows per part, by the record kinds of :data:`PARTS` (dead letters: origin topic and group pairs)."""
+        return {part: getattr(self, attr).num_rows for part, attr, _ in PARTS}
 
     def scheduled_by_level(self) -> pa.Table:
         """Pending scheduled messages counted per delay level."""
@@ -110,11 +135,18 @@ def pending(store: Store, *, delay_levels_ms: tuple[int, ...] = N.DEFAULT_DELAY_
     ends before the first record at or past this commit-log offset (the store
     as it was then, for the parts the walk decides).
     """
+    from ..rocksdb.messagestore import CF_TIMER, CF_TRANS, TIMER_SCAN_OFFSET, TIMER_TIMELINE
     config = store.config()
+    ms = store.rocksdb_message_store()
+    marks = ms.marks(CF_TIMER) if ms is not None else {}
+    rocks_timer = ((marks[TIMER_SCAN_OFFSET.decode()], marks.get(TIMER_TIMELINE.decode(), 0))
+                   if TIMER_SCAN_OFFSET.decode() in marks else None)
+    rocks_trans = ms is not None and ms.has(CF_TRANS)
     delay = config.delay_offsets
     delay_offsets = dict(delay.by_level) if delay is not None else {}
     cp = store.timer().checkpoint()
     timer_cp = None if cp is None else (cp.last_timer_queue_offset, cp.last_read_time_ms)
+    walk_timer_cp = None if rocks_timer is not None else timer_cp
     offsets = config.consumer_offsets
     tx_offsets = dict((offsets.offset_table if offsets else {}).get(f"{N.TRANS_HALF_TOPIC}@{N.TRANS_CHECK_GROUP}",
                                                                      {}))
@@ -124,6 +156,7 @@ def pending(store: Store, *, delay_levels_ms: tuple[int, ...] = N.DEFAULT_DELAY_
     sched: list[pa.Table] = []
     timers: list[pa.Table] = []
     halves: list[pa.Table] = []
+    rocks_halves: list[pa.Table] = []
     ops: list[pa.Table] = []
     prepared: list[pa.Table] = []
     closing: list[pa.Table] = []
@@ -155,15 +188,21 @@ def pending(store: Store, *, delay_levels_ms: tuple[int, ...] = N.DEFAULT_DELAY_
 
         tm = t.filter(pc.is_in(kind, pa.array(["timer", "timerCancel"])))
         if tm.num_rows:
-            if timer_cp is not None:
+            if walk_timer_cp is not None:
                 due_ms = pc.cast(tm["dueTime"], pa.int64())
-                keep = pc.or_(pc.greater_equal(tm["queueOffset"], timer_cp[0]),
-                              pc.fill_null(pc.greater(due_ms, timer_cp[1]), True))
+                keep = pc.or_(pc.greater_equal(tm["queueOffset"], walk_timer_cp[0]),
+                              pc.fill_null(pc.greater(due_ms, walk_timer_cp[1]), True))
                 tm = tm.filter(keep)
             timers.append(tm.select(["queueOffset", "realTopic", "realQueueId", "dueTime", "uniqKey", "kind",
                                      "timerCancelsKey", "commitLogOffset"]))
 
         h = t.filter(pc.equal(kind, "transactionHalf"))
+        if h.num_rows and rocks_trans:
+            in_rocks = pc.equal(h["topic"], N.ROCKSDB_TRANS_HALF_TOPIC)
+            r = h.filter(in_rocks)
+            if r.num_rows:
+                rocks_halves.append(r.select(_ROCKS_HALF_COLUMNS))
+            h = h.filter(pc.invert(in_rocks))
         if h.num_rows:
             qid = pc.cast(h["queueId"], pa.int64())
             inside = pc.less(qid, len(tx_from))
@@ -191,15 +230,59 @@ def pending(store: Store, *, delay_levels_ms: tuple[int, ...] = N.DEFAULT_DELAY_
                 [("queueOffset", "count"), ("retryCount", "max"), ("storeTimestamp", "min"),
                  ("storeTimestamp", "max")]))
 
+    if rocks_timer is not None:
+        timers = _rocksdb_timers(timers, ms, rocks_timer)
+    extra = _rocksdb_transactions(rocks_halves, ms) if rocks_trans else None
     errors: list[str] = []
     return Pending(
         last_store_time_ms=last_store, delay_offsets=delay_offsets, has_delay_offsets=delay is not None,
-        timer_checkpoint=timer_cp, transaction_check_offsets=tx_offsets,
+        timer_checkpoint=timer_cp, rocksdb_timer_checkpoint=rocks_timer, rocksdb_transactions=rocks_trans,
+        transaction_check_offsets=tx_offsets,
         scheduled=_concat(sched, SCHEDULED_SCHEMA).sort_by([("delayLevel", "ascending"), ("queueOffset", "ascending")]),
         timers=_timers(timers),
-        transactions=_transactions(halves, ops, prepared, closing, last_store),
+        transactions=_transactions(halves, ops, prepared, closing, last_store, extra),
         pop_checkpoints=_pop(ck_rows, ack_rows, errors),
         dead_letters=_dead_letters(dlq), body_errors=errors)
+
+
+#: The columns of a RocksDB half message the ``trans`` records are joined with.
+_ROCKS_HALF_COLUMNS = ["commitLogOffset", "transactionId", "realTopic", "realQueueId", "queueId", "queueOffset",
+                       "storeTimestamp", "producerGroup"]
+
+
+def _rocksdb_timers(parts: list[pa.Table], ms, checkpoint: tuple[int, int]) -> list[pa.Table]:
+    """The timer messages of ``parts`` the RocksDB timer store has not delivered: not read by its scan yet, or
+    with a record due at or after its timeline."""
+    if not parts:
+        return parts
+    waiting = pa.array([e.commitlog_offset for e in ms.timer_entries(start_time=checkpoint[1])], pa.int64())
+    t = pa.concat_tables(parts)
+    keep = pc.or_(pc.greater_equal(t["queueOffset"], checkpoint[0]), pc.is_in(t["commitLogOffset"], waiting))
+    # A cancellation is kept while it may still name a waiting message.
+    keep = pc.or_(keep, pc.equal(t["kind"], "timerCancel"))
+    return [t.filter(keep)]
+
+
+def _rocksdb_transactions(parts: list[pa.Table], ms) -> pa.Table:
+    """The open transactions of the ``trans`` column family, with what their half messages in the walk say."""
+    entries = list(ms.trans_entries())
+    recs = pa.table({"commitLogOffset": pa.array([e.commitlog_offset for e in entries], pa.int64()),
+                     "keyTopic": pa.array([e.topic for e in entries], pa.string()),
+                     "keyUniq": pa.array([e.uniq_key for e in entries], pa.string()),
+                     "checkTimes": pa.array([e.check_times for e in entries], pa.int32())})
+    halves = (pa.concat_tables(parts) if parts
+              else pa.schema([(n, pa.null()) for n in _ROCKS_HALF_COLUMNS]).empty_table())
+    halves = halves.cast(pa.schema([("commitLogOffset", pa.int64()), ("transactionId", pa.string()),
+                                    ("realTopic", pa.string()), ("realQueueId", pa.int32()),
+                                    ("queueId", pa.int32()), ("queueOffset", pa.int64()),
+                                    ("storeTimestamp", TIMESTAMP), ("producerGroup", pa.string())]))
+    j = recs.join(halves, "commitLogOffset", join_type="left outer", use_threads=False).sort_by("commitLogOffset")
+    n = j.num_rows
+    return pa.table({
+        "transactionId": pc.coalesce(j["transactionId"], j["keyUniq"]), "source": pa.array(["rocksdb"] * n),
+        "realTopic": pc.coalesce(j["realTopic"], j["keyTopic"]), "realQueueId": j["realQueueId"],
+        "halfQueueId": j["queueId"], "halfQueueOffset": j["queueOffset"], "commitLogOffset": j["commitLogOffset"],
+        "firstStoreTime": j["storeTimestamp"], "checkTimes": j["checkTimes"], "producerGroup": j["producerGroup"]})
 
 
 def _timers(parts: list[pa.Table]) -> pa.Table:
@@ -219,8 +302,8 @@ def _timers(parts: list[pa.Table]) -> pa.Table:
     return msgs.select(TIMER_SCHEMA.names).cast(TIMER_SCHEMA).sort_by("queueOffset")
 
 
-def _transactions(halves, ops, prepared, closing, last_store) -> pa.Table:
-    rows = []
+def _transactions(halves, ops, prepared, closing, last_store, extra: pa.Table | None = None) -> pa.Table:
+    rows = [] if extra is None or not extra.num_rows else [extra]
     if halves:
         h = pa.concat_tables(halves)
         h = h.append_column("halfQueueId", pc.cast(h["queueId"], pa.int32()))
