@@ -47,8 +47,9 @@ def cmd_pending(args: argparse.Namespace) -> int:
         rcp = result.rocksdb_timer_checkpoint
         doc: dict[str, object] = {
             "lastStoreTime": iso(last) if last is not None else None,
-            "delayOffsets": ({str(k): v for k, v in result.delay_offsets.items()} if result.has_delay_offsets
-                             else None),
+            # a list of objects, as config's: the levels are data, not keys
+            "delayOffsets": ([{"level": k, "offset": v} for k, v in result.delay_offsets.items()]
+                             if result.has_delay_offsets else None),
             "timerCheckpoint": None if result.timer_checkpoint is None else dict(zip(
                 ("lastTimerQueueOffset", "lastReadTimeMs"), result.timer_checkpoint)),
             "rocksdbTimerCheckpoint": None if rcp is None else dict(zip(("scanOffset", "timeline"), rcp)),
