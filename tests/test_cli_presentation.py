@@ -91,8 +91,10 @@ def _check_json_value(value, where: str) -> None:
     for key, v in _walk_values(value):
         if key.lower().endswith("offset"):
             assert v is None or isinstance(v, int), f"{where}: {key}={v!r} is not a decimal offset"
+        if key.endswith(("Time", "Timestamp")):  # JSON gives a time as the epoch ms the files hold
+            assert v is None or isinstance(v, int), f"{where}: {key}={v!r} is not epoch milliseconds"
         if isinstance(v, str):
-            if key in ("time",) or key.endswith(("Time", "TimeText")) and not key.endswith("Ms"):
+            if key in ("time",) or key.endswith("TimeText"):
                 assert v == "" or ISO.match(v) or "(out of range)" in v, f"{where}: {key}={v!r} is not ISO 8601"
             if key in ("text", "note", "finding", "detail", "reason"):
                 assert not RAW_MS.search(v), f"{where}: raw epoch ms in {key}: {v!r}"
@@ -337,3 +339,17 @@ def test_messages_columns_take_body_bytes_as_the_table_shows_it(capsys, version)
     with pytest.raises(SystemExit):
         main(["messages", root, "--columns", "bodySize"])
     assert "bodyBytes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_pending_json_times_are_the_epoch_ms_messages_gives(capsys, version):
+    """``pending --format jsonl`` gives a time as every command's JSON does, epoch milliseconds: a
+    scheduled or timer message's ``dueTime`` is the one ``messages --decode-system`` gives it."""
+    root = str(store_path(version))
+    assert main(["pending", root, "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    due = {r["commitLogOffset"]: r["dueTime"] for r in rows if r["record"] in ("scheduled", "timer")}
+    assert main(["messages", root, "--decode-system", "--format", "jsonl"]) == 0
+    decoded = {(d := json.loads(line))["commitLogOffset"]: d.get("dueTime")
+               for line in capsys.readouterr().out.splitlines()}
+    assert due and all(isinstance(v, int) and decoded[o] == v for o, v in due.items()), (due, version)
