@@ -5,7 +5,7 @@
   where a column is one of them; a table's header uses the same names as the
   JSON keys of the same values (``queueId``, never ``queue``;
   ``committedOffset``, ``minOffset``, ``maxOffset`` in ``lag`` as in its
-  JSON), so ``--columns`` takes what the header shows. Only a table's own
+  JSON; a consumer offset is ``committedOffset`` in ``config`` too), so ``--columns`` takes what the header shows. Only a table's own
   summaries have a name of their own (``share`` of the bytes, a lag row's
   ``flags``); ``messages``' ``bodyBytes`` (the body's length as ``body``
   shows it) is JSON's key with ``--body-limit`` and a ``--columns`` name. :func:`camel` turns the API's snake_case names
