@@ -23,7 +23,7 @@ _HEADER = ["commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp
 
 def _row(m) -> list:
     return [m.commitlog_offset, short(m.topic), m.queue_id, m.queue_offset, iso(m.store_timestamp), m.tags or "",
-            " ".join(m.keys), len(m.body_raw)]
+            " ".join(m.keys), len(m.shown_body)]  # the body as shown, decompressed: bodyBytes as in messages
 
 
 def _write_messages(msgs, fmt: str, out) -> None:

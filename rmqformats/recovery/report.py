@@ -359,7 +359,8 @@ def _segments_figure(report: StoreReport):
     for s in report.segments:
         add("messages", s, 0, s.used, f"{s.messages} message(s), {_iso(s.first_time)} to {_iso(s.last_time)}")
         if s.blank_at is not None:
-            add("BLANK padding", s, s.blank_at, s.size - s.blank_at, f"BLANK record at {place(display_path(s.path), s.blank_at)}")
+            add("BLANK padding", s, s.blank_at, s.size - s.blank_at,
+                f"BLANK record at {place(display_path(s.path), s.blank_at)}")
         salvaged = (f"; {s.salvaged} message(s) readable past the damage (salvage)" if s.salvaged
                     else "; no message readable" if report.salvaged else "; not read")
         if past_end:
