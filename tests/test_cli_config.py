@@ -46,7 +46,7 @@ def test_config_jsonl_matches_models(capsys, version):
     assert [t["topic"] for t in info["topics"]] == sorted(topics)  # sorted by name
     assert all(t["readQueueNums"] == topics[t["topic"]].read_queue_nums and t["permString"] == "RW-"
                for t in info["topics"])
-    assert {(o["topic"], o["group"], o["queueId"]): o["offset"] for o in info["consumerOffsets"]} == \
+    assert {(o["topic"], o["group"], o["queueId"]): o["committedOffset"] for o in info["consumerOffsets"]} == \
         config.consumer_offsets.offsets
 
 
@@ -118,3 +118,21 @@ def test_config_jsonl_is_one_record_a_line(capsys, version):
     assert got == {k: doc[k] for k in kinds.values()}
     assert len(lines) == 1 + sum(len(doc[k]) for k in kinds.values())
     assert [t["topic"] for t in got["topics"]] == sorted(t["topic"] for t in got["topics"])
+
+
+def test_consumer_offsets_are_named_as_lag_names_them(capsys, version):
+    """A consumer offset is ``committedOffset`` in ``config`` (JSON, JSON Lines, the table's header) as in
+    ``lag``, with the same value for each group, topic and queue."""
+    root = str(store_path(version))
+    code, out, _ = run(capsys, "lag", root, "--format", "jsonl")
+    lag = {(r["group"], r["topic"], r["queueId"]): r["committedOffset"] for r in map(json.loads, out.splitlines())}
+    for fmt in ("json", "jsonl"):
+        code, out, _ = run(capsys, "config", root, "--format", fmt)
+        rows = (json.loads(out)["consumerOffsets"] if fmt == "json" else
+                [r for r in map(json.loads, out.splitlines()) if r["record"] == "consumerOffset"])
+        assert rows and all("offset" not in r for r in rows)
+        assert {(r["group"], r["topic"], r["queueId"]): r["committedOffset"] for r in rows} == lag
+    code, out, _ = run(capsys, "config", root)
+    lines = out.splitlines()
+    header = lines[next(i for i, line in enumerate(lines) if line.startswith("consumer offsets (")) + 1]
+    assert header.split() == ["group", "topic", "queueId", "committedOffset"]

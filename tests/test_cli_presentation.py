@@ -91,8 +91,10 @@ def _check_json_value(value, where: str) -> None:
     for key, v in _walk_values(value):
         if key.lower().endswith("offset"):
             assert v is None or isinstance(v, int), f"{where}: {key}={v!r} is not a decimal offset"
+        if key.endswith(("Time", "Timestamp")):  # JSON gives a time as the epoch ms the files hold
+            assert v is None or isinstance(v, int), f"{where}: {key}={v!r} is not epoch milliseconds"
         if isinstance(v, str):
-            if key in ("time",) or key.endswith(("Time", "TimeText")) and not key.endswith("Ms"):
+            if key in ("time",) or key.endswith("TimeText"):
                 assert v == "" or ISO.match(v) or "(out of range)" in v, f"{where}: {key}={v!r} is not ISO 8601"
             if key in ("text", "note", "finding", "detail", "reason"):
                 assert not RAW_MS.search(v), f"{where}: raw epoch ms in {key}: {v!r}"
@@ -106,9 +108,8 @@ KINDS = {"pending"}
 #: A place in a file: ``FILE @ 0xHEX`` wherever an error, a finding or a notice names one.
 DECIMAL_PLACE = re.compile(r"\S @ (?!0x[0-9a-f]+\b)")
 #: Column names that are no JSON key of the same run: a table's own summary of values the JSON gives
-#: whole (a share of the bytes, the flags of a lag row), the body's length (JSON's ``bodyBytes`` when
-#: ``--body-limit`` cuts the body).
-TABLE_ONLY = {"share", "flags", "bodyBytes"}
+#: whole (a share of the bytes, the flags of a lag row).
+TABLE_ONLY = {"share", "flags"}
 
 
 def _check_table(out: str, where: str) -> None:
@@ -199,8 +200,10 @@ def test_every_command_follows_the_shared_rules(capsys, headers, version, spec):
         ran += 1
     assert ran >= 2
     # A table's columns are named as the JSON keys of the same values (or the columnar names).
+    # ``messages --columns`` takes the columnar names and the body's length, ``bodyBytes``.
+    from rmqformats.cli.messages import BODY_BYTES
     from rmqformats.columnar import COLUMNS
-    unnamed = {h for header in headers for h in header} - keys - set(COLUMNS) - TABLE_ONLY
+    unnamed = {h for header in headers for h in header} - keys - {*COLUMNS, BODY_BYTES} - TABLE_ONLY
     assert not unnamed, f"{spec} {version}: columns no JSON key names: {sorted(unnamed)}"
     if command in MIXED and "json" in documents:
         _same_report(documents["jsonl"], documents["json"], f"{spec} {version}")
@@ -300,3 +303,53 @@ def test_damage_is_placed_file_at_hex_by_every_command(capsys, store_copy, versi
         assert f"{rec['file']} @ 0x{rec['fileOffset']:x}" in text, text[-2000:]
     if argv[0] in ("messages", "dump") or "--salvage" in argv:  # the notice on stderr: the whole path
         assert f"{segment} @ 0x{rec['fileOffset']:x}: " in err, err
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_messages_columns_take_body_bytes_as_the_table_shows_it(capsys, version):
+    """``--columns bodyBytes``: the table's ``bodyBytes`` column and JSON's ``bodyBytes`` (``--body-limit``),
+    the same number for every message, in a table and in JSON Lines, by the columnar scan and by the
+    message-by-message search (``--key``) alike."""
+    root = str(store_path(version))
+    assert main(["messages", root, "--format", "jsonl", "--body-limit", "0"]) == 0
+    lengths = {}
+    for line in capsys.readouterr().out.splitlines():
+        d = json.loads(line)
+        lengths[d["commitLogOffset"]] = d.get("bodyBytes", 0)  # only where the limit cuts the body
+    assert main(["messages", root, "--wide"]) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert header.split()[-1] == "bodyBytes"
+    table = {int(r.split()[0]): int(r.split()[-1]) for r in rows}
+    assert table == lengths and len(set(table.values())) > 3
+    assert main(["messages", root, "--columns", "commitLogOffset,bodyBytes,topic"]) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert header.split() == ["commitLogOffset", "bodyBytes", "topic"]
+    assert {int(r.split()[0]): int(r.split()[1]) for r in rows} == lengths
+    assert main(["messages", root, "--columns", "bodyBytes,commitLogOffset", "--format", "jsonl"]) == 0
+    values = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert all(list(v) == ["bodyBytes", "commitLogOffset"] for v in values)
+    assert {v["commitLogOffset"]: v["bodyBytes"] for v in values} == lengths
+    for fmt in ("jsonl", "table"):  # the message-by-message search
+        assert main(["messages", root, "--topic", "TopicTest", "--key", "key-5", "--columns",
+                     "commitLogOffset,bodyBytes", "--format", fmt]) == 0
+        out = capsys.readouterr().out
+        found = ({(d := json.loads(line))["commitLogOffset"]: d["bodyBytes"] for line in out.splitlines()}
+                 if fmt == "jsonl" else {int(r.split()[0]): int(r.split()[1]) for r in out.splitlines()[1:]})
+        assert found and all(lengths[o] == n for o, n in found.items()), found
+    with pytest.raises(SystemExit):
+        main(["messages", root, "--columns", "bodySize"])
+    assert "bodyBytes" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_pending_json_times_are_the_epoch_ms_messages_gives(capsys, version):
+    """``pending --format jsonl`` gives a time as every command's JSON does, epoch milliseconds: a
+    scheduled or timer message's ``dueTime`` is the one ``messages --decode-system`` gives it."""
+    root = str(store_path(version))
+    assert main(["pending", root, "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    due = {r["commitLogOffset"]: r["dueTime"] for r in rows if r["record"] in ("scheduled", "timer")}
+    assert main(["messages", root, "--decode-system", "--format", "jsonl"]) == 0
+    decoded = {(d := json.loads(line))["commitLogOffset"]: d.get("dueTime")
+               for line in capsys.readouterr().out.splitlines()}
+    assert due and all(isinstance(v, int) and decoded[o] == v for o, v in due.items()), (due, version)

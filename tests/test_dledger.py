@@ -342,10 +342,14 @@ def test_dledger_command(dl, capsys):
     version, root, placed, _ = dl
     assert main(["dledger", str(root), "--format", "jsonl"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [(r["index"], r["term"], r["pos"], r["size"], r["commitLogOffset"]) for r in rows] == \
+    # the entry's offset in the log's byte stream (the file's pos field), its message's commit-log offset
+    assert [(r["index"], r["term"], r["entryOffset"], r["size"], r["commitLogOffset"]) for r in rows] == \
         [(e.index, e.term, e.position, e.size, e.message_offset) for e in placed]
+    assert "pos" not in rows[0]
     assert main(["dledger", str(root), "--from-index", "5", "--limit", "3"]) == 0
-    assert len(capsys.readouterr().out.splitlines()) == 4
+    header, *table = capsys.readouterr().out.splitlines()
+    assert len(table) == 3 and header.split()[:5] == ["index", "term", "entryOffset", "size", "commitLogOffset"]
+    assert [int(line.split()[2]) for line in table] == [e.position for e in placed if e.index >= 5][:3]
     assert main(["dledger", str(root), "--check-index"]) == 0
     assert "agrees" in capsys.readouterr().out
     assert main(["dledger", str(store_path(version))]) == 2

@@ -410,3 +410,21 @@ def test_config_metadata_is_copied(capsys, tmp_path):
     [got] = [f for f in read_rocksdb_configs(new / "config", schemas=("consumerOffset",))
              if f.source == "rocksdb-metadata"]
     assert got.model.offset_table == {"TopicTest@GroupA": {0: 5}} and got.model.data_version.counter == 7
+
+
+def test_a_cut_only_segment_names_where_its_data_ends_file_at_hex(tmp_path):
+    """One segment file cut inside a record (of the 4.9.7 ground truth): the size falls back to the
+    default, and the reason names where the data ends as every notice does, ``FILE @ 0xHEX``."""
+    from conftest import truth_records
+
+    from rmqformats.rebuild.sizes import commitlog_segment_size
+    src = store_path("rocketmq-4.9.7") / "commitlog"
+    first = sorted(p.name for p in src.iterdir())[0]
+    rec = [t for t in truth_records("rocketmq-4.9.7") if t["file"] == first][5]
+    folder = tmp_path / "commitlog"
+    folder.mkdir()
+    (folder / first).write_bytes((src / first).read_bytes()[:rec["fileOffset"] + 10])
+    size, why = commitlog_segment_size(str(folder))
+    assert size == 1 << 30
+    assert f"(the data ends at commitlog/{first} @ 0x{rec['fileOffset']:x}: record cut off by the end of the file)" \
+        in why, why

@@ -3,6 +3,7 @@ salvage walk reads past the damage; both opened in headless Chromium for screens
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -95,3 +96,28 @@ def test_report_screenshots(tmp_path, case, request, record_property, capsys):
     record_property("screenshot", str(shot))
     with capsys.disabled():
         print(f"\n{case} screenshot: {shot}")
+
+
+@pytest.mark.parametrize("version", ["rocketmq-4.9.7", "rocketmq-5.3.3"])
+def test_segment_map_labels_name_places_file_at_hex(version):
+    """The segment map's labels name a place as the summary and every error do, ``FILE @ 0xHEX``: each
+    BLANK record of the ground truth, and where the data ends."""
+    from conftest import truth_records
+    report = build_report(rmqformats.open_store(store_path(version)))
+    fig = _segments_figure(report)
+    texts = {t.name: list(t.hovertext) for t in fig.data}
+    blanks = [f"BLANK record at commitlog/{r['file']} @ 0x{r['fileOffset']:x}"
+              for r in truth_records(version) if r["kind"] == "BLANK"]
+    assert blanks and texts["BLANK padding"] == blanks
+    end = report.data_end
+    assert texts["after the end of data"] == [f"data ends at commitlog/{os.path.basename(end.segment)} @ "
+                                              f"0x{end.file_offset:x}: {end.reason.value}"]
+    assert not any(" at byte " in t or "bytes " in t for ts in texts.values() for t in ts)
+
+
+def test_salvage_map_labels_name_places_file_at_hex(salvage_store):
+    report = build_report(rmqformats.open_store(salvage_store), salvage=True)
+    fig = _segments_figure(report)
+    readable = next(t for t in fig.data if t.name == "readable past the damage")
+    for seg, base, width, text in zip(readable.y, readable.base, readable.x, readable.hovertext):
+        assert text.endswith(f"from commitlog/{seg} @ 0x{base:x} to 0x{base + width:x}"), text

@@ -82,7 +82,7 @@ def config_summary(files: list, errors: list[str]) -> dict:
         elif isinstance(m, ConsumerOffsetsFile):
             for e in m.entries():
                 out["consumerOffsets"].append({"file": f.name, "group": e.group, "topic": e.topic,
-                                               "queueId": e.queue_id, "offset": e.offset})
+                                               "queueId": e.queue_id, "committedOffset": e.offset})
         elif isinstance(m, DelayOffsetsFile):
             for level, off in m.by_level.items():
                 topic, qid = m.queue_of(level)
@@ -109,7 +109,8 @@ def _chain(first: list, streamed: list):
     yield from first
     for f in streamed:
         for e in f.entries():
-            yield {"file": f.name, "group": e.group, "topic": e.topic, "queueId": e.queue_id, "offset": e.offset}
+            yield {"file": f.name, "group": e.group, "topic": e.topic, "queueId": e.queue_id,
+                   "committedOffset": e.offset}
 
 
 _PLACEHOLDER = "\x00consumerOffsets\x00"
@@ -153,7 +154,7 @@ def _write_document(info: dict, out) -> None:
 
 
 def _offset_cells(o: dict) -> list:
-    return [short(o["group"]), short(o["topic"]), o["queueId"], o["offset"]]
+    return [short(o["group"]), short(o["topic"]), o["queueId"], o["committedOffset"]]
 
 
 def _print_config(info: dict, out) -> None:
@@ -183,7 +184,8 @@ def _print_config(info: dict, out) -> None:
     # Read twice (widths, then lines) rather than held: a large file has millions of offsets.
     from .tables import ColumnWidths, print_table_streamed
     offsets = info["consumerOffsets"]
-    columns = ColumnWidths(["group", "topic", "queueId", "offset"])
+    # committedOffset: the name lag gives the same value
+    columns = ColumnWidths(["group", "topic", "queueId", "committedOffset"])
     count = 0
     for o in offsets:
         columns.add(_offset_cells(o))

@@ -23,7 +23,7 @@ _HEADER = ["commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp
 
 def _row(m) -> list:
     return [m.commitlog_offset, short(m.topic), m.queue_id, m.queue_offset, iso(m.store_timestamp), m.tags or "",
-            " ".join(m.keys), len(m.body_raw)]
+            " ".join(m.keys), len(m.shown_body)]  # the body as shown, decompressed: bodyBytes as in messages
 
 
 def _write_messages(msgs, fmt: str, out) -> None:
@@ -160,7 +160,7 @@ def cmd_dledger(args: argparse.Namespace) -> int:
         n += 1
         m = e.message
         if args.format == "jsonl":
-            out.write(json.dumps({"index": e.index, "term": e.term, "pos": e.position, "size": e.size,
+            out.write(json.dumps({"index": e.index, "term": e.term, "entryOffset": e.position, "size": e.size,
                                   "channel": e.channel, "chainCrc": e.chain_crc, "bodyCrc": e.body_crc,
                                   "file": e.segment, "fileOffset": e.file_offset,
                                   "commitLogOffset": m.commitlog_offset, "topic": m.topic, "queueId": m.queue_id,
@@ -170,7 +170,7 @@ def cmd_dledger(args: argparse.Namespace) -> int:
             rows.append([e.index, e.term, e.position, e.size, m.commitlog_offset, short(m.topic), m.queue_id,
                          m.queue_offset, iso(m.store_timestamp)])
     if args.format == "table":
-        print_table(rows, ["index", "term", "pos", "size", "commitLogOffset", "topic", "queueId", "queueOffset",
+        print_table(rows, ["index", "term", "entryOffset", "size", "commitLogOffset", "topic", "queueId", "queueOffset",
                           "storeTimestamp"], out)
     if args.limit is None or n < args.limit:
         return _end_status(entries.end)

@@ -77,6 +77,7 @@ def filtered_batches(batches, args: argparse.Namespace, names: list[str]):
     """``batches`` cut down by ``args.batch_filter``, holding only the columns ``names`` (in that order);
     batches left empty are dropped."""
     import pyarrow as pa
+    import pyarrow.compute as pc
     filt = args.batch_filter
     for batch in batches:
         if filt:
@@ -84,22 +85,28 @@ def filtered_batches(batches, args: argparse.Namespace, names: list[str]):
             if batch.num_rows == 0:
                 continue
         if batch.schema.names != names:
-            batch = pa.RecordBatch.from_arrays([batch.column(n) for n in names],
-                                               schema=pa.schema([batch.schema.field(n) for n in names]))
+            arrays = [pc.binary_length(batch.column("body")) if n == BODY_BYTES else batch.column(n) for n in names]
+            batch = pa.RecordBatch.from_arrays(
+                arrays, schema=pa.schema([pa.field(n, a.type) if n == BODY_BYTES else batch.schema.field(n)
+                                          for n, a in zip(names, arrays)]))
         yield batch
 
 
 def scan_columns(names, args: argparse.Namespace) -> list[str]:
     """The columns a scan reads for the output columns ``names``: those and the filters' own, schema order."""
     from ..columnar import COLUMNS
-    need = set(names) | set(args.batch_filter.columns)
+    need = set(names) | set(args.batch_filter.columns) | ({"body"} if BODY_BYTES in names else set())
     return [c for c in COLUMNS if c in need]
 
 
 def _message_row(m: Message) -> list:
     return [m.commitlog_offset, short(m.topic), m.queue_id, m.queue_offset, iso(m.store_timestamp),
-            m.tags or "", " ".join(m.keys), m.msg_id, len(m.body_raw)]
+            m.tags or "", " ".join(m.keys), m.msg_id, len(m.shown_body)]
 
+
+#: The body's length in bytes (decompressed where it decompresses, as ``body`` shows it): a column of the
+#: message table and of ``--columns``, the JSON key ``--body-limit`` gives it under.
+BODY_BYTES = "bodyBytes"
 
 #: The message table's header: the columnar names (as the JSON keys and --columns), bodyBytes the body's length.
 _MESSAGE_HEADER = ["commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp", "tags", "keys", "msgId",
@@ -283,13 +290,16 @@ def _refuse_combinations(args: argparse.Namespace) -> None:
                 raise UsageError(f"--count counts every matching message; {name} does not go with it")
 
 
-def _columns_json(d: dict, m: Message, columns: list[str] | None, props: dict | None = None) -> dict:
-    """A message's JSON object with only ``columns`` (any of the columnar schema's), in that order."""
+def _columns_json(d: dict, m: Message, columns: list[str] | None, props: dict | None = None,
+                  data: bytes | None = None) -> dict:
+    """A message's JSON object with only ``columns`` (any of the columnar schema's, or ``bodyBytes``: the
+    length of ``data``, the body as shown, by default ``m``'s), in that order."""
     if columns is None:
         return d
     from ..export import OPTIONAL_JSON_KEYS
     props = m.properties if props is None else props
-    extra = {"tags": props.get("TAGS"), "keys": [k for k in (props.get("KEYS") or "").split(" ") if k],
+    extra = {BODY_BYTES: len(m.shown_body if data is None else data),
+             "tags": props.get("TAGS"), "keys": [k for k in (props.get("KEYS") or "").split(" ") if k],
              "uniqKey": props.get("UNIQ_KEY"), "priority": properties.priority_of(props),
              "liteTopic": properties.lite_topic_of(props), "propertiesString": None, "segment": None}
     out = {c: d[c] if c in d else extra.get(c) for c in columns}
@@ -447,13 +457,13 @@ def cmd_messages(args: argparse.Namespace) -> int:
             if args.format == "jsonl":
                 whole = d
                 d = bodies.apply_json(d, data, args.body, args.body_limit)
-                d = _columns_json(d, m, columns, item.properties if item is not None else None)
+                d = _columns_json(d, m, columns, item.properties if item is not None else None, data)
                 d = _system_json(d, whole, system)
                 d = _decoded_json(d, decoder, data)
                 out.write(json.dumps(d, ensure_ascii=False) + "\n")
             elif columns is not None:
                 rows.append(_system_row(_columns_row(_columns_json(d, m, columns, item.properties if item is not None
-                                                                   else None), columns), d, system))
+                                                                   else None, data), columns), d, system))
             else:
                 row = _inner_row(m, item) if item is not None else _message_row(m)
                 rows.append(_system_row(_decoded_row(_with_body(row, data, args) if body else row, decoder, data),
@@ -489,7 +499,8 @@ def cmd_messages(args: argparse.Namespace) -> int:
     if system is not None:  # what the system columns are decoded from, read and then left out
         from ..systopics.batches import NEEDED
         names = names + [c for c in NEEDED if c not in names]
-    decompress = shows_body and (jsonl or body or columns is not None or decoder is not None)
+    # Every body shown or measured is decompressed: bodyBytes is the length of the body as shown.
+    decompress = shows_body or BODY_BYTES in names
     reshape = jsonl and shows_body and (args.body not in (None, "base64") or args.body_limit is not None)
     raw = _binary_stdout() if jsonl and not reshape and counts is None else None
     table = None
@@ -499,7 +510,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
             import pyarrow as pa
 
             from ..columnar import SCHEMA
-            cut = [i for i, c in enumerate(columns) if pa.types.is_string(SCHEMA.field(c).type)]
+            cut = [i for i, c in enumerate(columns) if c != BODY_BYTES and pa.types.is_string(SCHEMA.field(c).type)]
             table = TableStream(header, out, cut=cut, layout=lambda h, w, c: _fitted(h, w, c, width))
         else:
             end_offset = max((s.start_offset + s.size for s in log.segments), default=0)
@@ -701,14 +712,21 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _column_list(text: str) -> list[str]:
+def _column_list(text: str, *, more: tuple[str, ...] = ()) -> list[str]:
     from ..columnar import COLUMNS
     names = [c.strip() for c in text.split(",") if c.strip()]
-    unknown = [c for c in names if c not in COLUMNS]
+    known = (*COLUMNS, *more)
+    unknown = [c for c in names if c not in known]
     if unknown or not names:
         raise argparse.ArgumentTypeError(f"unknown column(s) {', '.join(unknown) or '(none given)'}; "
-                                         f"the columns are {', '.join(COLUMNS)}")
+                                         f"the columns are {', '.join(known)}")
     return names
+
+
+def _message_column_list(text: str) -> list[str]:
+    """``messages --columns``: the columnar schema's columns and the table's ``bodyBytes``."""
+    return _column_list(text, more=(BODY_BYTES,))
+
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -797,10 +815,11 @@ def add_commands(sub) -> None:
                                       "(store host and commit-log offset), or else the producer's (UNIQ_KEY, "
                                       "what SendResult.getMsgId() returns), looked up by key in the index")
     sp.add_argument("--limit", type=bodies.non_negative, help="stop after this many messages")
-    sp.add_argument("--columns", type=_column_list,
+    sp.add_argument("--columns", type=_message_column_list,
                     help="comma-separated column names, shown in that order (table and jsonl): any of the "
                          "columns of `export --columns` (commitLogOffset, topic, queueId, queueOffset, "
-                         "storeTimestamp, tags, keys, uniqKey, priority, liteTopic, properties, msgId, body, …)")
+                         "storeTimestamp, tags, keys, uniqKey, priority, liteTopic, properties, msgId, body, …) "
+                         "and bodyBytes (the body's length, as the table shows it)")
     sp.add_argument("--count", nargs="?", const="total", choices=["total", "topic", "queue"],
                     help="print the number of matching messages instead of them: in total (the default), or "
                          "per topic or per topic queue (jsonl: one JSON line per count)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import datetime, timedelta, timezone
 
 from . import status
 from .common import UsageError, add_store_args, iso, open_from_args, print_table
@@ -23,16 +24,27 @@ def delay_levels(path: str | None) -> tuple[int, ...]:
         raise UsageError(f"--config {path}: {exc}") from None
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _millis(value: datetime) -> int:
+    """Epoch milliseconds of a timestamp column's value, exactly (no float on the way)."""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return (value - _EPOCH) // timedelta(milliseconds=1)
+
+
 def _cell(value) -> object:
-    if hasattr(value, "timestamp"):  # pyarrow gives aware datetimes for the timestamp columns
-        return iso(int(value.timestamp() * 1000))
+    if isinstance(value, datetime):  # pyarrow gives aware datetimes for the timestamp columns
+        return iso(_millis(value))
     if isinstance(value, list):
         return ",".join(map(str, value))
     return "" if value is None else value
 
 
 def _json_value(value) -> object:
-    return iso(int(value.timestamp() * 1000)) if hasattr(value, "timestamp") else value
+    """A JSON value: a time as the epoch milliseconds, as every command's JSON gives times."""
+    return _millis(value) if isinstance(value, datetime) else value
 
 
 def cmd_pending(args: argparse.Namespace) -> int:
@@ -46,7 +58,7 @@ def cmd_pending(args: argparse.Namespace) -> int:
         last = result.last_store_time_ms
         rcp = result.rocksdb_timer_checkpoint
         doc: dict[str, object] = {
-            "lastStoreTime": iso(last) if last is not None else None,
+            "lastStoreTime": last,
             # a list of objects, as config's: the levels are data, not keys
             "delayOffsets": ([{"level": k, "offset": v} for k, v in result.delay_offsets.items()]
                              if result.has_delay_offsets else None),

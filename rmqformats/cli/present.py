@@ -5,10 +5,12 @@
   where a column is one of them; a table's header uses the same names as the
   JSON keys of the same values (``queueId``, never ``queue``;
   ``committedOffset``, ``minOffset``, ``maxOffset`` in ``lag`` as in its
-  JSON), so ``--columns`` takes what the header shows. Only a table's own
-  summaries have a name of their own (``share`` of the bytes, a lag row's
-  ``flags``, ``bodyBytes``). :func:`camel` turns the API's snake_case names
-  into them.
+  JSON; a consumer offset is ``committedOffset`` in ``config`` too), so
+  ``--columns`` takes what the header shows. Only a table's own summaries
+  have a name of their own (``share`` of the bytes, a lag row's ``flags``);
+  ``messages``' ``bodyBytes`` (the body's length as ``body`` shows it) is
+  JSON's key with ``--body-limit`` and a ``--columns`` name. :func:`camel`
+  turns the API's snake_case names into them.
 - **Times**: ISO 8601 UTC with milliseconds (``2026-11-21T09:53:22.457Z``,
   :func:`iso`) wherever a time is shown for people: tables and notes. JSON
   keeps the epoch milliseconds the files hold under the field's own name and,

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..batch_consumequeue import UNIT_SIZE as BCQ_UNIT_SIZE
 from ..consumequeue import UNIT_DTYPE as CQ_UNIT_DTYPE
-from ..errors import RmqFormatError
+from ..errors import RmqFormatError, display_path, place
 from ..index import DEFAULT_NUM_HASH_SLOTS, DEFAULT_NUM_INDEX, infer_counts
 from ..queuefiles import list_queue_dirs, queue_files
 
@@ -197,5 +197,5 @@ def _cut_reason(folder: str) -> str | None:
         pass
     end = walk.end
     if end is not None and end.reason in (EndReason.TRUNCATED, EndReason.END_OF_FILE):
-        return f"the data ends at byte {end.file_offset}: {end.reason.value}"
+        return f"the data ends at {place(display_path(end.segment), end.file_offset)}: {end.reason.value}"
     return None

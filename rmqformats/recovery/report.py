@@ -379,7 +379,8 @@ def _segments_figure(report: StoreReport):
     for s in report.segments:
         add("messages", s, 0, s.used, f"{s.messages} message(s), {_iso(s.first_time)} to {_iso(s.last_time)}")
         if s.blank_at is not None:
-            add("BLANK padding", s, s.blank_at, s.size - s.blank_at, f"BLANK record at byte {s.blank_at}")
+            add("BLANK padding", s, s.blank_at, s.size - s.blank_at,
+                f"BLANK record at {place(display_path(s.path), s.blank_at)}")
         salvaged = (f"; {s.salvaged} message(s) readable past the damage (salvage)" if s.salvaged
                     else "; no message readable" if report.salvaged else "; not read")
         if past_end:
@@ -387,14 +388,14 @@ def _segments_figure(report: StoreReport):
         elif end is not None and s.path == end_seg:
             past_end = True
             add("after the end of data", s, end.file_offset, s.size - end.file_offset,
-                f"data ends at byte {end.file_offset}: {end.reason.value}"
+                f"data ends at {place(display_path(s.path), end.file_offset)}: {end.reason.value}"
                 + (salvaged if report.salvaged else ""))
     for s in report.segments:
         # Drawn over the yellow: what a salvage walk still reads after the broker's end of the data.
         if s.salvaged and s.salvaged_from is not None and s.salvaged_to is not None:
             add("readable past the damage", s, s.salvaged_from, s.salvaged_to - s.salvaged_from,
-                f"{s.salvaged} message(s) readable past the damage (salvage), bytes {s.salvaged_from} to "
-                f"{s.salvaged_to}")
+                f"{s.salvaged} message(s) readable past the damage (salvage), from "
+                f"{place(display_path(s.path), s.salvaged_from)} to 0x{s.salvaged_to:x}")
     for d in report.damaged:
         seg = next((s for s in report.segments if s.path == _damaged_field(d, "segment")
                     or s.name == os.path.basename(str(_damaged_field(d, "segment")))), None)
