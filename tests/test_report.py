@@ -12,6 +12,7 @@ import pytest
 
 import rmqformats
 from rmqformats.cli import main, status
+from rmqformats.cli.present import iso
 from plotly.offline import get_plotlyjs
 
 from rmqformats.recovery.report import BUCKETS_MS, MAX_CELLS, TimeHistogram, build_report, plotly_script_name
@@ -110,7 +111,8 @@ def test_report_shows_what_pending_lists(tmp_path, capsys):
     for part in ("scheduled", "timer", "deadLetter"):
         assert f'<h3 id="pending-{part}">' in section
     for row in doc["scheduled"] + doc["timer"]:
-        assert f"<td>{row['uniqKey']}</td>" in section and f"<td>{row['dueTime']}</td>" in section
+        # the page shows times as people read them; the command's JSON gives epoch milliseconds
+        assert f"<td>{row['uniqKey']}</td>" in section and f"<td>{iso(row['dueTime'])}</td>" in section
     assert f"<td>{doc['deadLetter'][0]['originTopic']}</td>" in section
 
 
