@@ -16,11 +16,10 @@ record's position in its file. :attr:`DataEnd.offset` is an entry position
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 
 import numpy as np
 
-from ..commitlog import CommitLog
+from ..commitlog import CommitLog, Scan
 from ..segments import Blank, DataEnd
 from ..columnar import kernels as K
 from ..columnar import layout as L
@@ -48,14 +47,14 @@ WINDOW = columnar.WINDOW
 assert BODY_OFFSET == 48
 
 
-class DLedgerScan:
+class DLedgerScan(Scan):
     """An iterator of the messages of a DLedger commit log, in log order.
 
     A view over the DLedger walk (:class:`rmqformats.dledger.columnar.MessageWalk`): each message is
     made from a row its kernel found. After it is exhausted, :attr:`end` tells where and why the data
     ended (an entry position) and :attr:`blanks` lists the BLANK fillers passed; with ``with_entries``
     it yields the :class:`DLedgerEntry` objects instead. With ``strict=True`` a corrupt end raises its
-    typed error.
+    typed error. Its end, BLANK fillers, progress and iteration are :class:`~rmqformats.commitlog.Scan`'s.
     """
 
     def __init__(self, log: "DLedgerCommitLog", start: int | None, verify_crc: bool, strict: bool,
@@ -67,21 +66,6 @@ class DLedgerScan:
         self._gen = self._run()
 
     @property
-    def end(self) -> DataEnd | None:
-        """Where and why the data ended (``None`` until the iteration is over)."""
-        return self._walk.end
-
-    @property
-    def blanks(self) -> list[Blank]:
-        """The BLANK fillers passed so far."""
-        return self._walk.blanks
-
-    @property
-    def bytes_done(self) -> int:
-        """Bytes of the data files covered so far (for progress reports)."""
-        return self._walk.bytes_done
-
-    @property
     def last_index(self) -> int:
         """Index of the last entry read (-1 before the first)."""
         return self._walk.last_index
@@ -90,16 +74,6 @@ class DLedgerScan:
     def last_term(self) -> int:
         """Term of the last entry read (-1 before the first)."""
         return self._walk.last_term
-
-    def __iter__(self):
-        return self._gen
-
-    def __next__(self):
-        return next(self._gen)
-
-    def _run(self) -> Iterator:
-        for block in self._walk:
-            yield from block
 
 
 class DLedgerCommitLog(CommitLog):
