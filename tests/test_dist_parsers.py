@@ -25,6 +25,7 @@ import pytest
 from rmqformats.codegen import dist
 
 from conftest import FIXTURES, RUNTIMES, skip_without_runtime
+from truthcmp import summary_line
 
 REPO = Path(__file__).resolve().parents[1]
 KSC_MODULES = REPO / "tools" / "ksc" / "node_modules"
@@ -37,12 +38,7 @@ CARGO_REGISTRY = "/usr/share/cargo/registry"
 
 
 def _expected() -> str:
-    rows = [json.loads(line) for line in
-            (FIXTURES / VERSION / "truth" / "messages.jsonl").read_text(encoding="utf-8").splitlines()]
-    msgs = [r for r in rows if r["file"] == SEGMENT.name and r["kind"] == "MESSAGE"]
-    first, last = msgs[0], msgs[-1]
-    return (f"{len(msgs)} {first['topic']} {first['queueOffset']} {last['topic']} {last['queueOffset']} "
-            f"{last['storeTimestamp']}")
+    return summary_line(FIXTURES / VERSION / "truth" / "messages.jsonl", SEGMENT.name)
 
 
 @pytest.fixture(scope="module")

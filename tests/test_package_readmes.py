@@ -41,6 +41,7 @@ import pytest
 from rmqformats.codegen import dist
 
 from conftest import FIXTURES, RUNTIMES, skip_without_runtime
+from truthcmp import summary_line
 
 VERSION = "rocketmq-5.3.3"
 SEGMENT = FIXTURES / VERSION / "store" / "commitlog" / "00000000000000000000"
@@ -76,12 +77,7 @@ def steps(readme: str) -> list[tuple[str, str, str]]:
 
 
 def _expected() -> str:
-    rows = [json.loads(line) for line in
-            (FIXTURES / VERSION / "truth" / "messages.jsonl").read_text(encoding="utf-8").splitlines()]
-    msgs = [r for r in rows if r["file"] == SEGMENT.name and r["kind"] == "MESSAGE"]
-    first, last = msgs[0], msgs[-1]
-    return (f"{len(msgs)} {first['topic']} {first['queueOffset']} {last['topic']} {last['queueOffset']} "
-            f"{last['storeTimestamp']}")
+    return summary_line(FIXTURES / VERSION / "truth" / "messages.jsonl", SEGMENT.name)
 
 
 def test_steps_read_titles_and_commands():

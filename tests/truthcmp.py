@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import json
+from pathlib import Path
 
 #: Ground-truth keys that every parser must reproduce for every message record.
 MESSAGE_KEYS = (
@@ -43,3 +45,14 @@ def count_mismatches(actual_rows: list[dict], truth_rows: list[dict]) -> tuple[i
     for a, t in zip(actual_rows, truth_rows):
         details.extend(mismatches(a, t))
     return len(details), details[:20]
+
+
+def summary_line(truth: Path, segment: str) -> str:
+    """What the parser packages' programs print for the commit-log file ``segment``, from ``truth``
+    (a ``messages.jsonl``): the message count, the first message's topic and queue offset, and the last
+    one's topic, queue offset and store time."""
+    rows = [json.loads(line) for line in truth.read_text(encoding="utf-8").splitlines()]
+    msgs = [r for r in rows if r["file"] == segment and r["kind"] == "MESSAGE"]
+    first, last = msgs[0], msgs[-1]
+    return (f"{len(msgs)} {first['topic']} {first['queueOffset']} {last['topic']} {last['queueOffset']} "
+            f"{last['storeTimestamp']}")
