@@ -248,12 +248,7 @@ def layout_page(name: str, facts: ann.Annotations) -> str:
              "`offset` is from the start of the type in bytes, where the fields before it have fixed widths "
              "(`var.` after a field of variable width); `since` is the first release that writes a field or "
              "value, `until` the first that no longer does.", ""]
-    types: list[tuple[str, str, dict]] = [("", fmt, spec)]
-    stack = list((spec.get("types") or {}).items())
-    while stack:
-        tname, t = stack.pop(0)
-        types.append((f"types/{tname}", tname, t))
-        stack.extend((f"{tname}/types/{n}", s) for n, s in (t.get("types") or {}).items())
+    types = vdocs.spec_types(spec)
     for path, tname, t in types:
         if not (t.get("seq") or t.get("instances")):
             continue
@@ -261,22 +256,9 @@ def layout_page(name: str, facts: ann.Annotations) -> str:
         if path and t.get("doc"):
             lines += [vdocs._cell(t.get("doc")), ""]
         lines += _type_table(fmt, path, t, since, facts, {n: d for _, n, d in types})
-    for ename, values in (spec.get("enums") or {}).items():
-        lines += [f"### enum {ename}", "", "| value | id | meaning | since | until | Java name |",
-                  "|---|---|---|---|---|---|"]
-        for value, member in values.items():
-            member = member if isinstance(member, dict) else {"id": member}
-            s, u = vdocs._range(vdocs._element(facts, fmt, f"enums/{ename}/{ann.enum_key(value)}"), since)
-            lines.append(f"| `{ann.enum_key(value)}` | `{member['id']}` | {vdocs._cell(member.get('doc'))} | {s} "
-                         f"| {u} | {vdocs._cell(member.get('-orig-id', ''))} |")
-        lines.append("")
-    changes = [c for c in facts.changes if c.format == fmt]
-    if changes:
-        lines += ["### Changes of meaning and width", "", "| release | rule | where | change | cited |",
-                  "|---|---|---|---|---|"]
-        for c in sorted(changes, key=lambda c: (c.release, c.path)):
-            lines.append(f"| {c.release} | {c.rule} | `{c.path}` | {vdocs._cell(c.doc)} | `{c.ref}` |")
-        lines.append("")
+    # the whole doc of each value here (formats.md keeps its first sentence)
+    lines += vdocs.enum_tables(spec, facts, since, doc=lambda doc: doc)
+    lines += vdocs.change_table(fmt, facts, "Changes of meaning and width")
     lines += ["## Between releases", ""] + _release_diffs(fmt)
     return "\n".join(lines).rstrip("\n") + "\n"
 

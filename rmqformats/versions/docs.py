@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,46 @@ def _element(facts: ann.Annotations, fmt: str, path: str) -> ann.Element | None:
         return None
 
 
+def spec_types(spec: dict) -> list[tuple[str, str, dict]]:
+    """The spec's top level and its types, nested ones after their parents, as (annotation path, name, type);
+    the top level's path is empty."""
+    types: list[tuple[str, str, dict]] = [("", spec["meta"]["id"], spec)]
+    stack = list((spec.get("types") or {}).items())
+    while stack:
+        tname, t = stack.pop(0)
+        types.append((f"types/{tname}", tname, t))
+        stack.extend((f"{tname}/types/{n}", s) for n, s in (t.get("types") or {}).items())
+    return types
+
+
+def enum_tables(spec: dict, facts: ann.Annotations, since: str, *, doc: Callable[[Any], Any]) -> list[str]:
+    """A table per enum of the spec: value, id, meaning (``doc`` of the member's doc), since, until, Java name."""
+    fmt = spec["meta"]["id"]
+    lines: list[str] = []
+    for ename, values in (spec.get("enums") or {}).items():
+        lines += [f"### enum {ename}", "", "| value | id | meaning | since | until | Java name |",
+                  "|---|---|---|---|---|---|"]
+        for value, member in values.items():
+            member = member if isinstance(member, dict) else {"id": member}
+            s, u = _range(_element(facts, fmt, f"enums/{ename}/{ann.enum_key(value)}"), since)
+            lines.append(f"| `{ann.enum_key(value)}` | `{member['id']}` | {_cell(doc(member.get('doc')))} | {s} | {u} "
+                         f"| {_cell(member.get('-orig-id', ''))} |")
+        lines.append("")
+    return lines
+
+
+def change_table(fmt: str, facts: ann.Annotations, title: str) -> list[str]:
+    """The changes of meaning and width of the format ``fmt``, by release, under the heading ``title``;
+    nothing when it has none."""
+    changes = [c for c in facts.changes if c.format == fmt]
+    if not changes:
+        return []
+    lines = [f"### {title}", "", "| release | rule | where | change | cited |", "|---|---|---|---|---|"]
+    for c in sorted(changes, key=lambda c: (c.release, c.path)):
+        lines.append(f"| {c.release} | {c.rule} | `{c.path}` | {_cell(c.doc)} | `{c.ref}` |")
+    return lines + [""]
+
+
 def _spec_section(name: str, facts: ann.Annotations) -> list[str]:
     spec = ann.load_ksy(name)
     fmt = spec["meta"]["id"]
@@ -74,14 +115,7 @@ def _spec_section(name: str, facts: ann.Annotations) -> list[str]:
              f"Written since {since or 'the first release'}" + (f", until {until} (excluded)" if until else "")
              + (f"; cited: `{spec['-rmq-ref']}`" if spec.get("-rmq-ref") else "") + ".", "",
              _sentence(spec.get("doc")), ""]
-    types = [("", fmt, spec)]
-    stack = list((spec.get("types") or {}).items())
-    prefix = {id(spec): ""}
-    while stack:
-        tname, t = stack.pop(0)
-        types.append((f"types/{tname}", tname, t))
-        stack.extend((f"{tname}/types/{n}", s) for n, s in (t.get("types") or {}).items())
-    for path, tname, t in types:
+    for path, tname, t in spec_types(spec):
         seq = t.get("seq") or []
         inst = t.get("instances") or {}
         if not seq and not inst:
@@ -108,22 +142,8 @@ def _spec_section(name: str, facts: ann.Annotations) -> list[str]:
             what = f"value `{i['value']}`" if "value" in i else _width(i) + (f" at `{i['pos']}`" if "pos" in i else "")
             lines.append(f"| `{iname}` (instance) | {_cell(what)} | {_cell(_sentence(i.get('doc')))} | {s} | {u} | |")
         lines.append("")
-    for ename, values in (spec.get("enums") or {}).items():
-        lines += [f"### enum {ename}", "", "| value | id | meaning | since | until | Java name |",
-                  "|---|---|---|---|---|---|"]
-        for value, member in values.items():
-            member = member if isinstance(member, dict) else {"id": member}
-            s, u = _range(_element(facts, fmt, f"enums/{ename}/{ann.enum_key(value)}"), since)
-            lines.append(f"| `{ann.enum_key(value)}` | `{member['id']}` | {_cell(_sentence(member.get('doc')))} | {s} | {u} "
-                         f"| {_cell(member.get('-orig-id', ''))} |")
-        lines.append("")
-    changes = [c for c in facts.changes if c.format == fmt]
-    if changes:
-        lines += ["### changes of meaning and width", "", "| release | rule | where | change | cited |",
-                  "|---|---|---|---|---|"]
-        for c in sorted(changes, key=lambda c: (c.release, c.path)):
-            lines.append(f"| {c.release} | {c.rule} | `{c.path}` | {_cell(c.doc)} | `{c.ref}` |")
-        lines.append("")
+    lines += enum_tables(spec, facts, since, doc=_sentence)
+    lines += change_table(fmt, facts, "changes of meaning and width")
     return lines
 
 
