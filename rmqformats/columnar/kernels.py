@@ -373,6 +373,51 @@ def walk_records(buf, start, end, at_eof, stop_at, cap, i32, i64, trusted=-1):
         pos = rend
 
 
+@njit(**_JIT)
+def time_bounds(buf, start, end, at_eof, low, high, target, i32, i64, out):
+    """:func:`walk_records`' walk of ``buf[start:end]``, keeping only what decides whether a segment can hold
+    a store-time window: the least and greatest STORETIMESTAMP (``out[0]``, ``out[1]``, widened), the
+    records whose topic is ``target`` (``out[2]``, added to) and whether a record's time lies in
+    ``[low, high)`` (``out[3]`` set to 1, and the walk stops after that record's batch of rows).
+
+    The records are those :func:`walk_records` takes, found by it (``i32``/``i64`` are its scratch
+    columns, of any width), so the walk stops exactly where the decoding walk does. Returns ``(n, stop,
+    pos)`` as :func:`walk_records` does, ``stop`` never ``STOP_FULL``; after a hit, ``STOP_LIMIT`` at the
+    record to go on from.
+    """
+    pos = start
+    total = 0
+    cap = i32.shape[1]
+    t = target.shape[0]
+    while True:
+        n, stop, spos = walk_records(buf, pos, end, at_eof, end + 1, cap, i32, i64, -1)
+        hit = False
+        for k in range(n):
+            ts = i64[I64_STORE_TS, k]
+            if ts < out[0]:
+                out[0] = ts
+            if ts > out[1]:
+                out[1] = ts
+            if low <= ts < high:
+                hit = True
+            if i64[I64_TOPIC_LEN, k] == t:
+                p = i64[I64_TOPIC_POS, k]
+                same = True
+                for j in range(t):
+                    if buf[p + j] != target[j]:
+                        same = False
+                        break
+                if same:
+                    out[2] += 1
+        total += n
+        if hit:
+            out[3] = 1
+            return total, STOP_LIMIT, spos
+        if stop != STOP_FULL:
+            return total, stop, spos
+        pos = spos
+
+
 @njit(inline="always", **_JIT)
 def entry_header(buf, pos, e64, n, whole):
     """Store the header fields of the DLedger entry at ``pos`` in column ``n`` of ``e64`` (rows ``E_*``): the
@@ -995,6 +1040,7 @@ def warm_up() -> None:
     i32 = np.empty((N_I32, 1), np.int32)
     i64 = np.empty((N_I64, 1), np.int64)
     walk_records(buf, 0, 64, True, 65, 1, i32, i64, -1)
+    time_bounds(buf, 0, 64, True, 0, 1, buf[:1], i32, i64, np.zeros(4, np.int64))
     walk_entries(buf, 0, 64, 64, 0, 1, i32, i64, np.empty((N_E, 2), np.int64), -1, -1)
     entry_header(buf, 0, np.empty((N_E, 1), np.int64), 0, True)
     find_record(buf, 0, 64, True, 64, 0, i32, i64)

@@ -138,6 +138,8 @@ class ParallelScan(ColumnarScan):
         self.ranges_walked_here = 0
         # What a worker needs to make the same scan: the commit log's files as this scan saw them.
         worker_options = {k: v for k, v in options.items() if k not in ("start", "strict")}
+        #: Segments the planner passed by their store times (:meth:`ColumnarScan._skip`): index -> (size, outcome).
+        self._skips: dict[int, tuple[int, tuple]] = {}
         self._spec = (uuid.uuid4().hex, commitlog.path, tuple(commitlog.segments),
                       getattr(commitlog, "record_crc", True), worker_options)
 
@@ -182,6 +184,11 @@ class ParallelScan(ColumnarScan):
                     size = os.fstat(fd).st_size
                     limit = size + 1 if self._stop_at is None else self._stop_at - seg.start_offset
                     plan = plans.pop(i, None)
+                    skipped = self._skips.pop(i, None)
+                    if skipped is not None and skipped[0] == size:  # passed by its store times when planned
+                        drop(i)
+                        self._pass_segment(seg, size, skipped[1])
+                        continue
                     if plan is None or plan[0] != size or not plan[1]:
                         # Not planned (its size could not be read then), changed since, or nothing to split.
                         drop(i)
@@ -314,6 +321,12 @@ class ParallelScan(ColumnarScan):
                 size = os.stat(seg.path).st_size
             except OSError:
                 return
+            skip = self._skip_file(seg, size, pos, i == len(segments) - 1)
+            if skip is not None:  # no range of it is handed to the workers
+                self._skips[i] = (size, skip)
+                plans[i] = (size, [])
+                pos = 0
+                continue
             limit = size + 1 if self._stop_at is None else self._stop_at - seg.start_offset
             stop_at = min(size, limit)
             bounds = []
@@ -328,6 +341,19 @@ class ParallelScan(ColumnarScan):
             for k, (b, e) in enumerate(bounds):
                 yield (i, seg, size, b, e, k == 0, i == len(segments) - 1)
             pos = 0
+
+    def _skip_file(self, seg: Segment, size: int, pos: int, last: bool) -> tuple | None:
+        """:meth:`_skip` of a segment not open yet (``None`` where it cannot be opened: its walk meets that)."""
+        if not self._prune:
+            return None
+        try:
+            fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        except OSError:
+            return None
+        try:
+            return self._skip(seg, fd, size, pos, last)
+        finally:
+            os.close(fd)
 
     def _use_ranges(self, seg: Segment, fd: int, size: int, pos: int, limit: int, last: bool, index: int,
                     inflight: deque, fill):

@@ -52,6 +52,13 @@ DEFAULT_BATCH_SIZE = 65536
 #: A body larger than it makes a batch of its own.
 DEFAULT_BATCH_BYTES = 64 << 20
 _HEADER_BYTES = 8
+#: Bytes read at a time by the walk that passes segments outside a store-time window (:meth:`ColumnarScan._skip`):
+#: small enough to stay in a core's cache between the read and the walk.
+HOP_WINDOW = 256 << 10
+#: Records longer than this are left to the decoding walk (the store-time walk does not grow its window further).
+_HOP_MAX_RECORD = 64 << 20
+_I64_MIN = -(1 << 63)
+_I64_MAX = (1 << 63) - 1
 #: Reads of the window where the data of the last segment ends, at most, until two agree (see ``_read_stable``).
 _STABLE_READS = 100
 #: Bytes read past the end of a byte range, for the range's last record (more is read when it is longer).
@@ -169,11 +176,30 @@ class ColumnarScan:
             except RmqFormatError:  # before the first segment or in a gap: scan from the start
                 start = None
         self._start = start
+        # Segments wholly outside the store-time window are passed by a walk that builds no row
+        # (:meth:`_skip`); with CRC checks or a live store every segment is decoded as before.
+        self._prune = ((self._since is not None or self._until is not None) and not verify_crc
+                       and not force_verify_prop_crc and not live)
+        #: Segments passed by their store times (no record of them can be in ``since``/``until``), and
+        #: their bytes: only their record headers were walked, no column of them was built.
+        self.segments_skipped = 0
+        self.bytes_skipped = 0
+        #: Bytes walked only for store times: the skipped segments' records, and a decoded segment's
+        #: records before its first one in the window (walked again when it is decoded).
+        self.bytes_hopped = 0
+        self._hop_buf: np.ndarray | None = None
+        self._hop_cols: tuple[np.ndarray, np.ndarray] | None = None
         keep_freed_memory()
         self._gen = self._run()
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         return self._gen
+
+    @property
+    def bytes_decoded(self) -> int:
+        """Bytes of commit log covered by the decoding walk so far (:attr:`bytes_done` less the skipped
+        segments')."""
+        return self.bytes_done - self.bytes_skipped
 
     def __next__(self) -> pa.RecordBatch:
         return next(self._gen)
@@ -202,6 +228,10 @@ class ColumnarScan:
                     size = os.fstat(fd).st_size
                     # ``stop`` (a commit-log offset) ends the walk before the first record at or after it.
                     limit = size + 1 if self._stop_at is None else self._stop_at - seg.start_offset
+                    skip = self._skip(seg, fd, size, pos, i == len(segments) - 1)
+                    if skip is not None:
+                        self._pass_segment(seg, size, skip)
+                        continue
                     if pool is None:
                         outcome = yield from self._walk(seg, fd, size, pos, limit, i == len(segments) - 1,
                                                         self._progress)
@@ -221,6 +251,67 @@ class ColumnarScan:
 
     def _progress(self, n: int) -> None:
         self.bytes_done += n
+
+    def _pass_segment(self, seg: Segment, size: int, outcome: tuple) -> None:
+        """Count a segment :meth:`_skip` passed as walked to its BLANK record (``outcome``)."""
+        self.bytes_done += outcome[1]
+        self.segments_skipped += 1
+        self.bytes_skipped += size
+        self._segment_done(seg, size, outcome, False)
+
+    def _skip(self, seg: Segment, fd: int, size: int, pos: int, last: bool) -> tuple | None:
+        """``("blank", p, size)`` when the decoding walk of this segment would yield no row and end at its
+        BLANK record ``p``, found without building any row; ``None`` when it must be decoded.
+
+        The records are walked by :func:`~rmqformats.columnar.kernels.time_bounds`, which takes exactly
+        the records the decoding walk takes (its :func:`~rmqformats.columnar.kernels.walk_records`), in
+        windows of :data:`HOP_WINDOW` bytes. The segment is passed only when every record was taken up to
+        a BLANK record, none has a store time in ``[since, until)`` (store times are not assumed to be in
+        order: every record's own is compared), none is a ``SCHEDULE_TOPIC_XXXX`` record (whose DELAY the
+        decoding walk checks), the file kept its size, and the segment is neither the last (whose end the
+        walk reads as a live file's) nor one where ``start``, ``stop`` or ``to_offset`` end or begin the
+        walk. Anything else (damage, zero fill, a record in the window) is left to the decoding walk, which
+        meets it exactly as it would have.
+        """
+        if not self._prune or last or pos != 0:
+            return None
+        end = seg.start_offset + size
+        if (self._stop_at is not None and self._stop_at <= end) or (self._to is not None and self._to < end):
+            return None
+        low = _I64_MIN if self._since is None else min(max(self._since, _I64_MIN), _I64_MAX)
+        high = _I64_MAX if self._until is None else min(max(self._until, _I64_MIN), _I64_MAX)
+        if self._hop_buf is None:
+            self._hop_buf = np.empty(HOP_WINDOW, np.uint8)
+            self._hop_cols = (np.empty((K.N_I32, 1024), np.int32), np.empty((K.N_I64, 1024), np.int64))
+        buf = self._hop_buf
+        i32, i64 = self._hop_cols
+        out = np.array([_I64_MAX, _I64_MIN, 0, 0], np.int64)
+        at = 0
+        need = 0
+        while True:
+            want = min(size - at, max(len(buf), need))
+            if want > _HOP_MAX_RECORD:
+                return None  # a record longer than this: the decoding walk reads it
+            if want > len(buf):
+                buf = np.empty(want, np.uint8)
+            if _read_into(fd, buf, want, at) < want:
+                return None  # shrunk: the decoding walk says so
+            _, stop, spos = K.time_bounds(buf, 0, want, at + want == size, low, high, _SCHEDULE_TOPIC, i32, i64,
+                                          out)
+            if stop != K.STOP_WINDOW:
+                break
+            need = 0
+            if spos == 0:  # a record longer than what was read: read it whole next time
+                need = max(int.from_bytes(bytes(buf[:4]), "big", signed=True), 2 * want, _HEADER_BYTES)
+            at += spos
+        self.bytes_hopped += at + spos
+        if stop != K.STOP_BLANK or out[3] or out[2]:
+            return None
+        if self._until is None and out[1] == _I64_MAX and low <= _I64_MAX:
+            return None  # a time the exclusive bound above cannot hold
+        if os.fstat(fd).st_size != size:
+            return None
+        return ("blank", at + spos, int.from_bytes(bytes(buf[spos:spos + 4]), "big", signed=True))
 
     def _stopped(self, stop: _Stop) -> None:
         """Record where the data ended; a strict walk raises the error of an end that is not clean."""
