@@ -190,3 +190,37 @@ def test_vector_stores_equal_the_unpruned_walk(version):
     assert max(skipped) > 0  # the vectors' windows do leave segments out
     assert_same(path, since=cuts[-1] + 1)
     assert_same(path, until=cuts[0])
+
+
+def cli_outputs(capfdbinary, folder, out, jobs: int) -> dict:
+    """What ``messages`` and ``export`` (JSON Lines and Parquet) write for hour 6 with ``--jobs``."""
+    import pyarrow.parquet as pq
+    from rmqformats.cli import main
+    window = ["--since", str(T0 + 6 * HOUR), "--until", str(T0 + 7 * HOUR), "--jobs", str(jobs)]
+    got = {"messages": (main(["messages", str(folder), "--format", "jsonl", *window]), capfdbinary.readouterr())}
+    target = out / f"e{jobs}.jsonl"
+    got["jsonl"] = (main(["export", str(folder), "--to", "jsonl", str(target), *window]), target.read_bytes())
+    capfdbinary.readouterr()
+    target = out / f"p{jobs}"
+    got["parquet"] = (main(["export", str(folder), "--to", "parquet", str(target), *window]),
+                      pq.read_table(target).to_pylist())
+    capfdbinary.readouterr()
+    return got
+
+
+def test_commands_give_the_unpruned_output(store, tmp_path, capfdbinary, monkeypatch):
+    monkeypatch.setenv("RMQFORMATS_JOB_RANGE", "4096")
+    monkeypatch.setenv("RMQFORMATS_JOBS_MIN_BYTES", "0")
+    folder, times, _ = store
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "c").mkdir()
+    pruned = cli_outputs(capfdbinary, folder, tmp_path / "a", 1)
+    jobs = cli_outputs(capfdbinary, folder, tmp_path / "b", 2)
+    unpruned(monkeypatch)
+    whole = cli_outputs(capfdbinary, folder, tmp_path / "c", 1)
+    assert pruned["messages"][0] == 0
+    assert pruned["messages"][1].out.count(b"\n") == sum(T0 + 6 * HOUR <= t < T0 + 7 * HOUR for t in times)
+    assert pruned == whole
+    assert jobs["messages"] == whole["messages"] and jobs["jsonl"] == whole["jsonl"]
+    assert jobs["parquet"] == whole["parquet"]

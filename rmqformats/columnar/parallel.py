@@ -260,6 +260,10 @@ class ParallelScan(ColumnarScan):
             limit = None if size is None else (size + 1 if self._stop_at is None
                                                else self._stop_at - seg.start_offset)
             job = None
+            skip = None if size is None else self._skip_file(seg, size, start, i == len(segments) - 1)
+            if skip is not None:  # passed by its store times: no worker writes it
+                inflight.append((i, size, skip))
+                return
             if size is not None:
                 try:
                     job = pool.submit(_segment_task, self._spec, spec, os.path.join(parts, str(i)), seg, size,
@@ -281,6 +285,11 @@ class ParallelScan(ColumnarScan):
                 try:
                     size = os.fstat(fd).st_size
                     limit = size + 1 if self._stop_at is None else self._stop_at - seg.start_offset
+                    if isinstance(job, tuple) and planned == size:
+                        self._pass_segment(seg, size, job)
+                        continue
+                    if isinstance(job, tuple):
+                        job = None
                     result = None if job is None or planned != size else _result(job)
                     if result is None:  # walked here, into the sink, as the serial walk does
                         outcome = _drain_walk(self._walk(seg, fd, size, start, limit, last, self._progress), sink)
@@ -306,7 +315,7 @@ class ParallelScan(ColumnarScan):
                     os.close(fd)
         finally:
             for _, _, job in inflight:
-                if job is not None:
+                if job is not None and not isinstance(job, tuple):
                     job.cancel()
             shutil.rmtree(parts, ignore_errors=True)
 
