@@ -1,13 +1,23 @@
-"""``rmqformats sql`` on a generated store: time, records walked and peak RSS of whole-store and one-hour queries.
+"""``rmqformats sql`` on a generated store: time, bytes read and decoded, and peak RSS of whole-store and one-hour queries.
 
 Each query runs in a fresh process (so each peak RSS is that query's own), after one warm-up walk in this
-process that loads the page cache and the compiled kernels' cache. The store is the ``mixed`` log of
+process that loads the page cache and the compiled kernels' cache; it runs ``--repeat`` times there, and the
+first run (which also loads DuckDB and the compiled kernels) and the best of the others are printed. The store is the ``mixed`` log of
 :mod:`storegen` (``--mib`` MiB in ``--segment-mib`` MiB segments) with store times spread over
 ``--span-hours`` hours; the one-hour query asks for the hour in the middle of that span, once with its
-time condition where the walk sees it and once behind a cast the walk does not read (the same rows,
-every record walked).
+time condition where the walk sees it (the segments with no record in the hour are passed after a walk of
+their record headers) and once behind a cast the walk does not read (the same rows, every segment decoded).
 
-    .venv/bin/python benchmarks/bench_sql.py [--mib 256] [--segment-mib 64] [--span-hours 12] [--jobs 1]
+For each query: seconds, the records handed to DuckDB, the bytes of segments decoded (records walked and
+filtered, columns built for those kept), the bytes read in all (decoded, plus those only walked for their
+store times) and the segments passed; then the one-hour query's ratios to the whole-store query's.
+
+``--rss-mib N`` also generates an N MiB store (``--rss-segment-mib`` MiB segments) and measures the peak RSS
+of ``rmqformats sql STORE "SELECT topic, count(*), sum(storeSize) FROM messages GROUP BY topic"`` (the
+command line's own ``main``, in a fresh process).
+
+    .venv/bin/python benchmarks/bench_sql.py [--mib 512] [--segment-mib 32] [--span-hours 12] [--jobs 1]
+                                             [--repeat 4] [--rss-mib 2048] [--rss-segment-mib 256]
 """
 
 from __future__ import annotations
@@ -30,29 +40,62 @@ sys.path.insert(0, {here!r})
 from procstats import peak_rss_kib
 import rmqformats
 store = rmqformats.open_store({root!r})
-t0 = time.perf_counter()
-result = store.sql({query!r}, jobs={jobs})
-rows = sum(b.num_rows for b in result)
-dt = time.perf_counter() - t0
+times = []
+for _ in range({repeat}):  # the first run also loads DuckDB and the compiled kernels; the best is the query's own
+    t0 = time.perf_counter()
+    result = store.sql({query!r}, jobs={jobs})
+    rows = sum(b.num_rows for b in result)
+    times.append(time.perf_counter() - t0)
+dt = min(times[1:] or times)
 walked = {{name: s.rows for name, s in result.sources.items()}}
 options = {{name: {{k: v for k, v in s.options.items()}} for name, s in result.sources.items()}}
-print(json.dumps({{"seconds": dt, "rows": rows, "walked": walked, "options": options,
+scan = result.sources["messages"].scan if "messages" in result.sources else None
+io = {{}} if scan is None else {{"decoded": scan.bytes_decoded, "read": scan.bytes_decoded + scan.bytes_hopped,
+                               "skipped": scan.segments_skipped, "done": scan.bytes_done}}
+print(json.dumps({{"seconds": dt, "first": times[0], "rows": rows, "walked": walked, "options": options, "io": io,
                   "peak_rss_mib": peak_rss_kib() / 1024}}, default=str))
 """
 
+_CLI = """
+import io, json, sys, time
+sys.path.insert(0, {here!r})
+from procstats import peak_rss_kib
+from rmqformats.cli import main
+t0 = time.perf_counter()
+code = main(["sql", {root!r}, {query!r}, "--jobs", "{jobs}"])
+dt = time.perf_counter() - t0
+print(json.dumps({{"code": code, "seconds": dt, "peak_rss_mib": peak_rss_kib() / 1024}}))
+"""
 
-def run(root: str, query: str, jobs: int) -> dict:
-    code = _CHILD.format(here=HERE, root=root, query=query, jobs=jobs)
+
+def run(root: str, query: str, jobs: int, repeat: int) -> dict:
+    code = _CHILD.format(here=HERE, root=root, query=query, jobs=jobs, repeat=repeat)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def run_cli(root: str, query: str, jobs: int) -> dict:
+    code = _CLI.format(here=HERE, root=root, query=query, jobs=jobs)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:,.1f}"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--mib", type=int, default=256, help="MiB of message data (default: 256)")
-    ap.add_argument("--segment-mib", type=int, default=64, help="segment size in MiB (default: 64)")
+    ap.add_argument("--mib", type=int, default=512, help="MiB of message data (default: 512)")
+    ap.add_argument("--segment-mib", type=int, default=32, help="segment size in MiB (default: 32)")
     ap.add_argument("--span-hours", type=float, default=12, help="hours the store times span (default: 12)")
-    ap.add_argument("--jobs", type=int, default=1, help="threads of the commit-log walk (default: 1)")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes of the commit-log walk (default: 1)")
+    ap.add_argument("--repeat", type=int, default=4,
+                    help="runs of each query in its process; the first loads DuckDB and the kernels, and the "
+                         "best of the others is reported (default: 4)")
+    ap.add_argument("--rss-mib", type=int, default=0,
+                    help="also measure a whole-store GROUP BY's peak RSS on a store of this many MiB (default: off)")
+    ap.add_argument("--rss-segment-mib", type=int, default=256, help="segment size of that store (default: 256)")
     ap.add_argument("--data", default=DEFAULT_DATA_DIR, help="folder of the generated stores")
     args = ap.parse_args()
     root, _ = ensure_store(args.data, "mixed", args.mib, args.segment_mib, DEFAULT_SEED,
@@ -67,27 +110,43 @@ def main() -> int:
         if len(stamps):
             first = stamps.min() if first is None else min(first, stamps.min())
             last = stamps.max() if last is None else max(last, stamps.max())
-    print(f"store {root}: {size / 2**20:,.0f} MiB of segments; warm-up walk {time.perf_counter() - t0:.2f} s")
+    print(f"store {root}: {size / 2**20:,.0f} MiB in {len(store.commitlog.segments)} segments; "
+          f"warm-up walk {time.perf_counter() - t0:.2f} s")
     mid = (int(first) + int(last)) // 2
     hour = [time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t / 1000)) for t in (mid, mid + 3_600_000)]
     within = f"storeTimestamp >= TIMESTAMP '{hour[0]}' AND storeTimestamp < TIMESTAMP '{hour[1]}'"
     hidden = within.replace("storeTimestamp", "CAST(storeTimestamp AS TIMESTAMPTZ)")  # not a bare column
+    sizes = "SELECT topic, queueId, count(*) AS n, sum(storeSize) AS bytes FROM messages"
+    bodies = "SELECT topic, count(*) AS n, sum(octet_length(body)) AS bytes FROM messages"
     cases = [
-        ("no table (the process's floor)", "SELECT 1 AS one"),
-        ("whole store GROUP BY topic, queueId",
-         "SELECT topic, queueId, count(*) AS n, sum(storeSize) AS bytes FROM messages GROUP BY ALL"),
-        ("whole store GROUP BY with bodies",
-         "SELECT topic, count(*) AS n, sum(octet_length(body)) AS bytes FROM messages GROUP BY ALL"),
-        ("one hour, GROUP BY topic",
-         f"SELECT topic, count(*) AS n, sum(storeSize) AS bytes FROM messages WHERE {within} GROUP BY ALL"),
-        ("one hour, condition hidden from the walk",
-         f"SELECT topic, count(*) AS n, sum(storeSize) AS bytes FROM messages WHERE {hidden} GROUP BY ALL"),
+        ("floor", "no table (the process's floor)", "SELECT 1 AS one"),
+        ("whole", "whole store GROUP BY topic, queueId", f"{sizes} GROUP BY ALL"),
+        ("whole-bodies", "whole store GROUP BY with bodies", f"{bodies} GROUP BY ALL"),
+        ("hour", "one hour, GROUP BY topic, queueId", f"{sizes} WHERE {within} GROUP BY ALL"),
+        ("hour-bodies", "one hour, GROUP BY with bodies", f"{bodies} WHERE {within} GROUP BY ALL"),
+        ("hidden", "one hour, condition hidden from the walk", f"{sizes} WHERE {hidden} GROUP BY ALL"),
     ]
-    print(f"{'query':42s} {'time':>8s} {'records walked':>15s} {'result rows':>12s} {'peak RSS':>10s}")
-    for name, query in cases:
-        r = run(root, query, args.jobs)
-        print(f"{name:42s} {r['seconds']:7.2f}s {r['walked'].get('messages', 0):15,} {r['rows']:12,} "
-              f"{r['peak_rss_mib']:8,.0f} MiB", flush=True)
+    print(f"{'query':42s} {'first':>7s} {'time':>8s} {'records':>9s} {'MiB decoded':>12s} {'MiB read':>9s} "
+          f"{'passed':>7s} {'rows':>5s} {'peak RSS':>10s}")
+    got = {}
+    for key, name, query in cases:
+        r = got[key] = run(root, query, args.jobs, args.repeat)
+        io = r["io"]
+        print(f"{name:42s} {r['first']:6.2f}s {r['seconds']:7.2f}s {r['walked'].get('messages', 0):9,} "
+              f"{_mib(io.get('decoded', 0)):>12s} {_mib(io.get('read', 0)):>9s} {io.get('skipped', 0):7} "
+              f"{r['rows']:5,} {r['peak_rss_mib']:8,.0f} MiB", flush=True)
+    for hour_key, whole_key in (("hour", "whole"), ("hour-bodies", "whole-bodies")):
+        h, w = got[hour_key], got[whole_key]
+        print(f"{hour_key} / {whole_key}: time {h['seconds'] / w['seconds']:.2f}, bytes decoded "
+              f"{h['io']['decoded'] / w['io']['decoded']:.3f}, bytes read {h['io']['read'] / w['io']['read']:.3f}")
+    if args.rss_mib:
+        big, _ = ensure_store(args.data, "mixed", args.rss_mib, args.rss_segment_mib, DEFAULT_SEED,
+                              span_hours=args.span_hours)
+        big_size = sum(s.size for s in rmqformats.open_store(big).commitlog.segments)
+        query = "SELECT topic, count(*) AS n, sum(storeSize) AS bytes FROM messages GROUP BY topic"
+        r = run_cli(big, query, args.jobs)
+        print(f"rmqformats sql GROUP BY topic on {big_size / 2**20:,.0f} MiB of segments: exit {r['code']}, "
+              f"{r['seconds']:.2f} s, peak RSS {r['peak_rss_mib']:,.0f} MiB", flush=True)
     return 0
 
 
