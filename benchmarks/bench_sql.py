@@ -1,10 +1,11 @@
-"""``rmqformats sql`` on a generated store: time, bytes read and decoded, and peak RSS of whole-store and one-hour queries.
+"""``rmqformats sql`` on a generated store: time, bytes read and decoded, and peak RSS of whole-store and
+one-hour queries.
 
 Each query runs in a fresh process (so each peak RSS is that query's own), after one warm-up walk in this
 process that loads the page cache and the compiled kernels' cache; it runs ``--repeat`` times there, and the
-first run (which also loads DuckDB and the compiled kernels) and the best of the others are printed. The store is the ``mixed`` log of
-:mod:`storegen` (``--mib`` MiB in ``--segment-mib`` MiB segments) with store times spread over
-``--span-hours`` hours; the one-hour query asks for the hour in the middle of that span, once with its
+first run (which also loads DuckDB and the compiled kernels) and the best of the others are printed. The
+store is the ``mixed`` log of :mod:`storegen` (``--mib`` MiB in ``--segment-mib`` MiB segments) with store
+times spread over ``--span-hours`` hours; the one-hour query asks for the hour in the middle of that span, once with its
 time condition where the walk sees it (the segments with no record in the hour are passed after a walk of
 their record headers) and once behind a cast the walk does not read (the same rows, every segment decoded).
 

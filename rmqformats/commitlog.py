@@ -207,6 +207,13 @@ class CommitLog:
         ``range_size`` then have no effect, and ``salvage`` and ``live`` walk
         serially). The returned iterator's ``end`` is the same
         :class:`DataEnd` as :meth:`scan` gives.
+
+        With ``since`` or ``until``, a segment none of whose records has a
+        store time in the window is passed after a walk of its record headers
+        (:meth:`rmqformats.columnar.scan.ColumnarScan._skip`), no column of it
+        built; the rows, end, BLANK records and errors are those of the walk
+        that decodes it. The iterator's ``segments_skipped``,
+        ``bytes_skipped``, ``bytes_hopped`` and ``bytes_decoded`` count them.
         """
         options = dict(topic=topic, queue_id=queue_id, tag=tag, key=key, since=since, until=until,
                        from_offset=from_offset, to_offset=to_offset, decompress=decompress, verify_crc=verify_crc,

@@ -224,3 +224,22 @@ def test_commands_give_the_unpruned_output(store, tmp_path, capfdbinary, monkeyp
     assert pruned == whole
     assert jobs["messages"] == whole["messages"] and jobs["jsonl"] == whole["jsonl"]
     assert jobs["parquet"] == whole["parquet"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_segment_times_are_the_records_own(version):
+    """Each vector segment's least and greatest store time, from the header walk, are those of its decoded
+    rows (up to where it stopped: a segment's BLANK record, or the last record before the zero fill, which
+    the decoding walk checks more strictly before taking it)."""
+    from rmqformats.columnar import kernels as K
+    from rmqformats.columnar.timebounds import segment_times
+    log = rmqformats.open_store(store_path(version)).commitlog
+    table = log.to_arrow(["commitLogOffset", "storeTimestamp"])
+    offsets = table.column("commitLogOffset").to_numpy()
+    stamps = table.column("storeTimestamp").cast("int64").to_numpy()
+    for i, seg in enumerate(log.segments):
+        found = segment_times(seg)
+        assert found.stop == (K.STOP_FRONTIER if i == len(log.segments) - 1 else K.STOP_BLANK)
+        mine = stamps[(offsets >= seg.start_offset) & (offsets < seg.start_offset + found.pos)]
+        assert (found.low, found.high) == (int(mine.min()), int(mine.max()))
+        assert not found.hit

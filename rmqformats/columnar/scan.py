@@ -8,7 +8,14 @@ process with SIGBUS. The walk follows the broker's recovery; it is the one
 walk of the commit log, under the object API too (:class:`rmqformats.commitlog.Scan`
 makes its messages from this walk's rows, :mod:`rmqformats.columnar.messages`).
 The error texts are produced by describing the one record where the data ends
-(:func:`rmqformats.columnar.record.decode_message`).
+(:func:`rmqformats.columnar.record.decode_message`). A store-time window passes
+the segments that cannot hold it (:meth:`ColumnarScan._skip`,
+:mod:`rmqformats.columnar.timebounds`).
+
+One piece past 800 lines: the serial walk, its byte ranges decoded by
+threads, the filters and the building of batches share one scan's state (its
+windows, its end, its counters), which the parallel walk
+(:mod:`rmqformats.columnar.parallel`) extends.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from . import arrow as A
 from . import kernels as K
 from .record import decode_message
 from .memory import keep_freed_memory
+from .timebounds import I64_MAX, I64_MIN, WINDOW as HOP_WINDOW, walk_times
 
 #: Bytes read from a segment at a time.
 DEFAULT_WINDOW = 4 << 20
@@ -52,13 +60,6 @@ DEFAULT_BATCH_SIZE = 65536
 #: A body larger than it makes a batch of its own.
 DEFAULT_BATCH_BYTES = 64 << 20
 _HEADER_BYTES = 8
-#: Bytes read at a time by the walk that passes segments outside a store-time window (:meth:`ColumnarScan._skip`):
-#: small enough to stay in a core's cache between the read and the walk.
-HOP_WINDOW = 256 << 10
-#: Records longer than this are left to the decoding walk (the store-time walk does not grow its window further).
-_HOP_MAX_RECORD = 64 << 20
-_I64_MIN = -(1 << 63)
-_I64_MAX = (1 << 63) - 1
 #: Reads of the window where the data of the last segment ends, at most, until two agree (see ``_read_stable``).
 _STABLE_READS = 100
 #: Bytes read past the end of a byte range, for the range's last record (more is read when it is longer).
@@ -188,7 +189,6 @@ class ColumnarScan:
         #: records before its first one in the window (walked again when it is decoded).
         self.bytes_hopped = 0
         self._hop_buf: np.ndarray | None = None
-        self._hop_cols: tuple[np.ndarray, np.ndarray] | None = None
         keep_freed_memory()
         self._gen = self._run()
 
@@ -263,10 +263,9 @@ class ColumnarScan:
         """``("blank", p, size)`` when the decoding walk of this segment would yield no row and end at its
         BLANK record ``p``, found without building any row; ``None`` when it must be decoded.
 
-        The records are walked by :func:`~rmqformats.columnar.kernels.time_bounds`, which takes exactly
-        the records the decoding walk takes (its :func:`~rmqformats.columnar.kernels.walk_records`), in
-        windows of :data:`HOP_WINDOW` bytes. The segment is passed only when every record was taken up to
-        a BLANK record, none has a store time in ``[since, until)`` (store times are not assumed to be in
+        The records are walked by :func:`~rmqformats.columnar.timebounds.walk_times`, which takes exactly
+        the records the decoding walk takes (its :func:`~rmqformats.columnar.kernels.walk_records`). The
+        segment is passed only when every record was taken up to a BLANK record, none has a store time in ``[since, until)`` (store times are not assumed to be in
         order: every record's own is compared), none is a ``SCHEDULE_TOPIC_XXXX`` record (whose DELAY the
         decoding walk checks), the file kept its size, and the segment is neither the last (whose end the
         walk reads as a live file's) nor one where ``start``, ``stop`` or ``to_offset`` end or begin the
@@ -278,40 +277,21 @@ class ColumnarScan:
         end = seg.start_offset + size
         if (self._stop_at is not None and self._stop_at <= end) or (self._to is not None and self._to < end):
             return None
-        low = _I64_MIN if self._since is None else min(max(self._since, _I64_MIN), _I64_MAX)
-        high = _I64_MAX if self._until is None else min(max(self._until, _I64_MIN), _I64_MAX)
+        low = I64_MIN if self._since is None else self._since
+        high = I64_MAX if self._until is None else self._until
         if self._hop_buf is None:
             self._hop_buf = np.empty(HOP_WINDOW, np.uint8)
-            self._hop_cols = (np.empty((K.N_I32, 1024), np.int32), np.empty((K.N_I64, 1024), np.int64))
-        buf = self._hop_buf
-        i32, i64 = self._hop_cols
-        out = np.array([_I64_MAX, _I64_MIN, 0, 0], np.int64)
-        at = 0
-        need = 0
-        while True:
-            want = min(size - at, max(len(buf), need))
-            if want > _HOP_MAX_RECORD:
-                return None  # a record longer than this: the decoding walk reads it
-            if want > len(buf):
-                buf = np.empty(want, np.uint8)
-            if _read_into(fd, buf, want, at) < want:
-                return None  # shrunk: the decoding walk says so
-            _, stop, spos = K.time_bounds(buf, 0, want, at + want == size, low, high, _SCHEDULE_TOPIC, i32, i64,
-                                          out)
-            if stop != K.STOP_WINDOW:
-                break
-            need = 0
-            if spos == 0:  # a record longer than what was read: read it whole next time
-                need = max(int.from_bytes(bytes(buf[:4]), "big", signed=True), 2 * want, _HEADER_BYTES)
-            at += spos
-        self.bytes_hopped += at + spos
-        if stop != K.STOP_BLANK or out[3] or out[2]:
+        found = walk_times(fd, size, low=low, high=high, scratch=self._hop_buf)
+        if found is None:
             return None
-        if self._until is None and out[1] == _I64_MAX and low <= _I64_MAX:
-            return None  # a time the exclusive bound above cannot hold
+        self.bytes_hopped += found.pos
+        if found.stop != K.STOP_BLANK or found.hit or found.schedule:
+            return None
+        if found.high == I64_MAX and (self._until is None or self._until > I64_MAX):
+            return None  # a time the exclusive bound ``high`` leaves out, which this window holds
         if os.fstat(fd).st_size != size:
             return None
-        return ("blank", at + spos, int.from_bytes(bytes(buf[spos:spos + 4]), "big", signed=True))
+        return ("blank", found.pos, found.blank_size)
 
     def _stopped(self, stop: _Stop) -> None:
         """Record where the data ended; a strict walk raises the error of an end that is not clean."""
