@@ -3,7 +3,8 @@ one-hour queries.
 
 Each query runs in a fresh process (so each peak RSS is that query's own), after one warm-up walk in this
 process that loads the page cache and the compiled kernels' cache; it runs ``--repeat`` times there, and the
-first run (which also loads DuckDB and the compiled kernels) and the best of the others are printed. The
+first run (which also loads DuckDB and the compiled kernels) and the best of the others (wall and CPU
+seconds, DuckDB's threads included) are printed. The
 store is the ``mixed`` log of :mod:`storegen` (``--mib`` MiB in ``--segment-mib`` MiB segments) with store
 times spread over ``--span-hours`` hours; the one-hour query asks for the hour in the middle of that span, once with its
 time condition where the walk sees it (the segments with no record in the hour are passed after a walk of
@@ -41,19 +42,21 @@ sys.path.insert(0, {here!r})
 from procstats import peak_rss_kib
 import rmqformats
 store = rmqformats.open_store({root!r})
-times = []
+times, cpus = [], []
 for _ in range({repeat}):  # the first run also loads DuckDB and the compiled kernels; the best is the query's own
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     result = store.sql({query!r}, jobs={jobs})
     rows = sum(b.num_rows for b in result)
     times.append(time.perf_counter() - t0)
+    cpus.append(time.process_time() - c0)
 dt = min(times[1:] or times)
+cpu = min(cpus[1:] or cpus)
 walked = {{name: s.rows for name, s in result.sources.items()}}
 options = {{name: {{k: v for k, v in s.options.items()}} for name, s in result.sources.items()}}
 scan = result.sources["messages"].scan if "messages" in result.sources else None
 io = {{}} if scan is None else {{"decoded": scan.bytes_decoded, "read": scan.bytes_decoded + scan.bytes_hopped,
                                "skipped": scan.segments_skipped, "done": scan.bytes_done}}
-print(json.dumps({{"seconds": dt, "first": times[0], "rows": rows, "walked": walked, "options": options, "io": io,
+print(json.dumps({{"seconds": dt, "cpu": cpu, "first": times[0], "rows": rows, "walked": walked, "options": options, "io": io,
                   "peak_rss_mib": peak_rss_kib() / 1024}}, default=str))
 """
 
@@ -127,18 +130,19 @@ def main() -> int:
         ("hour-bodies", "one hour, GROUP BY with bodies", f"{bodies} WHERE {within} GROUP BY ALL"),
         ("hidden", "one hour, condition hidden from the walk", f"{sizes} WHERE {hidden} GROUP BY ALL"),
     ]
-    print(f"{'query':42s} {'first':>7s} {'time':>8s} {'records':>9s} {'MiB decoded':>12s} {'MiB read':>9s} "
+    print(f"{'query':42s} {'first':>7s} {'time':>8s} {'CPU':>7s} {'records':>9s} {'MiB decoded':>12s} {'MiB read':>9s} "
           f"{'passed':>7s} {'rows':>5s} {'peak RSS':>10s}")
     got = {}
     for key, name, query in cases:
         r = got[key] = run(root, query, args.jobs, args.repeat)
         io = r["io"]
-        print(f"{name:42s} {r['first']:6.2f}s {r['seconds']:7.2f}s {r['walked'].get('messages', 0):9,} "
+        print(f"{name:42s} {r['first']:6.2f}s {r['seconds']:7.2f}s {r['cpu']:6.2f}s {r['walked'].get('messages', 0):9,} "
               f"{_mib(io.get('decoded', 0)):>12s} {_mib(io.get('read', 0)):>9s} {io.get('skipped', 0):7} "
               f"{r['rows']:5,} {r['peak_rss_mib']:8,.0f} MiB", flush=True)
     for hour_key, whole_key in (("hour", "whole"), ("hour-bodies", "whole-bodies")):
         h, w = got[hour_key], got[whole_key]
-        print(f"{hour_key} / {whole_key}: time {h['seconds'] / w['seconds']:.2f}, bytes decoded "
+        print(f"{hour_key} / {whole_key}: time {h['seconds'] / w['seconds']:.2f}, CPU {h['cpu'] / w['cpu']:.2f}, "
+              f"bytes decoded "
               f"{h['io']['decoded'] / w['io']['decoded']:.3f}, bytes read {h['io']['read'] / w['io']['read']:.3f}")
     if args.rss_mib:
         big, _ = ensure_store(args.data, "mixed", args.rss_mib, args.rss_segment_mib, DEFAULT_SEED,
