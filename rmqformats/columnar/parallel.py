@@ -87,6 +87,7 @@ import pyarrow as pa
 from ..errors import MessageNotFoundError
 from ..segments import Segment, SegmentLog
 from .kernels import warm_up
+from .timebounds import file_times
 from .scan import ColumnarScan, _find_record, _Stop
 
 #: Bytes of commit log in one range decoded by a worker.
@@ -151,8 +152,8 @@ class ParallelScan(ColumnarScan):
         first, pos = at
         plans: dict[int, tuple] = {}
         inflight: deque = deque()
-        tasks = self._plan(first, pos, plans)
         pool = _pool(self._jobs)
+        tasks = self._plan(first, pos, plans, pool)
         # Room for a range's batches: those of a range's records, up to ``max_batch_bytes`` more than a
         # range of bodies when they decompress; pages are only taken where written.
         slots = _Slots(2 * self._batch_bytes + 4 * self._job_range + (1 << 20))
@@ -319,10 +320,19 @@ class ParallelScan(ColumnarScan):
                     job.cancel()
             shutil.rmtree(parts, ignore_errors=True)
 
-    def _plan(self, first: int, pos: int, plans: dict[int, tuple]) -> Iterator[tuple]:
+    def _plan(self, first: int, pos: int, plans: dict[int, tuple], pool) -> Iterator[tuple]:
         """The ranges to hand to workers, segment after segment; ``plans[i]`` gets segment ``i``'s
         ``(size, bounds)`` when its ranges are made. Stops at a segment whose size cannot be read (its
-        walk, serial, then meets the error where the serial walk does)."""
+        walk, serial, then meets the error where the serial walk does). A segment a store-time window
+        passes (:meth:`_skip_ahead`) gets no ranges."""
+        hops: dict[int, tuple] = {}
+        try:
+            yield from self._plan_ranges(first, pos, plans, pool, hops)
+        finally:
+            for _, job in hops.values():
+                job.cancel()
+
+    def _plan_ranges(self, first: int, pos: int, plans: dict[int, tuple], pool, hops: dict) -> Iterator[tuple]:
         segments = self._log.segments
         for i in range(first, len(segments)):
             seg = segments[i]
@@ -330,7 +340,7 @@ class ParallelScan(ColumnarScan):
                 size = os.stat(seg.path).st_size
             except OSError:
                 return
-            skip = self._skip_file(seg, size, pos, i == len(segments) - 1)
+            skip = self._skip_ahead(i, size, pos, hops, pool)
             if skip is not None:  # no range of it is handed to the workers
                 self._skips[i] = (size, skip)
                 plans[i] = (size, [])
@@ -353,16 +363,44 @@ class ParallelScan(ColumnarScan):
 
     def _skip_file(self, seg: Segment, size: int, pos: int, last: bool) -> tuple | None:
         """:meth:`_skip` of a segment not open yet (``None`` where it cannot be opened: its walk meets that)."""
-        if not self._prune:
+        if not self._may_skip(seg, size, pos, last):
             return None
-        try:
-            fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-        except OSError:
+        return self._skip_outcome(file_times(seg.path, size, low=self._low, high=self._high))
+
+    def _skip_ahead(self, i: int, size: int, pos: int, hops: dict, pool) -> tuple | None:
+        """:meth:`_skip_file` of segment ``i``, its records walked by a worker; the walks of the next
+        segments are handed to the workers meanwhile (``hops``: index -> future), so that a store-time
+        window's segments are walked ``jobs`` at a time."""
+        segments = self._log.segments
+        last = len(segments) - 1
+        if not self._may_skip(segments[i], size, pos, i == last):
             return None
-        try:
-            return self._skip(seg, fd, size, pos, last)
-        finally:
-            os.close(fd)
+        for j in range(i, min(len(segments), i + 2 * self._jobs)):
+            if j in hops:
+                continue
+            try:
+                size_j = size if j == i else os.stat(segments[j].path).st_size
+            except OSError:
+                break
+            if j != i and not self._may_skip(segments[j], size_j, 0, j == last):
+                break
+            try:
+                hops[j] = (size_j, pool.submit(file_times, segments[j].path, size_j, low=self._low,
+                                               high=self._high))
+            except Exception:  # noqa: BLE001 - a broken pool: walked here
+                _drop_broken_pools()
+                break
+        planned = hops.pop(i, None)
+        found = None
+        if planned is not None and planned[0] == size:
+            try:
+                found = planned[1].result()
+            except Exception:  # noqa: BLE001 - a worker that failed: walked here
+                _drop_broken_pools()
+                return self._skip_file(segments[i], size, pos, i == last)
+        else:
+            return self._skip_file(segments[i], size, pos, i == last)
+        return self._skip_outcome(found)
 
     def _use_ranges(self, seg: Segment, fd: int, size: int, pos: int, limit: int, last: bool, index: int,
                     inflight: deque, fill):

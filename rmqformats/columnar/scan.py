@@ -48,7 +48,7 @@ from . import arrow as A
 from . import kernels as K
 from .record import decode_message
 from .memory import keep_freed_memory
-from .timebounds import I64_MAX, I64_MIN, WINDOW as HOP_WINDOW, walk_times
+from .timebounds import I64_MAX, I64_MIN, WINDOW as HOP_WINDOW, SegmentTimes, walk_times
 
 #: Bytes read from a segment at a time.
 DEFAULT_WINDOW = 4 << 20
@@ -272,16 +272,32 @@ class ColumnarScan:
         walk. Anything else (damage, zero fill, a record in the window) is left to the decoding walk, which
         meets it exactly as it would have.
         """
-        if not self._prune or last or pos != 0:
+        if not self._may_skip(seg, size, pos, last):
             return None
-        end = seg.start_offset + size
-        if (self._stop_at is not None and self._stop_at <= end) or (self._to is not None and self._to < end):
-            return None
-        low = I64_MIN if self._since is None else self._since
-        high = I64_MAX if self._until is None else self._until
         if self._hop_buf is None:
             self._hop_buf = np.empty(HOP_WINDOW, np.uint8)
-        found = walk_times(fd, size, low=low, high=high, scratch=self._hop_buf)
+        found = walk_times(fd, size, low=self._low, high=self._high, scratch=self._hop_buf)
+        if found is None or os.fstat(fd).st_size != size:
+            return None
+        return self._skip_outcome(found)
+
+    def _may_skip(self, seg: Segment, size: int, pos: int, last: bool) -> bool:
+        """Whether :meth:`_skip` may pass this segment if its records allow (see there)."""
+        if not self._prune or last or pos != 0:
+            return False
+        end = seg.start_offset + size
+        return not ((self._stop_at is not None and self._stop_at <= end) or (self._to is not None and self._to < end))
+
+    @property
+    def _low(self) -> int:
+        return I64_MIN if self._since is None else self._since
+
+    @property
+    def _high(self) -> int:
+        return I64_MAX if self._until is None else self._until
+
+    def _skip_outcome(self, found: SegmentTimes | None) -> tuple | None:
+        """The BLANK outcome of a segment whose walk (:func:`walk_times` in the window) allows passing it."""
         if found is None:
             return None
         self.bytes_hopped += found.pos
@@ -289,8 +305,6 @@ class ColumnarScan:
             return None
         if found.high == I64_MAX and (self._until is None or self._until > I64_MAX):
             return None  # a time the exclusive bound ``high`` leaves out, which this window holds
-        if os.fstat(fd).st_size != size:
-            return None
         return ("blank", found.pos, found.blank_size)
 
     def _stopped(self, stop: _Stop) -> None:
