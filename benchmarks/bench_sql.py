@@ -4,7 +4,8 @@ one-hour queries.
 Each query runs in a fresh process (so each peak RSS is that query's own), after one warm-up walk in this
 process that loads the page cache and the compiled kernels' cache; it runs ``--repeat`` times there, and the
 first run (which also loads DuckDB and the compiled kernels) and the best of the others (wall and CPU
-seconds, DuckDB's threads included) are printed. The
+seconds: the querying process's, DuckDB's threads included, not the workers' of ``--jobs`` above 1) are
+printed. The
 store is the ``mixed`` log of :mod:`storegen` (``--mib`` MiB in ``--segment-mib`` MiB segments) with store
 times spread over ``--span-hours`` hours; the one-hour query asks for the hour in the middle of that span, once with its
 time condition where the walk sees it (the segments with no record in the hour are passed after a walk of
