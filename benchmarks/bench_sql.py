@@ -57,8 +57,8 @@ options = {{name: {{k: v for k, v in s.options.items()}} for name, s in result.s
 scan = result.sources["messages"].scan if "messages" in result.sources else None
 io = {{}} if scan is None else {{"decoded": scan.bytes_decoded, "read": scan.bytes_decoded + scan.bytes_hopped,
                                "skipped": scan.segments_skipped, "done": scan.bytes_done}}
-print(json.dumps({{"seconds": dt, "cpu": cpu, "first": times[0], "rows": rows, "walked": walked, "options": options, "io": io,
-                  "peak_rss_mib": peak_rss_kib() / 1024}}, default=str))
+print(json.dumps({{"seconds": dt, "cpu": cpu, "first": times[0], "rows": rows, "walked": walked,
+                  "options": options, "io": io, "peak_rss_mib": peak_rss_kib() / 1024}}, default=str))
 """
 
 _CLI = """
@@ -137,7 +137,8 @@ def main() -> int:
     for key, name, query in cases:
         r = got[key] = run(root, query, args.jobs, args.repeat)
         io = r["io"]
-        print(f"{name:42s} {r['first']:6.2f}s {r['seconds']:7.2f}s {r['cpu']:6.2f}s {r['walked'].get('messages', 0):9,} "
+        print(f"{name:42s} {r['first']:6.2f}s {r['seconds']:7.2f}s {r['cpu']:6.2f}s "
+              f"{r['walked'].get('messages', 0):9,} "
               f"{_mib(io.get('decoded', 0)):>12s} {_mib(io.get('read', 0)):>9s} {io.get('skipped', 0):7} "
               f"{r['rows']:5,} {r['peak_rss_mib']:8,.0f} MiB", flush=True)
     for hour_key, whole_key in (("hour", "whole"), ("hour-bodies", "whole-bodies")):

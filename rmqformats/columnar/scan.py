@@ -265,11 +265,11 @@ class ColumnarScan:
 
         The records are walked by :func:`~rmqformats.columnar.timebounds.walk_times`, which takes exactly
         the records the decoding walk takes (its :func:`~rmqformats.columnar.kernels.walk_records`). The
-        segment is passed only when every record was taken up to a BLANK record, none has a store time in ``[since, until)`` (store times are not assumed to be in
-        order: every record's own is compared), none is a ``SCHEDULE_TOPIC_XXXX`` record (whose DELAY the
-        decoding walk checks), the file kept its size, and the segment is neither the last (whose end the
-        walk reads as a live file's) nor one where ``start``, ``stop`` or ``to_offset`` end or begin the
-        walk. Anything else (damage, zero fill, a record in the window) is left to the decoding walk, which
+        segment is passed only when every record was taken up to a BLANK record, none has a store time in
+        ``[since, until)`` (store times are not assumed to be in order: every record's own is compared),
+        none is a ``SCHEDULE_TOPIC_XXXX`` record (whose DELAY the decoding walk checks), the file kept its
+        size, and the segment is neither the last (whose end the walk reads as a live file's) nor one where
+        ``start``, ``stop`` or ``to_offset`` end or begin the walk. Anything else (damage, zero fill, a record in the window) is left to the decoding walk, which
         meets it exactly as it would have.
         """
         if not self._may_skip(seg, size, pos, last):
