@@ -85,7 +85,7 @@ class SplitReader:
         #: How the decoded system columns are decoded (:class:`rmqformats.systopics.SystemDecoding`), when
         #: the read has one of them; they are decoded from the walk's batches before conversion.
         self.system = None
-        #: The decoder's row filter (:data:`rmqformats.columnar.scan.Predicate`): the pushed-down filters.
+        #: The decoder's row filter (:data:`rmqformats.walk.scan.Predicate`): the pushed-down filters.
         self.predicate = predicate
         self.malformed = malformed
         self.decompress = decompress

@@ -4,7 +4,7 @@ Its ``scan()`` hands out :class:`~rmqformats.message.Message` objects (each
 decoded by the walk's kernels, one record at a time); this fills the same
 columns (:data:`rmqformats.columnar.COLUMNS`) with the same values from them,
 a batch at a time. Plain and DLedger commit logs build their columns from the
-compiled walk's rows instead (:mod:`rmqformats.columnar.scan`,
+compiled walk's rows instead (:mod:`rmqformats.walk.scan`,
 :mod:`rmqformats.dledger.columnar`).
 """
 
@@ -16,8 +16,8 @@ from datetime import datetime
 
 import pyarrow as pa
 
-from .arrow import SCHEMA, resolve_columns
-from .scan import DEFAULT_BATCH_SIZE
+from ..walk.arrow import SCHEMA, resolve_columns
+from ..walk.scan import DEFAULT_BATCH_SIZE
 from ..compression import DEFAULT_MAX_BODY_SIZE
 from ..errors import DecompressionError, RmqFormatError
 from ..message import Message, to_millis

@@ -21,11 +21,11 @@ import numpy as np
 
 from ..commitlog import CommitLog, Scan
 from ..segments import Blank, DataEnd
-from ..columnar import kernels as K
-from ..columnar import layout as L
-from ..columnar.messages import ROWS
+from ..walk import kernels as K
+from ..walk import layout as L
+from ..walk.messages import ROWS
 from ..columnar.objects import refuse_options
-from ..columnar.record import decode_message
+from ..walk.record import decode_message
 from ..errors import (
     DLedgerEntryError,
     MessageNotFoundError,

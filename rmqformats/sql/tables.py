@@ -28,7 +28,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..columnar.arrow import COLUMNS, SCHEMA, TIMESTAMP
+from ..walk.arrow import COLUMNS, SCHEMA, TIMESTAMP
 from ..errors import StoreNotFoundError
 
 #: The store facade (:class:`rmqformats.store.Store`), which offers ``Store.sql``: named, not imported, so

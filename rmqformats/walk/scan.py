@@ -6,9 +6,9 @@ file that shrinks while it is read gives a short read, which becomes a
 :class:`~rmqformats.errors.FileChangedError`, where a mapping would kill the
 process with SIGBUS. The walk follows the broker's recovery; it is the one
 walk of the commit log, under the object API too (:class:`rmqformats.commitlog.Scan`
-makes its messages from this walk's rows, :mod:`rmqformats.columnar.messages`).
+makes its messages from this walk's rows, :mod:`rmqformats.walk.messages`).
 The error texts are produced by describing the one record where the data ends
-(:func:`rmqformats.columnar.record.decode_message`).
+(:func:`rmqformats.walk.record.decode_message`).
 """
 
 from __future__ import annotations
