@@ -6,8 +6,8 @@ per-message cost stays out of the interpreter. It is the one walk of the
 commit log: the object API's messages are made from its rows
 (:mod:`rmqformats.walk.messages`). This package offers its columns and scan,
 and what is built on them: queue and index files as batches
-(:mod:`.queues`), the store summary (:mod:`.summary`) and columns for logs
-read as objects (:mod:`.objects`). Start from a store::
+(:mod:`.queues`) and the store summary (:mod:`.summary`). Start from a
+store::
 
     import rmqformats
     log = rmqformats.open_store("/data/rocketmq/store").commitlog

@@ -36,7 +36,7 @@ import numpy as np
 from ..walk import arrow as A
 from ..walk import kernels as K
 from ..walk import layout as L
-from ..columnar.objects import refuse_options
+from ..walk.chain import refuse_options
 from ..walk.record import bad_magic_error, decode_message, messages
 from ..walk.scan import ColumnarScan, _first_crc_mismatch, _read_into, _Stop
 from ..errors import (
