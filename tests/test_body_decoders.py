@@ -8,9 +8,10 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
+import bodystores
 import rmqformats
 from rmqformats import synth
-from rmqformats.body_decoders import BodyDecoderError, decode_batches, resolve
+from rmqformats.body_decoders import BodyDecoderError, decode_batches, decoding, resolve
 from rmqformats.cli import main
 
 BODIES = [
@@ -109,3 +110,83 @@ def test_an_entry_point_adds_a_decoder(store, monkeypatch):
     rows = rows_of(decode_batches(rmqformats.open_store(store).commitlog.batches(["body"]), "reversed:latin-1"))
     assert rows[0]["bodyDecoded"] == BODIES[0][0].decode("latin-1")[::-1]
     assert all(r["bodyDecodeError"] is None for r in rows)
+
+
+# Protobuf and Avro bodies, and fields picked out of the decoded values.
+
+@pytest.fixture
+def typed(tmp_path):
+    bodystores.need_packages()
+    root = tmp_path / "typed"
+    return root, bodystores.write_store(root)
+
+
+def topic_rows(root, topic: str, decoder, fields=None) -> list[dict]:
+    log = rmqformats.open_store(root).commitlog
+    return rows_of(decode_batches(log.batches(["topic", "body"], topic=topic), decoder, fields))
+
+
+@pytest.mark.parametrize("topic", ["Json", "Proto", "Avro"])
+def test_typed_bodies_decode_to_the_same_json(typed, topic):
+    root, specs = typed
+    rows = topic_rows(root, topic, specs[topic])
+    assert [json.loads(r["bodyDecoded"]) for r in rows[:2]] == bodystores.ORDERS
+    assert [r["bodyDecodeError"] for r in rows[:2]] == [None, None]
+    assert rows[2]["bodyDecoded"] is None and rows[2]["body"] == bodystores.BAD
+    assert rows[2]["bodyDecodeError"].split(":")[0] in {"JSONDecodeError", "UnicodeDecodeError", "DecodeError",
+                                                        "EOFError", "ValueError"}
+    fielded = topic_rows(root, topic, specs[topic], bodystores.FIELDS)
+    names = [f"body.{f}" for f in bodystores.FIELDS.split(",")]
+    assert list(fielded[0])[-len(names) - 1:] == [*names, "bodyDecodeError"] and "bodyDecoded" not in fielded[0]
+    assert [{k: r[k] for k in names} for r in fielded[:2]] == bodystores.EXPECTED
+    assert fielded[2]["bodyDecodeError"] == rows[2]["bodyDecodeError"]
+    assert all(fielded[2][k] is None for k in names)
+
+
+def test_field_values_as_text(typed):
+    root, specs = typed
+    (row, *_) = topic_rows(root, "Json", "json", ["customer", "tags", "sku", "customer.name", "order.x"])
+    assert row["body.customer"] == '{"id":"c1","name":"\u4e2d\u6587"}' and row["body.tags"] == '["x","y"]'
+    assert row["body.sku"] == "a-1" and row["body.customer.name"] == "\u4e2d\u6587" and row["body.order.x"] is None
+    # A Python decoder's value: bytes in base64, times in ISO 8601.
+    import datetime
+    stamp = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
+    (row, *_) = topic_rows(root, "Json", lambda body: {"raw": b"\x00\x01", "at": stamp}, "raw,at")
+    assert (row["body.raw"], row["body.at"]) == ("AAE=", "2026-01-02T03:04:05+00:00")
+
+
+def test_decoder_specs_refused_in_one_line(typed, tmp_path):
+    root, specs = typed
+    desc = specs["Proto"].split(":")[1]
+    refused = {
+        f"protobuf:{desc}": "give protobuf:DESCRIPTOR_SET:MESSAGE",
+        f"protobuf:{desc}:shop.Nope": "has no message 'shop.Nope'; its messages: shop.Customer, shop.Order",
+        f"protobuf:{tmp_path}/none.desc:shop.Order": f"cannot read {tmp_path}/none.desc",
+        f"protobuf:{specs['Avro'][5:]}:shop.Order": "is not a compiled FileDescriptorSet",
+        f"avro:{tmp_path}/none.avsc": f"cannot read {tmp_path}/none.avsc",
+        f"avro:{desc}": "is not JSON",
+    }
+    for spec, words in refused.items():
+        with pytest.raises(BodyDecoderError, match=None) as err:
+            resolve(spec)
+        assert words in str(err.value) and "\n" not in str(err.value), spec
+    for decoder, fields, words in (("text:utf-8", "a", "gives text, which has no fields"),
+                                   (None, "a", "body fields need a body decoder"),
+                                   ("json", "a..b", "is not a field path"), ("json", "", "is not a field path")):
+        with pytest.raises(BodyDecoderError, match=words):
+            decoding(decoder, fields)
+
+
+def test_a_missing_package_names_its_extra(typed, monkeypatch):
+    root, specs = typed
+    import builtins
+    real = builtins.__import__
+
+    def without(name, *args, **kw):
+        if name.startswith("google.protobuf") or name == "fastavro":
+            raise ImportError(f"No module named {name!r}")
+        return real(name, *args, **kw)
+    monkeypatch.setattr(builtins, "__import__", without)
+    for topic, extra in (("Proto", "protobuf"), ("Avro", "avro")):
+        with pytest.raises(BodyDecoderError, match=rf"pip install 'rmqformats\[{extra}\]'"):
+            resolve(specs[topic])
