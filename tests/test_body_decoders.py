@@ -3,6 +3,7 @@ API; a body that does not decode is a row with its reason."""
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pyarrow.parquet as pq
@@ -190,3 +191,59 @@ def test_a_missing_package_names_its_extra(typed, monkeypatch):
     for topic, extra in (("Proto", "protobuf"), ("Avro", "avro")):
         with pytest.raises(BodyDecoderError, match=rf"pip install 'rmqformats\[{extra}\]'"):
             resolve(specs[topic])
+
+
+FIELD_NAMES = [f"body.{f}" for f in bodystores.FIELDS.split(",")]
+
+
+@pytest.mark.parametrize("topic", ["Json", "Proto", "Avro"])
+def test_typed_body_fields_in_messages_export_and_sql(typed, topic, tmp_path, capsys):
+    root, specs = typed
+    decoding = ["--body-decoder", specs[topic], "--body-fields", bodystores.FIELDS]
+    assert main(["messages", str(root), "--topic", topic, "--format", "jsonl", *decoding]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [{k: r[k] for k in FIELD_NAMES} for r in rows[:2]] == bodystores.EXPECTED
+    assert base64.b64decode(rows[2]["body"]) == bodystores.BAD and rows[2]["bodyDecodeError"]
+    assert all(rows[2][k] is None for k in FIELD_NAMES) and "bodyDecoded" not in rows[0]
+    bad = rows[2]["bodyDecodeError"]
+    # The table: the fields' columns, the reason where a body did not decode.
+    assert main(["messages", str(root), "--topic", topic, *decoding, "--wide"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[-4:] == FIELD_NAMES and lines[1].split()[-3:] == ["1", "c1", "y"]
+    assert lines[3].endswith(f"[{bad}]")
+    # Parquet: the same values, the bad body kept as stored with its reason.
+    assert main(["export", str(root), "--topic", topic, "--to", "parquet", str(tmp_path / "pq"), *decoding,
+                 "--columns", "commitLogOffset"]) == 0
+    exported = pq.read_table(tmp_path / "pq").sort_by("commitLogOffset").to_pylist()
+    assert [{k: r[k] for k in FIELD_NAMES} for r in exported[:2]] == bodystores.EXPECTED
+    assert (exported[2]["body"], exported[2]["bodyDecodeError"]) == (bodystores.BAD, bad)
+    # SQL: the fields are columns of messages.
+    pytest.importorskip("duckdb")
+    table = rmqformats.open_store(root).sql(
+        f'SELECT "body.order"::INT AS o, "body.customer.id" AS c, bodyDecodeError AS e FROM messages '
+        f"WHERE topic = '{topic}' ORDER BY commitLogOffset", body_decoder=specs[topic],
+        body_fields=bodystores.FIELDS).read_all().to_pylist()
+    assert table == [{"o": 1, "c": "c1", "e": None}, {"o": 2, "c": "c2", "e": None}, {"o": None, "c": None, "e": bad}]
+    capsys.readouterr()
+    assert main(["sql", str(root), f"SELECT * FROM messages WHERE topic = '{topic}'", "--format", "jsonl",
+                 *decoding]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [{k: r[k] for k in FIELD_NAMES} for r in rows[:2]] == bodystores.EXPECTED and rows[2]["bodyDecodeError"] == bad
+
+
+def test_refused_decoders_are_one_line_exit_2(typed, monkeypatch, capsys):
+    root, specs = typed
+    for args, words in ((["--body-fields", "order"], "body fields need a body decoder"),
+                        (["--body-decoder", "text:utf-8", "--body-fields", "order"], "gives text"),
+                        (["--body-decoder", specs["Proto"] + "x"], "has no message 'shop.Orderx'")):
+        for command in (["messages", str(root)], ["export", str(root), "--to", "jsonl", "-"]):
+            assert main([*command, *args]) == 2
+            err = capsys.readouterr().err
+            assert words in err and err.count("\n") == 1, (command, args, err)
+    import builtins
+    real = builtins.__import__
+    monkeypatch.setattr(builtins, "__import__", lambda name, *a, **kw: (_ for _ in ()).throw(ImportError(name))
+                        if name == "fastavro" else real(name, *a, **kw))
+    assert main(["messages", str(root), "--body-decoder", specs["Avro"]]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "fastavro package is not installed: pip install 'rmqformats[avro]'" in err
