@@ -167,6 +167,11 @@ def test_decoder_specs_refused_in_one_line(typed, tmp_path):
         f"avro:{tmp_path}/none.avsc": f"cannot read {tmp_path}/none.avsc",
         f"avro:{desc}": "is not JSON",
     }
+    # An array of items that take no bytes: a few bytes of count would make a list of any length.
+    (tmp_path / "nulls.avsc").write_text(json.dumps({"type": "record", "name": "R", "fields": [
+        {"name": "xs", "type": {"type": "array", "items": {"type": "record", "name": "E",
+                                                           "fields": [{"name": "z", "type": "null"}]}}}]}))
+    refused[f"avro:{tmp_path}/nulls.avsc"] = "has an array of items that take no bytes (E)"
     for spec, words in refused.items():
         with pytest.raises(BodyDecoderError, match=None) as err:
             resolve(spec)
@@ -247,3 +252,25 @@ def test_refused_decoders_are_one_line_exit_2(typed, monkeypatch, capsys):
     assert main(["messages", str(root), "--body-decoder", specs["Avro"]]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "fastavro package is not installed: pip install 'rmqformats[avro]'" in err
+
+
+def order_fields(body: bytes) -> dict:
+    """A Python decoder whose value has fields: ``order`` and ``sku`` of a JSON body, upper-cased."""
+    value = json.loads(body)
+    return {"order": value["order"], "sku": value["sku"].upper()}
+
+
+def test_python_decoder_fields_in_sql_and_one_message(typed, capsys):
+    pytest.importorskip("duckdb")
+    root, _ = typed
+    decoding = ["--body-decoder", f"python:{__name__}:order_fields", "--body-fields", "sku,order"]
+    assert main(["sql", str(root), "SELECT commitLogOffset, \"body.sku\", \"body.order\", bodyDecodeError FROM messages "
+                 "WHERE topic = 'Json' ORDER BY commitLogOffset", "--format", "jsonl", *decoding]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["body.sku"], r["body.order"]) for r in rows] == [("A-1", "1"), ("B-2", "2"), (None, None)]
+    assert rows[2]["bodyDecodeError"].startswith(("JSONDecodeError", "UnicodeDecodeError"))
+    # One message, read through the object API, gives the same columns.
+    assert main(["messages", str(root), "--offset", str(rows[1]["commitLogOffset"]), "--format", "jsonl",
+                 *decoding]) == 0
+    (one,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert (one["body.sku"], one["body.order"], one["bodyDecodeError"]) == ("B-2", "2", None)
