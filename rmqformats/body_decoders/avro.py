@@ -116,7 +116,7 @@ def _unbounded_array(schema) -> str | None:
                 continue
             seen.add(id(node))
             if node.get("type") == "array" and _zero_width(node.get("items"), names):
-                items = node.get("items")
+                items = node["items"]
                 return items if isinstance(items, str) else str(items.get("name", items.get("type")))
             stack.extend(f.get("type") for f in node.get("fields", ()))
             stack.extend(node[k] for k in ("items", "values") if k in node)
