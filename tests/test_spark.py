@@ -1425,6 +1425,22 @@ def test_body_decoder_options_are_checked_at_load(typed_store):
             CommitLogDataSource(options={"path": root, **options})
 
 
+def test_split_decoder_gives_the_body_fields(typed_store):
+    import bodystores
+    root, specs = typed_store
+    columns = ["commitLogOffset", "topic", "body.order", "body.customer.id", "bodyDecodeError"]
+    decode = SplitDecoder(columns=columns, body_decoder=specs["Proto"], body_fields="order,customer.id")
+    assert decode.schema.fieldNames() == columns
+    ranges = pa.RecordBatch.from_pylist([{"path": p, "start": b, "end": e}
+                                         for p, b, e in segment_splits(root, split_size=256)])
+    rows = sorted((r for r in arrow_dicts(list(decode([ranges]))) if r["topic"] == "Proto"),
+                  key=lambda r: r["commitLogOffset"])
+    assert [(r["body.order"], r["body.customer.id"]) for r in rows] == [("1", "c1"), ("2", "c2"), (None, None)]
+    assert rows[2]["bodyDecodeError"].startswith("DecodeError")
+    with pytest.raises(OptionError, match="need a body_decoder"):
+        SplitDecoder(body_fields="order")
+
+
 @needs_pushdown
 def test_filters_on_body_columns_go_back_to_spark(typed_store):
     root, specs = typed_store
