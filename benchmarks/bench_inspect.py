@@ -67,7 +67,7 @@ def run_task(name: str, root: str) -> dict:
 
 def worker(name: str, root: str, repeat: int) -> None:
     import rmqformats.columnar
-    from rmqformats.columnar import crc
+    from rmqformats.walk import crc
     rmqformats.columnar.warm_up()
     crc.warm_up()
     runs = [run_task(name, root) for _ in range(repeat)]

@@ -109,7 +109,7 @@ def worker(kind: str, out: str) -> None:
     log = rmqformats.open_store(paths[layout]).commitlog
     size = sum(s.size for s in log.segments)
     if how == "arrow":
-        from rmqformats.columnar.kernels import warm_up
+        from rmqformats.walk.kernels import warm_up
         warm_up()  # numba compiles its kernels once per process; not part of the read
     for s in log.segments:  # a warm page cache for every run
         with open(s.path, "rb") as f:

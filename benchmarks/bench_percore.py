@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", default=DEFAULT_DATA_DIR, help="where generated data is kept")
     args = parser.parse_args(argv)
     import storegen
-    from rmqformats.columnar import kernels
+    from rmqformats.walk import kernels
     kernels.warm_up()
     print(machine())
     print(f"load average before: {os.getloadavg()[0]:.1f} (1 min) on {os.cpu_count()} CPUs")

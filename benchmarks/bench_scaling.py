@@ -6,7 +6,7 @@ of data in ``--segment-mib`` MiB segments), it measures
 
     ``batches``   ``CommitLog.batches(jobs=N)`` with every column, the rows counted (the kernels
                   loaded and the workers started before the clock starts, as in a long-running
-                  program: ``rmqformats.columnar.parallel.start_workers``)
+                  program: ``rmqformats.walk.parallel.start_workers``)
     ``inspect``   ``rmqformats inspect STORE --jobs N``
     ``check``     ``rmqformats check STORE --jobs N``
     ``export``    ``rmqformats export STORE --to parquet OUT --jobs N``
@@ -96,7 +96,7 @@ def floor(root: str, jobs: int) -> int:
 def workers() -> tuple[int, float]:
     """The largest peak RSS (KiB) of this process's commit-log worker processes and the CPU seconds they
     used (0 when none ran; Linux only)."""
-    from rmqformats.columnar import parallel
+    from rmqformats.walk import parallel
 
     peak, cpu = 0, 0.0
     for pool in parallel._POOLS.values():
@@ -118,7 +118,8 @@ def measure(what: str, root: str, jobs: int) -> dict:
 
     rows = 0
     if what == "batches":  # the API in a long-running program: kernels loaded, workers started
-        from rmqformats.columnar import parallel, warm_up
+        from rmqformats.walk import parallel
+        from rmqformats.columnar import warm_up
         warm_up()
         if jobs > 1:
             parallel.start_workers(jobs)

@@ -13,7 +13,7 @@ address space, not memory.
 
 Segments, record decoding, boundaries and the end classification live in
 :mod:`rmqformats.segments` (their names are importable from here too); the
-columnar walk (:mod:`rmqformats.columnar`) and salvage stand on that module,
+record walk (:mod:`rmqformats.walk`) and salvage stand on that module,
 below this one.
 """
 
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     import pandas
     import pyarrow
 
-    from .columnar.scan import ColumnarScan
+    from .walk.scan import ColumnarScan
 
 #: Segment files :meth:`CommitLog.read` keeps open between reads.
 _OPEN_SEGMENTS = 8
@@ -68,7 +68,7 @@ _OPEN_SEGMENTS = 8
 class Scan:
     """An iterator of the messages of a commit log, in commit-log order.
 
-    A view over the columnar walk (:class:`rmqformats.columnar.messages.MessageWalk`): each message is
+    A view over the columnar walk (:class:`rmqformats.walk.messages.MessageWalk`): each message is
     made from a row the walk's kernel found, so the records, the end, the BLANK records and the errors
     are the walk's. After it is exhausted, :attr:`end` tells where and why the data ended and
     :attr:`blanks` lists the BLANK records passed. With ``strict=True`` a corrupt end raises its
@@ -78,7 +78,7 @@ class Scan:
     def __init__(self, commitlog: "CommitLog", start: int | None, verify_crc: bool, strict: bool,
                  live: bool = False, force_verify_prop_crc: bool = False):
         # The columnar walk below this reader compiles its kernels with numba: loaded on first use only.
-        from .columnar.messages import ROWS, MessageWalk
+        from .walk.messages import ROWS, MessageWalk
         self._walk = MessageWalk(commitlog, columns=("commitLogOffset",), batch_size=ROWS, decompress=False,
                                  verify_crc=verify_crc, strict=strict, start=start, live=live,
                                  force_verify_prop_crc=force_verify_prop_crc)
@@ -157,7 +157,7 @@ class CommitLog:
 
         ``salvage`` goes on after damage: it resyncs at the next valid record
         and returns every intact message; the iterator's ``damaged`` lists the
-        :class:`rmqformats.columnar.salvage.DamagedRange` skipped.
+        :class:`rmqformats.walk.salvage.DamagedRange` skipped.
 
         ``live`` is for a store whose broker is writing: a record at the end
         of the last segment that is not completely written ends the data as
@@ -166,7 +166,7 @@ class CommitLog:
         half-written.
         """
         if salvage:  # the columnar walk (numba) below this reader is loaded on first use only
-            from .columnar.salvage import SalvageScan
+            from .walk.salvage import SalvageScan
             return SalvageScan(self, lambda at: Scan(self, at, verify_crc, False, live, force_verify_prop_crc), start)
         return Scan(self, start, verify_crc, strict, live, force_verify_prop_crc)
 
@@ -203,14 +203,14 @@ class CommitLog:
         ``window_size`` bytes at a time. ``jobs`` worker processes (default:
         the commit log's :attr:`jobs`, 1 unless set) decode byte ranges of the
         segments ahead of the reader, with the same batches' rows, order and
-        end as one (:mod:`rmqformats.columnar.parallel`; ``threads`` and
+        end as one (:mod:`rmqformats.walk.parallel`; ``threads`` and
         ``range_size`` then have no effect, and ``salvage`` and ``live`` walk
         serially). The returned iterator's ``end`` is the same
         :class:`DataEnd` as :meth:`scan` gives.
 
         With ``since`` or ``until``, a segment none of whose records has a
         store time in the window is passed after a walk of its record headers
-        (:meth:`rmqformats.columnar.scan.ColumnarScan._skip`), no column of it
+        (:meth:`rmqformats.walk.scan.ColumnarScan._skip`), no column of it
         built; the rows, end, BLANK records and errors are those of the walk
         that decodes it. The iterator's ``segments_skipped``,
         ``bytes_skipped``, ``bytes_hopped`` and ``bytes_decoded`` count them.
@@ -223,16 +223,16 @@ class CommitLog:
                        window_size=window_size, range_size=range_size)
         # The columnar walk below this reader compiles its kernels with numba: loaded on first use only.
         if salvage:
-            from .columnar.salvage import salvage_batches
+            from .walk.salvage import salvage_batches
             return salvage_batches(self, columns, start=start, **options)
         jobs = self.jobs if jobs is None else jobs
         if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
             raise ValueError(f"jobs must be a whole number of 1 or more, not {jobs!r}")
         if jobs > 1 and not live:
-            from .columnar.parallel import ParallelScan
+            from .walk.parallel import ParallelScan
             options.pop("range_size")
             return ParallelScan(self, columns=columns, start=start, strict=strict, jobs=jobs, **options)
-        from .columnar.scan import ColumnarScan
+        from .walk.scan import ColumnarScan
         return ColumnarScan(self, columns=columns, start=start, strict=strict, **options)
 
     def to_arrow(self, columns: str | Iterable[str] | None = None, *, topic: str | Iterable[str] | None = None,
@@ -366,9 +366,9 @@ def parse_msg_id(msg_id: str) -> tuple[bytes, int, int]:
 
 
 def _record():
-    """The walk's one record decoder (:mod:`rmqformats.columnar.record`): loaded with its compiled kernels on
+    """The walk's one record decoder (:mod:`rmqformats.walk.record`): loaded with its compiled kernels on
     first use, so that opening a store for its other files does not load numba."""
-    from .columnar import record
+    from .walk import record
     return record
 
 

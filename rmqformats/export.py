@@ -30,7 +30,7 @@ from numba import njit
 
 from . import output
 from .cells import cells, cut_array, pad, pad_array, widest
-from .columnar import COLUMNS
+from .walk.arrow import COLUMNS
 from .jit import jit_options
 from .message import MAX_DATETIME_MS, MIN_DATETIME_MS, OUT_OF_RANGE_MARK
 from .output import OutputExistsError
@@ -753,7 +753,7 @@ def export_columns(fmt: str, columns: Iterable[str] | None) -> tuple[str, ...]:
     """The columns an export writes: ``columns`` in schema order, or the format's default."""
     if columns is None:
         return JSONL_COLUMNS if fmt == "jsonl" else TABLE_COLUMNS
-    from .columnar.arrow import resolve_columns
+    from .walk.arrow import resolve_columns
     return resolve_columns(columns)
 
 
@@ -771,7 +771,7 @@ def export_batches(batches: Iterable[pa.RecordBatch], fmt: str, out, schema: pa.
     target is replaced only with ``force``. On any error or interrupt nothing
     is renamed and the temporaries are removed. For Parquet, ``batches`` with a
     ``write_parquet(sink)`` method (a walk on several cores,
-    :class:`rmqformats.columnar.parallel.ParallelScan`) writes the segments'
+    :class:`rmqformats.walk.parallel.ParallelScan`) writes the segments'
     files itself, in its worker processes.
     """
     if fmt not in FORMATS:

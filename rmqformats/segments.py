@@ -1,9 +1,9 @@
 """Commit-log segments and their records: finding the segment files, the broker's checks beyond a
 record's structure, finding record boundaries, and where and why the data of a commit log ends.
 
-The commit-log reader (:mod:`rmqformats.commitlog`), the columnar walk (:mod:`rmqformats.columnar`) and salvage
+The commit-log reader (:mod:`rmqformats.commitlog`), the record walk (:mod:`rmqformats.walk`) and salvage
 all stand on this module; it imports none of them at import time. Records are decoded by the walk's kernels
-only, through :mod:`rmqformats.columnar.record` (which imports no reader and no walk), loaded on first use.
+only, through :mod:`rmqformats.walk.record` (which imports no reader and no walk), loaded on first use.
 Segments are read with ``pread`` (never memory-mapped, so a file cut while it is read gives
 :class:`~rmqformats.errors.FileChangedError`, not SIGBUS).
 """
@@ -197,11 +197,11 @@ def unfinished_reason(msg: Message, record_crc: bool = True) -> str | None:
 def record_end(buf, pos: int, limit: int) -> int:
     """End of the message record at ``pos`` if its TOTALSIZE agrees with its field lengths within ``limit``, else -1.
 
-    The walk's structure checks (:func:`rmqformats.columnar.kernels.check_record`), reading length fields
+    The walk's structure checks (:func:`rmqformats.walk.kernels.check_record`), reading length fields
     only, so that trying a candidate costs the same for any record size.
     """
-    # Imported here: the columnar package's walk imports this module.
-    from .columnar.record import record_end as end
+    # Imported here: the record walk (rmqformats.walk) imports this module.
+    from .walk.record import record_end as end
     return end(buf, pos, limit)
 
 def _follows(buf, pos: int, limit: int, base: int, seg_size: int) -> bool:
@@ -522,7 +522,7 @@ def _written_since(seg: Segment, pos: int) -> bool:
     size = _frontier_size(seg, pos)
     with open(seg.path, "rb") as f:
         data = _pread(f.fileno(), size, pos)
-    from .columnar.record import decode_message  # the columnar package's walk imports this module
+    from .walk.record import decode_message  # the record walk (rmqformats.walk) imports this module
     try:
         return unfinished_reason(decode_message(data, 0, seg.path)) is None
     except RecordError:

@@ -9,7 +9,7 @@ by its own module; the methods here only find the files.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -276,13 +276,14 @@ class Store:
     # -- SQL --------------------------------------------------------------------------
 
     def sql(self, query: str, *, jobs: int = 1, body_decoder: str | Callable[[bytes], Any] | None = None,
-            system: SystemDecoding | None = None) -> Result:
+            body_fields: str | Sequence[str] | None = None, system: SystemDecoding | None = None) -> Result:
         """Run a SQL ``query`` over this store's tables with DuckDB (the ``sql`` extra); see
-        :func:`rmqformats.sql.query` (``body_decoder`` adds ``bodyDecoded`` to ``messages``; ``system``
+        :func:`rmqformats.sql.query` (``body_decoder`` adds ``bodyDecoded`` to ``messages``, or with
+        ``body_fields`` a ``body.FIELD`` column per field; ``system``
         sets the delay levels and trace topics of its decoded system columns). The
         result streams :class:`pyarrow.RecordBatch` objects; ``.read_all()`` gives one table."""
         from .sql import query as run_query
-        return run_query(self, query, jobs=jobs, body_decoder=body_decoder, system=system)
+        return run_query(self, query, jobs=jobs, body_decoder=body_decoder, body_fields=body_fields, system=system)
 
 
 def open_store(path: str | os.PathLike[str], *, commitlog: str | None = None) -> Store:

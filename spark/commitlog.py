@@ -34,6 +34,16 @@ the message columns, with the names and types of ``rmqformats export
 --decode-system`` and ``rmqformats sql``; ``messageDelayLevel`` (the broker's
 setting, as text) and ``traceTopics`` (comma-separated) say how they are
 decoded. Filters on them are applied by Spark, not pushed down.
+
+``bodyDecoder`` (a spec of :mod:`rmqformats.body_decoders`: ``json``,
+``text:ENCODING``, ``protobuf:DESCRIPTOR_SET:MESSAGE``, ``avro:SCHEMA_FILE``,
+``python:MODULE:FUNCTION``) adds ``bodyDecoded`` and ``bodyDecodeError``
+after those, as ``rmqformats export --body-decoder`` does; with
+``bodyFields`` (``order,customer.id``) the fields' string columns
+``body.order`` and ``body.customer.id`` take the place of ``bodyDecoded``
+(quoted with backticks in Spark SQL and in ``col()``: ``col("`body.order`")``). The schema file
+must be readable at the same path on the executors. Bodies are decoded only
+when the read names one of these columns; filters on them are applied by Spark.
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ from __future__ import annotations
 from pyspark.sql.types import StructType
 
 from .commitlogreader import FILTER_ORDER, CommitLogReader, PushdownCommitLogReader  # noqa: F401
+from .options import body_columns
 from .schema import check_schema, message_schema
 from .source import RocketMQSource
 from .streaming import CommitLogStreamReader
@@ -57,7 +68,8 @@ class CommitLogDataSource(RocketMQSource):
         return "rocketmq_commitlog"
 
     def full_schema(self) -> StructType:  # type: ignore[override]  # the options say whether decoded columns are there
-        return message_schema(decode_system=self.read_options.decode_system)
+        return message_schema(decode_system=self.read_options.decode_system,
+                              body_columns=body_columns(self.read_options))
 
     def streamReader(self, schema: StructType):
         """``spark.readStream.format("rocketmq_commitlog")``: see :mod:`.streaming`."""

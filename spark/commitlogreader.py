@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pyarrow as pa
 
 from .filters import RowFilter
+from .options import body_columns, body_decoding
 from .partitions import Pruning, commitlog_splits
 from .paths import COMMITLOG, resolve
 from .schema import STORE
@@ -56,7 +57,7 @@ class CommitLogReader(SourceReader):
                 SystemDecoding(delay_levels_ms=o.delay_levels_ms, trace_topics=o.trace_topics)
         return SplitReader(converter, self.malformed(converter), decompress=o.decompress, verify_crc=o.verify_crc,
                            batch_size=o.batch_size, topics=topics, predicate=decoded if decoded else None,
-                           system=system)
+                           system=system, body=body_decoding(o))
 
     def read(self, partition) -> Iterator[pa.RecordBatch]:
         if not isinstance(partition, SegmentSplit):  # Spark's one empty partition when none was planned
@@ -66,8 +67,10 @@ class CommitLogReader(SourceReader):
 
 class PushdownCommitLogReader(FilterPushdown, CommitLogReader):
     """A :class:`CommitLogReader` that takes the filters Spark pushes down (option ``filterPushdown``);
-    filters on the decoded system columns go back to Spark (they are decoded after the walk's filters)."""
+    filters on the decoded system and body columns go back to Spark (they are decoded after the walk's
+    filters)."""
 
     def unfiltered(self) -> frozenset[str]:
         from rmqformats.systopics import SYSTEM_COLUMNS
-        return frozenset(SYSTEM_COLUMNS) if self.options.decode_system else frozenset()
+        system = frozenset(SYSTEM_COLUMNS) if self.options.decode_system else frozenset()
+        return system | frozenset(body_columns(self.options))

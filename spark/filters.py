@@ -14,7 +14,7 @@ filter classes do not exist before Spark 4.1), and :class:`RowFilter`
 evaluates them with Spark's three-valued logic (a comparison with null is
 null, ``NOT null`` is null, a row is kept when every filter is true):
 
-* on the commit log, inside the columnar decoder (:data:`rmqformats.columnar.scan.Predicate`):
+* on the commit log, inside the columnar decoder (:data:`rmqformats.walk.scan.Predicate`):
   the filters on fixed-width fields first, so a record they reject never has its
   topic, properties, body or message id built;
 * on a batch already converted to the read's schema (queue units, index

@@ -7,7 +7,8 @@ decodes the rows of ``spark.read.format("binaryFile")``, each a whole
 segment in memory. Both give the data source's columns (or those asked for),
 with its ``mode``, corrupt-record column and ``salvage``; ``system=SystemDecoding()``
 (:class:`rmqformats.systopics.SystemDecoding`) adds the decoded system columns, as the source's
-``decodeSystem``::
+``decodeSystem``, and ``body_decoder=``/``body_fields=`` the decoded body columns, as its
+``bodyDecoder``/``bodyFields``::
 
     from rmqformats.spark import SplitDecoder, segment_splits
     decode = SplitDecoder(columns=["topic", "storeTimestamp", "body"])
@@ -39,7 +40,8 @@ from rmqformats.queuefiles import QUEUE_FILE_NAME
 from rmqformats.systopics import SystemDecoding
 
 from .malformed import Malformed
-from .options import DEFAULT_BATCH_SIZE, MODES, PERMISSIVE, OptionError, ReadOptions, parse_options
+from .options import (DEFAULT_BATCH_SIZE, MODES, PERMISSIVE, OptionError, ReadOptions, body_columns, body_decoding,
+                      parse_options)
 from .partitions import segments_of
 from .paths import COMMITLOG, find_root, local_path, resolve
 from .schema import Converter, message_schema, with_corrupt_column
@@ -79,17 +81,28 @@ class _Decoder:
     def __init__(self, columns: Sequence[str] | None = None, *, mode: str = PERMISSIVE,
                  corrupt_column: str | None = None, salvage: bool = False, verify_crc: bool = False,
                  decompress: bool = True, topics: Iterable[str] | None = None,
-                 batch_size: int = DEFAULT_BATCH_SIZE, system: SystemDecoding | None = None):
+                 batch_size: int = DEFAULT_BATCH_SIZE, system: SystemDecoding | None = None,
+                 body_decoder: str | None = None, body_fields: str | Sequence[str] | None = None):
         mode = mode.upper()
         if mode not in MODES:
             raise OptionError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.options = ReadOptions("rocketmq_commitlog", (), mode=mode, corrupt_column=corrupt_column,
                                    batch_size=batch_size, decompress=decompress, verify_crc=verify_crc,
                                    topics=None if topics is None else tuple(topics), salvage=salvage,
-                                   decode_system=system is not None)
+                                   decode_system=system is not None, body_decoder=body_decoder,
+                                   body_fields=None if body_fields is None else tuple(
+                                       body_fields.split(",") if isinstance(body_fields, str) else body_fields))
+        if body_decoder is not None or body_fields is not None:
+            from rmqformats.body_decoders import BodyDecoderError
+            try:
+                body_decoding(self.options)
+            except BodyDecoderError as exc:
+                raise OptionError(str(exc)) from None
+            if body_decoder is None:
+                raise OptionError("body_fields need a body_decoder")
         #: With ``system`` (the ``decodeSystem`` option of the source), the decoded system columns too.
         self.system = system
-        full = message_schema(decode_system=system is not None)
+        full = message_schema(decode_system=system is not None, body_columns=body_columns(self.options))
         if corrupt_column is not None and corrupt_column in full.fieldNames():
             raise OptionError(f"corrupt_column {corrupt_column!r} is one of the message columns; name another")
         schema = with_corrupt_column(full, corrupt_column)
@@ -110,7 +123,8 @@ class _Decoder:
         malformed = Malformed("rocketmq_commitlog", self.options.mode, converter)
         o = self.options
         return SplitReader(converter, malformed, decompress=o.decompress, verify_crc=o.verify_crc,
-                           batch_size=o.batch_size, topics=o.topics, system=self.system), malformed
+                           batch_size=o.batch_size, topics=o.topics, system=self.system,
+                           body=body_decoding(o)), malformed
 
 
 class SplitDecoder(_Decoder):

@@ -11,6 +11,7 @@ Spark has a word for an option (``mode``, ``columnNameOfCorruptRecord``,
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -27,7 +28,8 @@ COMMON = ("path", "paths", "mode", "columnNameOfCorruptRecord", "pathGlobFilter"
 #: The options of each source, by its short name.
 KNOWN = {
     "rocketmq_commitlog": COMMON + ("decompress", "verifyCrc", "topics", "salvage", "startingOffsets",
-                                    "failOnDataLoss", "decodeSystem", "messageDelayLevel", "traceTopics"),
+                                    "failOnDataLoss", "decodeSystem", "messageDelayLevel", "traceTopics",
+                                    "bodyDecoder", "bodyFields"),
     "rocketmq_consumequeue": COMMON + ("topics",),
     "rocketmq_index": COMMON + ("hashSlots", "indexNum"),
 }
@@ -84,6 +86,11 @@ class ReadOptions:
     #: With ``decode_system``: the broker's delay levels in ms (``messageDelayLevel``) and custom trace topics.
     delay_levels_ms: tuple[int, ...] | None = None
     trace_topics: tuple[str, ...] = ()
+    #: A body decoder spec (:mod:`rmqformats.body_decoders`): ``bodyDecoded`` (or the body fields' columns)
+    #: and ``bodyDecodeError`` after the message columns.
+    body_decoder: str | None = None
+    #: With ``body_decoder``: the body fields picked out of each decoded body, as ``body.FIELD`` columns.
+    body_fields: tuple[str, ...] | None = None
 
 
 def _bool(name: str, value: str) -> bool:
@@ -206,6 +213,17 @@ def parse_options(source: str, options: Mapping[str, str]) -> ReadOptions:
     decode_system = _bool("decodeSystem", v.get("decodeSystem", "false"))
     if not decode_system and (delay_levels is not None or trace_topics):
         raise OptionError("options messageDelayLevel and traceTopics go with decodeSystem=true")
+    body_decoder = None if v.get("bodyDecoder") is None else str(v["bodyDecoder"]).strip()
+    body_fields = None
+    if v.get("bodyFields") is not None:
+        body_fields = tuple(f.strip() for f in str(v["bodyFields"]).split(","))
+    if body_decoder is not None or body_fields is not None:
+        from rmqformats.body_decoders import BodyDecoderError, decoding
+        try:  # the spec and its schema file are checked on the driver, before any planning
+            decoding(body_decoder, body_fields)
+        except BodyDecoderError as exc:
+            raise OptionError(f"option {'bodyDecoder' if body_decoder is not None else 'bodyFields'}: {exc}") \
+                from None
     corrupt = v.get("columnNameOfCorruptRecord")
     if corrupt is not None and not str(corrupt).strip():
         raise OptionError("option columnNameOfCorruptRecord must not be empty")
@@ -235,8 +253,33 @@ def parse_options(source: str, options: Mapping[str, str]) -> ReadOptions:
         decode_system=decode_system,
         delay_levels_ms=delay_levels,
         trace_topics=trace_topics,
+        body_decoder=body_decoder,
+        body_fields=body_fields,
     )
     if out.salvage and out.mode == FAILFAST:
         raise OptionError("options salvage=true and mode=FAILFAST contradict each other: salvage reads past "
                           "damaged records, FAILFAST stops at the first one")
     return out
+
+
+def body_columns(options: ReadOptions) -> tuple[str, ...]:
+    """The columns the body decoder of a read adds: ``bodyDecoded`` (or ``body.FIELD`` per body field) and
+    ``bodyDecodeError``; none without ``bodyDecoder``."""
+    if options.body_decoder is None:
+        return ()
+    from rmqformats.body_decoders.values import FIELD_PREFIX, parse_fields
+    if options.body_fields is None:
+        return ("bodyDecoded", "bodyDecodeError")
+    return tuple(FIELD_PREFIX + f.path for f in parse_fields(options.body_fields)) + ("bodyDecodeError",)
+
+
+@functools.lru_cache(maxsize=8)
+def _decoding(spec: str, fields: tuple[str, ...] | None):
+    from rmqformats.body_decoders import decoding
+    return decoding(spec, fields)
+
+
+def body_decoding(options: ReadOptions):
+    """The :class:`rmqformats.body_decoders.BodyDecoding` of a read (``None`` without ``bodyDecoder``), built
+    once per process: an executor reads the schema file once, not once per split."""
+    return None if options.body_decoder is None else _decoding(options.body_decoder, options.body_fields)

@@ -17,6 +17,8 @@ decoding bodies it never looks at.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyarrow as pa
 from pyspark.sql.pandas.types import from_arrow_type, to_arrow_schema
@@ -48,13 +50,16 @@ def _from_arrow(schema: pa.Schema, extra: list[StructField]) -> StructType:
     return StructType([StructField(f.name, _spark_type(f.type), True) for f in schema] + extra)
 
 
-def message_schema(*, decode_system: bool = False) -> StructType:
+def message_schema(*, decode_system: bool = False, body_columns: Sequence[str] = ()) -> StructType:
     """Messages: the columnar decoder's columns, then ``store``; with ``decode_system`` the decoded
-    system columns (:data:`rmqformats.systopics.DECODED_SCHEMA`) between them."""
+    system columns (:data:`rmqformats.systopics.DECODED_SCHEMA`) between them, then the string columns
+    of a body decoder (``body_columns``: ``bodyDecoded`` or ``body.FIELD``…, and ``bodyDecodeError``)."""
+    schema = MESSAGE_ARROW
     if decode_system:
         from rmqformats.systopics import system_schema
-        return _from_arrow(system_schema(MESSAGE_ARROW), [StructField(STORE, StringType(), True)])
-    return _from_arrow(MESSAGE_ARROW, [StructField(STORE, StringType(), True)])
+        schema = system_schema(schema)
+    return _from_arrow(schema, [StructField(c, StringType(), True) for c in body_columns]
+                       + [StructField(STORE, StringType(), True)])
 
 
 def queue_schema() -> StructType:

@@ -80,12 +80,12 @@ class SplitReader:
     """Decodes splits with the options of one read into batches of the read's schema."""
 
     def __init__(self, converter: Converter, malformed: Malformed, *, decompress: bool, verify_crc: bool,
-                 batch_size: int, topics: tuple[str, ...] | None, predicate=None, system=None):
+                 batch_size: int, topics: tuple[str, ...] | None, predicate=None, system=None, body=None):
         self.converter = converter
         #: How the decoded system columns are decoded (:class:`rmqformats.systopics.SystemDecoding`), when
         #: the read has one of them; they are decoded from the walk's batches before conversion.
         self.system = None
-        #: The decoder's row filter (:data:`rmqformats.columnar.scan.Predicate`): the pushed-down filters.
+        #: The decoder's row filter (:data:`rmqformats.walk.scan.Predicate`): the pushed-down filters.
         self.predicate = predicate
         self.malformed = malformed
         self.decompress = decompress
@@ -101,6 +101,12 @@ class SplitReader:
             if any(c in SYSTEM_COLUMNS for c in wanted):
                 self.system = system
                 wanted = tuple(c for c in wanted if c not in SYSTEM_COLUMNS) + NEEDED
+        #: How bodies are decoded (:class:`rmqformats.body_decoders.BodyDecoding`), when the read has one of
+        #: its columns; they are decoded from the ``body`` column, after the system columns.
+        self.body = None
+        if body is not None and any(c in body.names for c in wanted):
+            self.body = body
+            wanted = tuple(c for c in wanted if c not in body.names) + ("body",)
         self.columns = tuple(dict.fromkeys(wanted))
 
     def read(self, split: SegmentSplit, salvage: bool = False) -> Iterator[pa.RecordBatch]:
@@ -169,6 +175,8 @@ class SplitReader:
                     if self.system is not None:
                         from rmqformats.systopics import with_system_columns
                         batch = with_system_columns(batch, batch.schema.names, decoding=self.system)
+                    if self.body is not None:
+                        batch = self.body.batch(batch)
                     yield self.converter.convert(batch, store)
             except DecompressionError as exc:
                 bad = exc.offset

@@ -261,7 +261,7 @@ def _big_commitlog(root, n: int) -> int:
     import numpy as np
 
     from rmqformats import synth
-    from rmqformats.columnar import layout
+    from rmqformats.walk import layout
 
     rec = np.frombuffer(synth.encode_message(synth.MessageSpec(topic="T", body=b"x" * 16,
                                                                properties={"TAGS": "t"}), 0), np.uint8)

@@ -470,8 +470,8 @@ def test_the_walk_stores_exactly_the_records_check_record_passes():
     reason code otherwise; the typed error of decode_message is the one that reason words."""
     import numpy as np
 
-    from rmqformats.columnar import kernels as K
-    from rmqformats.columnar.record import record_error
+    from rmqformats.walk import kernels as K
+    from rmqformats.walk.record import record_error
 
     base = bytearray(synth.encode_message(synth.MessageSpec(topic="T", body=b"b" * 40, properties={"TAGS": "t"}),
                                           0))

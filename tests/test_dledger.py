@@ -257,6 +257,24 @@ def test_store_switched_to_dledger(tmp_path, version, capsys):
     info = json.loads(capsys.readouterr().out)
     assert info["layouts"]["commitLog"] == "file, then dledger" and info["layouts"]["dledgerFrom"] == divided
     assert info["messages"] == len(truth)
+    # The record batches are the two walks' columns, the old log's then the DLedger log's: the scan's rows and end.
+    objects = list(store.commitlog.scan())
+    batches = store.commitlog.batches()
+    table = batches.read_all()
+    cols = ("commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp", "propertiesString", "msgId",
+            "tags", "keys", "uniqKey", "body")
+    rows = lambda msgs: [(m.commitlog_offset, m.topic, m.queue_id, m.queue_offset, m.store_timestamp,
+                          m.properties_raw, m.msg_id, m.tags, m.keys, m.uniq_key, m.decompressed_body()) for m in msgs]
+    assert list(zip(*((table.column(c).cast("int64") if c == "storeTimestamp" else table.column(c)).to_pylist()
+                           for c in cols))) == rows(objects)
+    assert batches.end == scan.end and batches.blanks == scan.blanks
+    assert (batches.last_index, batches.last_term) == (placed[-1].index, placed[-1].term)
+    for start in (old[len(old) // 2]["commitlogOffset"], placed[0].message_offset):
+        got = store.commitlog.to_arrow(["commitLogOffset"], start=start, topic="TopicTest")
+        assert got.column(0).to_pylist() == [m.commitlog_offset for m in objects
+                                             if m.commitlog_offset >= start and m.topic == "TopicTest"]
+    got = store.commitlog.to_arrow(["commitLogOffset"], stop=placed[1].message_offset, jobs=2)
+    assert got.column(0).to_pylist() == [m.commitlog_offset for m in objects if m.commitlog_offset < placed[1].message_offset]
 
 
 def test_a_file_that_shrinks_while_read_is_a_typed_error(dl, monkeypatch):

@@ -19,8 +19,10 @@ PACKAGES = {"rmqformats": ROOT / "rmqformats", "rmqformats.spark": ROOT / "spark
 #: Readers of one file kind: flat modules of rmqformats/.
 READERS = ("batch_consumequeue", "checkpoint", "commitlog", "consumequeue", "consumequeue_ext", "index", "timer")
 #: What a reader may import below it that lives in a subpackage: the generated layouts, and for the commit
-#: log the columnar walk it is a view over.
-READER_SUBPACKAGES = {"rmqformats.generated": READERS, "rmqformats.columnar": ("commitlog",)}
+#: log the record walk it is a view over.
+READER_SUBPACKAGES = {"rmqformats.generated": READERS, "rmqformats.walk": ("commitlog",)}
+#: Subpackages below the readers: they import only each other and flat modules that are not readers.
+FOUNDATIONS = ("rmqformats.generated", "rmqformats.walk")
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:
@@ -115,7 +117,7 @@ def _describe(component: list[str]) -> str:
 
 
 def test_every_module_is_seen():
-    assert {"rmqformats.commitlog", "rmqformats.store", "rmqformats.columnar.scan", "rmqformats.dledger.columnar",
+    assert {"rmqformats.commitlog", "rmqformats.store", "rmqformats.walk.scan", "rmqformats.dledger.columnar",
             "rmqformats.spark.streaming", "rmqformats.config.compact"} <= set(MODULES)
     # The parser sees lazy imports and TYPE_CHECKING blocks: the facade imports its parts inside methods.
     assert {"rmqformats.consumequeue", "rmqformats.lag", "rmqformats.rocksdb.consumequeue"} <= GRAPH["rmqformats.store"]
@@ -144,3 +146,23 @@ def test_readers_import_no_facade_nor_capability():
                     top in subpackages and reader not in READER_SUBPACKAGES.get(top, ())):
                 wrong.append(f"{name} imports {target}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_walk_sits_under_the_readers():
+    """The record walk imports no reader, no facade and no capability: only the generated layouts and the flat
+    modules below the readers (the readers are views over it)."""
+    wrong = []
+    for name in sorted(GRAPH):
+        if not name.startswith("rmqformats.walk"):
+            continue
+        for target in sorted(GRAPH[name]):
+            parts = target.split(".")
+            top = ".".join(parts[:2])
+            flat = len(parts) == 2 and not MODULES[target][1]
+            if top in FOUNDATIONS or (flat and parts[1] not in READERS and parts[1] != "store"):
+                continue
+            wrong.append(f"{name} imports {target}")
+    assert not wrong, "\n".join(wrong)
+    assert "rmqformats.walk.scan" in GRAPH["rmqformats.commitlog"] or any(
+        t.startswith("rmqformats.walk") for t in GRAPH["rmqformats.commitlog"])
+    assert not any(t.startswith("rmqformats.columnar") for t in GRAPH["rmqformats.commitlog"])

@@ -14,7 +14,7 @@ import pytest
 import rmqformats
 from conftest import store_path, truth_records
 from rmqformats.cli import main
-from rmqformats.columnar import crc
+from rmqformats.walk import crc
 from rmqformats.columnar.summary import SUMMARY_COLUMNS, int_values, record_versions
 from rmqformats.commitlog import MAGIC_BLANK
 from rmqformats.synth.commitlog import MessageSpec, write_commitlog

@@ -17,7 +17,7 @@ import pytest
 
 import rmqformats
 from rmqformats.cli import main
-from rmqformats.columnar.parallel import ParallelScan
+from rmqformats.walk.parallel import ParallelScan
 
 from conftest import VERSIONS, store_path
 
@@ -219,7 +219,7 @@ def test_other_walking_commands_equal_one_job(capfdbinary, tmp_path):
 
 def test_a_stop_handed_back_by_a_worker_is_the_walk_s_own():
     """A worker hands its stop back as plain values; the reader's stop has the same end and the same error."""
-    from rmqformats.columnar.scan import _Stop
+    from rmqformats.walk.scan import _Stop
     from rmqformats.errors import BadMagicError
     from rmqformats.segments import DataEnd, EndReason
     end = DataEnd(4096, EndReason.BAD_MAGIC, "/store/commitlog/00000000000000000000", 4096, "bad magic 0x00000007")

@@ -57,7 +57,7 @@ _READ_ONLY_RUN = textwrap.dedent("""
     env -u XDG_CACHE_HOME -u NUMBA_CACHE_DIR -u TMPDIR HOME="$RO_HOME" \\
         "$PYTHON" -m rmqformats messages --sample --format jsonl >&3
     env -u XDG_CACHE_HOME -u NUMBA_CACHE_DIR -u TMPDIR HOME="$RO_HOME" \\
-        "$PYTHON" -c "from rmqformats.columnar import kernels; print(kernels._JIT['cache'])" >&4
+        "$PYTHON" -c "from rmqformats.walk import kernels; print(kernels._JIT['cache'])" >&4
 """)
 
 

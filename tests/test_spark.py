@@ -1380,6 +1380,91 @@ def test_filters_on_decoded_columns_go_back_to_spark():
     assert {r["kind"] for r in rows} == {"timer", "timerCancel"} and len(rows) == 9
 
 
+# -- body decoders (bodyDecoder, bodyFields) -----------------------------------------------------------
+
+
+@pytest.fixture
+def typed_store(tmp_path):
+    import bodystores
+    bodystores.need_packages()
+    root = tmp_path / "typed"
+    return str(root), bodystores.write_store(root)
+
+
+def test_body_fields_equal_the_built_bodies_split_by_split(typed_store):
+    import bodystores
+    root, specs = typed_store
+    names = [f"body.{f}" for f in bodystores.FIELDS.split(",")]
+    for topic, spec in specs.items():
+        for split in ("64", None):
+            options = {"path": root, "topics": topic, "bodyDecoder": spec, "bodyFields": bodystores.FIELDS,
+                       **({"splitSize": split} if split else {})}
+            _, rows = read_in_process(CommitLogDataSource, options)
+            rows.sort(key=lambda r: r["commitLogOffset"])
+            assert [{k: r[k] for k in names} for r in rows[:2]] == bodystores.EXPECTED, (topic, split)
+            assert rows[2]["body"] == bodystores.BAD and rows[2]["bodyDecodeError"]
+            assert all(rows[2][k] is None for k in names)
+        # Only the columns named: the body is read for the decoder, not given.
+        _, rows = read_in_process(CommitLogDataSource, {"path": root, "topics": topic, "bodyDecoder": spec,
+                                                        "columns": "commitLogOffset,bodyDecoded,bodyDecodeError"})
+        assert [list(r) for r in rows] == [["commitLogOffset", "bodyDecoded", "bodyDecodeError"]] * 3
+        rows.sort(key=lambda r: r["commitLogOffset"])
+        assert [json.loads(r["bodyDecoded"]) for r in rows[:2]] == bodystores.ORDERS
+        assert rows[2]["bodyDecoded"] is None and rows[2]["bodyDecodeError"]
+    assert "bodyDecoded" not in read_in_process(CommitLogDataSource, {"path": root, "topics": "Json"})[1][0]
+
+
+def test_body_decoder_options_are_checked_at_load(typed_store):
+    root, specs = typed_store
+    for options, words in (({"bodyFields": "order"}, "option bodyFields: body fields need a body decoder"),
+                           ({"bodyDecoder": "nope"}, "option bodyDecoder: unknown body decoder 'nope'"),
+                           ({"bodyDecoder": specs["Proto"] + "x"}, "has no message 'shop.Orderx'"),
+                           ({"bodyDecoder": "text:utf-8", "bodyFields": "a"}, "gives text, which has no fields"),
+                           ({"bodyDecoder": "json", "columns": "body.order"}, "no column 'body.order'")):
+        with pytest.raises(OptionError, match=re.escape(words)):
+            CommitLogDataSource(options={"path": root, **options})
+
+
+def test_split_decoder_gives_the_body_fields(typed_store):
+    import bodystores
+    root, specs = typed_store
+    columns = ["commitLogOffset", "topic", "body.order", "body.customer.id", "bodyDecodeError"]
+    decode = SplitDecoder(columns=columns, body_decoder=specs["Proto"], body_fields="order,customer.id")
+    assert decode.schema.fieldNames() == columns
+    ranges = pa.RecordBatch.from_pylist([{"path": p, "start": b, "end": e}
+                                         for p, b, e in segment_splits(root, split_size=256)])
+    rows = sorted((r for r in arrow_dicts(list(decode([ranges]))) if r["topic"] == "Proto"),
+                  key=lambda r: r["commitLogOffset"])
+    assert [(r["body.order"], r["body.customer.id"]) for r in rows] == [("1", "c1"), ("2", "c2"), (None, None)]
+    assert rows[2]["bodyDecodeError"].startswith("DecodeError")
+    with pytest.raises(OptionError, match="need a body_decoder"):
+        SplitDecoder(body_fields="order")
+
+
+@needs_pushdown
+def test_filters_on_body_columns_go_back_to_spark(typed_store):
+    root, specs = typed_store
+    reader, rejected, rows = read_pushed({"path": root, "bodyDecoder": specs["Avro"], "bodyFields": "sku"},
+                                         [EqualTo(("topic",), "Avro"), EqualTo(("body.sku",), "a-1")])
+    assert [f.attribute for f in rejected] == [("body.sku",)]
+    assert sorted(r["body.sku"] or "" for r in rows) == ["", "a-1", "b-2"]
+
+
+def test_body_fields_by_spark(spark, typed_store):
+    import bodystores
+    root, specs = typed_store
+    for topic in ("Proto", "Avro"):
+        df = (spark.read.format("rocketmq_commitlog").option("bodyDecoder", specs[topic])
+              .option("bodyFields", bodystores.FIELDS).option("topics", topic).load(root))
+        assert df.columns[-6:] == [f"body.{f}" for f in bodystores.FIELDS.split(",")] + ["bodyDecodeError", "store"]
+        df.createOrReplaceTempView("typed")
+        rows = [r.asDict() for r in spark.sql(
+            "SELECT CAST(`body.order` AS INT) AS o, `body.customer.id` AS c, `body.tags.1` AS t, bodyDecodeError AS e "
+            "FROM typed ORDER BY commitLogOffset").collect()]
+        assert rows[:2] == [{"o": 1, "c": "c1", "t": "y", "e": None}, {"o": 2, "c": "c2", "t": None, "e": None}]
+        assert rows[2]["o"] is None and rows[2]["e"]
+
+
 # -- the same SQL on DuckDB (rmqformats sql) and on Spark ---------------------------------------------
 
 

@@ -214,3 +214,43 @@ def test_store_commands_on_the_tiered_folder_say_what_reads_it(tiered, capsys):
     version, root, base, moved = tiered
     assert main(["messages", str(base)]) == 2
     assert "rmqformats tiered" in capsys.readouterr().err
+
+
+def _object_rows(msgs):
+    return [(m.commitlog_offset, m.topic, m.queue_id, m.queue_offset, m.store_timestamp, m.properties_raw,
+             m.decompressed_body(), m.msg_id, m.tags, m.keys, m.uniq_key) for m in msgs]
+
+
+def _batch_rows(table):
+    cols = ("commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp", "propertiesString", "body",
+            "msgId", "tags", "keys", "uniqKey")
+    return list(zip(*((table.column(c).cast("int64") if c == "storeTimestamp" else table.column(c)).to_pylist()
+                      for c in cols)))
+
+
+def test_batches_are_the_walks_columns_file_after_file(tiered):
+    """A tiered commit log's record batches are the walk's, file after file: the same rows, end and BLANK codas
+    as its object scan, with filters, a start and a stop applied as on a plain log."""
+    version, root, base, moved = tiered
+    checked = 0
+    for q in TieredStore(base, root=root).queues():
+        log = q.commitlog()
+        scan = log.scan()
+        msgs = list(scan)
+        batches = log.batches()
+        table = batches.read_all()
+        assert _batch_rows(table) == _object_rows(msgs)
+        assert batches.end == scan.end and batches.blanks == scan.blanks
+        assert batches.bytes_done == sum(s.size for s in log.segments)
+        if len(msgs) > 2:
+            mid = msgs[len(msgs) // 2]
+            got = log.batches(start=mid.commitlog_offset, stop=msgs[-1].commitlog_offset).read_all()
+            assert _batch_rows(got) == _object_rows([m for m in msgs if mid.commitlog_offset <= m.commitlog_offset
+                                                     < msgs[-1].commitlog_offset])
+            got = log.to_arrow(tag=mid.tags, since=mid.store_timestamp)
+            assert _batch_rows(got) == _object_rows([m for m in msgs if m.tags == mid.tags
+                                                     and m.store_timestamp >= mid.store_timestamp])
+            checked += 1
+    assert checked > 0
+    with pytest.raises(rmqformats.RmqFormatError, match="salvage does not apply to a tiered commit log"):
+        log.batches(salvage=True)

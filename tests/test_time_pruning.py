@@ -1,7 +1,7 @@
 """A store-time window passes the segments that cannot hold it, with the unpruned walk's exact answer.
 
 ``CommitLog.batches(since=, until=)`` walks each segment's record headers
-first (:func:`rmqformats.columnar.kernels.time_bounds`) and decodes only the
+first (:func:`rmqformats.walk.kernels.time_bounds`) and decodes only the
 segments with a record in the window; the rows, their order, the data end,
 the BLANK records and a strict walk's error are those of the walk that
 decodes every segment (``ColumnarScan._skip`` patched to pass nothing).
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import rmqformats
-from rmqformats.columnar.parallel import ParallelScan
-from rmqformats.columnar.scan import ColumnarScan
+from rmqformats.walk.parallel import ParallelScan
+from rmqformats.walk.scan import ColumnarScan
 from rmqformats.synth.commitlog import MessageSpec, write_commitlog
 
 from conftest import VERSIONS, store_path
@@ -231,8 +231,8 @@ def test_segment_times_are_the_records_own(version):
     """Each vector segment's least and greatest store time, from the header walk, are those of its decoded
     rows (up to where it stopped: a segment's BLANK record, or the last record before the zero fill, which
     the decoding walk checks more strictly before taking it)."""
-    from rmqformats.columnar import kernels as K
-    from rmqformats.columnar.timebounds import segment_times
+    from rmqformats.walk import kernels as K
+    from rmqformats.walk.timebounds import segment_times
     log = rmqformats.open_store(store_path(version)).commitlog
     table = log.to_arrow(["commitLogOffset", "storeTimestamp"])
     offsets = table.column("commitLogOffset").to_numpy()

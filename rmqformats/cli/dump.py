@@ -98,8 +98,8 @@ def _commitlog_rows(log, scan, o: DumpOptions) -> Iterator[dict]:
     """The default view of the messages, a batch of the walk's columns at a time."""
     import pyarrow as pa
 
-    from ..columnar import arrow as A
-    from ..columnar import layout as L
+    from ..walk import arrow as A
+    from ..walk import layout as L
     from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError
     from ..errors import DecompressionError
     segments = {os.path.basename(s.path): s for s in log.segments}

@@ -251,21 +251,28 @@ def _read_msg_id(store, msg_id: str) -> list[Message]:
 
 
 def _decoded_json(d: dict, decoder, data: bytes | None) -> dict:
-    """A message's JSON with ``bodyDecoded`` and ``bodyDecodeError`` when a body decoder is given."""
+    """A message's JSON with ``bodyDecoded`` (or the body fields) and ``bodyDecodeError`` when a body decoder
+    is given."""
     if decoder is None:
         return d
-    from ..body_decoders import decode_body
-    d["bodyDecoded"], d["bodyDecodeError"] = decode_body(decoder, data)
+    d.update(zip(decoder.names, decoder.decode(data)))
     return d
 
 
 def _decoded_row(row: list, decoder, data: bytes | None) -> list:
-    """A table row with the decoded body (or ``[why it did not decode]``) when a body decoder is given."""
+    """A table row with the decoded body or its fields (the first cell ``[why it did not decode]``) when a
+    body decoder is given."""
     if decoder is None:
         return row
-    from ..body_decoders import decode_body
-    text, error = decode_body(decoder, data)
-    return [*row, text if error is None else f"[{error}]"]
+    *cells, error = decoder.decode(data)
+    if error is not None:
+        cells[0] = f"[{error}]"
+    return [*row, *cells]
+
+
+def _decoded_header(decoder) -> list[str]:
+    """The table's decoded columns: ``decoded``, or the body fields' columns."""
+    return [f.column for f in decoder.fields] if decoder.fields else ["decoded"]
 
 
 def _refuse_combinations(args: argparse.Namespace) -> None:
@@ -396,11 +403,8 @@ class _Counts:
 def cmd_messages(args: argparse.Namespace) -> int:
     _refuse_combinations(args)
     refuse_empty_filters(args)
-    from ..body_decoders import BodyDecoderError, resolve
-    try:
-        decoder = resolve(args.body_decoder)
-    except BodyDecoderError as exc:
-        raise UsageError(str(exc)) from None
+    from .sql import body_decoding
+    decoder = body_decoding(args)
     from .pending import system_decoding
     system = system_decoding(args) if args.count is None else None
     store = open_from_args(args)
@@ -410,7 +414,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
     columns = args.columns
     header = (list(columns) if columns is not None else
               _MESSAGE_HEADER + (["body"] if body and args.format == "table" else [])
-              + (["decoded"] if decoder is not None and args.format == "table" else []))
+              + (_decoded_header(decoder) if decoder is not None and args.format == "table" else []))
     if system is not None and args.format == "table":
         header = header + list(_SYSTEM_TABLE)
     if args.msg_id is not None or args.offset is not None:
@@ -538,8 +542,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
                     from ..systopics import with_system_columns
                     batch = with_system_columns(batch, shown, decoding=system)
                 if decoder is not None and counts is None:
-                    from ..body_decoders import decode_batch
-                    batch = decode_batch(batch, decoder)
+                    batch = decoder.batch(batch)
                 with follow.whole() if follow is not None else _nothing():
                     if counts is not None:
                         counts.add_batch(batch)
@@ -555,9 +558,11 @@ def cmd_messages(args: argparse.Namespace) -> int:
                                                        batch.column("bodyError").to_pylist())], pa.string()))
                         if decoder is not None and columns is None:
                             import pyarrow.compute as pc
-                            cells.append(pc.coalesce(batch.column("bodyDecoded"),
+                            first, *rest = decoder.names[:-1]
+                            cells.append(pc.coalesce(batch.column(first),
                                                      pc.binary_join_element_wise("[", batch.column("bodyDecodeError"),
                                                                                  "]", "")))
+                            cells.extend(batch.column(name) for name in rest)
                         if system is not None:
                             cells.extend(_system_cells(batch))
                         table.write(cells)
@@ -738,11 +743,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stderr.write("rmqformats: error: --partition-by needs --to parquet\n")
         return 2
     refuse_empty_filters(args)
-    from ..body_decoders import BodyDecoderError, decode_batches, decoded_schema, resolve
-    try:
-        decoder = resolve(args.body_decoder)
-    except BodyDecoderError as exc:
-        raise UsageError(str(exc)) from None
+    from .sql import body_decoding
+    decoder = body_decoding(args)
     from ..columnar import COLUMNS
     from ..export import export_batches, export_columns, prepare_output
     store = open_from_args(args)
@@ -751,7 +753,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     prepare_output(out_path, fmt, args.force, reads)
     columns = export_columns(fmt, args.columns)
     need = set(columns)
-    if args.body_decoder is not None:
+    if decoder is not None:
         need.add("body")
     if fmt == "parquet":
         need.add("segment")
@@ -780,7 +782,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         schema = system_schema(pa.schema([scan.schema.field(n) for n in shown]))
         batches = system_batches(batches, shown, decoding=system)
     if decoder is not None:
-        batches, schema = decode_batches(batches, decoder), decoded_schema(schema)
+        batches, schema = decoder.batches(batches), decoder.schema(schema)
     elif system is None and fmt == "parquet" and getattr(scan, "parallel", False) and not args.batch_filter \
             and list(scan.schema.names) == names:
         batches = scan  # Parquet from a walk on several cores: its workers write the segments' files

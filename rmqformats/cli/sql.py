@@ -183,13 +183,13 @@ def cmd_sql(args: argparse.Namespace) -> int:
     reads = store_paths(store)
     if args.output is not None:
         output.check_target(args.output, folder=False, force=args.force, reads=reads)
-    from ..body_decoders import BodyDecoderError
+    decoding = body_decoding(args)
     from ..systopics import SystemDecoding
     from .pending import delay_levels
     system = SystemDecoding(delay_levels_ms=delay_levels(args.config), trace_topics=tuple(args.trace_topic or ()))
     try:
-        result = query(store, args.query, jobs=store.commitlog.jobs, body_decoder=args.body_decoder, system=system)
-    except (SqlError, BodyDecoderError) as exc:
+        result = query(store, args.query, jobs=store.commitlog.jobs, body_decoder=decoding, system=system)
+    except SqlError as exc:
         raise UsageError(str(exc)) from None
     rows = [0]
     try:
@@ -249,8 +249,24 @@ def add_commands(sub) -> None:
 
 
 def add_body_decoder(sp: argparse.ArgumentParser) -> None:
-    """``--body-decoder``: bodies decoded into ``bodyDecoded`` (with ``bodyDecodeError``)."""
+    """``--body-decoder`` and ``--body-fields``: bodies decoded into ``bodyDecoded`` or named fields' columns
+    (with ``bodyDecodeError``)."""
     sp.add_argument("--body-decoder", metavar="SPEC",
                     help="decode bodies into a bodyDecoded column (bodyDecodeError says why one did not): json, "
-                         "text:ENCODING, python:MODULE:FUNCTION, or a decoder of the rmqformats.body_decoders "
+                         "text:ENCODING, protobuf:DESCRIPTOR_SET:MESSAGE (the protobuf extra), avro:SCHEMA_FILE "
+                         "(the avro extra), python:MODULE:FUNCTION, or a decoder of the rmqformats.body_decoders "
                          "entry points")
+    sp.add_argument("--body-fields", metavar="FIELD[,FIELD…]",
+                    help="with --body-decoder: these fields of each decoded body, as text, in columns named "
+                         "body.FIELD in place of bodyDecoded (customer.id: field id of field customer; items.0: "
+                         "the first item; null where a body has no such field)")
+
+
+def body_decoding(args: argparse.Namespace):
+    """The :class:`rmqformats.body_decoders.BodyDecoding` of ``--body-decoder`` and ``--body-fields`` (``None``
+    without them); a spec that names no decoder is a usage error."""
+    from ..body_decoders import BodyDecoderError, decoding
+    try:
+        return decoding(args.body_decoder, args.body_fields)
+    except BodyDecoderError as exc:
+        raise UsageError(str(exc)) from None

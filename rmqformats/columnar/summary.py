@@ -10,7 +10,7 @@ The record version (the magic code) is no column of the batches. The
 broker's check makes a record's TOTALSIZE exactly the sum of its fields, so
 the version follows from the columns: the V2 magic code widens TOPICLENGTH
 (by ``LEN_TOPIC_V2 - LEN_TOPIC_V1`` bytes), nothing else. The widths come
-from :mod:`rmqformats.columnar.layout` (derived from the spec). Where a
+from :mod:`rmqformats.walk.layout` (derived from the spec). Where a
 topic or properties string holds U+FFFD (bytes that are not UTF-8 are
 decoded to it, which changes their length) or the sum does not come out,
 the magic code is read from the segment file instead, for those records
@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..segments import Segment
-from . import layout as L
+from ..walk import layout as L
 
 #: The columns :meth:`LogSummary.add` reads (``body`` as stored: ask for ``decompress=False``).
 SUMMARY_COLUMNS = ("commitLogOffset", "storeSize", "queueId", "sysFlag", "storeTimestamp", "topic",

@@ -9,14 +9,14 @@ position, a body length other than the size minus the header, an entry
 running past the end of its file, a magic other than 1, an index that does
 not follow the previous one or a smaller term ends the data at the start of
 that entry. The message record inside each entry is decoded by
-:func:`rmqformats.columnar.kernels.decode_record`, the decoder of the plain
-commit-log walk, inlined into :func:`~rmqformats.columnar.kernels.walk_entries`;
+:func:`rmqformats.walk.kernels.decode_record`, the decoder of the plain
+commit-log walk, inlined into :func:`~rmqformats.walk.kernels.walk_entries`;
 one that RocketMQ's dispatch would reject
 (``DLedgerCommitLog.checkMessageAndReturnSize``) ends the data there too. The
 entry header's widths come from ``formats/rocketmq_dledger_data.ksy``
-(:mod:`rmqformats.columnar.layout`).
+(:mod:`rmqformats.walk.layout`).
 
-:class:`DLedgerColumnarScan` is a :class:`~rmqformats.columnar.scan.ColumnarScan`
+:class:`DLedgerColumnarScan` is a :class:`~rmqformats.walk.scan.ColumnarScan`
 whose segments are walked entry by entry: the filters, the columns, the
 bounded batches and the decompression are that scan's. The object API
 (:class:`rmqformats.dledger.commitlog.DLedgerScan`) is a view over it
@@ -33,12 +33,12 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..columnar import arrow as A
-from ..columnar import kernels as K
-from ..columnar import layout as L
-from ..columnar.objects import refuse_options
-from ..columnar.record import bad_magic_error, decode_message, messages
-from ..columnar.scan import ColumnarScan, _first_crc_mismatch, _read_into, _Stop
+from ..walk import arrow as A
+from ..walk import kernels as K
+from ..walk import layout as L
+from ..walk.chain import refuse_options
+from ..walk.record import bad_magic_error, decode_message, messages
+from ..walk.scan import ColumnarScan, _first_crc_mismatch, _read_into, _Stop
 from ..errors import (
     BadMagicError,
     CrcMismatchError,

@@ -21,11 +21,11 @@ import numpy as np
 
 from ..commitlog import CommitLog, Scan
 from ..segments import Blank, DataEnd
-from ..columnar import kernels as K
-from ..columnar import layout as L
-from ..columnar.messages import ROWS
-from ..columnar.objects import refuse_options
-from ..columnar.record import decode_message
+from ..walk import kernels as K
+from ..walk import layout as L
+from ..walk.messages import ROWS
+from ..walk.chain import ScanChain, refuse_options
+from ..walk.record import decode_message
 from ..errors import (
     DLedgerEntryError,
     MessageNotFoundError,
@@ -161,43 +161,28 @@ class DLedgerCommitLog(CommitLog):
         return None if folder is None else DLedgerIndex(folder)
 
 
-class MixedScan:
-    """The messages of the old commit log, then those of the DLedger log; ``end`` is where the data ends."""
+class MixedScan(ScanChain):
+    """The messages (or, with ``batches``, the record batches) of the old commit log, then those of the DLedger
+    log; ``end`` is where the data ends."""
 
-    def __init__(self, log: "MixedCommitLog", start: int | None, verify_crc: bool, strict: bool):
-        self.end: DataEnd | None = None
-        self.blanks: list[Blank] = []
-        self.last_index = self.last_term = -1
-        self._scans: list = []
-        self._gen = self._run(log, start, verify_crc, strict)
+    def __init__(self, log: "MixedCommitLog", start: int | None, options: dict, *, batches: bool = False,
+                 columns=None):
+        self._log, self._start, self._options, self._batches = log, start, options, batches
+        super().__init__(columns, batches=batches)
 
-    @property
-    def bytes_done(self) -> int:
-        return sum(s.bytes_done for s in self._scans)
+    def _open(self, log, start):
+        if self._batches:
+            return log.batches(self.columns, start=start, **self._options)
+        return log.scan(start=start, **self._options)
 
-    def __iter__(self):
-        return self._gen
-
-    def __next__(self):
-        return next(self._gen)
-
-    def _run(self, log, start, verify_crc, strict):
-        divided = log.divided_offset
-        if start is None or start < divided:
-            old = log.old.scan(start=start, verify_crc=verify_crc, strict=strict)
-            self._scans.append(old)
-            yield from old
-            self.blanks.extend(old.blanks)
-            self.end = old.end
-            if not old.end.reason.is_clean:
+    def _parts(self):
+        log, start = self._log, self._start
+        if start is None or start < log.divided_offset:
+            yield self._open(log.old, start)
+            if not self.end.reason.is_clean:
                 return
             start = None
-        new = log.new.scan(start=start, verify_crc=verify_crc, strict=strict)
-        self._scans.append(new)
-        yield from new
-        self.blanks.extend(new.blanks)
-        self.end = new.end
-        self.last_index, self.last_term = new.last_index, new.last_term
+        yield self._open(log.new, start)
 
 
 class MixedCommitLog(DLedgerCommitLog):
@@ -229,15 +214,16 @@ class MixedCommitLog(DLedgerCommitLog):
     def scan(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False,
              **options) -> MixedScan:
         refuse_options(self.path, options, "a DLedger commit log")
-        return MixedScan(self, start, verify_crc, strict)
+        return MixedScan(self, start, {"verify_crc": verify_crc, "strict": strict})
 
     def entries(self, *, verify_crc: bool = False, strict: bool = False) -> DLedgerScan:
         return self.new.entries(verify_crc=verify_crc, strict=strict)
 
-    def batches(self, columns=None, **options):
-        """The batches of :meth:`scan`'s messages (the old log's, then the DLedger log's)."""
-        from ..columnar.objects import ObjectBatches
-        return ObjectBatches(self, columns=columns, **options)
+    def batches(self, columns=None, *, start: int | None = None, **options):
+        """The record batches of the old log's walk, then the DLedger log's, with the filters and options of
+        :meth:`DLedgerCommitLog.batches`."""
+        refuse_options(self.path, {k: options.pop(k, None) for k in ("salvage", "live")}, "a DLedger commit log")
+        return MixedScan(self, start, options, batches=True, columns=columns)
 
     def read(self, offset: int) -> Message:
         return self.new.read(offset) if offset >= self.divided_offset else self.old.read(offset)

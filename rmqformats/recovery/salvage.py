@@ -1,6 +1,6 @@
 """The salvage scan, and what a data end at damage leaves out.
 
-The scan itself is part of the columnar walk (:mod:`rmqformats.columnar.salvage`; its names are
+The scan itself is part of the columnar walk (:mod:`rmqformats.walk.salvage`; its names are
 importable from here); :func:`intact_past` counts, with it, the intact messages past a data end
 that the broker's recovery (and a rebuild) leave out.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..columnar.salvage import DamagedRange, SalvageScan, gaps, salvage_batches
+from ..walk.salvage import DamagedRange, SalvageScan, gaps, salvage_batches
 
 if TYPE_CHECKING:
     from ..commitlog import CommitLog

@@ -129,13 +129,17 @@ def _referenced_columns(tree: dict) -> set[str] | None:
     return names
 
 
-def query(store: Store, text: str, *, jobs: int = 1, body_decoder: Any = None, system: Any = None) -> Result:
+def query(store: Store, text: str, *, jobs: int = 1, body_decoder: Any = None, body_fields: Any = None,
+          system: Any = None) -> Result:
     """Run the SQL query ``text`` over ``store``'s tables; returns the :class:`Result` stream.
 
     ``jobs``: the walk of ``messages`` decodes with this many worker processes (see ``CommitLog.batches``).
     ``body_decoder``: a decoder spec or function of :mod:`rmqformats.body_decoders`
-    (``"json"``, ``"text:gbk"``, ``"python:MODULE:FUNCTION"``); ``messages`` then has
-    the columns ``bodyDecoded`` and ``bodyDecodeError``.
+    (``"json"``, ``"text:gbk"``, ``"protobuf:shop.desc:shop.Order"``, ``"avro:order.avsc"``,
+    ``"python:MODULE:FUNCTION"``); ``messages`` then has the columns ``bodyDecoded`` and
+    ``bodyDecodeError``. ``body_fields`` (``"order,customer.id"`` or a list of field paths): in place of
+    ``bodyDecoded``, one string column per field, ``body.order`` and ``body.customer.id`` (quote them in
+    the query: ``"body.order"``).
     ``system``: how ``messages``' decoded system columns are decoded (a
     :class:`rmqformats.systopics.SystemDecoding`: the broker's delay levels,
     custom trace topics); the defaults when ``None``.
@@ -145,8 +149,8 @@ def query(store: Store, text: str, *, jobs: int = 1, body_decoder: Any = None, s
     """
     if not isinstance(text, str) or not text.strip():
         raise SqlError("empty query", 0, text if isinstance(text, str) else None)
-    from ..body_decoders import resolve
-    body_decoder = resolve(body_decoder)  # an unknown decoder is refused before anything is read
+    from ..body_decoders import decoding
+    body_decoder = decoding(body_decoder, body_fields)  # an unknown decoder is refused before anything is read
     con = _connect()
     try:
         tree = parse(con, text)

@@ -28,7 +28,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..columnar.arrow import COLUMNS, SCHEMA, TIMESTAMP
+from ..walk.arrow import COLUMNS, SCHEMA, TIMESTAMP
 from ..errors import StoreNotFoundError
 
 #: The store facade (:class:`rmqformats.store.Store`), which offers ``Store.sql``: named, not imported, so
@@ -126,15 +126,14 @@ def messages(store: Store, filters: dict[str, Any], columns: Iterable[str] | Non
              jobs: int = 1, body_decoder: Any = None, system: Any = None) -> Table:
     """The commit log's messages, only ``columns`` (all when ``None``), pre-filtered by ``filters``, then the
     decoded system columns (decoded with ``system``, a :class:`rmqformats.systopics.SystemDecoding`, when the
-    query names one); with ``body_decoder`` (:mod:`rmqformats.body_decoders`) also ``bodyDecoded`` and
-    ``bodyDecodeError``."""
-    from ..body_decoders import DECODE_ERROR, DECODED, decode_batch, resolve
+    query names one); with ``body_decoder`` (a spec or a :class:`rmqformats.body_decoders.BodyDecoding`) also
+    ``bodyDecoded`` (or the body fields' columns) and ``bodyDecodeError``."""
+    from ..body_decoders import decoding as body_decoding
     from ..systopics import DECODED_SCHEMA, SYSTEM_COLUMNS, SystemDecoding, with_system_columns
     from ..systopics.batches import NEEDED
     named = None if columns is None else {c.lower() for c in columns}
-    decoder = resolve(body_decoder)
-    decoding = decoder is not None and (named is None or bool(named & {DECODED.name.lower(),
-                                                                         DECODE_ERROR.name.lower()}))
+    decoder = body_decoding(body_decoder)
+    decoding = decoder is not None and (named is None or bool(named & {c.lower() for c in decoder.names}))
     # The system columns are always in the table; decoded only when the query names one (or selects *).
     systems = named is None or bool(named & {c.lower() for c in SYSTEM_COLUMNS})
     shown = [c for c in COLUMNS if named is None or c.lower() in named or (decoding and c == "body")]
@@ -149,7 +148,7 @@ def messages(store: Store, filters: dict[str, Any], columns: Iterable[str] | Non
     source.options = dict(options)
     schema = pa.schema([SCHEMA.field(c) for c in shown] + list(DECODED_SCHEMA))
     if decoder is not None:
-        schema = schema.append(DECODED).append(DECODE_ERROR)
+        schema = decoder.schema(schema)
 
     def batches() -> Iterator[pa.RecordBatch]:
         scan = store.commitlog.batches(wanted, **options)
@@ -164,13 +163,11 @@ def messages(store: Store, filters: dict[str, Any], columns: Iterable[str] | Non
                                                    schema=pa.schema([SCHEMA.field(c) for c in shown]
                                                                     + list(DECODED_SCHEMA)))
             if not decoding:
-                if decoder is not None:  # the columns are there, never filled when the query names neither
-                    n = batch.num_rows
-                    batch = pa.RecordBatch.from_arrays([*batch.columns, pa.nulls(n, pa.string()),
-                                                        pa.nulls(n, pa.string())], schema=schema)
+                if decoder is not None:  # the columns are there, never filled when the query names none
+                    batch = decoder.nulls(batch)
                 yield batch
                 continue
-            yield decode_batch(batch, decoder)
+            yield decoder.batch(batch)
     return _reader(schema, source, batches)
 
 

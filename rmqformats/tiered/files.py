@@ -25,12 +25,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..commitlog import Blank, CommitLog, DataEnd, EndReason, Segment
+from ..commitlog import CommitLog, DataEnd, EndReason, Segment
 from ..errors import FileChangedError, TieredFileError, UnitNotFoundError
 from ..generated.layouts import rocketmq_consumequeue as cq_layout
 from ..mapped import pread_into
 from ..message import Message
 from ..units import unit_dtype
+from ..walk.chain import ScanChain, refuse_options
 
 #: ``offset2FileName``: 8 hex digits of a hash, then the offset as 20 digits.
 FILE_NAME = re.compile(r"^[0-9a-f]{8}(\d{20})$")
@@ -40,6 +41,8 @@ INDEX_TOPIC = "rmq_sys_INDEX"
 CQ_UNIT = unit_dtype(cq_layout.UNIT_RUNS, cq_layout.UNIT_SEQ)
 CQ_UNIT_SIZE = CQ_UNIT.itemsize
 _CLEAN_SEGMENT_ENDS = (EndReason.END_OF_FILE, EndReason.BLANK_LAST)
+#: Options of :meth:`CommitLog.batches` that do not apply to a log read file after file.
+_NOT_TIERED = ("salvage", "live")
 #: Consume-queue units read at a time.
 _CHUNK = 1 << 16
 
@@ -58,27 +61,20 @@ def segment_files(folder: str) -> list[Segment]:
     return out
 
 
-class TieredScan:
-    """The messages of a tiered commit log, file after file; ``end``, ``blanks`` and ``bytes_done`` as a commit-log scan."""
+class TieredScan(ScanChain):
+    """The messages (or, with ``batches``, the record batches) of a tiered commit log, file after file;
+    ``end``, ``blanks`` and ``bytes_done`` as a commit-log scan."""
 
-    def __init__(self, log: "TieredCommitLog", start: int | None, verify_crc: bool, strict: bool):
-        self.end: DataEnd | None = None
-        self.blanks: list[Blank] = []
-        self._done = 0
-        self._current = None
-        self._gen = self._run(log, start, verify_crc, strict)
+    def __init__(self, log: "TieredCommitLog", start: int | None, options: dict, *, batches: bool = False,
+                 columns=None):
+        self._log, self._start, self._options, self._batches = log, start, options, batches
+        super().__init__(columns, batches=batches)
 
-    @property
-    def bytes_done(self) -> int:
-        return self._done + (self._current.bytes_done if self._current is not None else 0)
+    def _covered(self, part) -> int:
+        return self._file_size  # the whole file, its closing coda included
 
-    def __iter__(self) -> Iterator[Message]:
-        return self._gen
-
-    def __next__(self) -> Message:
-        return next(self._gen)
-
-    def _run(self, log, start, verify_crc, strict) -> Iterator[Message]:
+    def _parts(self):
+        log, start = self._log, self._start
         segments = log.segments
         if not segments:
             self.end = DataEnd(0, EndReason.NO_SEGMENTS, None, 0)
@@ -89,18 +85,16 @@ class TieredScan:
             one = CommitLog(seg.path)
             one.segments = (seg,)  # one file, its base offset from the tiered name
             one.record_crc = False  # the upload rewrote PHYSICALOFFSET, not __CRC32#
-            scan = self._current = one.scan(start=start if i == first else None, verify_crc=verify_crc,
-                                            strict=strict)
-            yield from scan
-            self.blanks.extend(scan.blanks)
-            self._done += seg.size
-            self._current = None
-            self.end = scan.end
-            if i < len(segments) - 1 and scan.end.reason not in _CLEAN_SEGMENT_ENDS:
+            at = start if i == first else None
+            part = one.batches(self.columns, start=at, **self._options) if self._batches else \
+                one.scan(start=at, **self._options)
+            self._file_size = seg.size
+            yield part
+            if i < len(segments) - 1 and part.end.reason not in _CLEAN_SEGMENT_ENDS:
                 return
-            if scan.end.reason is EndReason.END_OF_FILE and i < len(segments) - 1:
+            if part.end.reason is EndReason.END_OF_FILE and i < len(segments) - 1:
                 nxt = segments[i + 1]
-                if nxt.start_offset != seg.start_offset + seg.size and not scan.blanks:
+                if nxt.start_offset != seg.start_offset + seg.size and not part.blanks:
                     self.end = DataEnd(seg.start_offset + seg.size, EndReason.TRUNCATED, seg.path, seg.size,
                                        f"next file starts at {nxt.start_offset}, not where this one ends")
                     return
@@ -121,13 +115,14 @@ class TieredCommitLog(CommitLog):
 
     def scan(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False,
              **options) -> TieredScan:
-        from ..columnar.objects import refuse_options
         refuse_options(self.path, options, "a tiered commit log")
-        return TieredScan(self, start, verify_crc, strict)
+        return TieredScan(self, start, {"verify_crc": verify_crc, "strict": strict})
 
-    def batches(self, columns=None, **options):
-        from ..columnar.objects import ObjectBatches  # columns from scan()'s messages
-        return ObjectBatches(self, columns=columns, **options)
+    def batches(self, columns=None, *, start: int | None = None, **options):
+        """Messages as :class:`pyarrow.RecordBatch` objects, file after file, with the filters and options of
+        :meth:`CommitLog.batches` (``salvage`` and ``live`` do not apply)."""
+        refuse_options(self.path, {k: options.pop(k, None) for k in _NOT_TIERED}, "a tiered commit log")
+        return TieredScan(self, start, options, batches=True, columns=columns)
 
 
 @dataclass(frozen=True)

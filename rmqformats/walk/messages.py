@@ -1,9 +1,9 @@
 """Message objects made from the rows of the columnar walk: the object API is a view over the one record walk.
 
-:class:`MessageWalk` is :class:`~rmqformats.columnar.scan.ColumnarScan` with each block of rows the
+:class:`MessageWalk` is :class:`~rmqformats.walk.scan.ColumnarScan` with each block of rows the
 kernel found handed on as :class:`~rmqformats.message.Message` objects instead of an Arrow batch: the
 same records, the same end, BLANK records, checks (CRCs, the frontier record, ``DELAY``), errors and
-live-store handling, because it is the same walk. :func:`~rmqformats.columnar.record.decode_message`
+live-store handling, because it is the same walk. :func:`~rmqformats.walk.record.decode_message`
 reads one record with the same kernel (:meth:`rmqformats.commitlog.CommitLog.read`).
 
 A message's fields are taken from the kernel's per-record matrices in one ``tolist`` per block; its

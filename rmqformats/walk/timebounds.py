@@ -3,15 +3,15 @@
 Store times are not in order in a commit log (a broker's clock can step
 back; the vector stores' times go back and forth), so nothing but the
 records themselves bounds the times a segment holds. :func:`walk_times`
-walks a segment's records with :func:`~rmqformats.columnar.kernels.time_bounds`
-(the decoding walk's own :func:`~rmqformats.columnar.kernels.walk_records`,
+walks a segment's records with :func:`~rmqformats.walk.kernels.time_bounds`
+(the decoding walk's own :func:`~rmqformats.walk.kernels.walk_records`,
 so it takes exactly the records the decoding walk takes and stops where it
 stops) and keeps only the least and greatest store time, whether a record's
 time lies in a window (it stops at the first that does), and how many
 ``SCHEDULE_TOPIC_XXXX`` records it passed. The segment is read with
 ``pread`` in windows small enough to stay in a core's cache between the read
 and the walk; every byte is read (records of a few KiB put a needed byte on
-every page), but no column is built. :class:`~rmqformats.columnar.scan.ColumnarScan`
+every page), but no column is built. :class:`~rmqformats.walk.scan.ColumnarScan`
 uses it to pass the segments a store-time window cannot hold.
 """
 

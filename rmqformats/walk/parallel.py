@@ -1,11 +1,11 @@
 """The columnar walk on several cores: byte ranges of the segments decoded by worker processes, used in order.
 
-:class:`ParallelScan` is a :class:`~rmqformats.columnar.scan.ColumnarScan`
+:class:`ParallelScan` is a :class:`~rmqformats.walk.scan.ColumnarScan`
 whose segments are cut into byte ranges (``range_size`` bytes, across and
 within segments) that a pool of ``jobs`` worker processes decodes ahead of
 the reader. The reader takes the ranges' results strictly in commit-log
 order and keeps a range only where its first record (found by a resync,
-:func:`~rmqformats.columnar.scan.find_record_start`'s kernel) is where the
+:func:`~rmqformats.walk.scan.find_record_start`'s kernel) is where the
 walk of the ranges before it ended; anywhere else (damage, record-like bytes
 in a body, a range a worker could not finish, a file that changed size) it
 walks that range itself, serially. Output order, batches' rows, the data

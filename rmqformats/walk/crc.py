@@ -89,6 +89,6 @@ def first_body_mismatch(buf: np.ndarray, pos: np.ndarray, length: np.ndarray, st
 
 
 def warm_up() -> None:
-    """Load the kernels' machine code now (see :func:`rmqformats.columnar.kernels.warm_up`)."""
+    """Load the kernels' machine code now (see :func:`rmqformats.walk.kernels.warm_up`)."""
     buf = np.zeros(16, np.uint8)
     first_body_mismatch(buf, np.zeros(1, np.int64), np.full(1, 9, np.int64), np.zeros(1, np.int32))

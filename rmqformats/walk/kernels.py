@@ -3,7 +3,7 @@
 Each kernel works on a window of a segment file held in a ``uint8`` array
 and on positions relative to that window. The record walk repeats the
 broker's ``checkMessageAndReturnSize`` structure checks; the object API's
-messages are made from its rows (:mod:`rmqformats.columnar.record`), and
+messages are made from its rows (:mod:`rmqformats.walk.record`), and
 :func:`check_record` says why a check rejects a record (the typed errors are
 worded from its answer); everything else (the Arrow arrays,
 decompression, record CRCs, error texts) stays in Python, where it costs per

@@ -1,8 +1,8 @@
 """One commit-log record decoded by the walk's kernels: the :class:`~rmqformats.message.Message` of a row,
 of a record at a position of a buffer, and the typed error of a record the kernels reject.
 
-There is one decoder of message records, :func:`rmqformats.columnar.kernels.walk_records`; a record it
-rejects is described by :func:`rmqformats.columnar.kernels.check_record`, whose reason code and value are
+There is one decoder of message records, :func:`rmqformats.walk.kernels.walk_records`; a record it
+rejects is described by :func:`rmqformats.walk.kernels.check_record`, whose reason code and value are
 worded here as the :class:`~rmqformats.errors.RecordError` subclass the scan, :meth:`read` and
 :func:`decode_message` raise. This module imports no reader, so the segment helpers below the commit-log
 reader can use it.
@@ -82,7 +82,7 @@ def bad_magic_error(segment: str | None, pos: int, magic: int) -> BadMagicError:
 
 
 def record_error(reason: int, value: int, segment: str | None, pos: int, size: int) -> RecordError:
-    """The typed error of :func:`~rmqformats.columnar.kernels.check_record`'s answer ``(reason, value)``
+    """The typed error of :func:`~rmqformats.walk.kernels.check_record`'s answer ``(reason, value)``
     for the record at ``pos`` whose TOTALSIZE is ``size``."""
     if reason == K.REC_HEADER_CUT:
         return TruncatedRecordError(segment, pos, f"{value} bytes left, less than a record header")

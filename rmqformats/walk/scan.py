@@ -6,16 +6,16 @@ file that shrinks while it is read gives a short read, which becomes a
 :class:`~rmqformats.errors.FileChangedError`, where a mapping would kill the
 process with SIGBUS. The walk follows the broker's recovery; it is the one
 walk of the commit log, under the object API too (:class:`rmqformats.commitlog.Scan`
-makes its messages from this walk's rows, :mod:`rmqformats.columnar.messages`).
+makes its messages from this walk's rows, :mod:`rmqformats.walk.messages`).
 The error texts are produced by describing the one record where the data ends
-(:func:`rmqformats.columnar.record.decode_message`). A store-time window passes
+(:func:`rmqformats.walk.record.decode_message`). A store-time window passes
 the segments that cannot hold it (:meth:`ColumnarScan._skip`,
-:mod:`rmqformats.columnar.timebounds`).
+:mod:`rmqformats.walk.timebounds`).
 
 One piece past 800 lines: the serial walk, its byte ranges decoded by
 threads, the filters and the building of batches share one scan's state (its
 windows, its end, its counters), which the parallel walk
-(:mod:`rmqformats.columnar.parallel`) extends.
+(:mod:`rmqformats.walk.parallel`) extends.
 """
 
 from __future__ import annotations
@@ -263,8 +263,8 @@ class ColumnarScan:
         """``("blank", p, size)`` when the decoding walk of this segment would yield no row and end at its
         BLANK record ``p``, found without building any row; ``None`` when it must be decoded.
 
-        The records are walked by :func:`~rmqformats.columnar.timebounds.walk_times`, which takes exactly
-        the records the decoding walk takes (its :func:`~rmqformats.columnar.kernels.walk_records`). The
+        The records are walked by :func:`~rmqformats.walk.timebounds.walk_times`, which takes exactly
+        the records the decoding walk takes (its :func:`~rmqformats.walk.kernels.walk_records`). The
         segment is passed only when every record was taken up to a BLANK record, none has a store time in
         ``[since, until)`` (store times are not assumed to be in order: every record's own is compared),
         none is a ``SCHEDULE_TOPIC_XXXX`` record (whose DELAY the decoding walk checks), the file kept its
