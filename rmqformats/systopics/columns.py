@@ -106,8 +106,38 @@ def classify(batch: pa.RecordBatch | pa.Table, *, trace_topics: Iterable[str] = 
     """The kind of each row (one of :data:`KINDS`); ``batch`` needs ``topic`` and ``properties``."""
     topic = _col(batch, "topic")
     n = len(topic)
-    lmq = prop(batch, N.INNER_MULTI_DISPATCH)
     traces = pa.array(sorted({N.TRACE_TOPIC, *trace_topics}), pa.string())
+    # The rules run on the rows that may be other than normal: a topic one of them names (tested once per
+    # distinct topic of the batch), or an LMQ dispatch or lite property. Most rows are plain messages.
+    enc = pc.dictionary_encode(topic)
+    names = enc.dictionary
+    named = pc.or_(pc.or_(pc.is_in(names, pa.array(sorted({N.SCHEDULE_TOPIC, N.TIMER_TOPIC, N.TRANS_HALF_TOPIC,
+                                                           N.ROCKSDB_TRANS_HALF_TOPIC, N.TRANS_OP_HALF_TOPIC,
+                                                           N.ROCKSDB_TRANS_OP_HALF_TOPIC}), pa.string())),
+                              pc.is_in(names, traces)),
+                   pc.or_(pc.or_(pc.starts_with(names, N.RETRY_PREFIX), pc.starts_with(names, N.DLQ_PREFIX)),
+                          pc.or_(pc.starts_with(names, N.REVIVE_TOPIC_PREFIX),
+                                 pc.starts_with(names, N.TRACE_TOPIC_PREFIX))))
+    lmq = prop(batch, N.INNER_MULTI_DISPATCH)
+    lite = prop(batch, N.LITE_TOPIC)
+    maybe = pc.or_(pc.fill_null(pc.take(named, enc.indices), False),
+                   pc.or_(pc.fill_null(pc.match_substring(lmq, N.LMQ_PREFIX), False), pc.is_valid(lite)))
+    count = pc.sum(pc.cast(maybe, pa.int64())).as_py() or 0
+    normal = pa.repeat(pa.scalar("normal", pa.string()), n)
+    if count == 0:
+        return normal
+    if count == n:
+        return _rules(batch, lmq, lite, traces)
+    kinds = _rules(batch.filter(maybe), pc.filter(lmq, maybe), pc.filter(lite, maybe), traces)
+    at = pc.if_else(maybe, pc.subtract(pc.cumulative_sum(pc.cast(maybe, pa.int64())), 1), count)
+    return pc.take(pa.concat_arrays([kinds, pa.array(["normal"], pa.string())]), at)
+
+
+def _rules(batch: pa.RecordBatch | pa.Table, lmq: pa.Array, lite: pa.Array, traces: pa.Array) -> pa.Array:
+    """The kind of each row of ``batch``, by the first rule that holds (``lmq`` and ``lite``: its
+    ``INNER_MULTI_DISPATCH`` and ``__LITE_TOPIC`` values)."""
+    topic = _col(batch, "topic")
+    n = len(topic)
     revive = pc.fill_null(pc.starts_with(topic, N.REVIVE_TOPIC_PREFIX), False)
     timer = pc.fill_null(pc.equal(topic, N.TIMER_TOPIC), False)
     # A property lookup reads every row's properties: the tags and the cancellation key only where they count.
@@ -125,9 +155,9 @@ def classify(batch: pa.RecordBatch | pa.Table, *, trace_topics: Iterable[str] = 
         (pc.and_(revive, pc.is_in(tags, pa.array([N.POP_ACK_TAG, N.POP_BATCH_ACK_TAG]))), "popAck"),
         (pc.or_(pc.is_in(topic, traces), pc.starts_with(topic, N.TRACE_TOPIC_PREFIX)), "trace"),
         (pc.match_substring(lmq, N.LMQ_PREFIX), "lmqDispatch"),
-        (pc.is_valid(prop(batch, N.LITE_TOPIC)), "lite"),
+        (pc.is_valid(lite), "lite"),
     ]
-    out = pa.array(["normal"] * n, pa.string()) if n else pa.array([], pa.string())
+    out = pa.repeat(pa.scalar("normal", pa.string()), n)
     for cond, kind in reversed(rules):  # the first rule that holds wins
         out = pc.if_else(pc.fill_null(cond, False), pa.scalar(kind), out)
     return out
@@ -177,54 +207,80 @@ def decode(batch: pa.RecordBatch | pa.Table, *, delay_levels_ms: tuple[int, ...]
 
 
 def _decode_rows(batch: pa.Table, kind: pa.Array, delay_levels_ms: tuple[int, ...]) -> pa.RecordBatch:
-    """The columns of :data:`DECODED_SCHEMA` for rows whose kinds are known."""
+    """The columns of :data:`DECODED_SCHEMA` for rows whose kinds are known.
+
+    Each group of columns is computed only when a row it applies to is
+    there (the rest stay null): a batch's system rows are mostly of one or
+    two kinds, and each step costs about the same on few rows as on many.
+    """
     topic = _col(batch, "topic")
     n = len(topic)
     store_ms = pc.cast(_col(batch, "storeTimestamp"), pa.int64())
-    is_sched = pc.equal(kind, "scheduled")
-    is_timer = pc.is_in(kind, pa.array(["timer", "timerCancel"]))
-    is_half = pc.equal(kind, "transactionHalf")
-    carries_real = pc.or_(pc.or_(is_sched, is_timer), is_half)
+
+    def has(cond) -> bool:
+        return bool(pc.any(pc.fill_null(cond, False)).as_py())
 
     def only(cond, values):
         return pc.if_else(pc.fill_null(cond, False), values, pa.scalar(None, values.type))
 
-    real_topic = only(carries_real, prop(batch, N.REAL_TOPIC))
-    real_qid = only(carries_real, to_int(prop(batch, N.REAL_QUEUE_ID), pa.int32()))
+    def none(type_: pa.DataType) -> pa.Array:
+        return pa.nulls(n, type_)
 
-    level = only(is_sched, to_int(prop(batch, N.DELAY), pa.int32()))
-    sched_due = delay_due(store_ms, level, tuple(delay_levels_ms))
-    out_ms = to_int(prop(batch, N.TIMER_OUT_MS))
-    deliver = to_int(prop(batch, N.TIMER_DELIVER_MS))
-    by_sec = pc.add(store_ms, pc.multiply(to_int(prop(batch, N.TIMER_DELAY_SEC)), 1000))
-    by_ms = pc.add(store_ms, to_int(prop(batch, N.TIMER_DELAY_MS)))
-    timer_due = pc.coalesce(out_ms, deliver, by_sec, by_ms)
-    due = pc.if_else(pc.fill_null(is_sched, False), sched_due, only(is_timer, timer_due))
-    cancels = only(pc.equal(kind, "timerCancel"), prop(batch, N.TIMER_DEL_UNIQKEY))
+    is_sched = pc.equal(kind, "scheduled")
+    is_timer = pc.is_in(kind, pa.array(["timer", "timerCancel"]))
+    is_half = pc.equal(kind, "transactionHalf")
+    carries_real = pc.or_(pc.or_(is_sched, is_timer), is_half)
+    if has(carries_real):
+        real_topic = only(carries_real, prop(batch, N.REAL_TOPIC))
+        real_qid = only(carries_real, to_int(prop(batch, N.REAL_QUEUE_ID), pa.int32()))
+    else:
+        real_topic, real_qid = none(pa.string()), none(pa.int32())
+
+    level, due, cancels = none(pa.int32()), none(pa.int64()), none(pa.string())
+    if has(is_sched):
+        level = only(is_sched, to_int(prop(batch, N.DELAY), pa.int32()))
+        due = delay_due(store_ms, level, tuple(delay_levels_ms))
+    if has(is_timer):
+        out_ms = to_int(prop(batch, N.TIMER_OUT_MS))
+        deliver = to_int(prop(batch, N.TIMER_DELIVER_MS))
+        by_sec = pc.add(store_ms, pc.multiply(to_int(prop(batch, N.TIMER_DELAY_SEC)), 1000))
+        by_ms = pc.add(store_ms, to_int(prop(batch, N.TIMER_DELAY_MS)))
+        timer_due = pc.coalesce(out_ms, deliver, by_sec, by_ms)
+        due = pc.if_else(pc.fill_null(is_sched, False), due, only(is_timer, timer_due))
+        is_cancel = pc.equal(kind, "timerCancel")
+        if has(is_cancel):
+            cancels = only(is_cancel, prop(batch, N.TIMER_DEL_UNIQKEY))
 
     sys_flag = pc.cast(_col(batch, "sysFlag"), pa.int32())
     code = pc.shift_right(pc.bit_wise_and(sys_flag, N.TRANSACTION_MASK), N.TRANSACTION_SHIFT)
-    names = pa.array([N.TRANSACTION_TYPES.get(i, f"unknown({i})") for i in range(4)], pa.string())
-    state = pc.take(names, code)
     has_state = pc.not_equal(code, 0)
-    state = pc.if_else(is_half, pa.scalar("half"), only(has_state, state))
     in_tx = pc.or_(is_half, has_state)
-    tx_id = only(in_tx, pc.coalesce(prop(batch, N.TRANSACTION_ID), prop(batch, N.UNIQ_KEY)))
-    checks = only(is_half, pc.coalesce(to_int(prop(batch, N.TRANSACTION_CHECK_TIMES), pa.int32()),
-                                       pa.scalar(0, pa.int32())))
-    prepared_qo = only(in_tx, to_int(prop(batch, N.TRANSACTION_PREPARED_QUEUE_OFFSET)))
-    pgroup = only(in_tx, prop(batch, N.PRODUCER_GROUP))
+    if has(in_tx):
+        names = pa.array([N.TRANSACTION_TYPES.get(i, f"unknown({i})") for i in range(4)], pa.string())
+        state = pc.if_else(is_half, pa.scalar("half"), only(has_state, pc.take(names, code)))
+        tx_id = only(in_tx, pc.coalesce(prop(batch, N.TRANSACTION_ID), prop(batch, N.UNIQ_KEY)))
+        checks = (only(is_half, pc.coalesce(to_int(prop(batch, N.TRANSACTION_CHECK_TIMES), pa.int32()),
+                                            pa.scalar(0, pa.int32()))) if has(is_half) else none(pa.int32()))
+        prepared_qo = only(in_tx, to_int(prop(batch, N.TRANSACTION_PREPARED_QUEUE_OFFSET)))
+        pgroup = only(in_tx, prop(batch, N.PRODUCER_GROUP))
+    else:
+        state, tx_id, checks = none(pa.string()), none(pa.string()), none(pa.int32())
+        prepared_qo, pgroup = none(pa.int64()), none(pa.string())
 
     # Retry and dead-letter copies, also while they wait in the schedule topic under their real topic.
     eff = pc.coalesce(real_topic, topic)
     is_retry = pc.fill_null(pc.starts_with(eff, N.RETRY_PREFIX), False)
     is_dlq = pc.fill_null(pc.starts_with(eff, N.DLQ_PREFIX), False)
     rd = pc.or_(is_retry, is_dlq)
-    group = pc.if_else(is_retry, pc.utf8_slice_codeunits(eff, len(N.RETRY_PREFIX)),
-                       only(is_dlq, pc.utf8_slice_codeunits(eff, len(N.DLQ_PREFIX))))
-    origin_topic = only(rd, pc.coalesce(prop(batch, N.DLQ_ORIGIN_TOPIC), prop(batch, N.RETRY_TOPIC)))
-    origin_id = only(rd, pc.coalesce(prop(batch, N.DLQ_ORIGIN_MESSAGE_ID), prop(batch, N.ORIGIN_MESSAGE_ID)))
-    retries = only(rd, pc.cast(_col(batch, "reconsumeTimes"), pa.int32()))
+    if has(rd):
+        group = pc.if_else(is_retry, pc.utf8_slice_codeunits(eff, len(N.RETRY_PREFIX)),
+                           only(is_dlq, pc.utf8_slice_codeunits(eff, len(N.DLQ_PREFIX))))
+        origin_topic = only(rd, pc.coalesce(prop(batch, N.DLQ_ORIGIN_TOPIC), prop(batch, N.RETRY_TOPIC)))
+        origin_id = only(rd, pc.coalesce(prop(batch, N.DLQ_ORIGIN_MESSAGE_ID), prop(batch, N.ORIGIN_MESSAGE_ID)))
+        retries = only(rd, pc.cast(_col(batch, "reconsumeTimes"), pa.int32()))
+    else:
+        group, origin_topic, origin_id, retries = none(pa.string()), none(pa.string()), none(pa.string()), \
+            none(pa.int32())
 
     arrays = [kind, real_topic, real_qid, level, pc.cast(due, TIMESTAMP), cancels, tx_id, state, checks,
               prepared_qo, pgroup, group, origin_topic, origin_id, retries]
