@@ -150,6 +150,21 @@ def test_a_due_time_past_the_year_9999_stays_a_number():
     assert info.to_json_dict()["dueTime"] == int(far)
 
 
+def test_decoding_the_system_columns_does_not_import_pandas():
+    """``SELECT *`` and the ``--decode-system`` walk stay lean: the decoder gives pyarrow.compute Arrow
+    constants, not Python literals (whose first use makes pyarrow import pandas)."""
+    import subprocess
+    import sys
+    code = ("import sys, rmqformats; from rmqformats.systopics import system_batches; "
+            "from rmqformats.systopics.batches import NEEDED; s = rmqformats.open_store(sys.argv[1]); "
+            "t = s.sql('SELECT * FROM messages').read_all(); "
+            "n = sum(b.num_rows for b in system_batches(s.commitlog.batches(list(NEEDED)), ['topic'])); "
+            "print(t.num_rows == n, sorted(set(t.column('kind').to_pylist())), 'pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(store_path("rocketmq-5.3.3"))], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out.endswith("False") and out.startswith("True") and "'timerCancel'" in out, out
+
+
 def test_timer_due_times_are_the_timer_logs_delivery_times():
     """Each non-rolled timer-log unit's delayed time (TimerLog, read by the 5.3.3 classes) is the decoded due time."""
     decoded = _decoded("rocketmq-5.3.3")
