@@ -639,6 +639,44 @@ def test_decode_system_takes_the_brokers_delay_levels(tmp_path, capsys):
     assert "--decode-system" in capsys.readouterr().err
 
 
+def test_the_stores_broker_properties_give_the_delay_levels(tmp_path, capsys):
+    """Without --config, the messageDelayLevel of the store's config/broker.properties decodes the due times of
+    messages --decode-system, export, sql and pending (Python and command); --config wins over it."""
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root, ignore=shutil.ignore_patterns("timerwheel", "index"))
+    levels = "3s 6s 9s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"
+    (root / "config" / "broker.properties").write_text(f"messageDelayLevel={levels}\n")
+    delays = parse_delay_levels(levels)
+    truth = {m["commitlogOffset"]: m for m in truth_records("rocketmq-5.3.3") if m.get("kind") == "MESSAGE"}
+    want = {o: m["storeTimestamp"] + delays[int(m["properties"]["DELAY"]) - 1] for o, m in truth.items()
+            if m["topic"] == "SCHEDULE_TOPIC_XXXX"}
+    assert len(want) == 4
+    assert {r["commitLogOffset"]: _ms(r["dueTime"]) for r in pending(open_store(root)).scheduled.to_pylist()} == want
+    assert main(["pending", str(root), "--format", "jsonl"]) == status.OK
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["commitLogOffset"]: r["dueTime"] for r in rows if r["record"] == "scheduled"} == want
+    assert main(["messages", str(root), "--decode-system", "--topic", "SCHEDULE_TOPIC_XXXX", "--format", "jsonl"]) \
+        == status.OK
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["commitLogOffset"]: r["dueTime"] for r in rows} == want
+    out = tmp_path / "scheduled.jsonl"
+    assert main(["export", str(root), "--decode-system", "--topic", "SCHEDULE_TOPIC_XXXX", "--to", "jsonl",
+                 str(out)]) == status.OK
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["commitLogOffset"]: r["dueTime"] for r in rows} == want
+    capsys.readouterr()
+    assert main(["sql", str(root), "SELECT commitLogOffset, epoch_ms(dueTime) AS due FROM messages "
+                 "WHERE kind = 'scheduled'", "--format", "jsonl"]) == status.OK
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["commitLogOffset"]: r["due"] for r in rows} == want
+    config = tmp_path / "given.properties"
+    config.write_text("messageDelayLevel=1m\n")
+    assert main(["pending", str(root), "--format", "jsonl", "--config", str(config)]) == status.OK
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["commitLogOffset"]: r["dueTime"] for r in rows if r["record"] == "scheduled"} == {
+        o: truth[o]["storeTimestamp"] + 60_000 for o in want}
+
+
 def test_pending_reads_the_54_rocksdb_transaction_and_timer_stores(tmp_path, capsys):
     """A 5.4 store (rocksdbstore/ built through the rocksdb_trans_* and rocksdb_timer_* specs): the halves whose
     ``trans`` record is there are the open transactions, with its check count; the others are closed though no op
