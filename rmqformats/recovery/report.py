@@ -201,8 +201,9 @@ def build_report(store: Store, *, index: bool = True, timer: bool = True, max_fi
     ``config/broker.properties``'s, else the broker's default; see
     :func:`rmqformats.systopics.settings.delay_levels`).
     """
+    from ..systopics.pending import PendingFeed
     agg = _Aggregator(store)
-    still = _PendingFeed(store, delay_levels_ms)
+    still = PendingFeed(store, delay_levels_ms=delay_levels_ms)
     levels = still.delay_levels_ms
     check = None
     check_error = None
@@ -219,7 +220,7 @@ def build_report(store: Store, *, index: bool = True, timer: bool = True, max_fi
         except RmqFormatError as exc:
             check_error = str(exc)
             agg = _Aggregator(store)
-            still = _PendingFeed(store, delay_levels_ms)
+            still = PendingFeed(store, delay_levels_ms=delay_levels_ms)
             check = None
     if check is None:
         walk = store.commitlog.batches(columns=["commitLogOffset", "storeSize", "storeTimestamp", "topic",
@@ -260,46 +261,6 @@ def build_report(store: Store, *, index: bool = True, timer: bool = True, max_fi
         messages=agg.messages, first_time=agg.first_time, last_time=agg.last_time, segments=agg.segments,
         data_end=data_end, damaged=damaged, times=agg.times, queues=queues, lag=lag, lag_error=lag_error,
         check=check, check_error=check_error, salvaged=salvage, salvaged_messages=salvaged_messages)
-
-
-class _PendingFeed:
-    """What ``rmqformats pending`` lists, gathered from the batches of the report's walk, or why not.
-
-    A store whose offsets files, timer checkpoint or settings cannot be read
-    (or a commit log opened without its root) gives no pending section, only
-    the reason; so does a failure while gathering, and the walk goes on.
-    """
-
-    def __init__(self, store: Store, delay_levels_ms: tuple[int, ...] | None):
-        from ..systopics.pending import WALK_COLUMNS, PendingWalk
-        from ..systopics.settings import delay_levels
-        self.walk: PendingWalk | None = None
-        self.error: str | None = None
-        self.delay_levels_ms = delay_levels_ms
-        self.columns: tuple[str, ...] = ()
-        try:
-            if delay_levels_ms is None and store.root is not None:
-                self.delay_levels_ms = delay_levels(root=store.root).levels_ms
-            self.walk = PendingWalk(store, delay_levels_ms=self.delay_levels_ms)
-            self.columns = WALK_COLUMNS
-        except (RmqFormatError, OSError) as exc:
-            self.error = str(exc)
-
-    def __call__(self, batch: pa.RecordBatch) -> None:
-        if self.walk is None:
-            return
-        try:
-            self.walk(batch)
-        except (RmqFormatError, OSError) as exc:
-            self.walk, self.error = None, str(exc)
-
-    def result(self) -> tuple[Pending | None, str | None]:
-        if self.walk is None:
-            return None, self.error
-        try:
-            return self.walk.result(), None
-        except (RmqFormatError, OSError) as exc:
-            return None, str(exc)
 
 
 def _salvage_past(store: Store, data_end: DataEnd | None, damaged: list,

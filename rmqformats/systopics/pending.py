@@ -38,6 +38,9 @@ The walk reads the columns of :data:`WALK_COLUMNS` batch by batch; rows are
 selected and counted with ``pyarrow.compute`` per batch, and only the rows
 that may be pending are kept (the half messages past the check's offset,
 scheduled and timer messages past their offsets, checkpoints and acks).
+:func:`pending` makes its own walk; :class:`PendingWalk` is fed the batches
+of a walk the caller makes, and :class:`PendingFeed` (the report's) keeps
+the reason instead of raising.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..errors import RmqFormatError
 from . import bodies
 from . import names as N
 from .columns import DECODE_COLUMNS, TIMESTAMP, decode
@@ -280,6 +284,53 @@ class PendingWalk:
             transactions=_transactions(self.halves, self.ops, self.prepared, self.closing, self.last_store, extra),
             pop_checkpoints=_pop(self.ck_rows, self.ack_rows, errors),
             dead_letters=_dead_letters(self.dlq), body_errors=errors, delay_levels_ms=self.delay_levels_ms)
+
+
+class PendingFeed:
+    """A :class:`PendingWalk` for a walk made for other ends too (``rmqformats report``): what it gathers, or
+    why it could not, never an error raised into that walk.
+
+    A store whose settings, offsets files or timer checkpoint cannot be read
+    (or a commit log opened without its root) gives no :class:`Pending`,
+    only the reason; so does a failure while gathering, after which the
+    batches are no longer looked at. :attr:`columns` are the columns the
+    walk must read for it (none when it gathers nothing) and
+    :attr:`delay_levels_ms` the delay levels it uses (``None`` when they
+    could not be read).
+    """
+
+    def __init__(self, store: Store, *, delay_levels_ms: tuple[int, ...] | None = None,
+                 trace_topics: Iterable[str] = ()):
+        from .settings import delay_levels
+        self.walk: PendingWalk | None = None
+        self.error: str | None = None
+        self.delay_levels_ms = delay_levels_ms
+        self.columns: tuple[str, ...] = ()
+        try:
+            if delay_levels_ms is None and store.root is not None:
+                self.delay_levels_ms = delay_levels(root=store.root).levels_ms
+            self.walk = PendingWalk(store, delay_levels_ms=self.delay_levels_ms, trace_topics=trace_topics)
+            self.columns = WALK_COLUMNS
+        except (RmqFormatError, OSError) as exc:
+            self.error = str(exc)
+
+    def __call__(self, batch: pa.RecordBatch) -> None:
+        """Gather what may be pending in ``batch`` (nothing after a failure)."""
+        if self.walk is None:
+            return
+        try:
+            self.walk(batch)
+        except (RmqFormatError, OSError) as exc:
+            self.walk, self.error = None, str(exc)
+
+    def result(self) -> tuple[Pending | None, str | None]:
+        """``(what is pending, None)``, or ``(None, why not)``."""
+        if self.walk is None:
+            return None, self.error
+        try:
+            return self.walk.result(), None
+        except (RmqFormatError, OSError) as exc:
+            return None, str(exc)
 
 
 #: The columns kept of the half messages and the ``prepared`` records (not their bodies).
