@@ -94,16 +94,17 @@ def system_messages(messages: Iterable[Message], *, decoding: SystemDecoding = S
 
 
 class SystemScan:
-    """:func:`system_messages` over a commit-log scan, with the scan's ``end`` (where and why the data ends)."""
+    """:func:`system_messages` over a commit-log scan, with the scan's ``end`` (where and why the data ends;
+    set once the scan has read its last message, which is when the last chunk is decoded)."""
 
-    def __init__(self, scan, *, decoding: SystemDecoding = SystemDecoding(), chunk: int = CHUNK):
+    def __init__(self, scan: Iterable[Message], *, decoding: SystemDecoding = SystemDecoding(), chunk: int = CHUNK):
         self.scan = scan
         self._pairs = system_messages(scan, decoding=decoding, chunk=chunk)
 
     @property
     def end(self):
         """The scan's :class:`~rmqformats.commitlog.DataEnd` once it ended, else ``None``."""
-        return self.scan.end
+        return getattr(self.scan, "end", None)
 
     def __iter__(self) -> Iterator[tuple[Message, SystemInfo]]:
         return self
