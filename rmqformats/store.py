@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # the readers import the store's parts lazily
     from .rocksdb.consumequeue import RocksDBQueues
     from .rocksdb.messagestore import RocksDBMessageStore
     from .sql import Result
-    from .systopics import SystemDecoding
+    from .systopics import SystemDecoding, SystemScan
     from .tiered import TieredStore
     from .timer import TimerStore
 
@@ -272,6 +272,26 @@ class Store:
         """
         from .lag import consumer_lag
         return consumer_lag(self, group=group, topic=topic, with_store_time=with_store_time)
+
+    # -- the broker's own messages ----------------------------------------------------
+
+    def system_messages(self, *, system: SystemDecoding | None = None, start: int | None = None,
+                        verify_crc: bool = False, strict: bool = False, salvage: bool = False,
+                        live: bool = False) -> SystemScan:
+        """Each message of the commit log with what it is to the broker: ``(Message, SystemInfo)`` pairs.
+
+        :class:`~rmqformats.systopics.SystemInfo` holds the decoded system
+        columns of ``--decode-system`` (kind, real topic and queue, due time,
+        transaction, retry and dead-letter origin), from the same decoder;
+        ``system`` sets the broker's delay levels and custom trace topics
+        (:class:`~rmqformats.systopics.SystemDecoding`). ``start``,
+        ``verify_crc``, ``strict``, ``salvage`` and ``live`` are those of
+        :meth:`CommitLog.scan <rmqformats.commitlog.CommitLog.scan>`; the
+        result's ``end`` is the scan's.
+        """
+        from .systopics import SystemDecoding, SystemScan
+        scan = self.commitlog.scan(start=start, verify_crc=verify_crc, strict=strict, salvage=salvage, live=live)
+        return SystemScan(scan, decoding=system if system is not None else SystemDecoding())
 
     # -- SQL --------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from rmqformats.cli import main, status
 from rmqformats.cli.present import iso
 from plotly.offline import get_plotlyjs
 
+from rmqformats.systopics import parse_delay_levels
 from rmqformats.recovery.report import BUCKETS_MS, MAX_CELLS, TimeHistogram, build_report, plotly_script_name
 
 from conftest import store_path, truth_records
@@ -114,6 +115,64 @@ def test_report_shows_what_pending_lists(tmp_path, capsys):
         # the page shows times as people read them; the command's JSON gives epoch milliseconds
         assert f"<td>{row['uniqKey']}</td>" in section and f"<td>{iso(row['dueTime'])}</td>" in section
     assert f"<td>{doc['deadLetter'][0]['originTopic']}</td>" in section
+
+
+def _page_data(page: str) -> dict:
+    return json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page)
+                      .group(1).replace("&quot;", '"'))
+
+
+def test_report_pending_comes_from_its_one_walk_with_the_brokers_delay_levels(tmp_path, capsys, monkeypatch):
+    """The commit log is walked once for the whole page; the store's config/broker.properties gives the delay
+    levels of the pending scheduled messages (as pending reads them), and --config wins over it."""
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    levels = "2s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"
+    (root / "config" / "broker.properties").write_text(f"brokerName=b\nmessageDelayLevel={levels}\n")
+    assert main(["pending", str(root), "--format", "json"]) == status.OK
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["counts"] == {"scheduled": 4, "timer": 5, "transaction": 0, "popCheckpoint": 0, "deadLetter": 1}
+    truth = {m["commitlogOffset"]: m for m in truth_records("rocketmq-5.3.3") if m.get("kind") == "MESSAGE"}
+    delays = parse_delay_levels(levels)
+    assert 1 in {row["delayLevel"] for row in doc["scheduled"]}  # level 1 is 2s here, not the default 1s
+    for row in doc["scheduled"]:
+        m = truth[row["commitLogOffset"]]
+        assert row["dueTime"] == m["storeTimestamp"] + delays[row["delayLevel"] - 1]
+
+    walks = []
+    batches = rmqformats.CommitLog.batches
+
+    def counted(self, *args, **kwargs):
+        walks.append(kwargs.get("columns"))
+        return batches(self, *args, **kwargs)
+
+    monkeypatch.setattr(rmqformats.CommitLog, "batches", counted)
+    out = tmp_path / "report.html"
+    assert main(["report", str(root), "-o", str(out)]) == status.FINDINGS
+    monkeypatch.undo()
+    assert len(walks) == 1, walks
+    page = out.read_text(encoding="utf-8")
+    assert _page_data(page)["pending"] == doc["counts"]
+    section = re.search(r'<section id="pending">(.*?)</section>', page).group(1)
+    for row in doc["scheduled"] + doc["timer"]:
+        assert f"<td>{row['uniqKey']}</td>" in section and f"<td>{iso(row['dueTime'])}</td>" in section
+
+    # --config wins over the store's file; a value that is not a list of delays is refused naming the file.
+    config = tmp_path / "other.properties"
+    config.write_text("messageDelayLevel=1m 1m 1m\n")
+    assert main(["report", str(root), "-o", str(out), "--force", "--config", str(config)]) == status.FINDINGS
+    section = re.search(r'<section id="pending">(.*?)</section>', out.read_text(encoding="utf-8")).group(1)
+    for row in doc["scheduled"]:
+        assert f"<td>{iso(truth[row['commitLogOffset']]['storeTimestamp'] + 60_000)}</td>" in section
+    (root / "config" / "broker.properties").write_text("messageDelayLevel=soon\n")
+    assert main(["report", str(root), "-o", str(out), "--force"]) == status.FINDINGS
+    capsys.readouterr()
+    page = out.read_text(encoding="utf-8")
+    assert _page_data(page)["pending"] is None
+    section = re.search(r'<section id="pending">(.*?)</section>', page).group(1)
+    assert "broker.properties" in section and "messageDelayLevel" in section
+    assert main(["pending", str(root)]) != status.OK
+    assert "broker.properties" in capsys.readouterr().err
 
 
 def _chromium() -> str | None:

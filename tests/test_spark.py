@@ -1341,6 +1341,38 @@ def test_decoded_system_columns_equal_the_python_api(spark, version):
     assert "kind" not in spark.read.format("rocketmq_commitlog").load(root).columns
 
 
+def test_streaming_gives_the_decoded_system_columns_of_the_batch_source(spark, tmp_path):
+    """The stream reader (micro-batch by micro-batch, and by Spark in an availableNow query) gives the decoded
+    system columns, with the types and values of the batch source, the source's options applied."""
+    from rmqformats.systopics import SYSTEM_COLUMNS
+    root = root_of("rocketmq-5.3.3")
+    options = {"decodeSystem": "true", "messageDelayLevel": "2s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m"}
+    columns = ["commitLogOffset", *SYSTEM_COLUMNS, "store"]
+    _, rows = read_in_process(CommitLogDataSource, {"path": root, **options})
+    want = canon(rows, columns)
+    assert {r[1] for r in want} >= {"scheduled", "timer", "timerCancel", "transactionHalf", "retry", "deadLetter"}
+    # In this process, in two micro-batches split at a message in the middle of the commit log.
+    r = _stream_reader(root, **options)
+    start, end = r.initialOffset(), r.latestOffset()
+    offsets = store_offsets(root)
+    middle = {"stores": {root: {"offset": offsets[len(offsets) // 2], "lost": 0, "marks": []}}}
+    got = [arrow_dicts([b for p in r.partitions(a, b) for b in r.read(p)]) for a, b in ((start, middle),
+                                                                                        (middle, end))]
+    assert got[0] and got[1]
+    assert_same(canon(got[0] + got[1], columns), want)
+    # By Spark: a streaming query reads the same rows, with the batch source's types.
+    reader = spark.readStream.format("rocketmq_commitlog")
+    for k, v in options.items():
+        reader = reader.option(k, v)
+    query = (reader.load(root).select(*columns).writeStream.format("memory").queryName("decoded_stream")
+             .option("checkpointLocation", str(tmp_path / "checkpoint")).trigger(availableNow=True).start())
+    query.awaitTermination()
+    streamed = spark.table("decoded_stream")
+    batch = spark.read.format("rocketmq_commitlog").options(**options).load(root).select(*columns)
+    assert streamed.schema == batch.schema
+    assert_same(canon(arrow_dicts(streamed.toArrow().to_batches()), columns), want)
+
+
 def test_decode_system_options():
     root = root_of("rocketmq-5.3.3")
     with pytest.raises(OptionError, match="decodeSystem"):

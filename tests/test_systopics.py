@@ -53,9 +53,19 @@ def _expected_kind(m: dict) -> str:
     return "normal"
 
 
+def _due_ms(value) -> int | None:
+    """A due time as epoch ms, given as a datetime (Arrow columns) or as ms (the object API, JSON)."""
+    return None if value is None or isinstance(value, int) else int(value.timestamp() * 1000)
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 def test_every_decoded_column_equals_the_truth_and_the_java_rules(version):
-    decoded = _decoded(version)
+    _assert_truth(version, _decoded(version))
+
+
+def _assert_truth(version: str, decoded: dict[int, dict]) -> None:
+    """Each message's decoded system columns (by commit-log offset, under their column names) are what its
+    truth record and the Java rules give."""
     levels = parse_delay_levels(DEFAULT_LEVELS)
     seen = set()
     truth = [m for m in truth_records(version) if m.get("kind") == "MESSAGE"]
@@ -68,7 +78,7 @@ def test_every_decoded_column_equals_the_truth_and_the_java_rules(version):
         carries = kind in ("scheduled", "timer", "timerCancel", "transactionHalf")
         assert row["realTopic"] == (p.get("REAL_TOPIC") if carries else None)
         assert row["realQueueId"] == (int(p["REAL_QID"]) if carries and "REAL_QID" in p else None)
-        due = None if row["dueTime"] is None else int(row["dueTime"].timestamp() * 1000)
+        due = row["dueTime"] if isinstance(row["dueTime"], int) else _due_ms(row["dueTime"])
         if kind == "scheduled":
             level = int(p["DELAY"])
             assert row["delayLevel"] == level == m["queueId"] + 1  # queue id = level - 1
@@ -97,6 +107,62 @@ def test_every_decoded_column_equals_the_truth_and_the_java_rules(version):
     assert {"scheduled", "transactionHalf", "transactionOp", "retry", "deadLetter", "lmqDispatch"} <= seen
     if version == "rocketmq-5.3.3":
         assert {"timer", "timerCancel"} <= seen
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_object_api_gives_the_decoded_columns(version):
+    """``Store.system_messages`` pairs each message with a ``SystemInfo``: the truth's values, and the same as
+    the columns of the batch walk; ``decode_message`` gives one message's."""
+    from rmqformats.systopics import SYSTEM_COLUMNS, SystemDecoding, SystemInfo, decode_message
+    store = open_store(store_path(version))
+    scan = store.system_messages()
+    pairs = list(scan)
+    assert scan.end is not None and scan.end.reason.is_clean
+    assert all(isinstance(info, SystemInfo) for _, info in pairs)
+    rows = {m.commitlog_offset: info.to_json_dict() for m, info in pairs}
+    assert all(list(r) == list(SYSTEM_COLUMNS) for r in rows.values())
+    _assert_truth(version, rows)
+    columns = _decoded(version)
+    assert rows == {o: {**r, "dueTime": _due_ms(r["dueTime"])} for o, r in columns.items()}
+    # The typed fields: the due time as a datetime too, and the broker's delay levels honoured.
+    m, info = next((m, i) for m, i in pairs if i.kind == "scheduled")
+    assert info.due_time is not None and _due_ms(info.due_time) == info.due_timestamp
+    assert info.real_topic == m.properties["REAL_TOPIC"] and info.delay_level == int(m.properties["DELAY"])
+    slow = decode_message(m, decoding=SystemDecoding(delay_levels_ms=tuple(60_000 * (i + 1) for i in range(18))))
+    assert slow.due_timestamp == m.store_timestamp + 60_000 * info.delay_level
+    m, dlq = next((m, i) for m, i in pairs if i.kind == "deadLetter")
+    assert (dlq.origin_topic, dlq.group, dlq.retry_count) == (
+        m.properties.get("DLQ_ORIGIN_TOPIC", m.properties.get("RETRY_TOPIC")), m.topic[len("%DLQ%"):],
+        m.reconsume_times)
+    assert next(i for _, i in pairs if i.kind == "normal") == SystemInfo("normal", *[None] * 14)
+
+
+def test_a_due_time_past_the_year_9999_stays_a_number():
+    from rmqformats.systopics import decode_messages
+    store = open_store(store_path("rocketmq-5.3.3"))
+    timer = next(m for m in store.commitlog.scan() if m.topic == "rmq_sys_wheel_timer")
+    far = "999999999999999999"  # 18 digits: a whole number Long.parseLong reads, ~31 million years ahead
+    hostile = timer._replace(properties_raw=re.sub("TIMER_OUT_MS\x01[^\x02]*", f"TIMER_OUT_MS\x01{far}",
+                                                   timer.properties_raw))
+    assert hostile.properties["TIMER_OUT_MS"] == far
+    info, = decode_messages([hostile])
+    assert info.kind == "timer" and info.due_timestamp == int(far) and info.due_time is None
+    assert info.to_json_dict()["dueTime"] == int(far)
+
+
+def test_decoding_the_system_columns_does_not_import_pandas():
+    """``SELECT *`` and the ``--decode-system`` walk stay lean: the decoder gives pyarrow.compute Arrow
+    constants, not Python literals (whose first use makes pyarrow import pandas)."""
+    import subprocess
+    import sys
+    code = ("import sys, rmqformats; from rmqformats.systopics import system_batches; "
+            "from rmqformats.systopics.batches import NEEDED; s = rmqformats.open_store(sys.argv[1]); "
+            "t = s.sql('SELECT * FROM messages').read_all(); "
+            "n = sum(b.num_rows for b in system_batches(s.commitlog.batches(list(NEEDED)), ['topic'])); "
+            "print(t.num_rows == n, sorted(set(t.column('kind').to_pylist())), 'pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(store_path("rocketmq-5.3.3"))], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out.endswith("False") and out.startswith("True") and "'timerCancel'" in out, out
 
 
 def test_timer_due_times_are_the_timer_logs_delivery_times():
@@ -571,6 +637,44 @@ def test_decode_system_takes_the_brokers_delay_levels(tmp_path, capsys):
     assert main(["export", store, "--config", str(config), "--to", "jsonl", str(tmp_path / "x.jsonl")]) \
         == status.ERROR
     assert "--decode-system" in capsys.readouterr().err
+
+
+def test_the_stores_broker_properties_give_the_delay_levels(tmp_path, capsys):
+    """Without --config, the messageDelayLevel of the store's config/broker.properties decodes the due times of
+    messages --decode-system, export, sql and pending (Python and command); --config wins over it."""
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root, ignore=shutil.ignore_patterns("timerwheel", "index"))
+    levels = "3s 6s 9s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"
+    (root / "config" / "broker.properties").write_text(f"messageDelayLevel={levels}\n")
+    delays = parse_delay_levels(levels)
+    truth = {m["commitlogOffset"]: m for m in truth_records("rocketmq-5.3.3") if m.get("kind") == "MESSAGE"}
+    want = {o: m["storeTimestamp"] + delays[int(m["properties"]["DELAY"]) - 1] for o, m in truth.items()
+            if m["topic"] == "SCHEDULE_TOPIC_XXXX"}
+    assert len(want) == 4
+    assert {r["commitLogOffset"]: _ms(r["dueTime"]) for r in pending(open_store(root)).scheduled.to_pylist()} == want
+    assert main(["pending", str(root), "--format", "jsonl"]) == status.OK
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["commitLogOffset"]: r["dueTime"] for r in rows if r["record"] == "scheduled"} == want
+    assert main(["messages", str(root), "--decode-system", "--topic", "SCHEDULE_TOPIC_XXXX", "--format", "jsonl"]) \
+        == status.OK
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["commitLogOffset"]: r["dueTime"] for r in rows} == want
+    out = tmp_path / "scheduled.jsonl"
+    assert main(["export", str(root), "--decode-system", "--topic", "SCHEDULE_TOPIC_XXXX", "--to", "jsonl",
+                 str(out)]) == status.OK
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["commitLogOffset"]: r["dueTime"] for r in rows} == want
+    capsys.readouterr()
+    assert main(["sql", str(root), "SELECT commitLogOffset, epoch_ms(dueTime) AS due FROM messages "
+                 "WHERE kind = 'scheduled'", "--format", "jsonl"]) == status.OK
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["commitLogOffset"]: r["due"] for r in rows} == want
+    config = tmp_path / "given.properties"
+    config.write_text("messageDelayLevel=1m\n")
+    assert main(["pending", str(root), "--format", "jsonl", "--config", str(config)]) == status.OK
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["commitLogOffset"]: r["dueTime"] for r in rows if r["record"] == "scheduled"} == {
+        o: truth[o]["storeTimestamp"] + 60_000 for o in want}
 
 
 def test_pending_reads_the_54_rocksdb_transaction_and_timer_stores(tmp_path, capsys):

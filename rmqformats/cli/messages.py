@@ -406,8 +406,8 @@ def cmd_messages(args: argparse.Namespace) -> int:
     from .sql import body_decoding
     decoder = body_decoding(args)
     from .pending import system_decoding
-    system = system_decoding(args) if args.count is None else None
     store = open_from_args(args)
+    system = system_decoding(args, store.root) if args.count is None else None
     log = store.commitlog
     out = sys.stdout
     body = args.body not in (None, "none")
@@ -762,7 +762,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     prepare_filters(args, store)
     names = [c for c in COLUMNS if c in need]
     from .pending import system_decoding
-    system = system_decoding(args)
+    system = system_decoding(args, store.root)
     shown = names
     if system is not None:  # what the system columns are decoded from, read and then left out
         from ..systopics.batches import NEEDED

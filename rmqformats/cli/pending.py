@@ -11,17 +11,17 @@ from . import status
 from .common import UsageError, add_store_args, iso, open_from_args, print_table
 
 
-def delay_levels(path: str | None) -> tuple[int, ...]:
-    """The broker's ``messageDelayLevel`` from the config file ``path`` (``--config``), else the default."""
-    from ..preflight.release_rules import read_settings
-    from ..systopics.names import DEFAULT_DELAY_LEVELS_MS, parse_delay_levels
-    text = read_settings(path).get("messageDelayLevel")
-    if not text:
-        return DEFAULT_DELAY_LEVELS_MS
+def delay_levels(path: str | None, root: str | None = None) -> tuple[int, ...]:
+    """The broker's ``messageDelayLevel`` from the config file ``path`` (``--config``), else from the store
+    root's ``config/broker.properties`` when it holds one, else the default."""
+    from ..systopics.settings import DelayLevelError
+    from ..systopics.settings import delay_levels as read_levels
     try:
-        return parse_delay_levels(text)
-    except ValueError as exc:
-        raise UsageError(f"--config {path}: {exc}") from None
+        return read_levels(config=path, root=root).levels_ms
+    except DelayLevelError as exc:
+        if path is None:
+            raise
+        raise UsageError(f"--config {path}: {exc.reason}") from None
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -50,7 +50,8 @@ def _json_value(value) -> object:
 def cmd_pending(args: argparse.Namespace) -> int:
     from ..systopics.pending import PARTS, pending
     store = open_from_args(args)
-    result = pending(store, delay_levels_ms=delay_levels(args.config), trace_topics=args.trace_topic or ())
+    result = pending(store, delay_levels_ms=delay_levels(args.config, store.root),
+                     trace_topics=args.trace_topic or ())
     out = sys.stdout
     for line in result.body_errors:  # the rest is listed; the record whose body has not its format is named
         sys.stderr.write(f"rmqformats pending: {store.commitlog.path}: body not decoded at {line}\n")
@@ -117,8 +118,9 @@ def add_commands(sub) -> None:
 def add_decoding_args(sp: argparse.ArgumentParser) -> None:
     """``--config`` (for ``messageDelayLevel``) and ``--trace-topic``: how system messages are decoded."""
     sp.add_argument("--config", metavar="FILE", help="broker .properties or JSON store config for messageDelayLevel "
-                                                     "(default: 1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m "
-                                                     "1h 2h)")
+                                                     "(default: the store's config/broker.properties when it has "
+                                                     "one, else 1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m "
+                                                     "30m 1h 2h)")
     sp.add_argument("--trace-topic", action="append", metavar="TOPIC",
                     help="a custom trace topic (besides RMQ_SYS_TRACE_TOPIC); may be repeated")
 
@@ -133,11 +135,13 @@ def add_system_args(sp: argparse.ArgumentParser) -> None:
     add_decoding_args(sp)
 
 
-def system_decoding(args: argparse.Namespace):
-    """The :class:`~rmqformats.systopics.SystemDecoding` of ``--decode-system``, or ``None`` without it."""
+def system_decoding(args: argparse.Namespace, root: str | None = None):
+    """The :class:`~rmqformats.systopics.SystemDecoding` of ``--decode-system``, or ``None`` without it
+    (``root``: the store root, whose ``config/broker.properties`` gives the delay levels without ``--config``)."""
     if not getattr(args, "decode_system", False):
         if getattr(args, "config", None) is not None or getattr(args, "trace_topic", None):
             raise UsageError("--config and --trace-topic go with --decode-system")
         return None
     from ..systopics import SystemDecoding
-    return SystemDecoding(delay_levels_ms=delay_levels(args.config), trace_topics=tuple(args.trace_topic or ()))
+    return SystemDecoding(delay_levels_ms=delay_levels(args.config, root),
+                          trace_topics=tuple(args.trace_topic or ()))

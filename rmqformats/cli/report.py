@@ -12,9 +12,13 @@ from .common import add_jobs, open_from_args, store_paths
 def cmd_report(args: argparse.Namespace) -> int:
     from ..recovery.report import write_report
     store = open_from_args(args)
+    levels = None
+    if args.config is not None:
+        from .pending import delay_levels
+        levels = delay_levels(args.config)
     report = write_report(store, args.output, force=args.force, reads=store_paths(store), index=args.index,
                           timer=args.timer, max_findings=args.max_findings, salvage=args.salvage,
-                          single_file=args.single_file)
+                          single_file=args.single_file, delay_levels_ms=levels)
     check = report.check
     flagged = report.lag_flagged
     found = "" if check is None and not flagged else f", {report.problems} problem(s) found"
@@ -31,9 +35,10 @@ def add_commands(sub) -> None:
                         description="Walk the store once and write one HTML page that opens without a network (plotly.js "
                                     "is written once beside it, or embedded with --single-file): "
                                     "messages per topic over time, a map of the commit-log segments with where "
-                                    "the data ends and any damaged ranges, queue depths, consumer lag per group "
-                                    "and the findings of check. Exit status 1 when check found problems or lag "
-                                    "flagged rows (as those commands exit).",
+                                    "the data ends and any damaged ranges, queue depths, consumer lag per group, "
+                                    "the findings of check and what is still pending (as rmqformats pending lists "
+                                    "it). Exit status 1 when check found problems or lag flagged rows (as those "
+                                    "commands exit).",
                         epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     sp.add_argument("store", nargs="?", help="store root (a commit-log folder or segment gives the commit-log parts)")
     sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
@@ -51,5 +56,9 @@ def add_commands(sub) -> None:
     sp.add_argument("--single-file", action="store_true",
                     help="embed plotly.js in the page (about 4.7 MB) instead of writing it once beside it as "
                          "plotly-<version>.min.js, shared by the reports in that folder")
+    sp.add_argument("--config", metavar="FILE",
+                    help="broker .properties or JSON store config for messageDelayLevel, used by the check and the "
+                         "pending section (default: the store's config/broker.properties when it has one, else the "
+                         "broker's default)")
     add_jobs(sp)
     sp.set_defaults(func=cmd_report)

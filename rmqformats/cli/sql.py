@@ -186,7 +186,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
     decoding = body_decoding(args)
     from ..systopics import SystemDecoding
     from .pending import delay_levels
-    system = SystemDecoding(delay_levels_ms=delay_levels(args.config), trace_topics=tuple(args.trace_topic or ()))
+    system = SystemDecoding(delay_levels_ms=delay_levels(args.config, store.root), trace_topics=tuple(args.trace_topic or ()))
     try:
         result = query(store, args.query, jobs=store.commitlog.jobs, body_decoder=decoding, system=system)
     except SqlError as exc:

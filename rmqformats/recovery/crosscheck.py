@@ -426,8 +426,9 @@ class _QueueState:
 def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_findings: int = 1000,
                 index_safe: bool = False, batch_size: int = BATCH_ROWS,
                 delay_levels_ms: tuple[int, ...] = DEFAULT_DELAY_LEVELS_MS,
-                on_batch: Callable[[pa.RecordBatch], None] | None = None,
-                num_hash_slots: int | None = None, num_index: int | None = None) -> CrossCheck:
+                on_batch: Callable[[pa.RecordBatch], None] | None = None, columns: Iterable[str] = (),
+                decompress: bool = False, num_hash_slots: int | None = None,
+                num_index: int | None = None) -> CrossCheck:
     """Check the store from the commit log's side (see the module docstring).
 
     ``index`` / ``timer`` turn the index and timer-log parts on or off;
@@ -435,7 +436,8 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     then starts from the index flush mark too). ``on_batch`` receives every
     record batch of the walk (columns ``commitLogOffset``, ``storeSize``,
     ``queueId``, ``queueOffset``, ``sysFlag``, ``storeTimestamp``, ``topic``,
-    …) so a caller can aggregate in the same pass.
+    …, and those of ``columns``, with bodies decompressed when ``decompress``)
+    so a caller can aggregate in the same pass.
     """
     found = _Findings(max_findings)
     segs = _Segments(store)
@@ -477,7 +479,8 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     index_files = _IndexStream(store, num_hash_slots, num_index, found) \
         if index and not _index_in_rocksdb(store) else None
 
-    walk = store.commitlog.batches(columns=_COLUMNS, batch_size=batch_size, decompress=False)
+    walk = store.commitlog.batches(columns=list(dict.fromkeys([*_COLUMNS, *columns])), batch_size=batch_size,
+                                   decompress=decompress)
     messages = dispatched = indexed = 0
     restart: list = [0, None]
     after: dict[str, list] = {name: [0, None] for name in ("physic", "logics", "index")}

@@ -5,9 +5,10 @@ which hands each record batch to an aggregator) and gathers, in bounded
 memory: messages per topic over time (time buckets that widen as the store's
 time span grows, so the table never passes :data:`MAX_CELLS` cells), the
 segments with where the data ends and any damaged ranges, queue depths,
-consumer lag per group, and the findings of the check. What is still pending
-(``rmqformats pending``) is read by a second walk, through the command's own
-:func:`~rmqformats.systopics.pending.pending`. :func:`render_html`
+consumer lag per group, the findings of the check, and what is still pending
+(``rmqformats pending``: the same walk's batches go to a
+:class:`~rmqformats.systopics.pending.PendingWalk`, with the delay levels of
+the store's ``config/broker.properties`` or the caller's). :func:`render_html`
 turns it into one HTML page; :func:`write_report` writes plotly.js once beside
 it (shared by the reports in that folder), so it opens without a network.
 """
@@ -186,7 +187,7 @@ class StoreReport:
 
 
 def build_report(store: Store, *, index: bool = True, timer: bool = True, max_findings: int = MAX_LISTED,
-                 salvage: bool = False) -> StoreReport:
+                 salvage: bool = False, delay_levels_ms: tuple[int, ...] | None = None) -> StoreReport:
     """Walk the store once and gather what :func:`render_html` draws.
 
     With ``salvage``, when the data ends at damage, a salvage walk goes on
@@ -195,26 +196,38 @@ def build_report(store: Store, *, index: bool = True, timer: bool = True, max_fi
     file holds). The counts and plots stay those of the broker's own
     recovery (the data up to its end); the walk past the damage reads only
     commit-log offsets, so it costs a read of the bytes after the end.
+    ``delay_levels_ms``: the broker's ``messageDelayLevel`` for the check and
+    the pending scheduled messages (default: the store's
+    ``config/broker.properties``'s, else the broker's default; see
+    :func:`rmqformats.systopics.settings.delay_levels`).
     """
+    from ..systopics.pending import PendingFeed
     agg = _Aggregator(store)
+    still = PendingFeed(store, delay_levels_ms=delay_levels_ms)
+    levels = still.delay_levels_ms
     check = None
     check_error = None
     data_end = None
     damaged: list = []
     if store.root is not None:
         try:
-            check = cross_check(store, index=index, timer=timer, max_findings=max_findings, on_batch=agg)
+            check = cross_check(store, index=index, timer=timer, max_findings=max_findings,
+                                on_batch=lambda b: (agg(b), still(b)), columns=still.columns, decompress=True,
+                                **({} if levels is None else {"delay_levels_ms": levels}))
             data_end = check.recovery.data_end
             damaged = list(check.damaged)
             blanks = check.blanks
         except RmqFormatError as exc:
             check_error = str(exc)
             agg = _Aggregator(store)
+            still = PendingFeed(store, delay_levels_ms=delay_levels_ms)
             check = None
     if check is None:
-        walk = store.commitlog.batches(columns=["commitLogOffset", "storeSize", "storeTimestamp", "topic"])
+        walk = store.commitlog.batches(columns=["commitLogOffset", "storeSize", "storeTimestamp", "topic",
+                                                *still.columns])
         for batch in walk:
             agg(batch)
+            still(batch)
         data_end, blanks = walk.end, tuple(walk.blanks)
     salvaged_messages = 0
     if salvage:
@@ -239,24 +252,15 @@ def build_report(store: Store, *, index: bool = True, timer: bool = True, max_fi
         except (RmqFormatError, OSError) as exc:
             lag_error = str(exc)
     messages_db = store.rocksdb_message_store() if store.root is not None else None
-    still, still_error = _pending(store)
+    pending, pending_error = still.result()
     return StoreReport(
-        pending=still, pending_error=still_error,
+        pending=pending, pending_error=pending_error,
         rocksdb_messages=messages_db.summary() if messages_db is not None else None,
         path=os.path.abspath(store.root or store.commitlog.path),
         generated=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         messages=agg.messages, first_time=agg.first_time, last_time=agg.last_time, segments=agg.segments,
         data_end=data_end, damaged=damaged, times=agg.times, queues=queues, lag=lag, lag_error=lag_error,
         check=check, check_error=check_error, salvaged=salvage, salvaged_messages=salvaged_messages)
-
-
-def _pending(store: Store) -> tuple[Pending | None, str | None]:
-    """What ``rmqformats pending`` lists for ``store`` (with the broker's default delay levels), or why not."""
-    from ..systopics.pending import pending
-    try:
-        return pending(store), None
-    except (RmqFormatError, OSError) as exc:
-        return None, str(exc)
 
 
 def _salvage_past(store: Store, data_end: DataEnd | None, damaged: list,
@@ -732,7 +736,8 @@ def _data(report: StoreReport) -> dict:
 
 def write_report(store: Store, path: str | os.PathLike[str], *, index: bool = True, timer: bool = True,
                  max_findings: int = MAX_LISTED, salvage: bool = False, force: bool = False,
-                 reads: Iterable[str | os.PathLike[str]] = (), single_file: bool = False) -> StoreReport:
+                 reads: Iterable[str | os.PathLike[str]] = (), single_file: bool = False,
+                 delay_levels_ms: tuple[int, ...] | None = None) -> StoreReport:
     """Build the report of ``store`` (the options of :func:`build_report`) and write its page to ``path``;
     returns the report.
 
@@ -755,7 +760,8 @@ def write_report(store: Store, path: str | os.PathLike[str], *, index: bool = Tr
     from .. import output
     reads = [*reads, *([store.root] if store.root is not None else []), *split_folders(store.commitlog.path)]
     with output.AtomicFile(path, force=force, reads=reads) as f:
-        report = build_report(store, index=index, timer=timer, max_findings=max_findings, salvage=salvage)
+        report = build_report(store, index=index, timer=timer, max_findings=max_findings, salvage=salvage,
+                              delay_levels_ms=delay_levels_ms)
         src = None if single_file or f.tmp is None else _write_plotly_beside(f.target, force=force, reads=reads)
         page = render_html(report, plotly_src=src)
         with output.write_errors(path):

@@ -66,20 +66,39 @@ def system_batches(batches: Iterable[pa.RecordBatch], keep: Sequence[str], *,
         batch = None  # not held while the next one is read
 
 
-def system_rows(rows: Sequence[dict], *, decoding: SystemDecoding = SystemDecoding()) -> list[dict]:
-    """The decoded system columns of messages given as :meth:`Message.to_json_dict
-    <rmqformats.message.Message.to_json_dict>` dicts (times as epoch ms, as there)."""
+def needed_batch(*, topic: Sequence[str], properties: Sequence[dict[str, str] | None],
+                 store_timestamp: Sequence[int], sys_flag: Sequence[int], reconsume_times: Sequence[int]
+                 ) -> pa.RecordBatch:
+    """The columns :data:`NEEDED`, with the columnar schema's types, from values given row by row
+    (store times as epoch ms): what :func:`~.columns.decode` reads of messages not read as batches."""
     from ..columnar import SCHEMA
-    if not rows:
-        return []
+    values = {"topic": topic, "properties": [list(p.items()) if p is not None else None for p in properties],
+              "storeTimestamp": store_timestamp, "sysFlag": sys_flag, "reconsumeTimes": reconsume_times}
     arrays = []
     for name in NEEDED:
         t = SCHEMA.field(name).type
-        values = [r.get(name) for r in rows]
-        if name == "properties":
-            values = [list(v.items()) if v is not None else None for v in values]
-        arrays.append(pa.array(values, pa.int64()).cast(t) if pa.types.is_timestamp(t) else pa.array(values, t))
-    batch = pa.RecordBatch.from_arrays(arrays, names=list(NEEDED))
+        arrays.append(pa.array(values[name], pa.int64()).cast(t) if pa.types.is_timestamp(t)
+                      else pa.array(values[name], t))
+    return pa.RecordBatch.from_arrays(arrays, names=list(NEEDED))
+
+
+def decoded_values(batch: pa.RecordBatch, *, decoding: SystemDecoding = SystemDecoding()) -> list[tuple]:
+    """The decoded system columns of each row of ``batch`` (which holds :data:`NEEDED`) as a tuple of Python
+    values in the order of :data:`SYSTEM_COLUMNS`, times as epoch ms (a due time a hostile property puts past
+    the year 9999 stays a number)."""
     decoded = decode(batch, delay_levels_ms=decoding.delay_levels_ms, trace_topics=decoding.trace_topics)
-    plain = [c.cast(pa.int64()) if pa.types.is_timestamp(c.type) else c for c in decoded.columns]
-    return pa.RecordBatch.from_arrays(plain, names=list(SYSTEM_COLUMNS)).to_pylist()
+    columns = [c.cast(pa.int64()).to_pylist() if pa.types.is_timestamp(c.type) else c.to_pylist()
+               for c in decoded.columns]
+    return list(zip(*columns))
+
+
+def system_rows(rows: Sequence[dict], *, decoding: SystemDecoding = SystemDecoding()) -> list[dict]:
+    """The decoded system columns of messages given as :meth:`Message.to_json_dict
+    <rmqformats.message.Message.to_json_dict>` dicts (times as epoch ms, as there)."""
+    if not rows:
+        return []
+    batch = needed_batch(topic=[r.get("topic") for r in rows], properties=[r.get("properties") for r in rows],
+                         store_timestamp=[r.get("storeTimestamp") for r in rows],
+                         sys_flag=[r.get("sysFlag") for r in rows],
+                         reconsume_times=[r.get("reconsumeTimes") for r in rows])
+    return [dict(zip(SYSTEM_COLUMNS, values)) for values in decoded_values(batch, decoding=decoding)]

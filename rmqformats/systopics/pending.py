@@ -38,6 +38,9 @@ The walk reads the columns of :data:`WALK_COLUMNS` batch by batch; rows are
 selected and counted with ``pyarrow.compute`` per batch, and only the rows
 that may be pending are kept (the half messages past the check's offset,
 scheduled and timer messages past their offsets, checkpoints and acks).
+:func:`pending` makes its own walk; :class:`PendingWalk` is fed the batches
+of a walk the caller makes, and :class:`PendingFeed` (the report's) keeps
+the reason instead of raising.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..errors import RmqFormatError
 from . import bodies
 from . import names as N
 from .columns import DECODE_COLUMNS, TIMESTAMP, decode
@@ -111,6 +115,8 @@ class Pending:
     dead_letters: pa.Table
     #: Bodies that did not have their format, one line each (``commit-log offset N: reason``).
     body_errors: list[str] = field(default_factory=list)
+    #: The delay of each level in ms the scheduled messages' due times were computed with.
+    delay_levels_ms: tuple[int, ...] = N.DEFAULT_DELAY_LEVELS_MS
 
     def counts(self) -> dict[str, int]:
         """Rows per part, by the record kinds of :data:`PARTS` (dead letters: origin topic and group pairs)."""
@@ -127,98 +133,128 @@ def _concat(parts: list[pa.Table], schema: pa.Schema) -> pa.Table:
     return pa.concat_tables(parts).cast(schema) if parts else schema.empty_table()
 
 
-def pending(store: Store, *, delay_levels_ms: tuple[int, ...] = N.DEFAULT_DELAY_LEVELS_MS, trace_topics: Iterable[str] = (),
+def pending(store: Store, *, delay_levels_ms: tuple[int, ...] | None = None, trace_topics: Iterable[str] = (),
             stop: int | None = None, batch_size: int = 65536, max_batch_bytes: int = 64 << 20) -> Pending:
     """Walk ``store`` (a :class:`~rmqformats.store.Store`) once and list what was still pending.
 
-    ``delay_levels_ms``: the broker's ``messageDelayLevel``; ``stop``: the walk
-    ends before the first record at or past this commit-log offset (the store
-    as it was then, for the parts the walk decides).
+    ``delay_levels_ms``: the broker's ``messageDelayLevel`` (default: the one
+    the store's ``config/broker.properties`` holds, else the broker's default;
+    see :func:`~.settings.delay_levels`); ``stop``: the walk ends before the
+    first record at or past this commit-log offset (the store as it was then,
+    for the parts the walk decides). :class:`PendingWalk` does the same on
+    the batches of a walk the caller makes.
     """
-    from ..rocksdb.messagestore import CF_TIMER, CF_TRANS, TIMER_SCAN_OFFSET, TIMER_TIMELINE
-    config = store.config()
-    ms = store.rocksdb_message_store()
-    marks = ms.marks(CF_TIMER) if ms is not None else {}
-    rocks_timer = ((marks[TIMER_SCAN_OFFSET.decode()], marks.get(TIMER_TIMELINE.decode(), 0))
-                   if TIMER_SCAN_OFFSET.decode() in marks else None)
-    rocks_trans = ms is not None and ms.has(CF_TRANS)
-    delay = config.delay_offsets
-    delay_offsets = dict(delay.by_level) if delay is not None else {}
-    cp = store.timer().checkpoint()
-    timer_cp = None if cp is None else (cp.last_timer_queue_offset, cp.last_read_time_ms)
-    walk_timer_cp = None if rocks_timer is not None else timer_cp
-    offsets = config.consumer_offsets
-    tx_offsets = dict((offsets.offset_table if offsets else {}).get(f"{N.TRANS_HALF_TOPIC}@{N.TRANS_CHECK_GROUP}",
-                                                                     {}))
-    level_from = pa.array([delay_offsets.get(i, 0) for i in range(len(delay_levels_ms) + 1)], pa.int64())
-    tx_from = pa.array([tx_offsets.get(i, 0) for i in range(max(tx_offsets, default=0) + 1)], pa.int64())
-
-    sched: list[pa.Table] = []
-    timers: list[pa.Table] = []
-    halves: list[pa.Table] = []
-    rocks_halves: list[pa.Table] = []
-    ops: list[pa.Table] = []
-    prepared: list[pa.Table] = []
-    closing: list[pa.Table] = []
-    dlq: list[pa.Table] = []
-    #: (commit-log offset, body, tag) of the POP checkpoints and acks: few, and JSON, so parsed one by one.
-    ck_rows: list[tuple[int, bytes, str | None]] = []
-    ack_rows: list[tuple[int, bytes, str | None]] = []
-    last_store = None
+    walk = PendingWalk(store, delay_levels_ms=delay_levels_ms, trace_topics=trace_topics)
     for batch in store.commitlog.batches(columns=list(WALK_COLUMNS), stop=stop, batch_size=batch_size,
                                          max_batch_bytes=max_batch_bytes):
+        walk(batch)
+    return walk.result()
+
+
+class PendingWalk:
+    """What :func:`pending` gathers, fed the record batches of a walk of the commit log.
+
+    Reads the store's offsets files, timer checkpoint and RocksDB marks when
+    made; each batch (with at least the columns of :data:`WALK_COLUMNS`) is
+    then given to the instance, in the commit log's order, and
+    :meth:`result` gives the :class:`Pending`. ``rmqformats report`` feeds it
+    the batches of its own walk.
+    """
+
+    def __init__(self, store: Store, *, delay_levels_ms: tuple[int, ...] | None = None,
+                 trace_topics: Iterable[str] = ()):
+        from ..rocksdb.messagestore import CF_TIMER, CF_TRANS, TIMER_SCAN_OFFSET, TIMER_TIMELINE
+        from .settings import delay_levels
+        if delay_levels_ms is None:
+            delay_levels_ms = delay_levels(root=store.root).levels_ms
+        self.delay_levels_ms = tuple(delay_levels_ms)
+        self.trace_topics = tuple(trace_topics)
+        config = store.config()
+        self.ms = ms = store.rocksdb_message_store()
+        marks = ms.marks(CF_TIMER) if ms is not None else {}
+        self.rocks_timer = ((marks[TIMER_SCAN_OFFSET.decode()], marks.get(TIMER_TIMELINE.decode(), 0))
+                            if TIMER_SCAN_OFFSET.decode() in marks else None)
+        self.rocks_trans = ms is not None and ms.has(CF_TRANS)
+        delay = config.delay_offsets
+        self.has_delay_offsets = delay is not None
+        self.delay_offsets = dict(delay.by_level) if delay is not None else {}
+        cp = store.timer().checkpoint()
+        self.timer_cp = None if cp is None else (cp.last_timer_queue_offset, cp.last_read_time_ms)
+        self.walk_timer_cp = None if self.rocks_timer is not None else self.timer_cp
+        offsets = config.consumer_offsets
+        self.tx_offsets = dict((offsets.offset_table if offsets else {}).get(
+            f"{N.TRANS_HALF_TOPIC}@{N.TRANS_CHECK_GROUP}", {}))
+        self.level_from = pa.array([self.delay_offsets.get(i, 0) for i in range(len(self.delay_levels_ms) + 1)],
+                                   pa.int64())
+        self.tx_from = pa.array([self.tx_offsets.get(i, 0) for i in range(max(self.tx_offsets, default=0) + 1)],
+                                pa.int64())
+        self.sched: list[pa.Table] = []
+        self.timers: list[pa.Table] = []
+        self.halves: list[pa.Table] = []
+        self.rocks_halves: list[pa.Table] = []
+        self.ops: list[pa.Table] = []
+        self.prepared: list[pa.Table] = []
+        self.closing: list[pa.Table] = []
+        self.dlq: list[pa.Table] = []
+        #: (commit-log offset, body, tag) of the POP checkpoints and acks: few, and JSON, so parsed one by one.
+        self.ck_rows: list[tuple[int, bytes, str | None]] = []
+        self.ack_rows: list[tuple[int, bytes, str | None]] = []
+        self.last_store: int | None = None
+
+    def __call__(self, batch: pa.RecordBatch) -> None:
+        """Gather what may be pending in ``batch``."""
         if not batch.num_rows:
-            continue
-        d = decode(batch, delay_levels_ms=delay_levels_ms, trace_topics=trace_topics)
-        t = pa.Table.from_batches([batch]).drop_columns(["properties"])
+            return
+        d = decode(batch, delay_levels_ms=self.delay_levels_ms, trace_topics=self.trace_topics)
+        t = pa.Table.from_batches([batch.select(list(WALK_COLUMNS))]).drop_columns(["properties"])
         for name in d.schema.names:
             t = t.append_column(name, d.column(name))
         top = pc.max(pc.cast(t["storeTimestamp"], pa.int64())).as_py()
-        last_store = top if last_store is None else max(last_store, top)
+        self.last_store = top if self.last_store is None else max(self.last_store, top)
         kind = t["kind"]
 
         s = t.filter(pc.equal(kind, "scheduled"))
         if s.num_rows:
             level = pc.fill_null(pc.cast(s["queueId"], pa.int64()), 0)
-            idx = pc.if_else(pc.and_(pc.greater_equal(level, 0), pc.less(level, len(delay_levels_ms))),
+            idx = pc.if_else(pc.and_(pc.greater_equal(level, 0), pc.less(level, len(self.delay_levels_ms))),
                              pc.add(level, 1), 0)
-            start = pc.take(level_from, idx)
+            start = pc.take(self.level_from, idx)
             s = s.append_column("deliverFrom", start).filter(pc.greater_equal(s["queueOffset"], start))
-            sched.append(s.select(SCHEDULED_SCHEMA.names))
+            self.sched.append(s.select(SCHEDULED_SCHEMA.names))
 
         tm = t.filter(pc.is_in(kind, pa.array(["timer", "timerCancel"])))
         if tm.num_rows:
-            if walk_timer_cp is not None:
+            if self.walk_timer_cp is not None:
                 due_ms = pc.cast(tm["dueTime"], pa.int64())
-                keep = pc.or_(pc.greater_equal(tm["queueOffset"], walk_timer_cp[0]),
-                              pc.fill_null(pc.greater(due_ms, walk_timer_cp[1]), True))
+                keep = pc.or_(pc.greater_equal(tm["queueOffset"], self.walk_timer_cp[0]),
+                              pc.fill_null(pc.greater(due_ms, self.walk_timer_cp[1]), True))
                 tm = tm.filter(keep)
-            timers.append(tm.select(["queueOffset", "realTopic", "realQueueId", "dueTime", "uniqKey", "kind",
-                                     "timerCancelsKey", "commitLogOffset"]))
+            self.timers.append(tm.select(["queueOffset", "realTopic", "realQueueId", "dueTime", "uniqKey", "kind",
+                                          "timerCancelsKey", "commitLogOffset"]))
 
         h = t.filter(pc.equal(kind, "transactionHalf"))
-        if h.num_rows and rocks_trans:
+        if h.num_rows and self.rocks_trans:
             in_rocks = pc.equal(h["topic"], N.ROCKSDB_TRANS_HALF_TOPIC)
             r = h.filter(in_rocks)
             if r.num_rows:
-                rocks_halves.append(r.select(_ROCKS_HALF_COLUMNS))
+                self.rocks_halves.append(r.select(_ROCKS_HALF_COLUMNS))
             h = h.filter(pc.invert(in_rocks))
         if h.num_rows:
             qid = pc.cast(h["queueId"], pa.int64())
-            inside = pc.less(qid, len(tx_from))
-            start = pc.if_else(inside, pc.take(tx_from, pc.if_else(inside, qid, 0)), 0)
-            halves.append(h.filter(pc.greater_equal(h["queueOffset"], start)))
+            inside = pc.less(qid, len(self.tx_from))
+            start = pc.if_else(inside, pc.take(self.tx_from, pc.if_else(inside, qid, 0)), 0)
+            self.halves.append(h.filter(pc.greater_equal(h["queueOffset"], start)).select(_HALF_COLUMNS))
         if pc.any(pc.equal(kind, "transactionOp")).as_py():
-            ops.append(bodies.op_offsets_table(batch))
+            self.ops.append(bodies.op_offsets_table(batch))
         state = t["transactionState"]
         p = t.filter(pc.equal(state, "prepared"))
         if p.num_rows:
-            prepared.append(p)
+            self.prepared.append(p.select(_PREPARED_COLUMNS))
         c = t.filter(pc.is_in(state, pa.array(["commit", "rollback"])))
         if c.num_rows:
-            closing.append(c.select(["preparedTransactionOffset"]))
+            self.closing.append(c.select(["preparedTransactionOffset"]))
 
-        for k, dest in (("popCheckpoint", ck_rows), ("popAck", ack_rows)):
+        for k, dest in (("popCheckpoint", self.ck_rows), ("popAck", self.ack_rows)):
             rows = t.filter(pc.equal(kind, k))
             if rows.num_rows:
                 dest.extend(zip(rows["commitLogOffset"].to_pylist(), rows["body"].to_pylist(),
@@ -226,25 +262,81 @@ def pending(store: Store, *, delay_levels_ms: tuple[int, ...] = N.DEFAULT_DELAY_
 
         dl = t.filter(pc.equal(kind, "deadLetter"))
         if dl.num_rows:
-            dlq.append(dl.group_by(["originTopic", "group"], use_threads=False).aggregate(
+            self.dlq.append(dl.group_by(["originTopic", "group"], use_threads=False).aggregate(
                 [("queueOffset", "count"), ("retryCount", "max"), ("storeTimestamp", "min"),
                  ("storeTimestamp", "max")]))
 
-    if rocks_timer is not None:
-        timers = _rocksdb_timers(timers, ms, rocks_timer)
-    extra = _rocksdb_transactions(rocks_halves, ms) if rocks_trans else None
-    errors: list[str] = []
-    return Pending(
-        last_store_time_ms=last_store, delay_offsets=delay_offsets, has_delay_offsets=delay is not None,
-        timer_checkpoint=timer_cp, rocksdb_timer_checkpoint=rocks_timer, rocksdb_transactions=rocks_trans,
-        transaction_check_offsets=tx_offsets,
-        scheduled=_concat(sched, SCHEDULED_SCHEMA).sort_by([("delayLevel", "ascending"), ("queueOffset", "ascending")]),
-        timers=_timers(timers),
-        transactions=_transactions(halves, ops, prepared, closing, last_store, extra),
-        pop_checkpoints=_pop(ck_rows, ack_rows, errors),
-        dead_letters=_dead_letters(dlq), body_errors=errors)
+    def result(self) -> Pending:
+        """What is pending, from the batches given so far (and the RocksDB message store's records)."""
+        timers = self.timers
+        if self.rocks_timer is not None:
+            timers = _rocksdb_timers(timers, self.ms, self.rocks_timer)
+        extra = _rocksdb_transactions(self.rocks_halves, self.ms) if self.rocks_trans else None
+        errors: list[str] = []
+        return Pending(
+            last_store_time_ms=self.last_store, delay_offsets=self.delay_offsets,
+            has_delay_offsets=self.has_delay_offsets, timer_checkpoint=self.timer_cp,
+            rocksdb_timer_checkpoint=self.rocks_timer, rocksdb_transactions=self.rocks_trans,
+            transaction_check_offsets=self.tx_offsets,
+            scheduled=_concat(self.sched, SCHEDULED_SCHEMA).sort_by([("delayLevel", "ascending"),
+                                                                     ("queueOffset", "ascending")]),
+            timers=_timers(timers),
+            transactions=_transactions(self.halves, self.ops, self.prepared, self.closing, self.last_store, extra),
+            pop_checkpoints=_pop(self.ck_rows, self.ack_rows, errors),
+            dead_letters=_dead_letters(self.dlq), body_errors=errors, delay_levels_ms=self.delay_levels_ms)
 
 
+class PendingFeed:
+    """A :class:`PendingWalk` for a walk made for other ends too (``rmqformats report``): what it gathers, or
+    why it could not, never an error raised into that walk.
+
+    A store whose settings, offsets files or timer checkpoint cannot be read
+    (or a commit log opened without its root) gives no :class:`Pending`,
+    only the reason; so does a failure while gathering, after which the
+    batches are no longer looked at. :attr:`columns` are the columns the
+    walk must read for it (none when it gathers nothing) and
+    :attr:`delay_levels_ms` the delay levels it uses (``None`` when they
+    could not be read).
+    """
+
+    def __init__(self, store: Store, *, delay_levels_ms: tuple[int, ...] | None = None,
+                 trace_topics: Iterable[str] = ()):
+        from .settings import delay_levels
+        self.walk: PendingWalk | None = None
+        self.error: str | None = None
+        self.delay_levels_ms = delay_levels_ms
+        self.columns: tuple[str, ...] = ()
+        try:
+            if delay_levels_ms is None and store.root is not None:
+                self.delay_levels_ms = delay_levels(root=store.root).levels_ms
+            self.walk = PendingWalk(store, delay_levels_ms=self.delay_levels_ms, trace_topics=trace_topics)
+            self.columns = WALK_COLUMNS
+        except (RmqFormatError, OSError) as exc:
+            self.error = str(exc)
+
+    def __call__(self, batch: pa.RecordBatch) -> None:
+        """Gather what may be pending in ``batch`` (nothing after a failure)."""
+        if self.walk is None:
+            return
+        try:
+            self.walk(batch)
+        except (RmqFormatError, OSError) as exc:
+            self.walk, self.error = None, str(exc)
+
+    def result(self) -> tuple[Pending | None, str | None]:
+        """``(what is pending, None)``, or ``(None, why not)``."""
+        if self.walk is None:
+            return None, self.error
+        try:
+            return self.walk.result(), None
+        except (RmqFormatError, OSError) as exc:
+            return None, str(exc)
+
+
+#: The columns kept of the half messages and the ``prepared`` records (not their bodies).
+_HALF_COLUMNS = ["transactionId", "realTopic", "realQueueId", "queueId", "queueOffset", "commitLogOffset",
+                 "storeTimestamp", "transactionCheckTimes", "producerGroup"]
+_PREPARED_COLUMNS = ["transactionId", "topic", "queueId", "commitLogOffset", "storeTimestamp", "producerGroup"]
 #: The columns of a RocksDB half message the ``trans`` records are joined with.
 _ROCKS_HALF_COLUMNS = ["commitLogOffset", "transactionId", "realTopic", "realQueueId", "queueId", "queueOffset",
                        "storeTimestamp", "producerGroup"]
