@@ -101,7 +101,7 @@ def test_batch_queue_units_and_messages(capsys):
     assert kinds["TopicBatchCQ"] == "BatchConsumeQueue" and kinds["TopicTest"] == "ConsumeQueue"
 
 
-def test_check_names_config_keys_fastjson2_refuses(capsys, version, store_copy):
+def test_check_names_config_keys_fastjson2_refuses(capsys, monkeypatch, version, store_copy):
     """The vectors' consumerOffset.json, written by fastjson 1, has integer queue ids without quotes
     (``{0:29,...}``), which 5.5.0's fastjson2 refused (apache/rocketmq #10284): ``check`` names the file, the
     key, the object holding it and its byte, with the rule preflight applies, as a note that leaves the verdict
@@ -137,6 +137,15 @@ def test_check_names_config_keys_fastjson2_refuses(capsys, version, store_copy):
     assert code == 0 and out.splitlines()[-1].split() == ["result", "consistent"]
     assert f"config-unparsable (release 5.5.0): consumerOffset.json has the unquoted name {key} in {owner!r}" in out
     assert f"config      {place}\n" in out and f"rule            {rule} (from 5.5.0;" in out
+    monkeypatch.setenv("COLUMNS", "60")  # the citation, wider than that, is broken after a `/`
+    code, out, _ = run(capsys, "check", str(store_copy), "--release", "5.5.0")
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("source "))
+    end = next(i for i in range(at + 1, len(lines)) if not lines[i].startswith(" " * 16))
+    pieces = lines[at:end]
+    assert len(pieces) > 1 and all(len(line) <= 60 and line.rstrip().endswith(("/", ".java")) for line in pieces)
+    assert "".join(line[16:] for line in pieces) == note["source"]
+    monkeypatch.delenv("COLUMNS")
 
     code, out, _ = run(capsys, "check", str(store_copy), "--release", "5.4.0", "--format", "json")
     assert code == 0 and json.loads(out)["configFindings"] == []

@@ -82,3 +82,29 @@ def test_fit_layout_cuts_text_then_drops_the_least_useful_columns():
     assert [i for i, _ in fit_layout(header, [6, 60, 8, 24, 5], [False, True, False, False, True], None)] == \
         [0, 1, 2, 3, 4]
     assert cut_middle("abcdefghij", 5) == "ab…ij" and cut_middle("abc", 5) == "abc"
+
+
+def test_wrapped_lines_keep_words_whole_unless_told_where_to_break(monkeypatch):
+    """Text is broken at spaces; a word longer than a line stays whole, or with ``break_after="/"`` is broken
+    after a ``/`` (a citation has no space), each piece as long as the line allows."""
+    from rmqformats.cli.tables import write_wrapped
+
+    monkeypatch.setenv("COLUMNS", "60")
+    citation = ("rocketmq-all-5.5.0:remoting/src/main/java/org/apache/rocketmq/remoting/protocol/"
+                "RemotingSerializable.java")
+    out = io.StringIO()
+    write_wrapped(f"source          {citation}", out, 16)
+    assert out.getvalue().splitlines() == ["source", " " * 16 + citation]  # whole, on a line of its own
+    out = io.StringIO()
+    write_wrapped(f"source          {citation}", out, 16, break_after="/")
+    assert out.getvalue().splitlines() == [
+        "source          rocketmq-all-5.5.0:remoting/src/main/java/",
+        "                org/apache/rocketmq/remoting/protocol/",
+        "                RemotingSerializable.java"]
+    out = io.StringIO()
+    write_wrapped("source          a/b c/d", out, 16, break_after="/")
+    assert out.getvalue() == "source          a/b c/d\n"  # fits: nothing broken
+    out = io.StringIO()
+    write_wrapped("note            short/words/fit/whole " * 3, out, 16, break_after="/")
+    assert all(len(line) <= 60 for line in out.getvalue().splitlines())
+    assert "short/words/fit/whole" in out.getvalue().splitlines()[1]  # shorter than a line: kept whole

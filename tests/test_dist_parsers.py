@@ -1,12 +1,14 @@
 """The per-language parser packages of ``make dist-parsers`` work for a consumer of each language.
 
 The packager (``rmqformats.codegen.dist``) writes every package into a temporary folder; for
-each language a tiny consumer program is built against that package (not against the
-repository tree) and the official runtime (``../shared/kaitai/runtimes/<lang>``; npm's
-``kaitai-struct`` from ``tools/ksc`` and PyPI's ``kaitaistruct`` for JavaScript and Python),
-reads one real commit-log segment and prints the number of messages, the first and last
-message's topic and queue offset and the last one's store timestamp; these must equal
-RocketMQ's ground truth. A language whose toolchain is missing fails under CI (``CI`` set)
+each language the program of the package README's walkthrough (its files, read by
+``tests/walkthrough.py``) is built against that package (not against the repository tree) and
+the official runtime (``../shared/kaitai/runtimes/<lang>``; npm's ``kaitai-struct`` from
+``tools/ksc`` and PyPI's ``kaitaistruct`` for JavaScript and Python), without the network (the
+README's own commands, some of which need a registry, are followed by
+``tests/test_package_readmes.py``), reads one real commit-log segment and prints the number of
+messages, the first and last message's topic and queue offset and the last one's store
+timestamp; these must equal RocketMQ's ground truth. A language whose toolchain is missing fails under CI (``CI`` set)
 and is skipped with the missing tools named otherwise (``make setup-toolchains`` installs them).
 """
 
@@ -26,6 +28,7 @@ from rmqformats.codegen import dist
 
 from conftest import FIXTURES, RUNTIMES, skip_without_runtime
 from truthcmp import summary_line
+from walkthrough import write_files
 
 REPO = Path(__file__).resolve().parents[1]
 KSC_MODULES = REPO / "tools" / "ksc" / "node_modules"
@@ -70,181 +73,77 @@ def _run(argv, *, cwd=None, env=None, what: str) -> str:
 
 
 # -- one consumer per language: (package folder, scratch folder) -> what it printed -------------
+# Each writes the program of the package README's walkthrough (walkthrough.write_files) and builds and
+# runs it without the network; tests/test_package_readmes.py runs the README's own commands.
 
 def _python(pkg: Path, work: Path) -> str:
-    (work / "consumer.py").write_text(f"""import sys
-sys.path.insert(0, {str(pkg)!r})
-from rocketmq_commitlog import RocketmqCommitlog
-
-log = RocketmqCommitlog.from_file(sys.argv[1])
-m = [r.body for r in log.records if r.is_message]
-print(len(m), m[0].topic, m[0].queue_offset, m[-1].topic, m[-1].queue_offset, m[-1].store_timestamp)
-""")
-    return _run([sys.executable, "-I", work / "consumer.py", SEGMENT], cwd=work, what="python consumer")
+    write_files(pkg, work)
+    # The package on the path as the README puts it (PYTHONPATH), the user's site-packages left out (-s).
+    return _run([sys.executable, "-s", work / "read_commitlog.py", SEGMENT], cwd=work,
+                env={"PYTHONPATH": str(pkg)}, what="python consumer")
 
 
 def _javascript(pkg: Path, work: Path) -> str:
     modules = work / "node_modules"
-    shutil.copytree(pkg, modules / dist.NPM_NAME)  # as `npm install <folder>` would place it
+    # As `npm install` of the packed package would place it and its runtime; the README's `npm pack` and
+    # `npm install` need the registry, so the runtime comes from tools/ksc (npm's kaitai-struct) instead.
+    shutil.copytree(pkg, modules / dist.NPM_NAME)
     (modules / "kaitai-struct").symlink_to(KSC_MODULES / "kaitai-struct")
-    (work / "consumer.js").write_text(f"""'use strict';
-const fs = require('fs');
-const KaitaiStream = require('kaitai-struct/KaitaiStream');
-const {{ RocketmqCommitlog }} = require('{dist.NPM_NAME}');
-
-const log = new RocketmqCommitlog(new KaitaiStream(new Uint8Array(fs.readFileSync(process.argv[2])).buffer));
-const m = log.records.filter((r) => r.isMessage).map((r) => r.body);
-const l = m[m.length - 1];
-console.log([m.length, m[0].topic, m[0].queueOffset, l.topic, l.queueOffset, l.storeTimestamp].join(' '));
-""")
+    write_files(pkg, work)
     env = {"NODE_PATH": ""}
-    return _run(["node", work / "consumer.js", SEGMENT], cwd=work, env=env, what="javascript consumer")
+    return _run(["node", work / "read_commitlog.js", SEGMENT], cwd=work, env=env, what="javascript consumer")
 
 
 def _ruby(pkg: Path, work: Path) -> str:
-    (work / "consumer.rb").write_text("""require 'rocketmq_commitlog'
-
-log = RocketmqCommitlog.from_file(ARGV[0])
-m = log.records.select(&:is_message).map(&:body)
-puts [m.size, m[0].topic, m[0].queue_offset, m[-1].topic, m[-1].queue_offset, m[-1].store_timestamp].join(' ')
-""")
-    return _run(["ruby", "-I", RUNTIMES / "ruby" / "lib", "-I", pkg, work / "consumer.rb", SEGMENT],
+    write_files(pkg, work)
+    return _run(["ruby", "-I", RUNTIMES / "ruby" / "lib", "-I", pkg, work / "read_commitlog.rb", SEGMENT],
                 what="ruby consumer")
 
 
 def _php(pkg: Path, work: Path) -> str:
-    (work / "consumer.php").write_text("""<?php
-$lib = $argv[2];
-spl_autoload_register(function ($class) use ($lib) {
-    $file = $lib . '/' . str_replace('\\\\', '/', $class) . '.php';
-    if (is_file($file)) require $file;
-});
-require $argv[3] . '/RocketmqCommitlog.php';
-
-$log = new RocketmqCommitlog(new \\Kaitai\\Struct\\Stream(file_get_contents($argv[1])));
-$m = [];
-foreach ($log->records() as $r) {
-    if ($r->isMessage()) $m[] = $r->body();
-}
-$l = end($m);
-echo implode(' ', [count($m), $m[0]->topic(), $m[0]->queueOffset(), $l->topic(), $l->queueOffset(),
-                   $l->storeTimestamp()]), "\\n";
-""")
-    return _run(["php", work / "consumer.php", SEGMENT, RUNTIMES / "php" / "lib", pkg], what="php consumer")
+    write_files(pkg, work)
+    env = {"KAITAI_RUNTIME": str(RUNTIMES / "php"), "RMQ_PARSERS": str(pkg)}  # the program reads both
+    return _run(["php", work / "read_commitlog.php", SEGMENT], env=env, what="php consumer")
 
 
 def _lua(pkg: Path, work: Path) -> str:
-    (work / "consumer.lua").write_text("""require("rocketmq_commitlog")
-
-local log = RocketmqCommitlog:from_file(arg[1])
-local m = {}
-for _, r in ipairs(log.records) do
-  if r.is_message then m[#m + 1] = r.body end
-end
-local l = m[#m]
-print(string.format("%d %s %d %s %d %d", #m, m[1].topic, m[1].queue_offset, l.topic, l.queue_offset,
-                    l.store_timestamp))
-""")
+    write_files(pkg, work)
     env = {"LUA_PATH": f"{RUNTIMES / 'lua'}/?.lua;{pkg}/?.lua;;"}
-    return _run(["lua5.3", work / "consumer.lua", SEGMENT], env=env, what="lua consumer")
+    return _run(["lua5.3", work / "read_commitlog.lua", SEGMENT], env=env, what="lua consumer")
 
 
 def _perl(pkg: Path, work: Path) -> str:
-    (work / "consumer.pl").write_text("""use strict;
-use warnings;
-use RocketmqCommitlog;
-
-my $log = RocketmqCommitlog->from_file($ARGV[0]);
-my @m = map { $_->body() } grep { $_->is_message() } @{$log->records()};
-print join(' ', scalar(@m), $m[0]->topic(), $m[0]->queue_offset(), $m[-1]->topic(), $m[-1]->queue_offset(),
-           $m[-1]->store_timestamp()), "\\n";
-""")
-    return _run(["perl", "-I", RUNTIMES / "perl" / "lib", "-I", pkg, work / "consumer.pl", SEGMENT],
+    write_files(pkg, work)
+    return _run(["perl", "-I", RUNTIMES / "perl" / "lib", "-I", pkg, work / "read_commitlog.pl", SEGMENT],
                 what="perl consumer")
 
 
 def _nim(pkg: Path, work: Path) -> str:
-    (work / "consumer.nim").write_text("""import std/[os, strutils]
-import kaitai_struct_nim_runtime
-import rocketmq_commitlog
-
-let log = RocketmqCommitlog.fromFile(paramStr(1))
-var m: seq[RocketmqCommitlog_Message]
-for r in log.records:
-  if r.isMessage: m.add RocketmqCommitlog_Message(r.body)
-let l = m[^1]
-echo [$m.len, m[0].topic, $m[0].queueOffset, l.topic, $l.queueOffset, $l.storeTimestamp].join(" ")
-""")
-    exe = work / "consumer"
+    write_files(pkg, work)
+    exe = work / "read_commitlog"
     # --rangeChecks:off as the package README says (an integer outside an enum's range would raise RangeDefect).
     _run(["nim", "c", "--hints:off", "--warnings:off", "--rangeChecks:off", f"--nimcache:{work / 'cache'}",
-          f"--path:{RUNTIMES / 'nim'}", f"--path:{pkg}", f"--out:{exe}", work / "consumer.nim"], what="nim build")
+          f"--path:{RUNTIMES / 'nim'}", f"--path:{pkg}", f"--out:{exe}", work / "read_commitlog.nim"],
+         what="nim build")
     return _run([exe, SEGMENT], what="nim consumer")
 
 
 def _csharp(pkg: Path, work: Path) -> str:
-    (work / "Consumer.cs").write_text("""using System;
-using System.Collections.Generic;
-using Kaitai;
-
-static class Consumer
-{
-    static void Main(string[] args)
-    {
-        var log = RocketmqCommitlog.FromFile(args[0]);
-        var m = new List<RocketmqCommitlog.Message>();
-        foreach (var r in log.Records) if (r.IsMessage) m.Add((RocketmqCommitlog.Message) r.Body);
-        var l = m[m.Count - 1];
-        Console.WriteLine(string.Join(" ", m.Count, m[0].Topic, m[0].QueueOffset, l.Topic, l.QueueOffset,
-                                      l.StoreTimestamp));
-    }
-}
-""")
-    exe = work / "consumer.exe"
+    write_files(pkg, work)
+    exe = work / "read_commitlog.exe"
     # A consumer compiles the classes it uses: the commit-log parser and the runtime.
     _run(["mcs", "-nologo", "-nowarn:0108,0114,0162,0168,0219,0414", f"-out:{exe}",
           RUNTIMES / "csharp" / "KaitaiStream.cs", RUNTIMES / "csharp" / "KaitaiStruct.cs",
-          pkg / "RocketmqCommitlog.cs", work / "Consumer.cs"],
+          pkg / "RocketmqCommitlog.cs", work / "ReadCommitlog.cs"],
          what="c# build")
     return _run(["mono", exe, SEGMENT], what="c# consumer")
 
 
 def _go(pkg: Path, work: Path) -> str:
-    (work / "main.go").write_text(f"""package main
-
-import (
-	"fmt"
-	"os"
-
-	"github.com/kaitai-io/kaitai_struct_go_runtime/kaitai"
-	rmq "{dist.GO_MODULE}"
-)
-
-func main() {{
-	f, err := os.Open(os.Args[1])
-	if err != nil {{
-		panic(err)
-	}}
-	log := rmq.NewRocketmqCommitlog()
-	if err := log.Read(kaitai.NewStream(f), nil, log); err != nil {{
-		panic(err)
-	}}
-	var m []*rmq.RocketmqCommitlog_Message
-	for _, r := range log.Records {{
-		ok, err := r.IsMessage()
-		if err != nil {{
-			panic(err)
-		}}
-		if ok {{
-			// Body is an interface when the switch has cases of several types, else the one type.
-			m = append(m, interface{{}}(r.Body).(*rmq.RocketmqCommitlog_Message))
-		}}
-	}}
-	l := m[len(m)-1]
-	fmt.Println(len(m), m[0].Topic, m[0].QueueOffset, l.Topic, l.QueueOffset, l.StoreTimestamp)
-}}
-""")
+    write_files(pkg, work)
     runtime = dist.RUNTIMES["go"]
+    # The README's `go mod init` and `go get` need a module proxy: this go.mod gives the package, the
+    # runtime and golang.org/x/text as local folders (GOPROXY=off).
     (work / "go.mod").write_text(
         f"module consumer\n\ngo 1.19\n\nrequire (\n\t{dist.GO_MODULE} v{dist.VERSION}\n"
         f"\t{runtime.package} {runtime.version}\n\tgolang.org/x/text v0.0.0\n)\n\n"
@@ -252,81 +151,47 @@ func main() {{
         f"replace golang.org/x/text => {GO_XTEXT}\n")
     env = {"GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOCACHE": str(work / "gocache"), "GOPATH": str(work / "gopath"),
            "GO111MODULE": "on", "GOTOOLCHAIN": "local"}
-    _run(["go", "build", "-o", work / "consumer", "."], cwd=work, env=env, what="go build")
-    return _run([work / "consumer", SEGMENT], what="go consumer")
+    _run(["go", "build", "-o", work / "read_commitlog", "."], cwd=work, env=env, what="go build")
+    return _run([work / "read_commitlog", SEGMENT], what="go consumer")
 
 
 def _java(pkg: Path, work: Path) -> str:
-    (work / "Consumer.java").write_text(f"""import java.util.ArrayList;
-import java.util.List;
-import {dist.JAVA_PACKAGE}.RocketmqCommitlog;
-
-public class Consumer {{
-    public static void main(String[] args) throws Exception {{
-        RocketmqCommitlog log = RocketmqCommitlog.fromFile(args[0]);
-        List<RocketmqCommitlog.Message> m = new ArrayList<>();
-        for (RocketmqCommitlog.Record r : log.records()) {{
-            if (r.isMessage()) m.add((RocketmqCommitlog.Message) r.body());
-        }}
-        RocketmqCommitlog.Message l = m.get(m.size() - 1);
-        System.out.println(m.size() + " " + m.get(0).topic() + " " + m.get(0).queueOffset() + " " + l.topic()
-            + " " + l.queueOffset() + " " + l.storeTimestamp());
-    }}
-}}
-""")
+    write_files(pkg, work)
     runtime = work / "runtime"
     _run(["javac", "-nowarn", "-d", runtime, *sorted((RUNTIMES / "java" / "src" / "main" / "java").rglob("*.java"))],
          what="java runtime")
     jar = pkg / "rmqformats-parsers.jar"
     cp = f"{jar}{os.pathsep}{runtime}"
-    _run(["javac", "-cp", cp, "-d", work / "classes", work / "Consumer.java"], what="java build")
-    return _run(["java", "-cp", f"{cp}{os.pathsep}{work / 'classes'}", "Consumer", SEGMENT], what="java consumer")
+    _run(["javac", "-cp", cp, "-d", work / "classes", work / "ReadCommitlog.java"], what="java build")
+    return _run(["java", "-cp", f"{cp}{os.pathsep}{work / 'classes'}", "ReadCommitlog", SEGMENT],
+                what="java consumer")
+
+
+#: The line of the C++ README's CMakeLists.txt that gives the runtime's folder as a plain variable.
+CMAKE_RUNTIME_LINE = "set(KAITAI_STRUCT_RUNTIME_DIR $ENV{KAITAI_RUNTIME})\n"
 
 
 def _cpp(pkg: Path, work: Path) -> str:
-    (work / "main.cpp").write_text("""#include <fstream>
-#include <iostream>
-#include <vector>
-#include "kaitai/kaitaistream.h"
-#include "rocketmq_commitlog.h"
-
-int main(int argc, char** argv) {
-    std::ifstream is(argv[1], std::ifstream::binary);
-    kaitai::kstream ks(&is);
-    rocketmq_commitlog_t log(&ks);
-    std::vector<rocketmq_commitlog_t::message_t*> m;
-    for (std::vector<rocketmq_commitlog_t::record_t*>::iterator it = log.records()->begin();
-         it != log.records()->end(); ++it) {
-        if ((*it)->is_message()) m.push_back((*it)->body());
-    }
-    rocketmq_commitlog_t::message_t* l = m.back();
-    std::cout << m.size() << " " << m[0]->topic() << " " << m[0]->queue_offset() << " " << l->topic() << " "
-              << l->queue_offset() << " " << l->store_timestamp() << std::endl;
-    return 0;
-}
-""")
-    (work / "CMakeLists.txt").write_text(f"""cmake_minimum_required(VERSION 3.11)
-project(consumer CXX)
-add_subdirectory({pkg} parsers)
-add_executable(consumer main.cpp)
-target_link_libraries(consumer PRIVATE rmqformats_parsers)
-""")
+    files = write_files(pkg, work)
+    # The README's CMakeLists.txt without its `set(KAITAI_STRUCT_RUNTIME_DIR ...)`: the runtime's folder
+    # comes from -DKAITAI_STRUCT_RUNTIME_DIR on the command line instead, the package CMakeLists.txt's other
+    # route (its cache entry), which tests/test_package_readmes.py (the plain `set`) does not take.
+    assert CMAKE_RUNTIME_LINE in files["CMakeLists.txt"], files["CMakeLists.txt"]
+    (work / "CMakeLists.txt").write_text(files["CMakeLists.txt"].replace(CMAKE_RUNTIME_LINE, ""))
     build = work / "build"
+    env = {"RMQ_PARSERS": str(pkg)}
     _run(["cmake", "-S", work, "-B", build, f"-DKAITAI_STRUCT_RUNTIME_DIR={RUNTIMES / 'cpp_stl'}",
-          "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_CXX_FLAGS=-w"], what="cmake configure")
-    _run(["cmake", "--build", build, "--parallel", "2"], what="cmake build")
-    return _run([build / "consumer", SEGMENT], what="c++ consumer")
+          "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_CXX_FLAGS=-w"], env=env, what="cmake configure")
+    _run(["cmake", "--build", build, "--parallel", "2"], env=env, what="cmake build")
+    return _run([build / "read_commitlog", SEGMENT], what="c++ consumer")
 
 
 def _rust(pkg: Path, work: Path) -> str:
     crate = work / "consumer"
     (crate / "src").mkdir(parents=True)
-    # The program of the package README's walkthrough (tests/test_package_readmes.py follows the rest of
-    # it where the runtime's repository can be reached).
-    from test_package_readmes import steps
-    files = {name: text for kind, name, text in steps((pkg / "README.md").read_text(encoding="utf-8"))
-             if kind == "file"}
-    (crate / "src" / "main.rs").write_text(files["src/main.rs"])
+    # The README's src/main.rs (tests/test_package_readmes.py follows the rest of the walkthrough where the
+    # runtime's repository can be reached).
+    write_files(pkg, crate)
     shims = work / "shims"
     (shims / "encoding-next").mkdir(parents=True)
     (shims / "encoding-next" / "Cargo.toml").write_text(

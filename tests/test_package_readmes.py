@@ -1,9 +1,9 @@
 """Each parser package's README, followed literally from an empty folder, reads a real segment right.
 
 ``make dist-parsers`` writes a README into every package (``rmqformats/codegen/dist.py``) whose
-"Try it" section is a walkthrough in fenced blocks: a block with a title
-(```` ```go title="main.go" ````) is a file to write under that name, an ``sh`` block commands to
-run. This test builds one language's package into a temporary folder, then in an empty folder
+"Try it" section is a walkthrough in fenced blocks (read by ``tests/walkthrough.py``): a block with
+a title (```` ```go title="main.go" ````) is a file to write under that name, an ``sh`` block
+commands to run. This test builds one language's package into a temporary folder, then in an empty folder
 holding only a real 5.3.3 commit-log segment (as ``00000000000000000000``) writes and runs the
 blocks in the README's order, with ``RMQ_PARSERS`` set to the package and ``KAITAI_RUNTIME`` to
 the official runtime (``$RMQFORMATS_KAITAI_RUNTIMES/<lang>``), as the README says. The last
@@ -42,6 +42,7 @@ from rmqformats.codegen import dist
 
 from conftest import FIXTURES, RUNTIMES, skip_without_runtime
 from truthcmp import summary_line
+from walkthrough import steps
 
 VERSION = "rocketmq-5.3.3"
 SEGMENT = FIXTURES / VERSION / "store" / "commitlog" / "00000000000000000000"
@@ -56,25 +57,6 @@ TOOLS = {
 }
 #: Languages whose program runs without a build step: the run prints nothing on stderr (no warning).
 INTERPRETED = {"python", "ruby", "php", "lua", "perl"}
-
-FENCE = re.compile(r'^```(?P<info>[^\n]*)\n(?P<body>.*?)^```[ \t]*$', re.MULTILINE | re.DOTALL)
-TITLED = re.compile(r'^(?P<lang>\S+) title="(?P<name>[^"]+)"$')
-
-
-def steps(readme: str) -> list[tuple[str, str, str]]:
-    """The README's fenced blocks as steps: ("file", name, text) or ("sh", "", commands)."""
-    out = []
-    for block in FENCE.finditer(readme):
-        info, body = block["info"].strip(), block["body"]
-        titled = TITLED.match(info)
-        if titled:
-            out.append(("file", titled["name"], body))
-        elif info == "sh":
-            out.append(("sh", "", body))
-        else:
-            raise AssertionError(f"a fenced block the walkthrough neither writes nor runs: ```{info}\n{body}")
-    return out
-
 
 def _expected() -> str:
     return summary_line(FIXTURES / VERSION / "truth" / "messages.jsonl", SEGMENT.name)

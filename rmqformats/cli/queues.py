@@ -468,7 +468,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             _write_place("config", Place(c["path"], c["offset"]))
             write_wrapped(f"rule            {c['rule']['name']} (from {c['rule']['release']}; "
                           f"{c['rule']['method']}; {c['rule']['knownFrom']})", sys.stdout, 16)
-            _write_source(c["source"])
+            # A citation (TAG:path) has no space: one longer than a line is broken after a `/`.
+            write_wrapped(f"source          {c['source']}", sys.stdout, 16, break_after="/")
         w("result          " + ("consistent\n" if ok else "INCONSISTENT\n"))
     return status.OK if ok else status.FINDINGS
 
@@ -559,21 +560,3 @@ def add_commands(sub) -> None:
     sp.set_defaults(func=cmd_check)
 
 
-def _write_source(source: str) -> None:
-    """A citation (``TAG:path``) on a ``source`` line; one longer than the output's width is broken after a
-    ``/`` (a path has no space to break at), the later pieces indented under the first."""
-    head = "source          "
-    limit = table_width(sys.stdout)
-    room = None if limit is None else max(limit - len(head), 20)
-    if room is None or len(source) <= room:
-        sys.stdout.write(head + source + "\n")
-        return
-    pieces, piece = [], ""
-    for part in source.split("/"):
-        part = part + "/"
-        if piece and len(piece) + len(part) > room:
-            pieces.append(piece)
-            piece = ""
-        piece += part
-    pieces.append(piece[:-1])
-    sys.stdout.write(head + ("\n" + " " * len(head)).join(pieces) + "\n")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 
 from ..cells import cells, cut_middle, pad
@@ -140,16 +141,34 @@ def print_table(rows: list[list], header: list[str], out, indent: str = "", *,
         out.write(indent + line.rstrip() + "\n")
 
 
-def write_wrapped(text: str, out, indent: int = 11) -> None:
-    """One line of text, broken at spaces to the output's width (later lines indented by ``indent``)."""
-    import textwrap
+def write_wrapped(text: str, out, indent: int = 11, *, break_after: str = "") -> None:
+    """One line of text, broken at spaces to the output's width (later lines indented by ``indent``).
+
+    A word longer than a line is kept whole, unless ``break_after`` names characters after which it may
+    be broken (``"/"`` for a path or a citation, which have no space to break at).
+    """
     limit = table_width(out)
     if limit is None or cells(text) <= limit:
         out.write(text + "\n")
         return
-    lines = textwrap.wrap(text, limit, subsequent_indent=" " * indent, break_long_words=False,
-                          break_on_hyphens=False)
-    out.write("\n".join(lines) + "\n")
+    wrapper = _Wrapper(limit, subsequent_indent=" " * indent, break_long_words=False, break_on_hyphens=False)
+    wrapper.break_after = break_after
+    out.write("\n".join(wrapper.wrap(text)) + "\n")
+
+
+class _Wrapper(textwrap.TextWrapper):
+    """``textwrap``'s wrapper, with words longer than a line split after the characters in ``break_after``."""
+
+    break_after = ""
+
+    def _split(self, text: str) -> list[str]:
+        chunks = super()._split(text)
+        if not self.break_after:
+            return chunks
+        room = max(self.width - len(self.subsequent_indent), 1)
+        after = re.compile(f"(?<=[{re.escape(self.break_after)}])")
+        return [piece for chunk in chunks
+                for piece in (after.split(chunk) if len(chunk) > room else (chunk,)) if piece]
 
 
 class ColumnWidths:

@@ -17,9 +17,11 @@ for each language, and the output is laid out as that language's users expect it
 
 Each folder has a README naming the runtime it needs (repository, version, commit) and, as a
 walkthrough from an empty folder (:func:`_try_it`), how to build a program that reads a
-commit-log segment with the package; ``tests/test_package_readmes.py`` follows it literally. The runtimes themselves are not copied: the Java jar is only compiled against
-the Java runtime (``--runtimes``; by default ``$RMQFORMATS_KAITAI_RUNTIMES``, else
-``../shared/kaitai/runtimes`` beside the checkout: see :func:`runtimes_dir`).
+commit-log segment with the package; ``tests/test_package_readmes.py`` follows it literally and
+``tests/test_dist_parsers.py`` builds its program offline. The runtimes themselves are not copied:
+the Java jar is only compiled against the Java runtime (``--runtimes``; by default
+``$RMQFORMATS_KAITAI_RUNTIMES``, else ``../shared/kaitai/runtimes`` beside the checkout: see
+:func:`runtimes_dir`).
 
 A language that cannot be packaged here (a missing toolchain or runtime) is left out and named,
 and the command still writes every other package; ``--strict`` (CI) makes that an error. A
@@ -147,7 +149,8 @@ def _try_it(lang: str) -> str:
 
     Its fenced blocks are the steps, in order: a block with a title (```` ```go title="main.go" ````)
     is a file to write under that name, an ``sh`` block commands to run there;
-    ``tests/test_package_readmes.py`` follows them literally, from an empty folder.
+    ``tests/test_package_readmes.py`` follows them literally, from an empty folder, and
+    ``tests/test_dist_parsers.py`` builds the same files offline: the programs are written here only.
     """
     if lang in REGISTRY_RUNTIMES:
         runtime = f"and the runtime installed\n({REGISTRY_RUNTIMES[lang]})"
