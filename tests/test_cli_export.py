@@ -19,7 +19,8 @@ import rmqformats
 from rmqformats import synth
 from rmqformats.cli import main
 from rmqformats.columnar import COLUMNS, SCHEMA
-from rmqformats.export import JSONL_COLUMNS, OPTIONAL_JSON_KEYS, TABLE_COLUMNS, ParquetSink, export_batches, topic_folder
+from rmqformats.export import (DICTIONARY_COLUMNS, JSONL_COLUMNS, OPTIONAL_JSON_KEYS, TABLE_COLUMNS, ParquetSink,
+                               export_batches, topic_folder)
 from rmqformats.generated.layouts import rocketmq_commitlog as layout
 from rmqformats.sample import sample_store_path
 
@@ -159,6 +160,13 @@ def test_parquet_equals_the_object_api(tmp_path, capsys, version, partition):
         assert table_rows(table) == table_rows(rmqformats.open_store(root).commitlog.to_arrow(list(TABLE_COLUMNS)))
         meta = pq.ParquetFile(out / written[0]).metadata
         assert meta.row_group(0).column(0).compression == "ZSTD"
+        # The columns whose values repeat are dictionary-encoded; ids, offsets, times and bodies are plain.
+        group = meta.row_group(0)
+        encoded = {group.column(i).path_in_schema: group.column(i).encodings for i in range(group.num_columns)}
+        assert {p for p, e in encoded.items() if "RLE_DICTIONARY" in e} \
+            == {c for c in TABLE_COLUMNS if c in DICTIONARY_COLUMNS}
+        assert {"topic", "bornHost", "storeHost", "queueId", "tags"} <= DICTIONARY_COLUMNS
+        assert not DICTIONARY_COLUMNS & {"commitLogOffset", "msgId", "uniqKey", "body", "storeTimestamp"}
     assert_rows_equal(table_rows(table), expected, TABLE_COLUMNS)
     assert f"exported {len(expected)} messages to {len(written)} Parquet files in {out}" in err
 

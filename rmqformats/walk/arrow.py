@@ -125,11 +125,27 @@ class Window:
         return self.seg_start + self.file_pos
 
 
+def _sel(rows: np.ndarray):
+    """``rows`` (ascending window row numbers) as an index: a slice where they are consecutive (the usual
+    case, no filter), so that the kernels' inputs are views of the field matrices, not gathered copies."""
+    n = len(rows)
+    if n and int(rows[-1]) - int(rows[0]) + 1 == n:
+        return slice(int(rows[0]), int(rows[0]) + n)
+    return rows
+
+
+def _pick(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``values[rows]`` as an array of its own (a column's memory: the field matrices are reused)."""
+    sel = _sel(rows)
+    return values[sel].copy() if isinstance(sel, slice) else values[sel]
+
+
 def parse_properties(w: Window, rows: np.ndarray, wanted: set[str] | frozenset[str] = frozenset()) -> tuple:
     """The kernel's split of the properties strings of ``rows``: the value positions of the first four
     names of ``_NAMED``, and of the others too when ``wanted`` holds ``priority`` or ``liteTopic``."""
     n = len(_NAMED) if wanted & _NAMED_ON_REQUEST else _NAMED_ALWAYS
-    return K.split_properties(w.buf, w.i64[K.I64_PROPS_POS][rows], w.i64[K.I64_PROPS_LEN][rows],
+    sel = _sel(rows)
+    return K.split_properties(w.buf, w.i64[K.I64_PROPS_POS][sel], w.i64[K.I64_PROPS_LEN][sel],
                               _NAMED_BYTES[:_NAMED_OFFSETS[n]], _NAMED_OFFSETS[:n + 1])
 
 
@@ -237,7 +253,7 @@ def _property_columns_slow(w: Window, rows: np.ndarray, wanted: set[str]) -> dic
 
 def compressed_rows(w: Window, rows: np.ndarray) -> np.ndarray:
     """Indices into ``rows`` of the messages whose SYSFLAG marks the body compressed."""
-    return np.flatnonzero(w.i32[K.I32_SYS_FLAG][rows] & L.COMPRESSED)
+    return np.flatnonzero(w.i32[K.I32_SYS_FLAG][_sel(rows)] & L.COMPRESSED)
 
 
 def decompress_row(w: Window, row: int, max_body: int) -> bytes | np.ndarray | BodyError:
@@ -257,7 +273,7 @@ def compression_codes(w: Window, rows: np.ndarray) -> np.ndarray:
 
 def body_decompressor_of(code: int):
     """The decompressor (see :func:`rmqformats.compression.body_decompressor`) of compression type ``code``."""
-    fn = _DECOMPRESSORS.get(code)
+    fn = DECOMPRESSORS.get(code)
     return fn if fn is not None else body_decompressor(f"unknown({code})")
 
 
@@ -279,8 +295,9 @@ def _bodies(w: Window, rows: np.ndarray, decompress_bodies: bool, max_body: int,
     already. A body that does not decompress keeps its stored bytes; its row
     of the returned list (``None`` when every body decompressed) says why.
     """
-    pos = w.i64[K.I64_BODY_POS][rows]
-    length = w.i64[K.I64_BODY_LEN][rows]
+    sel = _sel(rows)
+    pos = w.i64[K.I64_BODY_POS][sel]
+    length = w.i64[K.I64_BODY_LEN][sel]
     compressed = compressed_rows(w, rows) if decompress_bodies else np.empty(0, np.int64)
     if len(compressed) == 0:
         offsets, data, _ = K.gather(w.buf, pos, length)
@@ -345,7 +362,7 @@ def _body_errors(w: Window, rows: np.ndarray, max_body: int) -> list[BodyError |
 
 
 #: Compression type code -> its decompressor (type 0, "unspecified", is zlib).
-_DECOMPRESSORS = {code: body_decompressor("zlib" if name == "unspecified" else name)
+DECOMPRESSORS = {code: body_decompressor("zlib" if name == "unspecified" else name)
                   for code, name in L.COMPRESSION_NAMES.items()}
 
 
@@ -359,33 +376,34 @@ def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], decompress_bodi
     arrays: dict[str, pa.Array] = {}
     i32, i64 = w.i32, w.i64
     m = len(rows)
+    sel = _sel(rows)
     if "commitLogOffset" in wanted:
-        arrays["commitLogOffset"] = from_numpy(i64[K.I64_POS][rows] + w.base)
+        arrays["commitLogOffset"] = from_numpy(i64[K.I64_POS][sel] + w.base)
     for name, k in _I32.items():
         if name in wanted:
-            arrays[name] = from_numpy(i32[k][rows])
+            arrays[name] = from_numpy(_pick(i32[k], rows))
     for name, k in _I64.items():
         if name in wanted:
-            arrays[name] = from_numpy(i64[k][rows])
+            arrays[name] = from_numpy(_pick(i64[k], rows))
     for name, k in _TIMES.items():
         if name in wanted:
-            arrays[name] = from_numpy(i64[k][rows], TIMESTAMP)
+            arrays[name] = from_numpy(_pick(i64[k], rows), TIMESTAMP)
     if "bornHost" in wanted:
-        v6 = (i32[K.I32_SYS_FLAG][rows] & L.BORN_V6) != 0
-        arrays["bornHost"] = _text(*K.format_hosts(w.buf, i64[K.I64_BORN_ADDR][rows], v6, i32[K.I32_BORN_PORT][rows]))
+        v6 = (i32[K.I32_SYS_FLAG][sel] & L.BORN_V6) != 0
+        arrays["bornHost"] = _text(*K.format_hosts(w.buf, i64[K.I64_BORN_ADDR][sel], v6, i32[K.I32_BORN_PORT][sel]))
     store_v6 = None
     if "storeHost" in wanted or "msgId" in wanted:
-        store_v6 = (i32[K.I32_SYS_FLAG][rows] & L.STORE_V6) != 0
+        store_v6 = (i32[K.I32_SYS_FLAG][sel] & L.STORE_V6) != 0
     if "storeHost" in wanted:
-        arrays["storeHost"] = _text(*K.format_hosts(w.buf, i64[K.I64_STORE_ADDR][rows], store_v6,
-                                                    i32[K.I32_STORE_PORT][rows]))
+        arrays["storeHost"] = _text(*K.format_hosts(w.buf, i64[K.I64_STORE_ADDR][sel], store_v6,
+                                                    i32[K.I32_STORE_PORT][sel]))
     if "msgId" in wanted:
-        arrays["msgId"] = _text(*K.format_msg_ids(w.buf, i64[K.I64_STORE_ADDR][rows], store_v6,
-                                                  i32[K.I32_STORE_PORT][rows], i64[K.I64_PHYSICAL][rows]))
+        arrays["msgId"] = _text(*K.format_msg_ids(w.buf, i64[K.I64_STORE_ADDR][sel], store_v6,
+                                                  i32[K.I32_STORE_PORT][sel], i64[K.I64_PHYSICAL][sel]))
     if "topic" in wanted:
-        arrays["topic"] = _text_slices(w, i64[K.I64_TOPIC_POS][rows], i64[K.I64_TOPIC_LEN][rows])
+        arrays["topic"] = _text_slices(w, i64[K.I64_TOPIC_POS][sel], i64[K.I64_TOPIC_LEN][sel])
     if "propertiesString" in wanted:
-        arrays["propertiesString"] = _text_slices(w, i64[K.I64_PROPS_POS][rows], i64[K.I64_PROPS_LEN][rows])
+        arrays["propertiesString"] = _text_slices(w, i64[K.I64_PROPS_POS][sel], i64[K.I64_PROPS_LEN][sel])
     if wanted & _FROM_PROPERTIES:
         cols = _property_columns(w, rows, parse_properties(w, rows, wanted), wanted)
         arrays.update(cols if cols is not None else _property_columns_slow(w, rows, wanted))

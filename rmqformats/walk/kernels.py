@@ -131,8 +131,6 @@ _HEX_UPPER = np.frombuffer(b"0123456789ABCDEF", np.uint8).copy()
 #: Decimal text of each byte value, for IPv4 addresses.
 _OCTET_TEXT = np.array([list(str(b).encode().ljust(3, b"\0")) for b in range(256)], np.uint8)
 _OCTET_LEN = np.array([len(str(b)) for b in range(256)], np.int64)
-#: Upper-case hex text of each byte value, for message ids.
-_HEX_PAIRS = np.array([list(f"{b:02X}".encode()) for b in range(256)], np.uint8)
 _HOST_CACHE_BITS = 6
 _HOST_CACHE = 1 << _HOST_CACHE_BITS
 
@@ -181,6 +179,44 @@ def _ctz(typingctx, x):
     def codegen(context, builder, signature, args):
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
     return types.uint64(x), codegen
+
+
+@intrinsic
+def _st64(typingctx, arr, pos, value):
+    """Store a uint64 at any position of a uint8 array, little-endian (one unaligned store)."""
+    def codegen(context, builder, signature, args):
+        a = context.make_array(signature.args[0])(context, builder, args[0])
+        at = context.cast(builder, args[1], signature.args[1], types.intp)
+        ptr = builder.bitcast(builder.gep(a.data, [at]), ir.IntType(64).as_pointer())
+        builder.store(args[2], ptr, align=1)
+        return context.get_dummy_value()
+    return types.void(arr, pos, types.uint64), codegen
+
+
+@intrinsic
+def _bswap64(typingctx, x):
+    """The bytes of a uint64 in the reverse order."""
+    def codegen(context, builder, signature, args):
+        return builder.bswap(args[0])
+    return types.uint64(x), codegen
+
+
+_NIBBLES = np.uint64(0x0F0F0F0F0F0F0F0F)
+_SIXES = np.uint64(0x0606060606060606)
+_ZEROS_TEXT = np.uint64(0x3030303030303030)
+
+
+@njit(inline="always", **_JIT)
+def _hex8(v):
+    """The 8 upper-case hex digits of the low 32 bits of ``v``, most significant first, as a uint64 whose
+    little-endian bytes are the text (eight digits at once, no table)."""
+    x = np.uint64(v) & np.uint64(0xFFFFFFFF)
+    x = ((x & np.uint64(0xFFFF0000)) << np.uint64(16)) | (x & np.uint64(0xFFFF))
+    x = ((x & np.uint64(0x0000FF000000FF00)) << np.uint64(8)) | (x & np.uint64(0x000000FF000000FF))
+    x = ((x & np.uint64(0x00F000F000F000F0)) << np.uint64(4)) | (x & np.uint64(0x000F000F000F000F))
+    # Each byte holds one digit value, the most significant in the highest byte; 10-15 become A-F.
+    letters = ((x + _SIXES) >> np.uint64(4)) & _ONES
+    return _bswap64(x + _ZEROS_TEXT + letters * np.uint64(7))
 
 
 _ONES = np.uint64(0x0101010101010101)
@@ -763,8 +799,7 @@ def split_properties(buf, pos, length, names, name_offsets):
             # (the well-known names are all that short); longer equal prefixes are compared whole.
             sig = _U0
             if name_at + _U8 <= nbuf:
-                for t in range(8):  # a fixed count: unrolled, no branch per byte
-                    sig |= np.uint64(buf[name_at + np.uint64(t)]) << np.uint64(8 * t)
+                sig = _le64(buf, name_at)  # one load
                 if name_len < 8:
                     sig &= (_U1 << np.uint64(8 * name_len)) - _U1
             else:
@@ -961,7 +996,17 @@ def format_hosts(buf, addr, v6, port):
             key = (_u32(buf, a) << 32) | (np.int64(port[i]) & 0xFFFFFFFF)
             slot = ((np.uint64(key) * _MIX) >> np.uint64(64 - _HOST_CACHE_BITS))
             if cache_key[slot] == key:
-                _memcpy(data, o, data, cache_at[slot], cache_len[slot])
+                # At most 27 bytes (255.255.255.255:-2147483648), copied as four words: the buffer has room
+                # past ``o`` (56 bytes a row), and the text copied lies wholly before ``o``.
+                c = cache_at[slot]
+                x0 = _le64(data, c)
+                x1 = _le64(data, c + 8)
+                x2 = _le64(data, c + 16)
+                x3 = _le64(data, c + 24)
+                _st64(data, o, x0)
+                _st64(data, o + 8, x1)
+                _st64(data, o + 16, x2)
+                _st64(data, o + 24, x3)
                 o += cache_len[slot]
             else:
                 start = o
@@ -991,27 +1036,16 @@ def format_msg_ids(buf, addr, v6, port, physical):
     offs = np.empty(m + 1, np.int32)
     offs[0] = 0
     o = 0
-    pair = _HEX_PAIRS
     for i in range(m):
         a = addr[i]
-        w = 16 if v6[i] else 4
-        for j in range(w):
-            b = buf[a + j]
-            data[o] = pair[b, 0]
-            data[o + 1] = pair[b, 1]
-            o += 2
-        pv = np.int64(port[i]) & 0xFFFFFFFF  # the port as 4 bytes, two's complement
-        for sh in range(24, -8, -8):
-            b = (pv >> sh) & 255
-            data[o] = pair[b, 0]
-            data[o + 1] = pair[b, 1]
-            o += 2
+        for j in range(0, 16 if v6[i] else 4, 4):
+            _st64(data, o, _hex8(_u32(buf, a + j)))
+            o += 8
+        _st64(data, o, _hex8(port[i]))  # the port as 4 bytes, two's complement
         ph = physical[i]
-        for sh in range(56, -8, -8):
-            b = (ph >> sh) & 255
-            data[o] = pair[b, 0]
-            data[o + 1] = pair[b, 1]
-            o += 2
+        _st64(data, o + 8, _hex8(ph >> 32))
+        _st64(data, o + 16, _hex8(ph))
+        o += 24
         offs[i + 1] = o
     return offs, data[:o]
 
@@ -1024,8 +1058,15 @@ def repeat_string(text, m):
     data = np.empty(m * t, np.uint8)
     for i in range(m + 1):
         offs[i] = i * t
-    for i in range(m):
-        data[i * t:(i + 1) * t] = text
+    if m and t:
+        # The text once, then the filled part copied after itself: a few large copies, not one per row.
+        _memcpy(data, 0, text, 0, t)
+        done = t
+        total = m * t
+        while done < total:
+            n = min(done, total - done)
+            _memcpy(data, done, data, 0, n)
+            done += n
     return offs, data
 
 

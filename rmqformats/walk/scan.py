@@ -627,7 +627,9 @@ class ColumnarScan:
         at_total = total[compressed].tolist()  # stored bytes before each compressed row
         stored = w.i64[K.I64_BODY_LEN][picked].tolist()
         where = w.i64[K.I64_BODY_POS][picked].tolist()
-        decompressors = [A.body_decompressor_of(code) for code in A.compression_codes(w, picked).tolist()]
+        known = A.DECOMPRESSORS.get
+        decompressors = [known(code) or A.body_decompressor_of(code)
+                         for code in A.compression_codes(w, picked).tolist()]
         view = memoryview(w.buf)
         max_body = self._max_body
         want_body = "body" in self.columns
