@@ -308,3 +308,10 @@ def test_explain_finds_the_tables_and_the_conditions_the_walk_can_take(text, tab
     plan = explain(text)
     assert plan.tables == tables
     assert plan.filters.get("messages", {}) == filters
+
+
+def test_duckdb_draws_no_progress_bar_on_standard_output():
+    """A query longer than DuckDB's two seconds would draw its progress bar into the rows on standard output."""
+    from rmqformats.sql import _connect
+    con = _connect()
+    assert con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0] is False

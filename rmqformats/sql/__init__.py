@@ -99,6 +99,9 @@ def _connect():
     duckdb = _duckdb()
     con = duckdb.connect(":memory:")
     con.execute("SET TimeZone = 'UTC'").fetchall()  # timestamps without a zone are UTC, as everywhere in rmqformats
+    # DuckDB draws a progress bar on standard output when a query runs for more than two seconds: in the
+    # API's caller's output, and in the rows `rmqformats sql` writes there.
+    con.execute("SET enable_progress_bar = false").fetchall()
     try:
         con.execute("SET errors_as_json = true").fetchall()  # errors with their query position
     except duckdb.Error:
