@@ -29,11 +29,12 @@ import shutil
 import tempfile
 import weakref
 from collections.abc import Iterator
+from itertools import chain
 
 #: Estimated bytes of the entries held before they are written out as one sorted run.
 RUN_BYTES = 48 << 20
 #: Entries per block of a run file (a merge holds one block of each run it reads).
-BLOCK_ENTRIES = 1024
+BLOCK_ENTRIES = 256
 #: Most run files merged at once; more are merged into longer runs first.
 MAX_FANIN = 64
 # Estimated bytes of one held entry (its tuple, number, queue list) and of each (queue id, offset) pair.
@@ -79,12 +80,12 @@ class OffsetSorter:
         """Number of sorted runs written to files (0 when every entry fitted in memory)."""
         return len(self._runs)
 
-    def _add(self, source: int, table: int, key: str, pairs: list) -> None:
+    def _add(self, source: int, table: int, key: str, pairs: tuple) -> None:
         topic, sep, group = key.partition("@")  # split_topic_group's split: the first '@'
         if (self.group is not None and group != self.group) or (self.topic is not None and topic != self.topic):
             return
         names = self._names
-        held = self._held + _ENTRY_BYTES + _PAIR_BYTES * len(pairs)
+        held = self._held + _ENTRY_BYTES + _PAIR_BYTES // 2 * len(pairs)
         for name in (topic, group):  # each name held once per run
             if name not in names:
                 names[name] = name
@@ -136,7 +137,7 @@ class OffsetSorter:
         self.finish()
         built = self._built
         current: tuple[str, str] | None = None
-        keys: list[list] = []  # per key of the pair: [source, first place, last queue list]
+        keys: list[list] = []  # per key of the pair: [source, first place, last queue ids and offsets]
         last = None
         for group, topic, source, table, has_at, seq, pairs in self._entries():
             if built.get(source) != table:
@@ -159,7 +160,7 @@ def _merged(keys: list[list]) -> dict[int, int]:
         keys.sort(key=lambda k: (k[0], k[1]))
     committed: dict[int, int] = {}
     for _, _, pairs in keys:
-        committed.update(pairs)
+        committed.update(zip(pairs[::2], pairs[1::2]))
     return committed
 
 
@@ -173,14 +174,16 @@ class TableEntries:
     def add(self, key: str, value, error=None) -> None:
         """``offsetTable``: ``value`` the (queue id, offset) pairs; ``lmqOffsetTable``: the offset of queue 0."""
         if self.lmq:
-            pairs = [(0, value)]
+            flat: tuple = (0, value)
         else:
-            pairs = value
-            for q, _ in pairs:
+            for q, _ in value:
                 if not _INT32_MIN <= q <= _INT32_MAX:
                     error(f"queue id {q} is out of range for int32 (a Java Integer)")
+            # One flat tuple of ints: the garbage collector stops tracking it (and the entry holding it), so
+            # a run of many entries costs its collections nothing.
+            flat = tuple(chain.from_iterable(value))
         self.keys += 1
-        self.sorter._add(self.source, self.number, key, pairs)
+        self.sorter._add(self.source, self.number, key, flat)
 
     def build(self) -> "TableEntries":
         """Mark this copy the one its source's entries come from (its file was read whole)."""
@@ -192,25 +195,32 @@ class TableEntries:
 
 
 def _write_run(path: str, entries) -> None:
+    """Blocks of entries, each its length (8 bytes, little-endian) and its ``marshal`` bytes."""
     with open(path, "wb") as f:
         block: list = []
         for e in entries:
             block.append(e)
             if len(block) == BLOCK_ENTRIES:
-                marshal.dump(block, f)
+                _write_block(f, block)
                 block = []
         if block:
-            marshal.dump(block, f)
+            _write_block(f, block)
+
+
+def _write_block(f, block: list) -> None:
+    data = marshal.dumps(block)
+    f.write(len(data).to_bytes(8, "little"))
+    f.write(data)
 
 
 def _read_run(path: str) -> Iterator[tuple]:
+    # Whole blocks read and decoded from bytes: marshal.load on a file reads it a few bytes at a time.
     with open(path, "rb") as f:
         while True:
-            try:
-                block = marshal.load(f)
-            except EOFError:
+            head = f.read(8)
+            if not head:
                 return
-            yield from block
+            yield from marshal.loads(f.read(int.from_bytes(head, "little")))
 
 
 __all__ = ["OffsetSorter", "TableEntries"]
