@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 
@@ -295,6 +296,8 @@ def test_lag_sorted_through_run_files_equals_the_document(tmp_path, monkeypatch)
     assert folder.name.startswith("rmqformats-offsets-") and 1 <= len(list(folder.iterdir())) <= 3
     for _ in range(2):  # made again from the run files on each iteration
         assert [(r.group, r.topic, r.queue_id, r.committed_offset) for r in rows] == expected
+    offsetorder._remove(str(folder), os.getpid() + 1)  # a forked child's exit: the files stay
+    assert folder.exists()
     del rows
     gc.collect()
     assert list(temp.iterdir()) == []

@@ -100,11 +100,14 @@ class OffsetSorter:
         if not self._run:
             return
         self._run.sort()
-        if self._dir is None:
-            self._dir = tempfile.mkdtemp(prefix="rmqformats-offsets-")
-            weakref.finalize(self, shutil.rmtree, self._dir, True)
-        path = os.path.join(self._dir, f"run{len(self._runs)}")
-        _write_run(path, self._run)
+        try:
+            if self._dir is None:
+                self._dir = tempfile.mkdtemp(prefix="rmqformats-offsets-")
+                weakref.finalize(self, _remove, self._dir, os.getpid())
+            path = os.path.join(self._dir, f"run{len(self._runs)}")
+            _write_run(path, self._run)
+        except OSError as exc:
+            raise _where(exc, self._dir or tempfile.gettempdir()) from None
         self._runs.append(path)
         self._run, self._names, self._held = [], {}, 0
 
@@ -121,9 +124,12 @@ class OffsetSorter:
         while len(self._runs) > MAX_FANIN:
             first, self._runs = self._runs[:MAX_FANIN], self._runs[MAX_FANIN:]
             path = first[0] + "m"
-            _write_run(path, heapq.merge(*map(_read_run, first)))
-            for p in first:
-                os.unlink(p)
+            try:
+                _write_run(path, heapq.merge(*map(_read_run, first)))
+                for p in first:
+                    os.unlink(p)
+            except OSError as exc:
+                raise _where(exc, path) from None
             self._runs.append(path)
 
     def _entries(self) -> Iterator[tuple]:
@@ -192,6 +198,18 @@ class TableEntries:
 
     def __len__(self) -> int:
         return self.keys
+
+
+def _remove(folder: str, pid: int) -> None:
+    """Remove the run files, from the process that made them only (a forked child's exit leaves them)."""
+    if os.getpid() == pid:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _where(exc: OSError, path: str) -> OSError:
+    """``exc`` naming the run files' place (a full or read-only temporary directory: ``TMPDIR`` moves it)."""
+    return OSError(exc.errno, f"{exc.strerror or exc} (writing the consumer offsets sorted by group and topic; "
+                              f"TMPDIR chooses where)", exc.filename or path)
 
 
 def _write_run(path: str, entries) -> None:
