@@ -14,7 +14,6 @@ whose offsets count messages inside batches. LMQ offsets
 
 from __future__ import annotations
 
-import array
 import os
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
@@ -137,9 +136,9 @@ def _model(store: StoreView, name: str):
 class LagRows:
     """The rows of :func:`consumer_lag`, made as they are iterated (each iteration makes them again).
 
-    Memory is the committed offsets in arrays, not one object per row: a
-    store with millions of committed offsets is listed without holding them
-    as rows. Compares equal to a list of the same rows.
+    Memory is bounded in bytes, not one object per row: a store with
+    millions of committed offsets is listed without holding them as rows.
+    Compares equal to a list of the same rows.
     """
 
     def __init__(self, make: Callable[[], Iterator[LagRow]]):
@@ -187,32 +186,19 @@ class LagRows:
         return self.to_arrow().to_pandas()
 
 
-def _rocksdb_offsets(store: StoreView, found):
-    """The committed offsets of ``config/rdb`` or ``config/consumerOffsets`` as an offset table, when the
+def _rocksdb_offsets(store: StoreView, has_json: bool) -> tuple[dict[tuple[str, str, int], int], str] | None:
+    """The committed offsets of ``config/rdb`` or ``config/consumerOffsets`` and the database's name, when the
     broker would load them rather than ``consumerOffset.json`` (see
-    :func:`rmqformats.rocksdb.config.effective_committed`); else ``None``."""
+    :func:`rmqformats.rocksdb.config.effective_committed`); else ``None``. ``has_json``: whether the JSON
+    file's ``offsetTable`` has a key (all the v1 merge rule asks of it)."""
     from .rocksdb.config import config_databases
     if not config_databases(store.path("config")):
         return None
-    from .config.compact import OffsetTableBuilder
-    from .errors import ConfigError
     from .rocksdb.config import effective_committed
-    # Only whether the JSON file holds offsets matters to the choice (the v1 merge rule).
-    has_json = found is not None and found.offset_table is not None and len(found.offset_table) > 0
     offsets, where = effective_committed(store.path("config"), {("", "", 0): 0} if has_json else {})
     if where == "consumerOffset.json":
         return None
-    by_key: dict[str, list[tuple[int, int]]] = {}
-    for (topic, group, qid), off in offsets.items():
-        by_key.setdefault(f"{topic}@{group}", []).append((qid, off))
-
-    def error(reason: str) -> None:
-        raise ConfigError(store.path("config", where), None, reason)
-
-    builder = OffsetTableBuilder()
-    for key, pairs in by_key.items():
-        builder.add(key, pairs, error)
-    return builder.build()
+    return offsets, where
 
 
 def consumer_lag(store: StoreView, *, group: str | None = None, topic: str | None = None,
@@ -225,28 +211,44 @@ def consumer_lag(store: StoreView, *, group: str | None = None, topic: str | Non
     (or ``lmqConsumerOffset.json``) cannot be read, nor its ``.bak``.
 
     The result is an iterable of :class:`LagRow` made as it is read
-    (:class:`LagRows`); the committed offsets are held in arrays
-    (:mod:`rmqformats.config.compact`) and ordered by sorting group and
-    topic numbers, so memory stays a small multiple of the offsets files.
+    (:class:`LagRows`). The offsets files are read here, once, into the
+    sorted runs of :class:`rmqformats.config.offsetorder.OffsetSorter`:
+    memory is bounded in bytes whatever the number of keys (a large file's
+    runs go to temporary files, about its size, removed with the result).
     """
-    import numpy as np
-
     from .config.compact import read_offset_tables
-    from .config.models import split_topic_group
+    from .config.offsetorder import OffsetSorter
+    from .errors import ConfigError
 
-    # Every table that holds committed offsets, in the order their values override each other.
-    sources: list = []
-    for name in ("consumerOffset.json", "lmqConsumerOffset.json"):
-        found = read_offset_tables(store.path("config", name))
-        if name == "consumerOffset.json":
-            rocks = _rocksdb_offsets(store, found)
+    # Every table that holds committed offsets is a source, numbered in the order their values override
+    # each other: consumerOffset.json's offsetTable (or the RocksDB offsets the broker loads instead) and
+    # lmqOffsetTable, then lmqConsumerOffset.json's.
+    sorter = OffsetSorter(group=group, topic=topic)
+    for first, name in ((0, "consumerOffset.json"), (2, "lmqConsumerOffset.json")):
+        found = read_offset_tables(
+            store.path("config", name),
+            builders=lambda table, first=first: sorter.table(first + (table == "lmqOffsetTable"),
+                                                             lmq=table == "lmqOffsetTable"))
+        if first == 0:
+            has_json = found is not None and found.offset_table is not None and len(found.offset_table) > 0
+            rocks = _rocksdb_offsets(store, has_json)
             if rocks is not None:  # the broker loads these instead of the JSON file's offsetTable
-                sources.append(rocks)
-                if found is not None and found.lmq_offset_table is not None:
-                    sources.append(found.lmq_offset_table)
-                continue
-        if found is not None:
-            sources.extend(t for t in (found.offset_table, found.lmq_offset_table) if t is not None)
+                offsets, where = rocks
+                sorter.drop(0)
+                by_key: dict[str, list[tuple[int, int]]] = {}
+                for (t, g, qid), off in offsets.items():
+                    by_key.setdefault(f"{t}@{g}", []).append((qid, off))
+                del offsets
+
+                def error(reason: str) -> None:
+                    raise ConfigError(store.path("config", where), None, reason)
+
+                table = sorter.table(0)
+                for key, pairs in by_key.items():
+                    table.add(key, pairs, error)
+                table.build()
+                del by_key
+    sorter.finish()
     # topics.json only tells which topics use batch consume queues; the folders say so as well,
     # so a damaged topics.json does not stop the lag from being computed.
     try:
@@ -263,80 +265,12 @@ def consumer_lag(store: StoreView, *, group: str | None = None, topic: str | Non
         for qt, qid in source:
             ids.setdefault(qt, []).append(qid)
 
-    # (topic, group) pairs as numbers: each key of each table is one contribution to its pair. Keys held
-    # as topic and group numbers (TopicGroupKeys) are mapped by their name lists, with no string per key.
-    from .config.compact import TopicGroupKeys
-    group_ids: dict[str, int] = {}
-    topic_ids: dict[str, int] = {}
-    parts_topic, parts_group, parts_source, parts_slot = [], [], [], []
-    for si, table in enumerate(sources):
-        keys = table.keys_list
-        if isinstance(keys, TopicGroupKeys):
-            tmap = np.array([topic_ids.setdefault(n, len(topic_ids)) for n in keys.topics] or [0], np.int64)
-            gmap = np.array([group_ids.setdefault(n, len(group_ids)) for n in keys.groups]
-                            + [group_ids.setdefault("", len(group_ids))], np.int64)  # last: a key without '@'
-            keep = np.ones(len(keys), bool)
-            if topic is not None:
-                keep &= np.isin(keys.topic_ids, [i for i, n in enumerate(keys.topics) if n == topic])
-            if group is not None:
-                wanted = [i for i, n in enumerate(keys.groups) if n == group] + ([-1] if group == "" else [])
-                keep &= np.isin(keys.group_ids, wanted)
-            slots = np.flatnonzero(keep)
-            parts_topic.append(tmap[keys.topic_ids[slots]] if len(slots) else np.zeros(0, np.int64))
-            parts_group.append(gmap[keys.group_ids[slots]] if len(slots) else np.zeros(0, np.int64))
-            parts_slot.append(slots.astype(np.int64))
-            parts_source.append(np.full(len(slots), si, np.int64))
-            continue
-        ct, cg, cs = array.array("q"), array.array("q"), array.array("q")
-        for slot, key in enumerate(keys):
-            t, g = split_topic_group(key)
-            if (group is not None and g != group) or (topic is not None and t != topic):
-                continue
-            ct.append(topic_ids.setdefault(t, len(topic_ids)))
-            cg.append(group_ids.setdefault(g, len(group_ids)))
-            cs.append(slot)
-        parts_topic.append(np.array(ct, np.int64))
-        parts_group.append(np.array(cg, np.int64))
-        parts_slot.append(np.array(cs, np.int64))
-        parts_source.append(np.full(len(cs), si, np.int64))
-    ctopic = np.concatenate(parts_topic) if parts_topic else np.zeros(0, np.int64)
-    cgroup = np.concatenate(parts_group) if parts_group else np.zeros(0, np.int64)
-    csource = np.concatenate(parts_source) if parts_source else np.zeros(0, np.int64)
-    cslot = np.concatenate(parts_slot) if parts_slot else np.zeros(0, np.int64)
-    del parts_topic, parts_group, parts_source, parts_slot
-    pair_codes, cp = np.unique(ctopic * max(1, len(group_ids)) + cgroup, return_inverse=True)
-    cp = cp.astype(np.int64).reshape(-1)
-    del ctopic, cgroup
-    groups = sorted(group_ids, key=group_ids.__getitem__)
-    topic_names = sorted(topic_ids, key=topic_ids.__getitem__)
-    # Ranks of the names in sort order, so pairs sort as (group, topic) by numbers.
-    group_rank = np.empty(len(groups), np.int64)
-    group_rank[np.array(sorted(range(len(groups)), key=groups.__getitem__), np.int64)] = np.arange(len(groups))
-    topic_rank = np.empty(len(topic_names), np.int64)
-    topic_rank[np.array(sorted(range(len(topic_names)), key=topic_names.__getitem__), np.int64)] = \
-        np.arange(len(topic_names))
-    del group_ids, topic_ids
-    pg = pair_codes % max(1, len(groups))
-    pt = pair_codes // max(1, len(groups))
-    pair_order = np.lexsort((topic_rank[pt], group_rank[pg])) if len(pg) else np.zeros(0, np.int64)
-    by_pair = np.argsort(cp, kind="stable")  # within a pair: the order values override each other
-    bounds = np.searchsorted(cp[by_pair], np.arange(len(pg) + 1))
-
     def rows() -> Iterator[LagRow]:
-        for p in pair_order.tolist():
-            g, t = groups[int(pg[p])], topic_names[int(pt[p])]
-            committed: dict[int, int | None] = {}
-            for c in by_pair[bounds[p]:bounds[p + 1]].tolist():
-                table = sources[int(csource[c])]
-                slot = int(cslot[c])
-                if hasattr(table, "slice_of"):
-                    committed.update(zip(*table.slice_of(slot)))
-                else:  # lmqOffsetTable: queue 0
-                    committed[0] = int(table.offsets[slot])
+        for g, t, committed in sorter.committed():
             # Queues of a (topic, group) without a committed offset: the broker counts them from 0.
             ids = batch_ids if (t in batch_topics or t in batch_ids) else simple_ids
             for qid in ids.get(t, ()):
-                committed.setdefault(qid, None)
+                committed.setdefault(qid, None)  # type: ignore[arg-type]
             for qid in sorted(committed):
                 yield _row(store, g, t, qid, committed[qid], batch_topics, simple, batch, with_store_time)
 

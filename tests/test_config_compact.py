@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 
@@ -231,3 +232,81 @@ def test_mutations_agree_with_whole_document(tmp_path, monkeypatch):
             assert compact.model is None
         else:
             _assert_same(whole, compact)
+
+
+def _shuffled_offsets_text(rng, keys: int) -> str:
+    """An offsets file in a hash map's order, with keys written twice, ``T``/``T@`` pairs, an ``offsetTable``
+    written twice (its first copy dropped) and an ``lmqOffsetTable``."""
+    entries = []
+    for k in range(keys):
+        topic, group = f"T{k % 37}", f"G{(k // 37) % 53}"
+        key = topic if k % 97 == 0 else (f"{topic}@" if k % 89 == 0 else f"{topic}@{group}")
+        entries.append(f'"{key}":{{' + ",".join(f"{q}:{rng.randrange(10 ** 9)}"
+                                                 for q in rng.sample(range(8), rng.randrange(1, 4))) + "}")
+    rng.shuffle(entries)
+    dropped = '"offsetTable":{"Gone@G":{0:1},"T1@G1":{7:7}}'
+    lmq = ",".join(f'"%LMQ%T{k % 37}@G{k % 53}":{k}' for k in range(0, keys, 7))
+    return "{" + dropped + ',"offsetTable":{' + ",".join(entries) + '},"lmqOffsetTable":{' + lmq + "}}"
+
+
+def _expected_lag(text: str) -> list[tuple]:
+    """(group, topic, queue id, committed) as Python's json reads the file: a key written twice keeps its
+    first place and last value; the keys of one (topic, group) merged table by table in their order."""
+    import json
+    import re
+    doc = json.loads(re.sub(r"([{,])(-?\d+):", r'\1"\2":', text))
+    committed: dict[tuple[str, str], dict[int, int]] = {}
+    for key, qs in doc["offsetTable"].items():
+        t, _, g = key.partition("@")
+        committed.setdefault((g, t), {}).update({int(q): o for q, o in qs.items()})
+    for key, o in doc["lmqOffsetTable"].items():
+        t, _, g = key.partition("@")
+        committed.setdefault((g, t), {})[0] = o
+    return [(g, t, q, o) for (g, t), qs in sorted(committed.items()) for q, o in sorted(qs.items())]
+
+
+def test_lag_sorted_through_run_files_equals_the_document(tmp_path, monkeypatch):
+    """Rows sorted in memory and through many small run files (merged in passes) are the document's, in
+    order; the run files go when the rows do; a damaged file's entries give way to its .bak's."""
+    import gc
+    import tempfile
+
+    import rmqformats.config.offsetorder as offsetorder
+    store = tmp_path / "store"
+    (store / "config").mkdir(parents=True)
+    (store / "commitlog").mkdir()
+    text = _shuffled_offsets_text(random.Random(29), 3_000)
+    path = store / "config" / "consumerOffset.json"
+    path.write_text(text, encoding="utf-8")
+    expected = _expected_lag(text)
+    assert len(expected) > 4_000 and any(t == "T0" and g == "" for g, t, _, _ in expected)
+
+    def made(**kw):
+        return [(r.group, r.topic, r.queue_id, r.committed_offset)
+                for r in open_store(store).consumer_lag(with_store_time=False, **kw)]
+
+    assert made() == expected
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setattr(offsetorder, "RUN_BYTES", 20_000)
+    monkeypatch.setattr(offsetorder, "MAX_FANIN", 3)
+    rows = open_store(store).consumer_lag(with_store_time=False)
+    (folder,) = temp.iterdir()
+    assert folder.name.startswith("rmqformats-offsets-") and 1 <= len(list(folder.iterdir())) <= 3
+    for _ in range(2):  # made again from the run files on each iteration
+        assert [(r.group, r.topic, r.queue_id, r.committed_offset) for r in rows] == expected
+    offsetorder._remove(str(folder), os.getpid() + 1)  # a forked child's exit: the files stay
+    assert folder.exists()
+    del rows
+    gc.collect()
+    assert list(temp.iterdir()) == []
+    assert made(group="G5") == [e for e in expected if e[0] == "G5"]
+    assert made(topic="T0", group="") == [e for e in expected if e[:2] == ("", "T0")]
+    # A damaged file read past many runs, then its .bak: only the .bak's entries.
+    bak = _shuffled_offsets_text(random.Random(30), 2_000)
+    path.with_name("consumerOffset.json.bak").write_text(bak, encoding="utf-8")
+    path.write_text(text[:-200], encoding="utf-8")
+    assert made() == _expected_lag(bak)
+    gc.collect()
+    assert list(temp.iterdir()) == []

@@ -195,3 +195,35 @@ def test_threads_hold_a_budget_each(tmp_path, range_size):
             got.append(batch)
         assert pa.Table.from_batches(got).equals(serial)
         assert len(serial) == (90 if not filters else 30)
+
+
+_LAG_SMALL_RUNS = textwrap.dedent("""
+    import sys
+    import rmqformats.config.offsetorder as offsetorder
+    offsetorder.RUN_BYTES = 4 << 20  # runs written out from a few MiB on, so both files below spill
+    from rmqformats.cli import main
+    sys.exit(main(sys.argv[1:]))
+""")
+
+
+def test_lag_memory_does_not_grow_with_the_keys(tmp_path):
+    """``lag --format jsonl`` over a ``consumerOffset.json`` of 40,000 and of 320,000 keys, each of its own
+    topic (a name per key, the case where names cost most): the peak resident set of the larger is within a
+    few MiB of the smaller's, the rows in sorted runs written out and merged, not held."""
+    peaks = {}
+    for keys in (40_000, 320_000):
+        root = tmp_path / f"store-{keys}"
+        (root / "config").mkdir(parents=True)
+        (root / "commitlog").mkdir()
+        order = list(range(keys))
+        order.reverse()  # not in the order of the rows
+        (root / "config" / "consumerOffset.json").write_text(
+            '{"offsetTable":{' + ",".join(f'"Topic_{k:09d}@Group_{k % 7}":{{0:{k}}}' for k in order) + "}}",
+            encoding="utf-8")
+        run = subprocess.run([sys.executable, "-c", _PEAK, sys.executable, "-c", _LAG_SMALL_RUNS, "lag", str(root),
+                              "--format", "jsonl", "--no-store-time", "--no-behind"],
+                             capture_output=True, text=True, timeout=1800)
+        code, peak = map(int, run.stdout.split())
+        assert code == 1 and "Traceback" not in run.stderr, run.stderr  # 1: no queue on disk, every row flagged
+        peaks[keys] = peak
+    assert peaks[320_000] - peaks[40_000] < 16 << 20, {k: v >> 20 for k, v in peaks.items()}

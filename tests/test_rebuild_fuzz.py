@@ -215,3 +215,22 @@ def test_only_segment_cut_to_nothing(capsys, tmp_path):
     assert json.loads(out)["sizes"][0].startswith("mappedFileSizeCommitLog=1073741824 (default: the only segment")
     code, out, _ = run(capsys, "preflight", tmp_path / "new")
     assert code == status.OK, out
+
+
+def test_first_segment_cut_to_nothing_with_rocksdb_queues(capsys, tmp_path, layouts):
+    """The same cut on the 5.3.3 vector with file queues and with its queues in RocksDB: the units pointing
+    into the left-out segment are counted alike, from the files and from the database."""
+    counted = {}
+    for layout in ("rocketmq-5.3.3", "rocketmq-5.3.3-rocksdb-queues"):
+        store = tmp_path / layout
+        shutil.copytree(layouts[layout], store)
+        os.truncate(store / "commitlog" / f"{0:020d}", 0)
+        code, out, err = run(capsys, "rebuild", store, "--out", tmp_path / f"{layout}-new", "--json")
+        assert code == status.DAMAGED, err
+        doc = json.loads(out)
+        assert doc["emptyHeadSegments"] == [str(store / "commitlog" / f"{0:020d}")]
+        assert f"{doc['emptyHeadUnits']} consume-queue unit(s)" in err and len(err.splitlines()) == 1
+        counted[layout] = doc["emptyHeadUnits"]
+    in_head = [m for m in truth_records("rocketmq-5.3.3") if m["kind"] == "MESSAGE" and m["commitlogOffset"] < 262144
+               and m["topic"] in {p.name for p in (tmp_path / "rocketmq-5.3.3" / "consumequeue").iterdir()}]
+    assert counted["rocketmq-5.3.3-rocksdb-queues"] == counted["rocketmq-5.3.3"] == len(in_head) > 0

@@ -134,7 +134,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 def _empty_head_text(result) -> str:
     """What leaving out the empty head segments of the commit log lost."""
     names = ", ".join(result.empty_head[:3]) + (" …" if len(result.empty_head) > 3 else "")
-    lost = ("messages the RocksDB consume queue referenced there are lost (not counted)"
+    lost = ("messages the RocksDB consume queue referenced there are lost (not counted: the database cannot be "
+            "read)"
             if result.empty_head_units is None else
             f"the messages of the {result.empty_head_units} consume-queue unit(s) pointing there are lost")
     return (f"{len(result.empty_head)} empty (0-byte) commit-log segment file(s) before the first holding bytes, "

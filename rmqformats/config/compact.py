@@ -22,7 +22,7 @@ import array
 import codecs
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -395,8 +395,17 @@ class OffsetTables:
     order: list[str]
 
 
-def walk_text(text: str, where: str, encoding: str, *, keep_others: bool = True) -> OffsetTables:
-    """Read a consumer offsets document's text into :class:`OffsetTables`; typed errors name file, offset, path."""
+def _default_builder(name: str):
+    return OffsetTableBuilder() if name == "offsetTable" else _LmqBuilder()
+
+
+def walk_text(text: str, where: str, encoding: str, *, keep_others: bool = True,
+              builders: Callable[[str], Any] | None = None) -> OffsetTables:
+    """Read a consumer offsets document's text into :class:`OffsetTables`; typed errors name file, offset, path.
+
+    ``builders`` (see :func:`read_offset_tables`) makes what each table's entries are given to.
+    """
+    builders = builders or _default_builder
     w = _Walker(text)
     tables: dict[str, Any] = {}
     others: dict[str, tuple[Any, int, int]] = {}
@@ -412,7 +421,7 @@ def walk_text(text: str, where: str, encoding: str, *, keep_others: bool = True)
                 current.add(key, payload)
             elif kind == "table":
                 # A table written twice: the last one, as a dict keeps it.
-                current = tables[key] = OffsetTableBuilder() if key == "offsetTable" else _LmqBuilder()
+                current = tables[key] = builders(key)
                 order.append(key)
             else:
                 others[key] = payload
@@ -560,7 +569,7 @@ def _key_text(raw: bytes) -> str:
     return text
 
 
-def _stream_tables(f, size: int) -> OffsetTables:
+def _stream_tables(f, size: int, builders: Callable[[str], Any] | None = None) -> OffsetTables:
     """The tables of a consumer offsets file read from ``f`` in chunks, never holding its text.
 
     Reads what brokers write (UTF-8, quoted keys, queue maps of integers);
@@ -595,7 +604,7 @@ def _stream_tables(f, size: int) -> OffsetTables:
             if m.group(1) != b"{":
                 raise _NotPlain
             w.pos += 1
-            builder = tables[name] = OffsetTableBuilder() if name == "offsetTable" else _LmqBuilder()
+            builder = tables[name] = (builders or _default_builder)(name)
             order.append(name)
             _stream_entries(w, builder, name == "offsetTable")
         else:
@@ -670,12 +679,21 @@ def _skip_value(w: _ByteWindow) -> None:
             raise _NotPlain
 
 
-def read_offset_tables(path: str | os.PathLike[str], *, encodings: Sequence[str] = ()) -> OffsetTables | None:
+def read_offset_tables(path: str | os.PathLike[str], *, encodings: Sequence[str] = (),
+                       builders: Callable[[str], Any] | None = None) -> OffsetTables | None:
     """The tables of a consumer offsets file (its ``.bak`` when missing, empty or damaged), as arrays.
 
     ``None`` when neither the file nor its ``.bak`` has content. When the
     ``.bak`` cannot help, the file's error is raised (as
     :func:`rmqformats.config.stream.read_committed_offsets` does).
+
+    ``builders(name)``, when given, makes the object each table's entries
+    are given to in file order instead of the arrays: ``add(key, pairs,
+    error)`` for ``offsetTable`` (``pairs`` a list of (queue id, offset)),
+    ``add(key, offset)`` for ``lmqOffsetTable``; its ``build()`` is the
+    table in the result. A table's builder is built only when its whole
+    file was read (a damaged file's, or a table written twice but for its
+    last copy, never is).
     """
     from .text import DEFAULT_ENCODINGS, MAX_CONFIG_BYTES, _decode_text, _read_bytes
     from ..errors import ConfigError
@@ -695,7 +713,7 @@ def read_offset_tables(path: str | os.PathLike[str], *, encodings: Sequence[str]
             if 0 < size <= MAX_CONFIG_BYTES:
                 try:
                     with open(candidate, "rb") as f:
-                        return _stream_tables(f, size)
+                        return _stream_tables(f, size, builders)
                 except (_NotPlain, OSError):
                     pass  # read as text below: the same tables, or the error the text walk gives
         raw = _read_bytes(candidate)
@@ -706,7 +724,7 @@ def read_offset_tables(path: str | os.PathLike[str], *, encodings: Sequence[str]
         except UnicodeDecodeError as exc:
             raise ConfigSyntaxError(candidate, exc.start, f"cannot decode: {exc.reason}") from None
         del raw
-        return walk_text(text, candidate, encoding, keep_others=False)
+        return walk_text(text, candidate, encoding, keep_others=False, builders=builders)
 
     try:
         found = one(path)

@@ -52,7 +52,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..consumequeue import DEFAULT_DELAY_LEVELS_MS
-from ..errors import RmqFormatError
+from ..errors import RmqFormatError, RocksDBError
 from ..output import SUCCESS_MARKER, AtomicFolder, OutputError, WriteError
 from ..recovery.crosscheck import (DISPATCH_COLUMNS, TIMER_TOPIC, TRAN_PREPARED, TRAN_ROLLBACK, _index_in_rocksdb,
                                    _is_batch_topic,
@@ -143,8 +143,8 @@ class RebuildResult:
     holes: list = field(default_factory=list)
     #: Empty (0-byte) segment files before the first one holding bytes: left out (see :func:`_skip_empty_head`).
     empty_head: list = field(default_factory=list)
-    #: Units of the old file consume queues pointing into the empty head segments: the messages lost with
-    #: their bytes (``None``: the store's queues are in RocksDB, not counted).
+    #: Units of the old consume queue (files, or the RocksDB database the broker reads) pointing into the
+    #: empty head segments: the messages lost with their bytes (``None``: a database that cannot be read).
     empty_head_units: int | None = None
     seconds: float = 0.0
 
@@ -380,9 +380,17 @@ def _skip_empty_head(store, result: RebuildResult):
     if not n:
         return store
     result.empty_head = [seg.path for seg in segs[:n]]
-    if not rocksdb_queues_paths(store.root):
-        result.empty_head_units = _units_between(store.path("consumequeue"), segs[0].start_offset,
-                                                 segs[n].start_offset)
+    lo, hi = segs[0].start_offset, segs[n].start_offset
+    rocks = rocksdb_queues_paths(store.root)
+    if not rocks:
+        result.empty_head_units = _units_between(store.path("consumequeue"), lo, hi)
+    else:  # the queue the broker reads: the first RocksDB database found (see rocksdb_queues_paths)
+        from ..rocksdb.consumequeue import RocksDBQueues
+        try:
+            with RocksDBQueues(rocks[0]) as queues:
+                result.empty_head_units = queues.units_pointing_into(lo, hi)
+        except RocksDBError:
+            pass  # a database that cannot be read: not counted (rebuild reads it again and says why)
     kept = copy.copy(log)
     kept.segments = segs[n:]
     kept._fds = {}

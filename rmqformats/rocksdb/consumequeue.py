@@ -200,6 +200,20 @@ class RocksDBQueues:
                     first.append(key)
         return count, first
 
+    def units_pointing_into(self, lo: int, hi: int) -> int:
+        """Units of every queue (keys of a queue the ``offset`` column family names, values of a unit's
+        length) whose message has bytes at a commit-log offset in ``[lo, hi)``; the database read in batches."""
+        prefixes = {queue_prefix(t, q) for t, q in self.topic_queues() if t != CHECKPOINT_TOPIC}
+        width = UNIT_DTYPE.itemsize
+        count = 0
+        for keys, values in self.db.batches(CF_UNITS, b"", b"", None, BATCH_UNITS):
+            units = [v for k, v in zip(keys, values) if len(v) == width and k[:-_CQ_OFFSET_BYTES] in prefixes]
+            if units:
+                rows = np.frombuffer(b"".join(units), UNIT_DTYPE)
+                ofs = rows[_OFS]
+                count += int(np.count_nonzero((ofs >= lo) & (ofs < hi) & (rows[_LEN] > 0)))
+        return count
+
     def queues(self) -> list[QueueInfo]:
         """A :class:`QueueInfo` (``kind="rocksdb"``) for every queue; unreadable ones carry the error."""
         out = []
