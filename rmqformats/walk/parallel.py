@@ -696,7 +696,7 @@ def _context():
     """``forkserver`` (its server importing this module first), or ``spawn`` where there is none."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload([__name__])
+        ctx.set_forkserver_preload([__name__, f"{__package__}.preload"])
         return ctx
     return multiprocessing.get_context("spawn")
 
