@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..mapped import pread_into
 from ..segments import SCHEDULE_TOPIC, Segment
 from . import kernels as K
 
@@ -74,7 +75,7 @@ def walk_times(fd: int, size: int, *, low: int = I64_MIN, high: int = I64_MIN,
             return None
         if want > len(buf):
             buf = np.empty(want, np.uint8)
-        if _read_into(fd, buf, want, at) < want:
+        if pread_into(fd, buf[:want], at) < want:
             return None
         _, stop, spos = K.time_bounds(buf, 0, want, at + want == size, low, high, _SCHEDULE_TOPIC, i32, i64, out)
         if stop != K.STOP_WINDOW:
@@ -110,14 +111,3 @@ def file_times(path: str, size: int, *, low: int = I64_MIN, high: int = I64_MIN)
         return found if os.fstat(fd).st_size == size else None
     finally:
         os.close(fd)
-
-
-def _read_into(fd: int, buf: np.ndarray, n: int, pos: int) -> int:
-    view = memoryview(buf)[:n]
-    done = 0
-    while done < n:
-        got = os.preadv(fd, [view[done:]], pos + done)
-        if got <= 0:
-            break
-        done += got
-    return done
