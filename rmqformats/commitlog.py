@@ -51,6 +51,7 @@ from .segments import (
     java_parse_int,
     next_record_start,
     nonzero_span,
+    segment_index,
     split_folders,
     unfinished_reason,
 )
@@ -136,13 +137,7 @@ class CommitLog:
 
     def segment_index(self, offset: int) -> int:
         """Index of the segment holding commit-log ``offset``; raises :class:`MessageNotFoundError`."""
-        for i in range(len(self.segments) - 1, -1, -1):
-            seg = self.segments[i]
-            if seg.start_offset <= offset:
-                if offset < seg.start_offset + seg.size:
-                    return i
-                break
-        raise MessageNotFoundError(self.path, None, f"offset {offset} is in no segment file")
+        return segment_index(self.path, self.segments, offset)
 
     def scan(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False,
              salvage: bool = False, live: bool = False, force_verify_prop_crc: bool = False):

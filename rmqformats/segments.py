@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from . import properties as props
-from .errors import PropertyValueError, RecordError, StoreNotFoundError, display_path, place
+from .errors import MessageNotFoundError, PropertyValueError, RecordError, StoreNotFoundError, display_path, place
 from .generated.layouts import rocketmq_commitlog as layout
 from .mapped import pread as _pread, pread_exact
 from .message import Message
@@ -579,6 +579,18 @@ def discover_segments(path: str) -> list[Segment]:
     return [Segment(f.path, f.start, f.size) for f in queue_files(path)]
 
 
+
+
+def segment_index(path: str, segments: tuple[Segment, ...], offset: int) -> int:
+    """Index of the segment (of those of the commit log at ``path``, in offset order) holding commit-log
+    ``offset``; raises :class:`MessageNotFoundError`."""
+    for i in range(len(segments) - 1, -1, -1):
+        seg = segments[i]
+        if seg.start_offset <= offset:
+            if offset < seg.start_offset + seg.size:
+                return i
+            break
+    raise MessageNotFoundError(path, None, f"offset {offset} is in no segment file")
 
 
 class SegmentLog(Protocol):

@@ -84,8 +84,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 
 import pyarrow as pa
 
-from ..errors import MessageNotFoundError
-from ..segments import Segment, SegmentLog
+from ..segments import Segment, SegmentLog, segment_index
 from .kernels import warm_up
 from .timebounds import file_times
 from .scan import ColumnarScan, _find_record, _Stop
@@ -541,13 +540,7 @@ class _WorkerLog:
 
     def segment_index(self, offset: int) -> int:
         """Index of the segment holding commit-log ``offset``, as the reader's commit log finds it."""
-        for i in range(len(self.segments) - 1, -1, -1):
-            seg = self.segments[i]
-            if seg.start_offset <= offset:
-                if offset < seg.start_offset + seg.size:
-                    return i
-                break
-        raise MessageNotFoundError(self.path, None, f"offset {offset} is in no segment file")
+        return segment_index(self.path, self.segments, offset)
 
 
 def _worker_scan(spec: tuple) -> ColumnarScan:
