@@ -24,7 +24,7 @@ from ..segments import Blank, DataEnd
 from ..walk import kernels as K
 from ..walk import layout as L
 from ..walk.messages import ROWS
-from ..walk.chain import ScanChain, refuse_options
+from ..walk.chain import NOT_CHAINED, ScanChain, refuse_options
 from ..walk.record import decode_message
 from ..errors import (
     DLedgerEntryError,
@@ -222,7 +222,7 @@ class MixedCommitLog(DLedgerCommitLog):
     def batches(self, columns=None, *, start: int | None = None, **options):
         """The record batches of the old log's walk, then the DLedger log's, with the filters and options of
         :meth:`DLedgerCommitLog.batches`."""
-        refuse_options(self.path, {k: options.pop(k, None) for k in ("salvage", "live")}, "a DLedger commit log")
+        refuse_options(self.path, {k: options.pop(k, None) for k in NOT_CHAINED}, "a DLedger commit log")
         return MixedScan(self, start, options, batches=True, columns=columns)
 
     def read(self, offset: int) -> Message:

@@ -31,7 +31,7 @@ from ..generated.layouts import rocketmq_consumequeue as cq_layout
 from ..mapped import pread_into
 from ..message import Message
 from ..units import unit_dtype
-from ..walk.chain import ScanChain, refuse_options
+from ..walk.chain import NOT_CHAINED, ScanChain, refuse_options
 
 #: ``offset2FileName``: 8 hex digits of a hash, then the offset as 20 digits.
 FILE_NAME = re.compile(r"^[0-9a-f]{8}(\d{20})$")
@@ -41,8 +41,6 @@ INDEX_TOPIC = "rmq_sys_INDEX"
 CQ_UNIT = unit_dtype(cq_layout.UNIT_RUNS, cq_layout.UNIT_SEQ)
 CQ_UNIT_SIZE = CQ_UNIT.itemsize
 _CLEAN_SEGMENT_ENDS = (EndReason.END_OF_FILE, EndReason.BLANK_LAST)
-#: Options of :meth:`CommitLog.batches` that do not apply to a log read file after file.
-_NOT_TIERED = ("salvage", "live")
 #: Consume-queue units read at a time.
 _CHUNK = 1 << 16
 
@@ -121,7 +119,7 @@ class TieredCommitLog(CommitLog):
     def batches(self, columns=None, *, start: int | None = None, **options):
         """Messages as :class:`pyarrow.RecordBatch` objects, file after file, with the filters and options of
         :meth:`CommitLog.batches` (``salvage`` and ``live`` do not apply)."""
-        refuse_options(self.path, {k: options.pop(k, None) for k in _NOT_TIERED}, "a tiered commit log")
+        refuse_options(self.path, {k: options.pop(k, None) for k in NOT_CHAINED}, "a tiered commit log")
         return TieredScan(self, start, options, batches=True, columns=columns)
 
 

@@ -21,6 +21,10 @@ from ..segments import Blank, DataEnd
 from .arrow import SCHEMA, resolve_columns
 
 
+#: Options of :meth:`rmqformats.commitlog.CommitLog.batches` that do not apply to a log read as a chain of walks.
+NOT_CHAINED = ("salvage", "live")
+
+
 def refuse_options(path: str, options: dict, what: str) -> None:
     """Raise a typed error naming the scan options (``salvage`` …) that ``what`` does not support."""
     given = sorted(k for k, v in options.items() if v)
