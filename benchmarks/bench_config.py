@@ -50,7 +50,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from procstats import peak_rss_kib, rss_kib  # noqa: E402 (benchmarks/ is on sys.path)
+from procstats import LineCounter, peak_rss_kib, rss_kib  # noqa: E402 (benchmarks/ is on sys.path)
 
 DATA = os.path.join(HERE, "data")
 QUEUES = 16
@@ -125,31 +125,13 @@ def run_reader(name: str, root: str) -> dict:
     args = {"config-jsonl": ["config", root, "--format", "jsonl"], "config-table": ["config", root],
             "config-file": ["config", root, "--file", "consumerOffset.json"]}.get(
         name, ["lag", root, "--format", "jsonl", "--no-store-time"])
-    sink = _LineCounter()
+    sink = LineCounter()
     with contextlib.redirect_stdout(sink):
         status = main(args)
     # lag exits 1 (findings) here: no queue of the generated store has files.
     if status not in ((0, 1) if name == "lag" else (0,)):
         raise RuntimeError(f"rmqformats {' '.join(args)} exited with {status}")
     return {"rows": sink.lines, "output_bytes": sink.chars} if name == "lag" else {"output_bytes": sink.chars}
-
-
-class _LineCounter:
-    """A text sink that counts what is written to it (lines and characters) and keeps nothing."""
-
-    def __init__(self) -> None:
-        self.lines = self.chars = 0
-
-    def write(self, text: str) -> int:
-        self.lines += text.count("\n")
-        self.chars += len(text)
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
 
 
 def worker(name: str, root: str) -> None:

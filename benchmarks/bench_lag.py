@@ -33,7 +33,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from procstats import peak_rss_kib, rss_kib  # noqa: E402 (benchmarks/ is on sys.path)
+from procstats import LineCounter, peak_rss_kib, rss_kib  # noqa: E402 (benchmarks/ is on sys.path)
 
 
 def generate(root: str, keys: int, queues: int, names: str, seed: int = 20261128) -> dict:
@@ -62,31 +62,13 @@ def generate(root: str, keys: int, queues: int, names: str, seed: int = 20261128
     return {"size": os.path.getsize(path), "keys": keys, "offsets": keys * queues}
 
 
-class _Counter:
-    """A text sink that counts lines and characters and keeps nothing."""
-
-    def __init__(self) -> None:
-        self.lines = self.chars = 0
-
-    def write(self, text: str) -> int:
-        self.lines += text.count("\n")
-        self.chars += len(text)
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
-
-
 def worker(fmt: str, root: str) -> None:
     import rmqformats.cli  # noqa: F401  (imports are not measured)
     import rmqformats.lag  # noqa: F401
     from rmqformats.cli import main
     before = rss_kib()
     t0 = time.perf_counter()
-    sink = _Counter()
+    sink = LineCounter()
     with contextlib.redirect_stdout(sink):
         code = main(["lag", root, "--no-store-time", "--format", fmt])
     if code not in (0, 1):

@@ -1,4 +1,4 @@
-"""Memory of the running process, as the benchmarks report it.
+"""Memory of the running process, and a sink counting a command's output, as the benchmarks report them.
 
 ``VmHWM`` is the process's own peak since ``exec``. ``ru_maxrss`` alone
 would start at the parent's size on Linux (it is inherited through fork
@@ -38,3 +38,22 @@ def peak_rss_kib() -> int:
 def rss_kib() -> int:
     """Current RSS of this process (``VmRSS``), 0 where /proc is missing."""
     return _status_kib("VmRSS") or 0
+
+
+class LineCounter:
+    """A text sink that counts what is written to it (lines and characters) and keeps nothing: a command's
+    output measured without holding it."""
+
+    def __init__(self) -> None:
+        self.lines = self.chars = 0
+
+    def write(self, text: str) -> int:
+        self.lines += text.count("\n")
+        self.chars += len(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
