@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     import pandas
     import pyarrow
 
+    from .walk.parallel import Fold
     from .walk.scan import ColumnarScan
 
 #: Segment files :meth:`CommitLog.read` keeps open between reads.
@@ -176,7 +177,8 @@ class CommitLog:
                 strict: bool = False, salvage: bool = False, live: bool = False,
                 stop_at_corrupt_body: bool = False, batch_size: int = 65536, max_batch_bytes: int = 64 << 20,
                 threads: int = 1, max_body_size: int = DEFAULT_MAX_BODY_SIZE, stop: int | None = None,
-                window_size: int = 4 << 20, range_size: int = 8 << 20, jobs: int | None = None) -> "ColumnarScan":
+                window_size: int = 4 << 20, range_size: int = 8 << 20, jobs: int | None = None,
+                fold: "Fold | None" = None) -> "ColumnarScan":
         """Stream the messages as :class:`pyarrow.RecordBatch` objects (see :mod:`rmqformats.columnar`).
 
         ``columns``: a column name or names (default: all of
@@ -201,7 +203,10 @@ class CommitLog:
         end as one (:mod:`rmqformats.walk.parallel`; ``threads`` and
         ``range_size`` then have no effect, and ``salvage`` and ``live`` walk
         serially). The returned iterator's ``end`` is the same
-        :class:`DataEnd` as :meth:`scan` gives.
+        :class:`DataEnd` as :meth:`scan` gives. ``fold`` (a
+        :class:`rmqformats.walk.parallel.Fold`, which the caller adds every
+        batch it is given to) lets the workers add their ranges' batches to
+        copies of it, merged into it in order in place of those batches.
 
         With ``since`` or ``until``, a segment none of whose records has a
         store time in the window is passed after a walk of its record headers
@@ -226,7 +231,7 @@ class CommitLog:
         if jobs > 1 and not live:
             from .walk.parallel import ParallelScan
             options.pop("range_size")
-            return ParallelScan(self, columns=columns, start=start, strict=strict, jobs=jobs, **options)
+            return ParallelScan(self, columns=columns, start=start, strict=strict, jobs=jobs, fold=fold, **options)
         from .walk.scan import ColumnarScan
         return ColumnarScan(self, columns=columns, start=start, strict=strict, **options)
 

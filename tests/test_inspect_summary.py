@@ -186,3 +186,32 @@ def test_body_crc_kernel_equals_zlib():
     empty = stored.copy()
     empty[0] = 12345  # an empty body is never checked
     assert crc.first_body_mismatch(buf, pos, lengths, empty) == -1
+
+
+@pytest.mark.parametrize("pieces", [2, 5])
+def test_facts_and_sums_of_parts_merged_in_order_equal_one_walk(version, pieces):
+    """What ``inspect`` sums (its ``LogTally``: the summary and the release facts), added in parts of
+    the walk and merged in order, as worker processes hand them back, equals the sums of the whole walk."""
+    from rmqformats.cli.inspect import LogTally
+
+    log = rmqformats.open_store(store_path(version)).commitlog
+    batches = list(log.batches(columns=SUMMARY_COLUMNS, decompress=False, batch_size=23))
+    whole = LogTally(log.segments)
+    for batch in batches:
+        whole.add(batch)
+    cuts = np.linspace(0, len(batches), pieces + 1).astype(int)
+    merged = LogTally(log.segments)
+    for lo, hi in zip(cuts, cuts[1:]):
+        part = merged.empty()
+        for batch in batches[lo:hi]:
+            part.add(batch)
+        merged.merge(part)
+
+    def result(tally):
+        d = Detector()
+        d.take(tally.facts)
+        s = tally.summary
+        return (s.messages, s.per_segment(), s.per_queue(), s.versions(), s.first_timestamp, s.last_timestamp,
+                d.result().to_json())
+    assert result(merged) == result(whole)
+    assert result(whole)[-1] == _evidence_by_messages(log)

@@ -229,3 +229,18 @@ def test_a_stop_handed_back_by_a_worker_is_the_walk_s_own():
     assert (back.error.path, back.error.offset, back.error.reason) == (end.segment, 4096, "bad magic 0x00000007")
     clean = _Stop.from_outcome(_Stop(DataEnd(0, EndReason.ZERO_TAIL, None, 0)).outcome())
     assert clean.error is None and clean.end.reason is EndReason.ZERO_TAIL
+
+
+def test_inspect_sums_in_the_workers(capfdbinary, monkeypatch):
+    """``inspect`` with workers has them sum their ranges (the reader merges what they hand back) and
+    prints what one job prints."""
+    from rmqformats.cli import inspect as command
+
+    merged = []
+    original = command.LogTally.merge
+    monkeypatch.setattr(command.LogTally, "merge", lambda self, later: (merged.append(1), original(self, later)))
+    root = store_path(VERSIONS[-1])
+    one = run(capfdbinary, "inspect", root, "--format", "jsonl", "--jobs", 1)
+    assert not merged
+    many = run(capfdbinary, "inspect", root, "--format", "jsonl", "--jobs", JOBS)
+    assert many == one and len(merged) > 10

@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     import argparse
 
 
+#: Modules of the folds commands give their walks (``inspect``'s), imported once by the workers' fork server.
+_FOLDS = ("rmqformats.cli.inspect",)
+
+
 def _parser_class() -> type[argparse.ArgumentParser]:
     import argparse
 
@@ -111,6 +115,10 @@ def _guarded(argv: list[str] | None) -> int:
 
 def _command(argv: list[str] | None, name: list[str]) -> int:
     interrupts.unblock()
+    from ..walk import jobs
+    # The walk's workers come from a fork server that imports what this process is about to: started
+    # first, it does that on another core meanwhile (when the words say the walk will use workers).
+    jobs.prestart(sys.argv[1:] if argv is None else list(argv), preload=_FOLDS)
     from . import tables
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)

@@ -216,11 +216,9 @@ def add_message_filters(sp: argparse.ArgumentParser) -> None:
 
 
 def cpus() -> int:
-    """The CPUs this process may run on (``os.sched_getaffinity``; the CPU count where that is missing)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    """The CPUs this process may run on: the default of ``--jobs``."""
+    from ..walk.jobs import default_jobs
+    return default_jobs()
 
 
 def _jobs(text: str) -> int:

@@ -16,7 +16,7 @@ from .tables import write_wrapped
 from ..columnar import find_record_start
 from ..columnar.summary import SUMMARY_COLUMNS, LogSummary, int_values
 from ..commitlog import DataEnd, EndReason, nonzero_span
-from ..versions.detect import Detector
+from ..versions.detect import Detector, RecordFacts
 from .common import iso, open_from_args, short, print_table, add_store_args, add_verify_crc
 from .common import add_jobs, add_salvage, batches_with_progress
 
@@ -24,6 +24,28 @@ from .common import add_jobs, add_salvage, batches_with_progress
 DEFAULT_TOP = 10
 #: TOTALSIZE and MAGICCODE: all a BLANK record writes.
 BLANK_HEADER = 8
+
+
+class LogTally:
+    """What ``inspect`` sums over the commit log's batches: the :class:`LogSummary` and the release-detection
+    facts (:class:`RecordFacts`); a :class:`rmqformats.walk.parallel.Fold`, so that workers sum their ranges."""
+
+    def __init__(self, segments):
+        self.segments = tuple(segments)
+        self.summary = LogSummary(self.segments)
+        self.facts = RecordFacts()
+
+    def empty(self) -> "LogTally":
+        return LogTally(self.segments)
+
+    def add(self, batch) -> None:
+        versions = self.summary.add(batch)
+        self.facts.add(offsets=int_values(batch.column("commitLogOffset")), versions=versions,
+                       sys_flags=int_values(batch.column("sysFlag")), properties=batch.column("propertiesString"))
+
+    def merge(self, later: "LogTally") -> None:
+        self.summary.merge(later.summary)
+        self.facts.merge(later.facts)
 
 
 def inspect_store(store: Store, *, verify_crc: bool = False, force_verify_prop_crc: bool = False,
@@ -42,13 +64,13 @@ def inspect_store(store: Store, *, verify_crc: bool = False, force_verify_prop_c
     log = store.commitlog
     options = {k: v for k, v in (("salvage", salvage), ("live", live),
                                  ("force_verify_prop_crc", force_verify_prop_crc)) if v}
-    scan = log.batches(columns=SUMMARY_COLUMNS, decompress=False, verify_crc=verify_crc, **options)
-    summary = LogSummary(log.segments)
-    detector = Detector()
+    tally = LogTally(log.segments)
+    scan = log.batches(columns=SUMMARY_COLUMNS, decompress=False, verify_crc=verify_crc, fold=tally, **options)
     for batch in (batches_with_progress(scan, log.total_size, "scan") if progress else scan):
-        versions = summary.add(batch)
-        detector.batch(offsets=int_values(batch.column("commitLogOffset")), versions=versions,
-                       sys_flags=int_values(batch.column("sysFlag")), properties=batch.column("propertiesString"))
+        tally.add(batch)
+    summary = tally.summary
+    detector = Detector()
+    detector.take(tally.facts)
     end = scan.end
     blanks = {b.segment: b for b in scan.blanks}
     per_segment = summary.per_segment()

@@ -203,6 +203,27 @@ class LogSummary:
                 entry[1] += size
         return versions
 
+    def empty(self) -> "LogSummary":
+        """A summary of the same segments with nothing added (for another part of the same walk)."""
+        return LogSummary(self._segments)
+
+    def merge(self, later: "LogSummary") -> None:
+        """Add the counts of ``later``, a summary of the same segments (the messages of another part of the walk)."""
+        self.messages += later.messages
+        self._per_segment += later._per_segment
+        self._versions += later._versions
+        for name, (count, size) in later._queues.items():
+            entry = self._queues.get(name)
+            if entry is None:
+                self._queues[name] = [count, size]
+            else:
+                entry[0] += count
+                entry[1] += size
+        for stamp in (later.first_timestamp, later.last_timestamp):
+            if stamp is not None:
+                self.first_timestamp = stamp if self.first_timestamp is None else min(stamp, self.first_timestamp)
+                self.last_timestamp = stamp if self.last_timestamp is None else max(stamp, self.last_timestamp)
+
     def per_segment(self) -> dict[str, int]:
         """Messages per segment file (by path), for the segments that hold any."""
         return {s.path: int(n) for s, n in zip(self._segments, self._per_segment.tolist()) if n}

@@ -112,6 +112,7 @@ class DLedgerCommitLog(CommitLog):
 
     def batches(self, columns=None, **options):
         """Messages as :class:`pyarrow.RecordBatch` objects, with the filters of :meth:`CommitLog.batches`."""
+        options.pop("fold", None)  # a serial walk: every batch is the caller's to add
         return DLedgerColumnarScan(self, columns=columns, **options)
 
     def read_entry(self, position: int) -> DLedgerEntry:

@@ -124,6 +124,71 @@ class WrittenBy:
         return " or ".join(_span(lo, hi) for lo, hi in ranges)
 
 
+#: :attr:`RecordFacts.first` keys past the SYSFLAG bits' (which are their places in ``Detector._FLAG_BITS``).
+_V2_RANK = 4
+_CRC_RANK = 5
+
+
+class RecordFacts:
+    """What :meth:`Detector.batch` looks for in commit-log messages, kept as plain values that add up.
+
+    Fed record batches' columns in commit-log order (:meth:`add`), and the
+    facts of the messages after them (:meth:`merge`: another part of the
+    same walk, in a worker process, say); :meth:`Detector.take` turns them
+    into evidence. ``first`` maps each kind (a SYSFLAG bit's place in
+    ``Detector._FLAG_BITS``, :data:`_V2_RANK`, :data:`_CRC_RANK`) to the
+    commit-log offset of the first message showing it; ``trailing`` counts the
+    properties strings with and without a trailing U+0002, ``first_trailing``
+    the offset of the first of each.
+    """
+
+    def __init__(self) -> None:
+        self.first: dict[int, int] = {}
+        self.trailing = [0, 0]
+        self.first_trailing: list[int | None] = [None, None]
+
+    def add(self, *, offsets: np.ndarray, versions: np.ndarray, sys_flags: np.ndarray, properties: pa.Array) -> None:
+        """Take one batch's messages (one value of each per message, as :meth:`Detector.batch`)."""
+        n = len(offsets)
+        if not n:
+            return
+        first = self.first
+        flag = int(np.bitwise_or.reduce(sys_flags))
+        for rank, (bit, _, _) in enumerate(Detector._FLAG_BITS):
+            if flag & bit and rank not in first:
+                first[rank] = int(offsets[int(np.argmax((sys_flags & bit) != 0))])
+        if _V2_RANK not in first:
+            v2 = np.flatnonzero(versions == 2)
+            if len(v2):
+                first[_V2_RANK] = int(offsets[int(v2[0])])
+        starts, data = string_buffers(properties)
+        if _CRC_RANK not in first and _may_hold(data, _CRC_BYTES):
+            # Only then each string's last 24 characters, as :meth:`Detector.message` looks at them.
+            tails = pc.utf8_slice_codeunits(properties, start=-_CRC_TAIL_CHARS)
+            hit = np.flatnonzero(truth(pc.match_substring(tails, _CRC32_KEY + "\x01")))
+            if len(hit):
+                first[_CRC_RANK] = int(offsets[int(hit[0])])
+        filled = np.diff(starts) > 0
+        if filled.any():
+            # A non-empty string ends with U+0002 exactly when its last byte is 0x02 (UTF-8 keeps ASCII whole).
+            trailing = filled & (data[np.maximum(starts[1:] - 1, 0)] == 2)
+            for i, kind in enumerate((trailing, filled & ~trailing)):
+                count = int(np.count_nonzero(kind))
+                if count:
+                    self.trailing[i] += count
+                    if self.first_trailing[i] is None:
+                        self.first_trailing[i] = int(offsets[int(np.argmax(kind))])
+
+    def merge(self, later: "RecordFacts") -> None:
+        """Take the facts of the messages after those taken so far."""
+        for rank, offset in later.first.items():
+            self.first.setdefault(rank, offset)
+        for i in (0, 1):
+            self.trailing[i] += later.trailing[i]
+            if self.first_trailing[i] is None:
+                self.first_trailing[i] = later.first_trailing[i]
+
+
 class Detector:
     """Collects evidence; feed it messages with :meth:`message` and the store with :meth:`store`."""
 
@@ -203,47 +268,36 @@ class Detector:
         is that of :meth:`message` called on each message: for each kind,
         the first message that shows it.
         """
-        n = len(offsets)
-        if not n:
-            return
-        # (row, order within one message, key/evidence maker) for each kind first seen in this batch.
-        found: list[tuple[int, int, Any]] = []
-        flag = int(np.bitwise_or.reduce(sys_flags)) & self._flags_left
-        if flag:
-            for rank, (bit, path, what) in enumerate(self._FLAG_BITS):
-                if flag & bit:
-                    row = int(np.argmax((sys_flags & bit) != 0))
-                    found.append((row, rank, lambda at, p=path, w=what:
-                                  self._element(_CL, p, f"{w} at commit-log offset {at}")))
+        facts = RecordFacts()
+        facts.add(offsets=offsets, versions=versions, sys_flags=sys_flags, properties=properties)
+        self.take(facts)
+
+    def take(self, facts: "RecordFacts") -> None:
+        """Evidence from :class:`RecordFacts` of the messages after those already seen (commit-log order):
+        the same evidence, in the same order, as :meth:`batch` called on their batches one after another."""
+        found = []
+        for rank, offset in facts.first.items():
+            if rank < len(self._FLAG_BITS):
+                bit, path, what = self._FLAG_BITS[rank]
+                if self._flags_left & bit:
                     self._flags_left &= ~bit
-        if not self._v2_seen:
-            v2 = np.flatnonzero(versions == 2)
-            if len(v2):
+                    found.append((offset, rank, lambda at, p=path, w=what:
+                                  self._element(_CL, p, f"{w} at commit-log offset {at}")))
+            elif rank == _V2_RANK and not self._v2_seen:
                 self._v2_seen = True
-                found.append((int(v2[0]), len(self._FLAG_BITS), lambda at: self._element(
+                found.append((offset, rank, lambda at: self._element(
                     _CL, "enums/magic_code/0xdaa320ab", f"V2 record (magic 0xdaa320ab) at commit-log offset {at}")))
-        starts, data = string_buffers(properties)
-        if not self._crc_seen and _may_hold(data, _CRC_BYTES):
-            # Only then each string's last 24 characters, as :meth:`message` looks at them.
-            tails = pc.utf8_slice_codeunits(properties, start=-_CRC_TAIL_CHARS)
-            hit = np.flatnonzero(truth(pc.match_substring(tails, _CRC32_KEY + "\x01")))
-            if len(hit):
+            elif rank == _CRC_RANK and not self._crc_seen:
                 self._crc_seen = True
-                found.append((int(hit[0]), len(self._FLAG_BITS) + 1, lambda at: self._change(
+                found.append((offset, rank, lambda at: self._change(
                     _CL, "types/message/seq/properties", "PROPERTY_ADDED", "5.2.0",
                     f"`__CRC32#` property at commit-log offset {at}")))
-        for row, _, add in sorted(found, key=lambda f: f[:2]):
-            add(int(offsets[row]))
-        filled = np.diff(starts) > 0
-        if filled.any():
-            # A non-empty string ends with U+0002 exactly when its last byte is 0x02 (UTF-8 keeps ASCII whole).
-            trailing = filled & (data[np.maximum(starts[1:] - 1, 0)] == 2)
-            for i, kind in enumerate((trailing, filled & ~trailing)):
-                count = int(np.count_nonzero(kind))
-                if count:
-                    self._trailing[i] += count
-                    if self._first_trailing[i] is None:
-                        self._first_trailing[i] = f"commit-log offset {int(offsets[int(np.argmax(kind))])}"
+        for offset, _, add in sorted(found, key=lambda f: f[:2]):
+            add(offset)
+        for i in (0, 1):
+            self._trailing[i] += facts.trailing[i]
+            if self._first_trailing[i] is None and facts.first_trailing[i] is not None:
+                self._first_trailing[i] = f"commit-log offset {facts.first_trailing[i]}"
 
     # -- files, checkpoint, config --------------------------------------------------------
 

@@ -37,7 +37,9 @@ the whole store (30 % and 5 % over the serial walk) and the reader 0.03 s.
 the reader would do alone; so there the workers write whole segments' files
 themselves (the files a serial export writes, byte for byte) and the reader
 only moves them into place: 1.9–2.0 s and 4.1–4.5 s of CPU in all, the
-reader's 0.03 s. ``benchmarks/RESULTS.md`` has ``bench_scaling.py``'s table.
+reader's 0.03 s. Where the caller only sums the batches (``inspect``), summing them in the reader
+kept two jobs at 0.92× of one; with a :class:`Fold` the workers sum their ranges and hand back only
+the sums. ``benchmarks/RESULTS.md`` has ``bench_scaling.py``'s table.
 
 How. Workers are started with ``forkserver`` (``spawn`` where there is no
 such method): both are safe in a process that already runs threads, where a
@@ -52,7 +54,7 @@ range's batches are bounded by ``max_batch_bytes`` (a worker hands back the
 rest of an over-full range to the reader), so memory is bounded in bytes
 whatever the store's size. :meth:`ParallelScan.write_parquet` (``export
 --to parquet``) hands whole segments to the workers instead. A store smaller
-than :data:`MIN_PARALLEL_BYTES` (1 GiB, a segment) is walked serially:
+than :data:`~rmqformats.walk.jobs.MIN_PARALLEL_BYTES` (1 GiB, a segment) is walked serially:
 starting the workers cost 0.72 s of CPU for the fork server's imports and
 0.36 s for each worker's compiled kernels (measured here), as much as two
 jobs save on a serial walk of about 0.5 GiB of small records or 1.6 GiB of
@@ -81,41 +83,40 @@ import uuid
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Protocol
 
 import pyarrow as pa
 
 from ..segments import Segment, SegmentLog, segment_index
+from .jobs import RANGE_ENV, env_bytes, min_parallel_bytes, start_fork_server
 from .kernels import warm_up
 from .timebounds import file_times
 from .scan import ColumnarScan, _find_record, _Stop
 
 #: Bytes of commit log in one range decoded by a worker.
 DEFAULT_JOB_RANGE = 16 << 20
-#: Bytes of commit log to walk, at least, before workers are used (below it the walk is serial).
-MIN_PARALLEL_BYTES = 1 << 30
-_RANGE_ENV = "RMQFORMATS_JOB_RANGE"
-_MIN_ENV = "RMQFORMATS_JOBS_MIN_BYTES"
 
 
-def default_jobs() -> int:
-    """The CPUs this process may run on (``os.sched_getaffinity``; the CPU count where that is missing)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+class Fold(Protocol):
+    """Sums over record batches that a parallel walk can take range by range in its workers.
 
+    Given to :class:`ParallelScan` as ``fold``, the walk's workers add
+    the batches of the ranges they decode to copies made by :meth:`empty`
+    (pickled to them and back), and the walk merges each copy into the
+    fold in commit-log order, in place of yielding those batches; the
+    caller adds every batch it is given to the fold before asking for the
+    next. The fold then holds the same as if every batch had been added to
+    it in order; a serial walk yields them all.
+    """
 
-def _env_bytes(name: str, default: int) -> int:
-    text = os.environ.get(name)
-    if not text:
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"{name} must be a number of bytes, not {text!r}") from None
-    if value < 0:
-        raise ValueError(f"{name} must be 0 or more, not {value}")
-    return value
+    def empty(self) -> "Fold":
+        """A fold like this one with nothing added."""
+
+    def add(self, batch: pa.RecordBatch) -> None:
+        """Add one batch's rows."""
+
+    def merge(self, later: "Fold") -> None:
+        """Add what ``later`` (from :meth:`empty`) holds: the rows after those added so far."""
 
 
 class ParallelScan(ColumnarScan):
@@ -126,13 +127,16 @@ class ParallelScan(ColumnarScan):
     ``blanks``; ``range_size`` is the bytes of one worker's range.
     """
 
-    def __init__(self, commitlog: SegmentLog, *, jobs: int, range_size: int | None = None, **options):
+    def __init__(self, commitlog: SegmentLog, *, jobs: int, range_size: int | None = None, fold: Fold | None = None,
+                 **options):
         options.pop("threads", None)
         super().__init__(commitlog, **options)
+        self._fold = fold
+        self._fold_blank = None if fold is None else fold.empty()
         self._jobs = max(1, int(jobs))
-        self._job_range = max(1 << 9, _env_bytes(_RANGE_ENV, DEFAULT_JOB_RANGE) if range_size is None
+        self._job_range = max(1 << 9, env_bytes(RANGE_ENV, DEFAULT_JOB_RANGE) if range_size is None
                               else int(range_size))
-        self._min_bytes = _env_bytes(_MIN_ENV, MIN_PARALLEL_BYTES)
+        self._min_bytes = min_parallel_bytes()
         #: Ranges whose workers' batches were used, and ranges (or their rests) this process walked itself.
         self.ranges_used = 0
         self.ranges_walked_here = 0
@@ -151,7 +155,7 @@ class ParallelScan(ColumnarScan):
         first, pos = at
         plans: dict[int, tuple] = {}
         inflight: deque = deque()
-        pool = _pool(self._jobs)
+        pool = _pool(self._jobs, () if self._fold is None else (type(self._fold).__module__,))
         tasks = self._plan(first, pos, plans, pool)
         # Room for a range's batches: those of a range's records, up to ``max_batch_bytes`` more than a
         # range of bodies when they decompress; pages are only taken where written.
@@ -167,7 +171,7 @@ class ParallelScan(ColumnarScan):
                     return
                 if task[0] >= current[0]:
                     slot = slots.take()
-                    inflight.append((task, _submit(pool, self._spec, slot, task[1:])))
+                    inflight.append((task, _submit(pool, self._spec, slot, task[1:], self._fold_blank)))
 
         def drop(i: int) -> None:
             """Cancel the ranges of segment ``i`` still in flight."""
@@ -426,6 +430,10 @@ class ParallelScan(ColumnarScan):
                 self.ranges_used += 1
             if batches is None:
                 _release(job)
+            elif self._fold is not None:  # the range's batches, summed by the worker
+                _release(job)
+                self._fold.merge(batches)
+                batches = None
             else:
                 # The batches are read where the worker wrote them; the slot is free again once the
                 # last of them is dropped.
@@ -470,12 +478,22 @@ def _worker_start() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _range_task(spec: tuple, slot: str, seg: Segment, size: int, begin: int, end: int, exact: bool, last: bool):
+def _range_task(spec: tuple, slot: str, seg: Segment, size: int, begin: int, end: int, exact: bool, last: bool,
+                fold: Fold | None = None):
     """Decode one range in a worker: ``(first record position or None, the bytes of the Arrow IPC stream
     written at the start of the shared file ``slot`` (None without batches), outcome, bytes covered)``;
-    ``None`` when it failed (the reader then walks the range itself), also when the batches do not fit."""
+    ``None`` when it failed (the reader then walks the range itself), also when the batches do not fit.
+    With ``fold`` (a :class:`Fold` with nothing added), the range's batches are added to it in place of
+    the stream, and it comes back in the stream's place."""
     try:
         scan = _worker_scan(spec)
+        if fold is not None:
+            fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            try:
+                start, outcome, done = _fold_range(scan, fold, seg, fd, size, begin, end, exact, last)
+            finally:
+                os.close(fd)
+            return start, fold if start is not None else None, outcome, done
         area = _WORKER_MAPS.get(slot)
         if area is None:
             with open(slot, "r+b") as f:
@@ -492,12 +510,31 @@ def _range_task(spec: tuple, slot: str, seg: Segment, size: int, begin: int, end
         return None
 
 
-def _drain_walk(walk, sink) -> tuple:
-    """Write the batches of a :meth:`ColumnarScan._walk` into ``sink``; returns how the walk ended
-    (raises :class:`_Stop` where the data ends, as the walk does)."""
+def _fold_range(scan: ColumnarScan, fold: Fold, seg: Segment, fd: int, size: int, begin: int, end: int,
+                exact: bool, last: bool):
+    """:meth:`ColumnarScan._range_job` with each batch added to ``fold`` as soon as it is built:
+    ``(start, outcome, bytes covered)``; a stop is handed back as its outcome, after the batches before it."""
+    start = begin if exact else _find_record(fd, seg, size, begin, end, scan._window)
+    if start is None:
+        return None, ("limit", end), 0
+    done = [0]
+
+    def progress(n: int) -> None:
+        done[0] += n
+    try:
+        outcome = _drain_walk(scan._walk(seg, fd, size, start, end, last, progress), fold, "add")
+    except _Stop as stop:
+        outcome = stop.outcome()
+    return start, outcome, done[0]
+
+
+def _drain_walk(walk, sink, method: str = "write") -> tuple:
+    """Write the batches of a :meth:`ColumnarScan._walk` into ``sink`` (its ``method``); returns how the walk
+    ended (raises :class:`_Stop` where the data ends, as the walk does)."""
+    put = getattr(sink, method)
     try:
         while True:
-            sink.write(next(walk))
+            put(next(walk))
     except StopIteration as fin:
         return fin.value
 
@@ -670,9 +707,9 @@ def _result(job: Future):
         return None
 
 
-def _submit(pool: ProcessPoolExecutor, spec: tuple, slot: _Slot, task: tuple) -> Future:
+def _submit(pool: ProcessPoolExecutor, spec: tuple, slot: _Slot, task: tuple, fold: Fold | None) -> Future:
     try:
-        job = pool.submit(_range_task, spec, slot.path, *task)
+        job = pool.submit(_range_task, spec, slot.path, *task, fold)
     except Exception as exc:  # noqa: BLE001 - a broken pool: the range is walked by the reader
         _drop_broken_pools()
         job = Future()
@@ -685,21 +722,22 @@ _POOLS: dict[int, ProcessPoolExecutor] = {}
 _POOLS_LOCK = threading.Lock()
 
 
-def _context():
-    """``forkserver`` (its server importing this module first), or ``spawn`` where there is none."""
+def _context(preload: tuple[str, ...] = ()):
+    """``forkserver`` (its server importing this module first, and the modules ``preload`` names, where it is
+    not running yet), or ``spawn`` where there is none."""
     if "forkserver" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload([__name__, f"{__package__}.preload"])
-        return ctx
+        start_fork_server(preload)
+        return multiprocessing.get_context("forkserver")
     return multiprocessing.get_context("spawn")
 
 
-def _pool(jobs: int) -> ProcessPoolExecutor:
-    """A pool of ``jobs`` worker processes, kept for the process (workers are not started per scan)."""
+def _pool(jobs: int, preload: tuple[str, ...] = ()) -> ProcessPoolExecutor:
+    """A pool of ``jobs`` worker processes, kept for the process (workers are not started per scan);
+    ``preload``: modules the workers will need (a fold's), imported once by the fork server if it starts now."""
     with _POOLS_LOCK:
         pool = _POOLS.get(jobs)
         if pool is None:
-            pool = _POOLS[jobs] = ProcessPoolExecutor(jobs, mp_context=_context(), initializer=_worker_start)
+            pool = _POOLS[jobs] = ProcessPoolExecutor(jobs, mp_context=_context(preload), initializer=_worker_start)
         return pool
 
 

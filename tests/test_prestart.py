@@ -1,0 +1,48 @@
+"""The command line starts the walk's fork server before its own imports, when its words say the walk will
+use worker processes; the server ignores Ctrl-C (the command handles it)."""
+
+from __future__ import annotations
+
+import os
+from multiprocessing import forkserver
+
+import pytest
+
+from rmqformats.walk import jobs
+
+from conftest import VERSIONS, store_path
+
+pytestmark = pytest.mark.skipif("forkserver" not in __import__("multiprocessing").get_all_start_methods(),
+                                reason="no fork server on this platform")
+
+
+def test_the_guess(monkeypatch, tmp_path):
+    started = []
+    monkeypatch.setattr(jobs, "start_fork_server", lambda preload=(): started.append(tuple(preload)))
+    root = str(store_path(VERSIONS[-1]))
+    size = sum(os.path.getsize(os.path.join(root, "commitlog", n)) for n in os.listdir(os.path.join(root, "commitlog")))
+    monkeypatch.setenv(jobs.MIN_ENV, str(size))
+    assert jobs.prestart(["inspect", root, "--jobs", "2"], preload=("x",)) and started == [("x",)]
+    assert jobs.prestart(["inspect", "--jobs=3", root])
+    assert jobs.prestart(["check", root, "--threads", "2"])
+    assert not jobs.prestart(["inspect", root, "--jobs", "1"])
+    assert not jobs.prestart(["inspect", root, "--jobs", "two"])
+    assert not jobs.prestart(["inspect", str(tmp_path), "--jobs", "2"])  # no segments there
+    assert not jobs.prestart(["inspect", "--jobs", "2"])
+    monkeypatch.setenv(jobs.MIN_ENV, str(size + 1))  # under the size where workers are used
+    assert not jobs.prestart(["inspect", root, "--jobs", "2"])
+    monkeypatch.setenv(jobs.MIN_ENV, "0")
+    seg = os.path.join(root, "commitlog", sorted(os.listdir(os.path.join(root, "commitlog")))[0])
+    assert jobs.prestart(["messages", seg, "--jobs", "2"])  # a segment file named alone
+    monkeypatch.setattr(jobs, "default_jobs", lambda: 1)
+    assert not jobs.prestart(["inspect", root])  # one CPU: no workers by default
+    assert len(started) == 4
+
+
+def test_the_server_ignores_ctrl_c():
+    jobs.start_fork_server()
+    pid = forkserver._forkserver._forkserver_pid
+    assert pid is not None
+    with open(f"/proc/{pid}/status") as f:
+        ignored = int(next(line.split()[1] for line in f if line.startswith("SigIgn:")), 16)
+    assert ignored & (1 << (2 - 1))  # SIGINT
