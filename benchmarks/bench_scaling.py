@@ -96,9 +96,10 @@ def floor(root: str, jobs: int) -> int:
 def workers() -> tuple[int, float]:
     """The largest peak RSS (KiB) of this process's commit-log worker processes and the CPU seconds they
     used (0 when none ran; Linux only)."""
-    from rmqformats.walk import parallel
-
+    parallel = sys.modules.get("rmqformats.walk.parallel")
     peak, cpu = 0, 0.0
+    if parallel is None:  # not imported yet: no workers (importing it here would take its imports off the clock)
+        return peak, cpu
     for pool in parallel._POOLS.values():
         for proc in list(getattr(pool, "_processes", {}).values()):
             try:

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 from collections import defaultdict
 
 from ..errors import RmqFormatError, RocksDBError, display_path
@@ -16,6 +17,7 @@ from .tables import write_wrapped
 from ..columnar import find_record_start
 from ..columnar.summary import SUMMARY_COLUMNS, LogSummary, int_values
 from ..commitlog import DataEnd, EndReason, nonzero_span
+from ..versions import annotations as ann
 from ..versions.detect import Detector, RecordFacts
 from .common import iso, open_from_args, short, print_table, add_store_args, add_verify_crc
 from .common import add_jobs, add_salvage, batches_with_progress
@@ -66,8 +68,15 @@ def inspect_store(store: Store, *, verify_crc: bool = False, force_verify_prop_c
                                  ("force_verify_prop_crc", force_verify_prop_crc)) if v}
     tally = LogTally(log.segments)
     scan = log.batches(columns=SUMMARY_COLUMNS, decompress=False, verify_crc=verify_crc, fold=tally, **options)
+    # The specs' release facts are loaded (a third of a second) while worker processes walk the log.
+    facts = None
+    if getattr(scan, "parallel", False):
+        facts = threading.Thread(target=ann.load, name="rmqformats-release-facts", daemon=True)
+        facts.start()
     for batch in (batches_with_progress(scan, log.total_size, "scan") if progress else scan):
         tally.add(batch)
+    if facts is not None:
+        facts.join()
     summary = tally.summary
     detector = Detector()
     detector.take(tally.facts)
