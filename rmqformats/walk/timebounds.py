@@ -53,14 +53,21 @@ class SegmentTimes:
     schedule: int
     #: Whether a record's store time lies in the window asked for.
     hit: bool
+    #: Whether these times came from the store-time cache (:mod:`rmqformats.walk.timecache`): no byte of
+    #: the segment was read for them.
+    cached: bool = False
 
 
 def walk_times(fd: int, size: int, *, low: int = I64_MIN, high: int = I64_MIN,
-               scratch: np.ndarray | None = None) -> SegmentTimes | None:
+               scratch: np.ndarray | None = None, through: bool = False) -> SegmentTimes | None:
     """Walk the records of the open segment ``fd`` (``size`` bytes) from its start; stop after the first
     batch of records holding a store time in ``[low, high)`` (the default window is empty: every record is
     walked). ``None`` when the file is shorter than ``size`` or a record is longer than :data:`MAX_RECORD`
-    (the decoding walk then meets it). ``scratch``: a reused ``uint8`` buffer of :data:`WINDOW` bytes."""
+    (the decoding walk then meets it). ``scratch``: a reused ``uint8`` buffer of :data:`WINDOW` bytes.
+
+    ``through``: do not stop at a record in the window but walk on to where the walk of every record
+    stops; the result is then that walk's (what the default empty window gives) with ``hit`` set as the
+    window's, which :mod:`rmqformats.walk.timecache` keeps."""
     low = min(max(low, I64_MIN), I64_MAX)
     high = min(max(high, I64_MIN), I64_MAX)
     buf = scratch if scratch is not None else np.empty(WINDOW, np.uint8)
@@ -78,6 +85,13 @@ def walk_times(fd: int, size: int, *, low: int = I64_MIN, high: int = I64_MIN,
         if pread_into(fd, buf[:want], at) < want:
             return None
         _, stop, spos = K.time_bounds(buf, 0, want, at + want == size, low, high, _SCHEDULE_TOPIC, i32, i64, out)
+        if stop == K.STOP_LIMIT and through and spos > 0:
+            # A record in the window (``out[3]`` keeps it): walk on from the next record with no window,
+            # as the walk of every record goes on after a window's last whole record.
+            low = high = I64_MIN
+            at += spos
+            need = 0
+            continue
         if stop != K.STOP_WINDOW:
             break
         need = 0
