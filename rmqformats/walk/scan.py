@@ -276,7 +276,8 @@ class ColumnarScan:
         none is a ``SCHEDULE_TOPIC_XXXX`` record (whose DELAY the decoding walk checks), the file kept its
         size, and the segment is neither the last (whose end the walk reads as a live file's) nor one where
         ``start``, ``stop`` or ``to_offset`` end or begin the walk. Anything else (damage, zero fill, a record in the window) is left to the decoding walk, which
-        meets it exactly as it would have.
+        meets it exactly as it would have. The store-time cache (:mod:`rmqformats.walk.timecache`) gives
+        the walk's result unread where the segment's cached times do not meet the window.
         """
         if not self._may_skip(seg, size, pos, last):
             return None

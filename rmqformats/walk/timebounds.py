@@ -12,7 +12,10 @@ time lies in a window (it stops at the first that does), and how many
 ``pread`` in windows small enough to stay in a core's cache between the read
 and the walk; every byte is read (records of a few KiB put a needed byte on
 every page), but no column is built. :class:`~rmqformats.walk.scan.ColumnarScan`
-uses it to pass the segments a store-time window cannot hold.
+uses it to pass the segments a store-time window cannot hold. What the walk
+of all of a segment's records finds is kept outside the store by
+:mod:`rmqformats.walk.timecache`, so that a later window passes the segments
+whose times it cannot meet without reading them.
 """
 
 from __future__ import annotations
@@ -59,15 +62,13 @@ class SegmentTimes:
 
 
 def walk_times(fd: int, size: int, *, low: int = I64_MIN, high: int = I64_MIN,
-               scratch: np.ndarray | None = None, through: bool = False) -> SegmentTimes | None:
+               scratch: np.ndarray | None = None) -> SegmentTimes | None:
     """Walk the records of the open segment ``fd`` (``size`` bytes) from its start; stop after the first
     batch of records holding a store time in ``[low, high)`` (the default window is empty: every record is
     walked). ``None`` when the file is shorter than ``size`` or a record is longer than :data:`MAX_RECORD`
     (the decoding walk then meets it). ``scratch``: a reused ``uint8`` buffer of :data:`WINDOW` bytes.
-
-    ``through``: do not stop at a record in the window but walk on to where the walk of every record
-    stops; the result is then that walk's (what the default empty window gives) with ``hit`` set as the
-    window's, which :mod:`rmqformats.walk.timecache` keeps."""
+    With no record in the window the result is that of the empty window's walk (every record walked),
+    which :mod:`rmqformats.walk.timecache` keeps."""
     low = min(max(low, I64_MIN), I64_MAX)
     high = min(max(high, I64_MIN), I64_MAX)
     buf = scratch if scratch is not None else np.empty(WINDOW, np.uint8)
@@ -85,13 +86,6 @@ def walk_times(fd: int, size: int, *, low: int = I64_MIN, high: int = I64_MIN,
         if pread_into(fd, buf[:want], at) < want:
             return None
         _, stop, spos = K.time_bounds(buf, 0, want, at + want == size, low, high, _SCHEDULE_TOPIC, i32, i64, out)
-        if stop == K.STOP_LIMIT and through and spos > 0:
-            # A record in the window (``out[3]`` keeps it): walk on from the next record with no window,
-            # as the walk of every record goes on after a window's last whole record.
-            low = high = I64_MIN
-            at += spos
-            need = 0
-            continue
         if stop != K.STOP_WINDOW:
             break
         need = 0
