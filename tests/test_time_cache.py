@@ -364,3 +364,27 @@ def test_a_window_walk_with_no_hit_is_the_whole_walk(version):
                     assert not windowed.hit
         finally:
             os.close(fd)
+
+
+def test_commands_use_the_cache_and_write_the_same_output(store, cache, capfdbinary, monkeypatch):
+    """``messages`` with a store-time window, one job and two, writes the same lines cold and warm as with no
+    cache; the entries land in ``RMQFORMATS_CACHE_DIR``."""
+    from rmqformats.cli import main
+    monkeypatch.setenv("RMQFORMATS_JOB_RANGE", "4096")
+    monkeypatch.setenv("RMQFORMATS_JOBS_MIN_BYTES", "0")
+    folder, times, _ = store
+    window = ["--since", str(WINDOW[0]), "--until", str(WINDOW[1])]
+
+    def messages(jobs: int, env: str | None = None):
+        with pytest.MonkeyPatch.context() as mp:
+            if env is not None:
+                mp.setenv(timecache.CACHE_ENV, env)
+            code = main(["messages", str(folder), "--format", "jsonl", *window, "--jobs", str(jobs)])
+            return code, capfdbinary.readouterr()
+    plain = messages(1, "")
+    assert plain[0] == 0 and plain[1].out.count(b"\n") == sum(WINDOW[0] <= t < WINDOW[1] for t in times)
+    assert not entries(cache)
+    assert messages(1) == plain  # cold
+    assert entries(cache)
+    assert messages(1) == plain  # warm
+    assert messages(2) == plain
