@@ -194,7 +194,8 @@ class ColumnarScan:
         #: none of their bytes read for them.
         self.times_cached = 0
         self._hop_buf: np.ndarray | None = None
-        self._cache: TimeCache | None | bool = False  # False: not looked for yet
+        self._cache: TimeCache | None = None
+        self._cache_found = False
         keep_freed_memory()
         self._gen = self._run()
 
@@ -299,8 +300,8 @@ class ColumnarScan:
     @property
     def _time_cache(self) -> TimeCache | None:
         """The store-time cache of this commit log's segments (``None``: off, or it would lie in the store)."""
-        if self._cache is False:
-            self._cache = cache_for(self._log.path)
+        if not self._cache_found:
+            self._cache, self._cache_found = cache_for(self._log.path), True
         return self._cache
 
     @property

@@ -118,7 +118,7 @@ def _load(cache: TimeCache, key: list) -> SegmentTimes | None:
     """The entry of ``key``, or ``None`` (missing, unreadable, not an entry, another key)."""
     try:
         with open(_entry_path(cache, key), "rb") as f:
-            data = json.loads(f.read(4096))
+            data = json.loads(f.read(1 << 16))
         if data.get("version") != _VERSION or data.get("key") != key:
             return None
         values = [data["times"][name] for name in _TIMES]
@@ -188,7 +188,7 @@ def segment_times(fd: int, path: str, size: int, *, low: int, high: int, cache: 
     it does not hold). A query thus never reads more than it would without the cache. ``None`` as
     :func:`walk_times` gives it."""
     before = None if cache is None else _key(fd, path)
-    if before is None or before[3] != size:
+    if cache is None or before is None or before[3] != size:
         return walk_times(fd, size, low=low, high=high, scratch=scratch)
     entry = _load(cache, before)
     if entry is not None and not meets(entry, low, high):
