@@ -388,3 +388,24 @@ def test_commands_use_the_cache_and_write_the_same_output(store, cache, capfdbin
     assert entries(cache)
     assert messages(1) == plain  # warm
     assert messages(2) == plain
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_vector_stores_give_the_uncached_answer_warm(version, cache):
+    """The real stores' windows (their times go back and forth) with every segment's entry written: the rows,
+    end and BLANK records of the walk without cache, and the segments passed on their cached times."""
+    import numpy as np
+    path = store_path(version)
+    stamps = np.sort(rmqformats.open_store(path).commitlog.to_arrow("storeTimestamp").column(0)
+                     .cast("int64").to_numpy())
+    cuts = [int(stamps[int(q * (len(stamps) - 1))]) for q in (0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0)]
+    windows = list(zip(cuts, cuts[1:])) + [(cuts[-1] + 1, None), (None, cuts[0])]
+    for since, until in windows:  # cold: the entries of the segments walked through
+        same(walk(path, since=since, until=until), no_cache(path, since=since, until=until))
+    assert entries(cache)
+    cached = 0
+    for since, until in windows:
+        got = walk(path, since=since, until=until)
+        same(got, no_cache(path, since=since, until=until))
+        cached += got[2].times_cached
+    assert cached > 0
