@@ -26,6 +26,17 @@ def store_path(version: str) -> Path:
     return FIXTURES / version / "store"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def segment_times_cache(tmp_path_factory):
+    """Every test (and each command it runs in a subprocess) keeps its store-time cache in a temporary folder,
+    never in the home folder's cache."""
+    from rmqformats.walk.timecache import CACHE_ENV
+    folder = tmp_path_factory.mktemp("segment-times")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(CACHE_ENV, str(folder))
+        yield folder
+
+
 @pytest.fixture(params=VERSIONS)
 def version(request) -> str:
     return request.param

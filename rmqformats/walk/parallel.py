@@ -90,7 +90,7 @@ import pyarrow as pa
 from ..segments import Segment, SegmentLog, segment_index
 from .jobs import RANGE_ENV, env_bytes, min_parallel_bytes, start_fork_server
 from .kernels import warm_up
-from .timebounds import file_times
+from .timecache import file_cached_times, file_times
 from .scan import ColumnarScan, _find_record, _Stop
 
 #: Bytes of commit log in one range decoded by a worker.
@@ -368,12 +368,14 @@ class ParallelScan(ColumnarScan):
         """:meth:`_skip` of a segment not open yet (``None`` where it cannot be opened: its walk meets that)."""
         if not self._may_skip(seg, size, pos, last):
             return None
-        return self._skip_outcome(file_times(seg.path, size, low=self._low, high=self._high))
+        return self._skip_outcome(file_times(seg.path, size, low=self._low, high=self._high,
+                                             cache=self._time_cache))
 
     def _skip_ahead(self, i: int, size: int, pos: int, hops: dict, pool) -> tuple | None:
         """:meth:`_skip_file` of segment ``i``, its records walked by a worker; the walks of the next
         segments are handed to the workers meanwhile (``hops``: index -> future), so that a store-time
-        window's segments are walked ``jobs`` at a time."""
+        window's segments are walked ``jobs`` at a time. Those the store-time cache answers
+        (:mod:`rmqformats.walk.timecache`) are not handed to a worker."""
         segments = self._log.segments
         last = len(segments) - 1
         if not self._may_skip(segments[i], size, pos, i == last):
@@ -387,9 +389,16 @@ class ParallelScan(ColumnarScan):
                 break
             if j != i and not self._may_skip(segments[j], size_j, 0, j == last):
                 break
+            known = file_cached_times(segments[j].path, size_j, low=self._low, high=self._high,
+                                      cache=self._time_cache)
+            if known is not None:
+                done: Future = Future()
+                done.set_result(known)
+                hops[j] = (size_j, done)
+                continue
             try:
                 hops[j] = (size_j, pool.submit(file_times, segments[j].path, size_j, low=self._low,
-                                               high=self._high))
+                                               high=self._high, cache=self._time_cache))
             except Exception:  # noqa: BLE001 - a broken pool: walked here
                 _drop_broken_pools()
                 break

@@ -10,7 +10,8 @@ makes its messages from this walk's rows, :mod:`rmqformats.walk.messages`).
 The error texts are produced by describing the one record where the data ends
 (:func:`rmqformats.walk.record.decode_message`). A store-time window passes
 the segments that cannot hold it (:meth:`ColumnarScan._skip`,
-:mod:`rmqformats.walk.timebounds`).
+:mod:`rmqformats.walk.timebounds`), their store times kept outside the store for the next window
+(:mod:`rmqformats.walk.timecache`).
 
 One piece past 800 lines: the serial walk, its byte ranges decoded by
 threads, the filters and the building of batches share one scan's state (its
@@ -48,7 +49,8 @@ from . import arrow as A
 from . import kernels as K
 from .record import decode_message
 from .memory import keep_freed_memory
-from .timebounds import I64_MAX, I64_MIN, WINDOW as HOP_WINDOW, SegmentTimes, walk_times
+from .timebounds import I64_MAX, I64_MIN, WINDOW as HOP_WINDOW, SegmentTimes
+from .timecache import TimeCache, cache_for, segment_times
 
 #: Bytes read from a segment at a time.
 DEFAULT_WINDOW = 4 << 20
@@ -188,7 +190,12 @@ class ColumnarScan:
         #: Bytes walked only for store times: the skipped segments' records, and a decoded segment's
         #: records before its first one in the window (walked again when it is decoded).
         self.bytes_hopped = 0
+        #: Segments whose store times came from the store-time cache (:mod:`rmqformats.walk.timecache`),
+        #: none of their bytes read for them.
+        self.times_cached = 0
         self._hop_buf: np.ndarray | None = None
+        self._cache: TimeCache | None = None
+        self._cache_found = False
         keep_freed_memory()
         self._gen = self._run()
 
@@ -270,13 +277,15 @@ class ColumnarScan:
         none is a ``SCHEDULE_TOPIC_XXXX`` record (whose DELAY the decoding walk checks), the file kept its
         size, and the segment is neither the last (whose end the walk reads as a live file's) nor one where
         ``start``, ``stop`` or ``to_offset`` end or begin the walk. Anything else (damage, zero fill, a record in the window) is left to the decoding walk, which
-        meets it exactly as it would have.
+        meets it exactly as it would have. The store-time cache (:mod:`rmqformats.walk.timecache`) gives
+        the walk's result unread where the segment's cached times do not meet the window.
         """
         if not self._may_skip(seg, size, pos, last):
             return None
         if self._hop_buf is None:
             self._hop_buf = np.empty(HOP_WINDOW, np.uint8)
-        found = walk_times(fd, size, low=self._low, high=self._high, scratch=self._hop_buf)
+        found = segment_times(fd, seg.path, size, low=self._low, high=self._high, cache=self._time_cache,
+                              scratch=self._hop_buf)
         if found is None or os.fstat(fd).st_size != size:
             return None
         return self._skip_outcome(found)
@@ -287,6 +296,13 @@ class ColumnarScan:
             return False
         end = seg.start_offset + size
         return not ((self._stop_at is not None and self._stop_at <= end) or (self._to is not None and self._to < end))
+
+    @property
+    def _time_cache(self) -> TimeCache | None:
+        """The store-time cache of this commit log's segments (``None``: off, or it would lie in the store)."""
+        if not self._cache_found:
+            self._cache, self._cache_found = cache_for(self._log.path), True
+        return self._cache
 
     @property
     def _low(self) -> int:
@@ -300,7 +316,10 @@ class ColumnarScan:
         """The BLANK outcome of a segment whose walk (:func:`walk_times` in the window) allows passing it."""
         if found is None:
             return None
-        self.bytes_hopped += found.pos
+        if found.cached:
+            self.times_cached += 1
+        else:
+            self.bytes_hopped += found.pos
         if found.stop != K.STOP_BLANK or found.hit or found.schedule:
             return None
         if found.high == I64_MAX and (self._until is None or self._until > I64_MAX):

@@ -12,7 +12,10 @@ time lies in a window (it stops at the first that does), and how many
 ``pread`` in windows small enough to stay in a core's cache between the read
 and the walk; every byte is read (records of a few KiB put a needed byte on
 every page), but no column is built. :class:`~rmqformats.walk.scan.ColumnarScan`
-uses it to pass the segments a store-time window cannot hold.
+uses it to pass the segments a store-time window cannot hold. What the walk
+of all of a segment's records finds is kept outside the store by
+:mod:`rmqformats.walk.timecache`, so that a later window passes the segments
+whose times it cannot meet without reading them.
 """
 
 from __future__ import annotations
@@ -53,6 +56,9 @@ class SegmentTimes:
     schedule: int
     #: Whether a record's store time lies in the window asked for.
     hit: bool
+    #: Whether these times came from the store-time cache (:mod:`rmqformats.walk.timecache`): no byte of
+    #: the segment was read for them.
+    cached: bool = False
 
 
 def walk_times(fd: int, size: int, *, low: int = I64_MIN, high: int = I64_MIN,
@@ -60,7 +66,9 @@ def walk_times(fd: int, size: int, *, low: int = I64_MIN, high: int = I64_MIN,
     """Walk the records of the open segment ``fd`` (``size`` bytes) from its start; stop after the first
     batch of records holding a store time in ``[low, high)`` (the default window is empty: every record is
     walked). ``None`` when the file is shorter than ``size`` or a record is longer than :data:`MAX_RECORD`
-    (the decoding walk then meets it). ``scratch``: a reused ``uint8`` buffer of :data:`WINDOW` bytes."""
+    (the decoding walk then meets it). ``scratch``: a reused ``uint8`` buffer of :data:`WINDOW` bytes.
+    With no record in the window the result is that of the empty window's walk (every record walked),
+    which :mod:`rmqformats.walk.timecache` keeps."""
     low = min(max(low, I64_MIN), I64_MAX)
     high = min(max(high, I64_MIN), I64_MAX)
     buf = scratch if scratch is not None else np.empty(WINDOW, np.uint8)
