@@ -46,3 +46,25 @@ def test_the_server_ignores_ctrl_c():
     with open(f"/proc/{pid}/status") as f:
         ignored = int(next(line.split()[1] for line in f if line.startswith("SigIgn:")), 16)
     assert ignored & (1 << (2 - 1))  # SIGINT
+
+
+def test_the_walking_commands_are_those_with_jobs():
+    """The command line starts the fork server early only for the commands that take ``--jobs``."""
+    import argparse
+
+    from rmqformats.cli import WALKING, build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert WALKING == {name for name, parser in sub.choices.items() if "--jobs" in parser._option_string_actions}
+
+
+def test_a_command_without_workers_starts_no_server(monkeypatch, capsys):
+    from rmqformats.cli import main
+
+    started = []
+    monkeypatch.setattr(jobs, "prestart", lambda words, preload=(): started.append(words))
+    monkeypatch.setenv(jobs.MIN_ENV, "0")
+    root = str(store_path(VERSIONS[-1]))
+    assert main(["pending", root]) in (0, 3)
+    assert main(["inspect", root, "--jobs", "1"]) == 0
+    assert started == [["inspect", root, "--jobs", "1"]]

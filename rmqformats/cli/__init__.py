@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     import argparse
 
 
+#: The commands that walk the commit log with ``--jobs`` worker processes (a test holds this to the parser).
+WALKING = frozenset({"check", "export", "inspect", "lag", "messages", "preflight", "rebuild", "report", "sql"})
 #: Modules of the folds commands give their walks (``inspect``'s), imported once by the workers' fork server.
 _FOLDS = ("rmqformats.cli.inspect",)
 
@@ -118,7 +120,9 @@ def _command(argv: list[str] | None, name: list[str]) -> int:
     from ..walk import jobs
     # The walk's workers come from a fork server that imports what this process is about to: started
     # first, it does that on another core meanwhile (when the words say the walk will use workers).
-    jobs.prestart(sys.argv[1:] if argv is None else list(argv), preload=_FOLDS)
+    words = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    if next((w for w in words if not w.startswith("-")), None) in WALKING:
+        jobs.prestart(words, preload=_FOLDS)
     from . import tables
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)

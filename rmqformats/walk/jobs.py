@@ -95,9 +95,9 @@ def _commitlog_bytes(path: str, limit: int) -> int:
 
 
 def prestart(argv: list[str], *, preload: Iterable[str] = ()) -> bool:
-    """Start the fork server when the command line ``argv`` will walk a commit log with workers: ``--jobs``
-    (or ``--threads``) above 1, or not given on a machine with more than one CPU, and a path among the
-    arguments holding at least :func:`min_parallel_bytes` of segments. Returns whether it was started.
+    """Start the fork server when the words ``argv`` of a command that walks a commit log say it will use
+    workers: ``--jobs`` (or ``--threads``) above 1, or not given on a machine with more than one CPU, and a
+    path among them holding at least :func:`min_parallel_bytes` of segments. Returns whether it started it.
 
     A guess from the words alone (the command's parser is not built yet): where it guesses wrong, the
     server is started when the walk needs it, or is an idle process that ends with this one.
@@ -120,7 +120,7 @@ def prestart(argv: list[str], *, preload: Iterable[str] = ()) -> bool:
     except ValueError:
         return False
     if not any(_commitlog_bytes(word, limit) >= limit
-               for word in argv[1:] if word and not word.startswith("-") and os.path.exists(word)):
+               for word in argv if word and not word.startswith("-") and os.path.exists(word)):
         return False
     try:
         start_fork_server(preload)
