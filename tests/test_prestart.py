@@ -68,3 +68,13 @@ def test_a_command_without_workers_starts_no_server(monkeypatch, capsys):
     assert main(["pending", root]) in (0, 3)
     assert main(["inspect", root, "--jobs", "1"]) == 0
     assert started == [["inspect", root, "--jobs", "1"]]
+
+
+def test_workers_print_no_traceback():
+    """A worker's uncaught exception (one forked while the reader is stopped, say) prints nothing: the
+    reader reports what went wrong in its one line."""
+    from rmqformats.walk import parallel
+
+    pool = parallel._pool(1)
+    hook = "(lambda h: h.__module__ + '.' + h.__qualname__)(__import__('sys').excepthook)"
+    assert pool.submit(eval, hook).result() == "rmqformats.walk.preload._quiet"

@@ -50,6 +50,33 @@ class LogTally:
         self.facts.merge(later.facts)
 
 
+class _Early:
+    """The release facts loaded and :func:`_store_parts` read in a thread of their own (``store``: ``None``
+    without a store root), while the walk's workers decode the log."""
+
+    def __init__(self, store: Store | None):
+        self._store = store
+        self._parts: dict = {}
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="rmqformats-inspect-parts", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            ann.load()
+            if self._store is not None:
+                self._parts = _store_parts(self._store)
+        except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread, where it would have been
+            self._error = exc
+
+    def parts(self) -> dict:
+        """What :func:`_store_parts` gave (its error raised here)."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._parts
+
+
 def inspect_store(store: Store, *, verify_crc: bool = False, force_verify_prop_crc: bool = False,
                   progress: bool = True, salvage: bool = False,
                   live: bool = False, tiered: str | None = None, top: int = DEFAULT_TOP) -> dict:
@@ -68,15 +95,12 @@ def inspect_store(store: Store, *, verify_crc: bool = False, force_verify_prop_c
                                  ("force_verify_prop_crc", force_verify_prop_crc)) if v}
     tally = LogTally(log.segments)
     scan = log.batches(columns=SUMMARY_COLUMNS, decompress=False, verify_crc=verify_crc, fold=tally, **options)
-    # The specs' release facts are loaded (a third of a second) while worker processes walk the log.
-    facts = None
-    if getattr(scan, "parallel", False):
-        facts = threading.Thread(target=ann.load, name="rmqformats-release-facts", daemon=True)
-        facts.start()
+    # While worker processes walk the log, this process is idle: it loads the specs' release facts and
+    # reads the store's other parts meanwhile (about 0.15 s each on a 2-core machine).
+    early = _Early(store if store.root else None) if getattr(scan, "parallel", False) else None
     for batch in (batches_with_progress(scan, log.total_size, "scan") if progress else scan):
         tally.add(batch)
-    if facts is not None:
-        facts.join()
+    parts = early.parts() if early is not None else _store_parts(store) if store.root else {}
     summary = tally.summary
     detector = Detector()
     detector.take(tally.facts)
@@ -110,7 +134,7 @@ def inspect_store(store: Store, *, verify_crc: bool = False, force_verify_prop_c
         "storeRoot": store.root is not None,
         "layouts": _with_deprecations(describe_layouts(store, scan=scan, tiered=tiered)),
         "abortFile": store.has_abort_file if store.root else None,
-        **(_store_parts(store) if store.root else {}),
+        **parts,
         "segments": [
             {"name": s.name, "startOffset": s.start_offset, "size": s.size,
              "messages": per_segment.get(s.path, 0),
