@@ -409,3 +409,54 @@ def test_vector_stores_give_the_uncached_answer_warm(version, cache):
         same(got, no_cache(path, since=since, until=until))
         cached += got[2].times_cached
     assert cached > 0
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_inspect_fills_the_cache(cache, store, walks, capsys, monkeypatch, jobs):
+    """``inspect`` (one walk of every record) leaves each segment's entry, the same a time walk writes, so
+    that the first store-time window after it walks only the segments its window meets."""
+    from rmqformats.cli import main
+
+    monkeypatch.setenv("RMQFORMATS_JOB_RANGE", "4096")
+    monkeypatch.setenv("RMQFORMATS_JOBS_MIN_BYTES", "0")
+    folder, _, _ = store
+    assert main(["inspect", str(folder.parent), "--jobs", str(jobs), "--format", "json"]) == 0
+    capsys.readouterr()
+    entries = {p.name: json.loads(p.read_text()) for p in cache.iterdir()}
+    segments = sorted(os.listdir(folder))
+    assert len(entries) == len(segments) - 1  # all but the last
+    # Each equals the entry a time walk of the segment writes.
+    shutil.rmtree(cache)
+    for name in segments[:-1]:
+        timecache.file_times(str(folder / name), os.path.getsize(folder / name), cache=timecache.cache_for(str(folder)))
+    assert {p.name: json.loads(p.read_text()) for p in cache.iterdir()} == entries
+    # A window after inspect: no time walk of a segment the window does not meet, the uncached answer.
+    shutil.rmtree(cache)
+    assert main(["inspect", str(folder.parent), "--jobs", str(jobs), "--format", "json"]) == 0
+    capsys.readouterr()
+    walks[0] = 0
+    table, error, scan = walk(folder, since=WINDOW[0], until=WINDOW[1])
+    assert walks[0] <= 2  # only the segments whose times meet the window are walked for their times
+    table2, error2, scan2 = no_cache(folder, since=WINDOW[0], until=WINDOW[1])
+    assert error is None and error2 is None and table.equals(table2) and table.num_rows
+    assert scan.end == scan2.end and scan.blanks == scan2.blanks
+    assert scan.segments_skipped == scan2.segments_skipped == scan.times_cached > 0
+
+
+def test_inspect_entries_equal_the_time_walks_on_the_vectors(cache, tmp_path, capsys, version):
+    """On each vector store (scheduled messages, BLANK records, several segments), the entries ``inspect``
+    leaves are those the time walks write."""
+    from rmqformats.cli import main
+
+    root = tmp_path / "store"
+    shutil.copytree(store_path(version), root)
+    time.sleep(0.1)
+    assert main(["inspect", str(root), "--jobs", "1", "--format", "json"]) in (0, 3)
+    capsys.readouterr()
+    by_inspect = {p.name: json.loads(p.read_text()) for p in cache.iterdir()}
+    shutil.rmtree(cache)
+    folder = root / "commitlog"
+    for name in sorted(os.listdir(folder))[:-1]:
+        timecache.file_times(str(folder / name), os.path.getsize(folder / name), cache=timecache.cache_for(str(folder)))
+    by_walk = {p.name: json.loads(p.read_text()) for p in cache.iterdir()} if cache.exists() else {}
+    assert by_inspect == by_walk and by_walk

@@ -18,7 +18,9 @@ window may still fall between its records). An entry is written after a
 walk that went through every record (none in the window); the walk of a
 segment holding the window stops at its first record in it, as without
 cache, and the segment gets its entry from a later window it does not hold.
-So no query reads more than it would without the cache (measured in
+``inspect``'s walk (every record of every segment) writes the entries too
+(:func:`remember`), with the times it sums per segment. So no query reads more than it would without the
+cache (measured in
 ``benchmarks/bench_sql.py``: walking the window's segments through on the
 first query read 12% more and took 14% longer than stopping).
 
@@ -234,5 +236,29 @@ def file_cached_times(path: str, size: int, *, low: int, high: int,
         os.close(fd)
 
 
-__all__ = ["CACHE_ENV", "SETTLED_NS", "TimeCache", "cache_for", "cached_times", "default_folder", "file_times",
-           "file_cached_times", "meets", "segment_times"]
+def file_key(path: str) -> list | None:
+    """The validity key of the file at ``path`` now (``None`` where it cannot be opened)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        return _key(fd, path)
+    finally:
+        os.close(fd)
+
+
+def remember(path: str, key: list | None, found: SegmentTimes, *, cache: TimeCache | None) -> bool:
+    """Write the entry of the segment at ``path``: ``found`` as a walk of all its records with an empty window
+    finds it, by a walk that began when the file's key was ``key`` (:func:`file_key`). Written only when the
+    key is the same now and settled (see the module), as after a time walk. Returns whether it was."""
+    if cache is None or key is None or found.hit or file_key(path) != key:
+        return False
+    if key[5] + cache.settled_ns > time.time_ns():
+        return False
+    _save(cache, key, found)
+    return True
+
+
+__all__ = ["CACHE_ENV", "SETTLED_NS", "TimeCache", "cache_for", "cached_times", "default_folder", "file_key",
+           "file_times", "file_cached_times", "meets", "remember", "segment_times"]
