@@ -50,7 +50,7 @@ from . import kernels as K
 from .record import decode_message
 from .memory import keep_freed_memory
 from .timebounds import I64_MAX, I64_MIN, WINDOW as HOP_WINDOW, SegmentTimes
-from .timecache import TimeCache, cache_for, segment_times
+from .timecache import TimeCache, cache_for, fd_key, remember, segment_times
 
 #: Bytes read from a segment at a time.
 DEFAULT_WINDOW = 4 << 20
@@ -196,6 +196,9 @@ class ColumnarScan:
         self._hop_buf: np.ndarray | None = None
         self._cache: TimeCache | None = None
         self._cache_found = False
+        #: While a whole segment is walked serially: ``[least, greatest store time, SCHEDULE_TOPIC_XXXX
+        #: records]`` of the records walked, for its store-time entry (:meth:`_whole_segment`).
+        self._track: list[int] | None = None
         keep_freed_memory()
         self._gen = self._run()
 
@@ -240,8 +243,16 @@ class ColumnarScan:
                         self._pass_segment(seg, size, skip)
                         continue
                     if pool is None:
-                        outcome = yield from self._walk(seg, fd, size, pos, limit, i == len(segments) - 1,
-                                                        self._progress)
+                        key = self._whole_segment(seg, fd, size, pos, limit, i == len(segments) - 1)
+                        try:
+                            outcome = yield from self._walk(seg, fd, size, pos, limit, i == len(segments) - 1,
+                                                            self._progress)
+                            if key is not None and outcome[0] == "blank":
+                                low, high, schedule = self._track
+                                remember(seg.path, key, SegmentTimes(low, high, K.STOP_BLANK, outcome[1], outcome[2],
+                                                                     schedule, False), cache=self._time_cache)
+                        finally:
+                            self._track = None
                     else:
                         outcome = yield from self._walk_parallel(seg, fd, size, pos, limit,
                                                                  i == len(segments) - 1, pool)
@@ -289,6 +300,18 @@ class ColumnarScan:
         if found is None or os.fstat(fd).st_size != size:
             return None
         return self._skip_outcome(found)
+
+    def _whole_segment(self, seg: Segment, fd: int, size: int, pos: int, limit: int, last: bool) -> list | None:
+        """Before a serial walk of a segment: when it walks every record of it (from its start, to its end,
+        not the last segment) and the store-time cache is on, start summing their store times
+        (``_track``) and return the file's cache key, so that a walk ending at the BLANK record leaves the
+        entry a time walk would write (the same records, taken by the same kernel); else ``None``."""
+        if pos != 0 or limit <= size or last or self._live or self._time_cache is None:
+            return None
+        key = fd_key(fd, seg.path)
+        if key is not None:
+            self._track = [I64_MAX, I64_MIN, 0]
+        return key
 
     def _may_skip(self, seg: Segment, size: int, pos: int, last: bool) -> bool:
         """Whether :meth:`_skip` may pass this segment if its records allow (see there)."""
@@ -381,6 +404,8 @@ class ColumnarScan:
                     try:
                         n, stop, spos = K.walk_records(buf, wpos, want, at_eof, wlimit, self._batch_size, i32, i64,
                                                        trusted)
+                        if n and self._track is not None:
+                            self._add_times(buf, i64, n)
                         if n:
                             w = A.Window(buf, i32, i64, seg.start_offset, pos, seg.path, os.path.basename(seg.path))
                             yield from self._emit(w, n, fd, size)
@@ -426,6 +451,15 @@ class ColumnarScan:
         finally:
             if len(buf) <= self._window:
                 windows.append(buf)
+
+    def _add_times(self, buf: np.ndarray, i64: np.ndarray, n: int) -> None:
+        """Add the store times and ``SCHEDULE_TOPIC_XXXX`` records of ``n`` records walked to ``_track``."""
+        track = self._track
+        stamps = i64[K.I64_STORE_TS, :n]
+        track[0] = min(track[0], int(stamps.min()))
+        track[1] = max(track[1], int(stamps.max()))
+        track[2] += int(np.count_nonzero(K.equals_each(buf, i64[K.I64_TOPIC_POS, :n], i64[K.I64_TOPIC_LEN, :n],
+                                                       _SCHEDULE_TOPIC)))
 
     def _range_job(self, seg: Segment, fd: int, size: int, begin: int, end: int, exact: bool, last: bool):
         """Decode the records that start in ``[begin, end)``, found by a resync unless ``exact``; runs in a thread.

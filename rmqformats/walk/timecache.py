@@ -17,10 +17,11 @@ the range meets the window the segment is walked as without cache (the
 window may still fall between its records). An entry is written after a
 walk that went through every record (none in the window); the walk of a
 segment holding the window stops at its first record in it, as without
-cache, and the segment gets its entry from a later window it does not hold.
-``inspect``'s walk (every record of every segment) writes the entries too
-(:func:`remember`), with the times it sums per segment. So no query reads more than it would without the
-cache (measured in
+cache (the segment's decoding, below, then writes its entry).
+A serial decoding walk of a whole segment (from its start to its BLANK record, the same records taken by
+the same kernel) writes the entry too, from the times it summed
+(:meth:`~rmqformats.walk.scan.ColumnarScan._whole_segment`), and so does ``inspect`` from the sums its
+workers hand back (:func:`remember`). So no query reads more than it would without the cache (measured in
 ``benchmarks/bench_sql.py``: walking the window's segments through on the
 first query read 12% more and took 14% longer than stopping).
 
@@ -186,8 +187,8 @@ def segment_times(fd: int, path: str, size: int, *, low: int, high: int, cache: 
     """:func:`walk_times` of the open segment ``fd`` (``size`` bytes, at ``path``) in ``[low, high)``, from
     the cache where its valid entry's times do not meet the window; otherwise walked, and the entry
     written when there was none and the walk went through every record (no record in the window: the
-    walk stops at the first one, so a segment holding the window gets its entry from a later window that
-    it does not hold). A query thus never reads more than it would without the cache. ``None`` as
+    walk stops at the first one; a segment holding the window gets its entry from its decoding walk or
+    a later window that it does not hold). A query thus never reads more than it would without the cache. ``None`` as
     :func:`walk_times` gives it."""
     before = None if cache is None else _key(fd, path)
     if cache is None or before is None or before[3] != size:
@@ -236,6 +237,11 @@ def file_cached_times(path: str, size: int, *, low: int, high: int,
         os.close(fd)
 
 
+def fd_key(fd: int, path: str) -> list | None:
+    """The validity key of the open file ``fd`` at ``path`` now (``None`` where ``fstat`` fails)."""
+    return _key(fd, path)
+
+
 def file_key(path: str) -> list | None:
     """The validity key of the file at ``path`` now (``None`` where it cannot be opened)."""
     try:
@@ -260,5 +266,5 @@ def remember(path: str, key: list | None, found: SegmentTimes, *, cache: TimeCac
     return True
 
 
-__all__ = ["CACHE_ENV", "SETTLED_NS", "TimeCache", "cache_for", "cached_times", "default_folder", "file_key",
+__all__ = ["CACHE_ENV", "SETTLED_NS", "TimeCache", "cache_for", "cached_times", "default_folder", "fd_key", "file_key",
            "file_times", "file_cached_times", "meets", "remember", "segment_times"]
