@@ -410,6 +410,35 @@ def walk_records(buf, start, end, at_eof, stop_at, cap, i32, i64, trusted=-1):
 
 
 @njit(**_JIT)
+def store_times(buf, i64, n, target, out):
+    """What :func:`time_bounds` keeps of the first ``n`` records :func:`walk_records` stored in ``i64`` (their
+    fields in ``buf``): ``out[0]``, ``out[1]`` widened to their least and greatest STORETIMESTAMP, ``out[2]``
+    added their records whose topic is ``target``."""
+    t = target.shape[0]
+    low = out[0]
+    high = out[1]
+    count = 0
+    for k in range(n):
+        ts = i64[I64_STORE_TS, k]
+        if ts < low:
+            low = ts
+        if ts > high:
+            high = ts
+        if i64[I64_TOPIC_LEN, k] == t:
+            p = i64[I64_TOPIC_POS, k]
+            same = True
+            for j in range(t):
+                if buf[p + j] != target[j]:
+                    same = False
+                    break
+            if same:
+                count += 1
+    out[0] = low
+    out[1] = high
+    out[2] += count
+
+
+@njit(**_JIT)
 def time_bounds(buf, start, end, at_eof, low, high, target, i32, i64, out):
     """:func:`walk_records`' walk of ``buf[start:end]``, keeping only what decides whether a segment can hold
     a store-time window: the least and greatest STORETIMESTAMP (``out[0]``, ``out[1]``, widened), the
@@ -424,27 +453,15 @@ def time_bounds(buf, start, end, at_eof, low, high, target, i32, i64, out):
     pos = start
     total = 0
     cap = i32.shape[1]
-    t = target.shape[0]
     while True:
         n, stop, spos = walk_records(buf, pos, end, at_eof, end + 1, cap, i32, i64, -1)
+        store_times(buf, i64, n, target, out)
         hit = False
         for k in range(n):
             ts = i64[I64_STORE_TS, k]
-            if ts < out[0]:
-                out[0] = ts
-            if ts > out[1]:
-                out[1] = ts
             if low <= ts < high:
                 hit = True
-            if i64[I64_TOPIC_LEN, k] == t:
-                p = i64[I64_TOPIC_POS, k]
-                same = True
-                for j in range(t):
-                    if buf[p + j] != target[j]:
-                        same = False
-                        break
-                if same:
-                    out[2] += 1
+                break
         total += n
         if hit:
             out[3] = 1
@@ -1082,6 +1099,7 @@ def warm_up() -> None:
     i64 = np.empty((N_I64, 1), np.int64)
     walk_records(buf, 0, 64, True, 65, 1, i32, i64, -1)
     time_bounds(buf, 0, 64, True, 0, 1, buf[:1], i32, i64, np.zeros(4, np.int64))
+    store_times(buf, i64, 0, buf[:1], np.zeros(3, np.int64))
     walk_entries(buf, 0, 64, 64, 0, 1, i32, i64, np.empty((N_E, 2), np.int64), -1, -1)
     entry_header(buf, 0, np.empty((N_E, 1), np.int64), 0, True)
     find_record(buf, 0, 64, True, 64, 0, i32, i64)

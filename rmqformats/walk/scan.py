@@ -198,7 +198,7 @@ class ColumnarScan:
         self._cache_found = False
         #: While a whole segment is walked serially: ``[least, greatest store time, SCHEDULE_TOPIC_XXXX
         #: records]`` of the records walked, for its store-time entry (:meth:`_whole_segment`).
-        self._track: list[int] | None = None
+        self._track: np.ndarray | None = None
         keep_freed_memory()
         self._gen = self._run()
 
@@ -248,7 +248,7 @@ class ColumnarScan:
                             outcome = yield from self._walk(seg, fd, size, pos, limit, i == len(segments) - 1,
                                                             self._progress)
                             if key is not None and outcome[0] == "blank":
-                                low, high, schedule = self._track
+                                low, high, schedule = self._track.tolist()
                                 remember(seg.path, key, SegmentTimes(low, high, K.STOP_BLANK, outcome[1], outcome[2],
                                                                      schedule, False), cache=self._time_cache)
                         finally:
@@ -310,7 +310,7 @@ class ColumnarScan:
             return None
         key = fd_key(fd, seg.path)
         if key is not None:
-            self._track = [I64_MAX, I64_MIN, 0]
+            self._track = np.array([I64_MAX, I64_MIN, 0], np.int64)
         return key
 
     def _may_skip(self, seg: Segment, size: int, pos: int, last: bool) -> bool:
@@ -454,12 +454,7 @@ class ColumnarScan:
 
     def _add_times(self, buf: np.ndarray, i64: np.ndarray, n: int) -> None:
         """Add the store times and ``SCHEDULE_TOPIC_XXXX`` records of ``n`` records walked to ``_track``."""
-        track = self._track
-        stamps = i64[K.I64_STORE_TS, :n]
-        track[0] = min(track[0], int(stamps.min()))
-        track[1] = max(track[1], int(stamps.max()))
-        track[2] += int(np.count_nonzero(K.equals_each(buf, i64[K.I64_TOPIC_POS, :n], i64[K.I64_TOPIC_LEN, :n],
-                                                       _SCHEDULE_TOPIC)))
+        K.store_times(buf, i64, n, _SCHEDULE_TOPIC, self._track)
 
     def _range_job(self, seg: Segment, fd: int, size: int, begin: int, end: int, exact: bool, last: bool):
         """Decode the records that start in ``[begin, end)``, found by a resync unless ``exact``; runs in a thread.
