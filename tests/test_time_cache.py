@@ -501,3 +501,23 @@ def test_a_whole_walk_fills_the_cache_on_the_vectors(cache, tmp_path, version):
     rmqformats.open_store(root).commitlog.batches(["storeSize"], jobs=1).read_all()
     by_walk = _entries(cache)
     assert by_walk and by_walk == _time_walk_entries(cache, folder)
+
+
+@pytest.mark.parametrize("how", ["batches", "export"])
+def test_workers_fill_the_cache(cache, store, monkeypatch, tmp_path, how):
+    """With workers (ranges of a segment, or whole segments for a Parquet export), a walk of every record
+    leaves the entries a time walk writes: the ranges' times, summed in commit-log order."""
+    from rmqformats.cli import main
+
+    monkeypatch.setenv("RMQFORMATS_JOB_RANGE", "4096")
+    monkeypatch.setenv("RMQFORMATS_JOBS_MIN_BYTES", "0")
+    folder, _, _ = store
+    if how == "batches":
+        scan = rmqformats.open_store(folder).commitlog.batches(["storeSize"], jobs=3)
+        scan.read_all()
+        assert scan.ranges_used > 10
+    else:
+        assert main(["export", str(folder.parent), "--to", "parquet", str(tmp_path / "out"), "--jobs", "3"]) == 0
+    by_workers = _entries(cache)
+    assert len(by_workers) == len(os.listdir(folder)) - 1
+    assert by_workers == _time_walk_entries(cache, folder)

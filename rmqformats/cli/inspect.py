@@ -16,10 +16,7 @@ from .present import place, whole
 from .tables import write_wrapped
 from ..columnar import find_record_start
 from ..columnar.summary import SUMMARY_COLUMNS, LogSummary, int_values
-from ..commitlog import CommitLog, DataEnd, EndReason, nonzero_span
-from ..walk import kernels as K
-from ..walk import timecache
-from ..walk.timebounds import SegmentTimes
+from ..commitlog import DataEnd, EndReason, nonzero_span
 from ..versions import annotations as ann
 from ..versions.detect import Detector, RecordFacts
 from .common import iso, open_from_args, short, print_table, add_store_args, add_verify_crc
@@ -51,34 +48,6 @@ class LogTally:
     def merge(self, later: "LogTally") -> None:
         self.summary.merge(later.summary)
         self.facts.merge(later.facts)
-
-
-def _segment_keys(log) -> dict[str, list]:
-    """The store-time cache's keys of a file commit log's segments but the last, before the walk (empty
-    where the cache is off or the log is not a plain one)."""
-    if type(log) is not CommitLog or len(log.segments) < 2 or timecache.cache_for(log.path) is None:
-        return {}
-    keys = {}
-    for seg in log.segments[:-1]:
-        key = timecache.file_key(seg.path)
-        if key is not None:
-            keys[seg.path] = key
-    return keys
-
-
-def _remember_times(log, keys: dict[str, list], summary: LogSummary, blanks) -> None:
-    """Give the store-time cache each segment whose walk went from its start to its BLANK record: its least
-    and greatest store time and ``SCHEDULE_TOPIC_XXXX`` records, summed here, are what a time walk of it
-    finds (the same records, taken by the same kernel), so a later store-time window need not read it."""
-    cache = timecache.cache_for(log.path)
-    ended = {b.segment: b for b in blanks}
-    for i, seg in enumerate(log.segments[:-1]):
-        blank = ended.get(seg.path)
-        if blank is None or seg.path not in keys:
-            continue
-        low, high, schedule = summary.segment_times(i)
-        found = SegmentTimes(low, high, K.STOP_BLANK, blank.file_offset, blank.length, schedule, False)
-        timecache.remember(seg.path, keys[seg.path], found, cache=cache)
 
 
 class _Early:
@@ -126,16 +95,12 @@ def inspect_store(store: Store, *, verify_crc: bool = False, force_verify_prop_c
                                  ("force_verify_prop_crc", force_verify_prop_crc)) if v}
     tally = LogTally(log.segments)
     scan = log.batches(columns=SUMMARY_COLUMNS, decompress=False, verify_crc=verify_crc, fold=tally, **options)
-    # A serial walk leaves the segments' store-time entries itself; the workers' ranges are summed here.
-    keys = _segment_keys(log) if getattr(scan, "parallel", False) else {}
     # While worker processes walk the log, this process is idle: it loads the specs' release facts and
     # reads the store's other parts meanwhile (about 0.15 s each on a 2-core machine).
     early = _Early(store if store.root else None) if getattr(scan, "parallel", False) else None
     for batch in (batches_with_progress(scan, log.total_size, "scan") if progress else scan):
         tally.add(batch)
     parts = early.parts() if early is not None else _store_parts(store) if store.root else {}
-    if keys:
-        _remember_times(log, keys, tally.summary, scan.blanks)
     summary = tally.summary
     detector = Detector()
     detector.take(tally.facts)

@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..segments import SCHEDULE_TOPIC, Segment
+from ..segments import Segment
 from ..walk import layout as L
 
 #: The columns :meth:`LogSummary.add` reads (``body`` as stored: ask for ``decompress=False``).
@@ -151,10 +151,6 @@ class LogSummary:
         self._segments = tuple(segments)
         self._starts = np.array([s.start_offset for s in self._segments], np.int64)
         self._per_segment = np.zeros(len(self._segments), np.int64)
-        # Per segment: least and greatest store time, and ``SCHEDULE_TOPIC_XXXX`` records.
-        self._low = np.full(len(self._segments), np.iinfo(np.int64).max, np.int64)
-        self._high = np.full(len(self._segments), np.iinfo(np.int64).min, np.int64)
-        self._schedule = np.zeros(len(self._segments), np.int64)
         #: ``(topic, queue id) -> [messages, bytes]``.
         self._queues: dict[tuple[str, int], list[int]] = {}
         self._versions = np.zeros(3, np.int64)
@@ -177,21 +173,11 @@ class LogSummary:
         self._versions += np.bincount(versions, minlength=3)
         stamps = int_values(batch.column("storeTimestamp"))
         lo, hi = int(stamps.min()), int(stamps.max())
-        if segment[0] == segment[-1]:  # the usual case: a batch is one segment's
-            k = segment[0]
-            self._low[k] = min(self._low[k], lo)
-            self._high[k] = max(self._high[k], hi)
-        else:
-            np.minimum.at(self._low, segment, stamps)
-            np.maximum.at(self._high, segment, stamps)
         self.first_timestamp = lo if self.first_timestamp is None else min(lo, self.first_timestamp)
         self.last_timestamp = hi if self.last_timestamp is None else max(hi, self.last_timestamp)
         # Groups of (topic, queue id): the topic's number in the batch's dictionary and the queue id in one key.
         topics = pc.dictionary_encode(batch.column("topic"))
         names = topics.dictionary.to_pylist()
-        if SCHEDULE_TOPIC in names:
-            scheduled = int_values(topics.indices) == names.index(SCHEDULE_TOPIC)
-            self._schedule += np.bincount(segment[scheduled], minlength=len(self._schedule))
         qids = int_values(batch.column("queueId")).astype(np.int64)
         low, high = int(qids.min()), int(qids.max())
         if 0 <= low and (high + 1) * len(names) <= _DENSE_GROUPS:  # the usual case: counted in a dense table
@@ -226,9 +212,6 @@ class LogSummary:
         self.messages += later.messages
         self._per_segment += later._per_segment
         self._versions += later._versions
-        np.minimum(self._low, later._low, out=self._low)
-        np.maximum(self._high, later._high, out=self._high)
-        self._schedule += later._schedule
         for name, (count, size) in later._queues.items():
             entry = self._queues.get(name)
             if entry is None:
@@ -240,11 +223,6 @@ class LogSummary:
             if stamp is not None:
                 self.first_timestamp = stamp if self.first_timestamp is None else min(stamp, self.first_timestamp)
                 self.last_timestamp = stamp if self.last_timestamp is None else max(stamp, self.last_timestamp)
-
-    def segment_times(self, index: int) -> tuple[int, int, int]:
-        """Least and greatest store time (``low > high`` without records) and ``SCHEDULE_TOPIC_XXXX`` records of
-        the messages added from segment ``index``."""
-        return int(self._low[index]), int(self._high[index]), int(self._schedule[index])
 
     def per_segment(self) -> dict[str, int]:
         """Messages per segment file (by path), for the segments that hold any."""

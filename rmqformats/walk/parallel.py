@@ -85,12 +85,15 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Protocol
 
+import numpy as np
 import pyarrow as pa
 
 from ..segments import Segment, SegmentLog, segment_index
 from .jobs import RANGE_ENV, env_bytes, min_parallel_bytes, start_fork_server
+from . import kernels as K
 from .kernels import warm_up
-from .timecache import file_cached_times, file_times
+from .timebounds import I64_MAX, I64_MIN, SegmentTimes
+from .timecache import file_cached_times, file_key, file_times, remember
 from .scan import ColumnarScan, _find_record, _Stop
 
 #: Bytes of commit log in one range decoded by a worker.
@@ -196,13 +199,18 @@ class ParallelScan(ColumnarScan):
                     if plan is None or plan[0] != size or not plan[1]:
                         # Not planned (its size could not be read then), changed since, or nothing to split.
                         drop(i)
-                        outcome = yield from self._walk(seg, fd, size, pos, limit, last, self._progress)
+                        key = self._times_key(seg, size, pos, limit, last)
+                        track = _new_track(key)
+                        outcome = yield from self._walk_tracked(track, seg, fd, size, pos, limit, last)
                     else:
+                        key = plan[2]
+                        track = _new_track(key)
                         try:
                             outcome = yield from self._use_ranges(seg, fd, size, pos, limit, last, i, inflight,
-                                                                  fill)
+                                                                  fill, track)
                         finally:
                             drop(i)  # the segment ended before its last range: those results are not used
+                    self._remember(seg, key, track, outcome)
                     self._segment_done(seg, size, outcome, last)
                 except _Stop as stop:
                     self._stopped(stop)
@@ -263,25 +271,26 @@ class ParallelScan(ColumnarScan):
                 size = None
             limit = None if size is None else (size + 1 if self._stop_at is None
                                                else self._stop_at - seg.start_offset)
-            job = None
+            job = key = None
             skip = None if size is None else self._skip_file(seg, size, start, i == len(segments) - 1)
             if skip is not None:  # passed by its store times: no worker writes it
-                inflight.append((i, size, skip))
+                inflight.append((i, size, skip, None))
                 return
             if size is not None:
+                key = self._times_key(seg, size, start, limit, i == len(segments) - 1)
                 try:
                     job = pool.submit(_segment_task, self._spec, spec, os.path.join(parts, str(i)), seg, size,
                                       start, limit, i == len(segments) - 1)
                 except Exception:  # noqa: BLE001 - a broken pool: the segment is walked here
                     _drop_broken_pools()
-            inflight.append((i, size, job))
+            inflight.append((i, size, job, key))
         nxt = first
         try:
             for i in range(first, len(segments)):
                 while nxt < len(segments) and len(inflight) < 2 * self._jobs:
                     submit(nxt, pos if nxt == first else 0)
                     nxt += 1
-                _, planned, job = inflight.popleft()
+                _, planned, job, key = inflight.popleft()
                 seg = segments[i]
                 last = i == len(segments) - 1
                 start = pos if i == first else 0
@@ -296,10 +305,15 @@ class ParallelScan(ColumnarScan):
                         job = None
                     result = None if job is None or planned != size else _result(job)
                     if result is None:  # walked here, into the sink, as the serial walk does
-                        outcome = _drain_walk(self._walk(seg, fd, size, start, limit, last, self._progress), sink)
+                        key = self._times_key(seg, size, start, limit, last)
+                        track = _new_track(key)
+                        outcome = _drain_walk(self._walk_tracked(track, seg, fd, size, start, limit, last), sink)
                         self.ranges_walked_here += 1
                     else:
-                        outcome, files, rows, done = result
+                        outcome, files, rows, done, times = result
+                        track = _new_track(key)
+                        if track is not None:
+                            _add_times(track, times)
                         self.ranges_used += 1
                         sink.close_all()
                         for rel in files:
@@ -311,6 +325,7 @@ class ParallelScan(ColumnarScan):
                         self.bytes_done += done
                         if outcome[0] == "stop":
                             raise _Stop.from_outcome(outcome)
+                    self._remember(seg, key, track, outcome)
                     self._segment_done(seg, size, outcome, last)
                 except _Stop as stop:
                     self._stopped(stop)
@@ -318,7 +333,7 @@ class ParallelScan(ColumnarScan):
                 finally:
                     os.close(fd)
         finally:
-            for _, _, job in inflight:
+            for _, _, job, _ in inflight:
                 if job is not None and not isinstance(job, tuple):
                     job.cancel()
             shutil.rmtree(parts, ignore_errors=True)
@@ -346,7 +361,7 @@ class ParallelScan(ColumnarScan):
             skip = self._skip_ahead(i, size, pos, hops, pool)
             if skip is not None:  # no range of it is handed to the workers
                 self._skips[i] = (size, skip)
-                plans[i] = (size, [])
+                plans[i] = (size, [], None)
                 pos = 0
                 continue
             limit = size + 1 if self._stop_at is None else self._stop_at - seg.start_offset
@@ -359,7 +374,8 @@ class ParallelScan(ColumnarScan):
             if bounds:
                 # The last range runs to ``limit`` so that its walk sees the segment's end, BLANK or stop.
                 bounds[-1] = (bounds[-1][0], limit)
-            plans[i] = (size, bounds)
+            # The store-time cache's key of a segment walked whole, read before any range of it is walked.
+            plans[i] = (size, bounds, self._times_key(seg, size, pos, limit, i == len(segments) - 1))
             for k, (b, e) in enumerate(bounds):
                 yield (i, seg, size, b, e, k == 0, i == len(segments) - 1)
             pos = 0
@@ -414,8 +430,31 @@ class ParallelScan(ColumnarScan):
             return self._skip_file(segments[i], size, pos, i == last)
         return self._skip_outcome(found)
 
+    def _times_key(self, seg: Segment, size: int, pos: int, limit: int, last: bool) -> list | None:
+        """The store-time cache's key of a segment this walk takes whole (from its start to its end, not the
+        last), read now, before its records are walked; ``None`` for the others or with the cache off."""
+        if pos != 0 or limit <= size or last or self._time_cache is None:
+            return None
+        return file_key(seg.path)
+
+    def _walk_tracked(self, track, seg: Segment, fd: int, size: int, pos: int, limit: int, last: bool):
+        """:meth:`_walk` here, its records' store times added to ``track`` (``None``: not summed)."""
+        self._track = track
+        try:
+            return (yield from self._walk(seg, fd, size, pos, limit, last, self._progress))
+        finally:
+            self._track = None
+
+    def _remember(self, seg: Segment, key: list | None, track, outcome: tuple) -> None:
+        """Give the store-time cache a segment walked whole to its BLANK record (``track``: its records'
+        least and greatest store time and scheduled records, summed by the workers and here)."""
+        if key is not None and track is not None and outcome[0] == "blank":
+            low, high, schedule = track.tolist()
+            remember(seg.path, key, SegmentTimes(low, high, K.STOP_BLANK, outcome[1], outcome[2], schedule, False),
+                     cache=self._time_cache)
+
     def _use_ranges(self, seg: Segment, fd: int, size: int, pos: int, limit: int, last: bool, index: int,
-                    inflight: deque, fill):
+                    inflight: deque, fill, track=None):
         """The walk of segment ``index`` from the workers' ranges (at the head of ``inflight``).
 
         Returns how the segment's walk ended, as :meth:`_walk` does, and
@@ -426,7 +465,7 @@ class ParallelScan(ColumnarScan):
         while True:
             fill()
             if not inflight or inflight[0][0][0] != index:  # not expected: the rest is walked here
-                return (yield from self._walk(seg, fd, size, expected, limit, last, self._progress))
+                return (yield from self._walk_tracked(track, seg, fd, size, expected, limit, last))
             (_, _, _, b, e, _, _), job = inflight.popleft()
             if e != limit and expected >= e:
                 _discard(job)
@@ -435,8 +474,10 @@ class ParallelScan(ColumnarScan):
             if result is None or result[0] != expected:
                 batches, outcome, done = None, ("more", expected), 0
             else:
-                _, batches, outcome, done = result
+                _, batches, outcome, done, times = result
                 self.ranges_used += 1
+                if track is not None:
+                    _add_times(track, times)
             if batches is None:
                 _release(job)
             elif self._fold is not None:  # the range's batches, summed by the worker
@@ -454,7 +495,7 @@ class ParallelScan(ColumnarScan):
                 raise _Stop.from_outcome(outcome)
             if outcome[0] == "more":  # the rest of the range, walked here a batch at a time
                 self.ranges_walked_here += 1
-                outcome = yield from self._walk(seg, fd, size, outcome[1], e, last, self._progress)
+                outcome = yield from self._walk_tracked(track, seg, fd, size, outcome[1], e, last)
             if outcome[0] == "blank" or e == limit:
                 return outcome
             expected = outcome[1]
@@ -493,30 +534,50 @@ def _range_task(spec: tuple, slot: str, seg: Segment, size: int, begin: int, end
     written at the start of the shared file ``slot`` (None without batches), outcome, bytes covered)``;
     ``None`` when it failed (the reader then walks the range itself), also when the batches do not fit.
     With ``fold`` (a :class:`Fold` with nothing added), the range's batches are added to it in place of
-    the stream, and it comes back in the stream's place."""
+    the stream, and it comes back in the stream's place. A fifth value: the least and greatest store time
+    and the ``SCHEDULE_TOPIC_XXXX`` records of the records walked (for the store-time cache)."""
     try:
         scan = _worker_scan(spec)
+        scan._track = track = _new_track(True)
+        try:
+            return (*_range_result(scan, slot, seg, size, begin, end, exact, last, fold), tuple(track.tolist()))
+        finally:
+            scan._track = None
+    except Exception:  # noqa: BLE001 - the reader walks this range itself and meets the error there, in order
+        return None
+
+
+def _range_result(scan: ColumnarScan, slot: str, seg: Segment, size: int, begin: int, end: int, exact: bool,
+                  last: bool, fold: Fold | None) -> tuple:
+    """:func:`_range_task`'s result but the store times."""
+    fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
         if fold is not None:
-            fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-            try:
-                start, outcome, done = _fold_range(scan, fold, seg, fd, size, begin, end, exact, last)
-            finally:
-                os.close(fd)
+            start, outcome, done = _fold_range(scan, fold, seg, fd, size, begin, end, exact, last)
             return start, fold if start is not None else None, outcome, done
         area = _WORKER_MAPS.get(slot)
         if area is None:
             with open(slot, "r+b") as f:
                 area = _WORKER_MAPS[slot] = pa.py_buffer(mmap.mmap(f.fileno(), 0))
-        fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-        try:
-            start, stream, outcome, done = _write_range(scan, area, seg, fd, size, begin, end, exact, last)
-        finally:
-            os.close(fd)
-        if isinstance(outcome, _Stop):
-            outcome = outcome.outcome()
-        return start, stream, outcome, done
-    except Exception:  # noqa: BLE001 - the reader walks this range itself and meets the error there, in order
-        return None
+        start, stream, outcome, done = _write_range(scan, area, seg, fd, size, begin, end, exact, last)
+    finally:
+        os.close(fd)
+    if isinstance(outcome, _Stop):
+        outcome = outcome.outcome()
+    return start, stream, outcome, done
+
+
+def _new_track(wanted) -> np.ndarray | None:
+    """A sum of store times for :meth:`ColumnarScan._add_times` (``None`` unless ``wanted``)."""
+    return np.array([I64_MAX, I64_MIN, 0], np.int64) if wanted else None
+
+
+def _add_times(track: np.ndarray, times: tuple[int, int, int]) -> None:
+    """Add a worker's ``(least, greatest store time, scheduled records)`` to ``track``."""
+    low, high, schedule = times
+    track[0] = min(int(track[0]), low)
+    track[1] = max(int(track[1]), high)
+    track[2] += schedule
 
 
 def _fold_range(scan: ColumnarScan, fold: Fold, seg: Segment, fd: int, size: int, begin: int, end: int,
@@ -551,10 +612,12 @@ def _drain_walk(walk, sink, method: str = "write") -> tuple:
 def _segment_task(spec: tuple, sink_spec: tuple, folder: str, seg: Segment, size: int, start: int, limit: int,
                   last: bool):
     """Write one segment's batches, from ``start``, with a sink like the reader's into ``folder``:
-    ``(outcome, its files relative to folder, rows written, bytes covered)``; ``None`` when it failed (the reader
-    then walks the segment itself and meets the error there)."""
+    ``(outcome, its files relative to folder, rows written, bytes covered, (least, greatest store time,
+    scheduled records) of the records walked)``; ``None`` when it failed (the reader then walks the segment
+    itself and meets the error there)."""
     try:
         scan = _worker_scan(spec)
+        scan._track = track = _new_track(True)
         sink_type, options = sink_spec
         sink = sink_type(folder, scan.schema, **options)
         done = [0]
@@ -573,7 +636,9 @@ def _segment_task(spec: tuple, sink_spec: tuple, folder: str, seg: Segment, size
             raise
         finally:
             os.close(fd)
-        return outcome, [os.path.relpath(path, folder) for path in sink.files], sink.rows, done[0]
+            scan._track = None
+        return outcome, [os.path.relpath(path, folder) for path in sink.files], sink.rows, done[0], \
+            tuple(track.tolist())
     except Exception:  # noqa: BLE001 - the reader walks this segment itself and meets the error there, in order
         return None
 

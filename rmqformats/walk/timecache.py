@@ -18,10 +18,10 @@ window may still fall between its records). An entry is written after a
 walk that went through every record (none in the window); the walk of a
 segment holding the window stops at its first record in it, as without
 cache (the segment's decoding, below, then writes its entry).
-A serial decoding walk of a whole segment (from its start to its BLANK record, the same records taken by
-the same kernel) writes the entry too, from the times it summed
-(:meth:`~rmqformats.walk.scan.ColumnarScan._whole_segment`), and so does ``inspect`` from the sums its
-workers hand back (:func:`remember`). So no query reads more than it would without the cache (measured in
+A decoding walk of a whole segment (from its start to its BLANK record, the same records taken by the
+same kernel) writes the entry too (:func:`remember`), from the store times and scheduled records it summed
+(:func:`~rmqformats.walk.kernels.store_times`), in one process or from its workers' ranges in commit-log
+order (:mod:`rmqformats.walk.parallel`). So no query reads more than it would without the cache (measured in
 ``benchmarks/bench_sql.py``: walking the window's segments through on the
 first query read 12% more and took 14% longer than stopping).
 
