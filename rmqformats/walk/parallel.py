@@ -90,11 +90,9 @@ import pyarrow as pa
 
 from ..segments import Segment, SegmentLog, segment_index
 from .jobs import RANGE_ENV, env_bytes, min_parallel_bytes, start_fork_server
-from . import kernels as K
 from .kernels import warm_up
-from .timebounds import I64_MAX, I64_MIN, SegmentTimes
-from .timecache import file_cached_times, file_key, file_times, remember
-from .scan import ColumnarScan, _find_record, _Stop
+from .timecache import file_cached_times, file_times
+from .scan import ColumnarScan, _find_record, _Stop, new_track
 
 #: Bytes of commit log in one range decoded by a worker.
 DEFAULT_JOB_RANGE = 16 << 20
@@ -200,11 +198,11 @@ class ParallelScan(ColumnarScan):
                         # Not planned (its size could not be read then), changed since, or nothing to split.
                         drop(i)
                         key = self._times_key(seg, size, pos, limit, last)
-                        track = _new_track(key)
+                        track = new_track(key)
                         outcome = yield from self._walk_tracked(track, seg, fd, size, pos, limit, last)
                     else:
                         key = plan[2]
-                        track = _new_track(key)
+                        track = new_track(key)
                         try:
                             outcome = yield from self._use_ranges(seg, fd, size, pos, limit, last, i, inflight,
                                                                   fill, track)
@@ -306,14 +304,14 @@ class ParallelScan(ColumnarScan):
                     result = None if job is None or planned != size else _result(job)
                     if result is None:  # walked here, into the sink, as the serial walk does
                         key = self._times_key(seg, size, start, limit, last)
-                        track = _new_track(key)
+                        track = new_track(key)
                         outcome = _drain_walk(self._walk_tracked(track, seg, fd, size, start, limit, last), sink)
                         self.ranges_walked_here += 1
                     else:
                         outcome, files, rows, done, times = result
-                        track = _new_track(key)
+                        track = new_track(key)
                         if track is not None:
-                            _add_times(track, times)
+                            _add_range_times(track, times)
                         self.ranges_used += 1
                         sink.close_all()
                         for rel in files:
@@ -430,29 +428,6 @@ class ParallelScan(ColumnarScan):
             return self._skip_file(segments[i], size, pos, i == last)
         return self._skip_outcome(found)
 
-    def _times_key(self, seg: Segment, size: int, pos: int, limit: int, last: bool) -> list | None:
-        """The store-time cache's key of a segment this walk takes whole (from its start to its end, not the
-        last), read now, before its records are walked; ``None`` for the others or with the cache off."""
-        if pos != 0 or limit <= size or last or self._time_cache is None:
-            return None
-        return file_key(seg.path)
-
-    def _walk_tracked(self, track, seg: Segment, fd: int, size: int, pos: int, limit: int, last: bool):
-        """:meth:`_walk` here, its records' store times added to ``track`` (``None``: not summed)."""
-        self._track = track
-        try:
-            return (yield from self._walk(seg, fd, size, pos, limit, last, self._progress))
-        finally:
-            self._track = None
-
-    def _remember(self, seg: Segment, key: list | None, track, outcome: tuple) -> None:
-        """Give the store-time cache a segment walked whole to its BLANK record (``track``: its records'
-        least and greatest store time and scheduled records, summed by the workers and here)."""
-        if key is not None and track is not None and outcome[0] == "blank":
-            low, high, schedule = track.tolist()
-            remember(seg.path, key, SegmentTimes(low, high, K.STOP_BLANK, outcome[1], outcome[2], schedule, False),
-                     cache=self._time_cache)
-
     def _use_ranges(self, seg: Segment, fd: int, size: int, pos: int, limit: int, last: bool, index: int,
                     inflight: deque, fill, track=None):
         """The walk of segment ``index`` from the workers' ranges (at the head of ``inflight``).
@@ -477,7 +452,7 @@ class ParallelScan(ColumnarScan):
                 _, batches, outcome, done, times = result
                 self.ranges_used += 1
                 if track is not None:
-                    _add_times(track, times)
+                    _add_range_times(track, times)
             if batches is None:
                 _release(job)
             elif self._fold is not None:  # the range's batches, summed by the worker
@@ -538,7 +513,7 @@ def _range_task(spec: tuple, slot: str, seg: Segment, size: int, begin: int, end
     and the ``SCHEDULE_TOPIC_XXXX`` records of the records walked (for the store-time cache)."""
     try:
         scan = _worker_scan(spec)
-        scan._track = track = _new_track(True)
+        scan._track = track = new_track(True)
         try:
             return (*_range_result(scan, slot, seg, size, begin, end, exact, last, fold), tuple(track.tolist()))
         finally:
@@ -567,12 +542,7 @@ def _range_result(scan: ColumnarScan, slot: str, seg: Segment, size: int, begin:
     return start, stream, outcome, done
 
 
-def _new_track(wanted) -> np.ndarray | None:
-    """A sum of store times for :meth:`ColumnarScan._add_times` (``None`` unless ``wanted``)."""
-    return np.array([I64_MAX, I64_MIN, 0], np.int64) if wanted else None
-
-
-def _add_times(track: np.ndarray, times: tuple[int, int, int]) -> None:
+def _add_range_times(track: np.ndarray, times: tuple[int, int, int]) -> None:
     """Add a worker's ``(least, greatest store time, scheduled records)`` to ``track``."""
     low, high, schedule = times
     track[0] = min(int(track[0]), low)
@@ -617,7 +587,7 @@ def _segment_task(spec: tuple, sink_spec: tuple, folder: str, seg: Segment, size
     itself and meets the error there)."""
     try:
         scan = _worker_scan(spec)
-        scan._track = track = _new_track(True)
+        scan._track = track = new_track(True)
         sink_type, options = sink_spec
         sink = sink_type(folder, scan.schema, **options)
         done = [0]

@@ -50,7 +50,7 @@ from . import kernels as K
 from .record import decode_message
 from .memory import keep_freed_memory
 from .timebounds import I64_MAX, I64_MIN, WINDOW as HOP_WINDOW, SegmentTimes
-from .timecache import TimeCache, cache_for, fd_key, remember, segment_times
+from .timecache import TimeCache, cache_for, fd_key, file_key, remember, segment_times
 
 #: Bytes read from a segment at a time.
 DEFAULT_WINDOW = 4 << 20
@@ -196,8 +196,8 @@ class ColumnarScan:
         self._hop_buf: np.ndarray | None = None
         self._cache: TimeCache | None = None
         self._cache_found = False
-        #: While a whole segment is walked serially: ``[least, greatest store time, SCHEDULE_TOPIC_XXXX
-        #: records]`` of the records walked, for its store-time entry (:meth:`_whole_segment`).
+        #: While a whole segment is walked: ``[least, greatest store time, SCHEDULE_TOPIC_XXXX records]`` of
+        #: the records walked, for its store-time entry (:meth:`_times_key`).
         self._track: np.ndarray | None = None
         keep_freed_memory()
         self._gen = self._run()
@@ -243,16 +243,11 @@ class ColumnarScan:
                         self._pass_segment(seg, size, skip)
                         continue
                     if pool is None:
-                        key = self._whole_segment(seg, fd, size, pos, limit, i == len(segments) - 1)
-                        try:
-                            outcome = yield from self._walk(seg, fd, size, pos, limit, i == len(segments) - 1,
-                                                            self._progress)
-                            if key is not None and outcome[0] == "blank":
-                                low, high, schedule = self._track.tolist()
-                                remember(seg.path, key, SegmentTimes(low, high, K.STOP_BLANK, outcome[1], outcome[2],
-                                                                     schedule, False), cache=self._time_cache)
-                        finally:
-                            self._track = None
+                        key = self._times_key(seg, size, pos, limit, i == len(segments) - 1, fd)
+                        track = new_track(key)
+                        outcome = yield from self._walk_tracked(track, seg, fd, size, pos, limit,
+                                                                i == len(segments) - 1)
+                        self._remember(seg, key, track, outcome)
                     else:
                         outcome = yield from self._walk_parallel(seg, fd, size, pos, limit,
                                                                  i == len(segments) - 1, pool)
@@ -301,17 +296,32 @@ class ColumnarScan:
             return None
         return self._skip_outcome(found)
 
-    def _whole_segment(self, seg: Segment, fd: int, size: int, pos: int, limit: int, last: bool) -> list | None:
-        """Before a serial walk of a segment: when it walks every record of it (from its start, to its end,
-        not the last segment) and the store-time cache is on, start summing their store times
-        (``_track``) and return the file's cache key, so that a walk ending at the BLANK record leaves the
-        entry a time walk would write (the same records, taken by the same kernel); else ``None``."""
+    def _times_key(self, seg: Segment, size: int, pos: int, limit: int, last: bool,
+                   fd: int | None = None) -> list | None:
+        """The store-time cache's key of a segment this walk takes whole (from its start to its end, not the
+        last), read now, before its records are walked (from ``fd`` where it is open); ``None`` for the others
+        or with the cache off. A walk of it that ends at its BLANK record leaves the entry a time walk would
+        write: the same records, taken by the same kernel (:meth:`_walk_tracked`, :meth:`_remember`)."""
         if pos != 0 or limit <= size or last or self._live or self._time_cache is None:
             return None
-        key = fd_key(fd, seg.path)
-        if key is not None:
-            self._track = np.array([I64_MAX, I64_MIN, 0], np.int64)
-        return key
+        return file_key(seg.path) if fd is None else fd_key(fd, seg.path)
+
+    def _walk_tracked(self, track: np.ndarray | None, seg: Segment, fd: int, size: int, pos: int, limit: int,
+                      last: bool):
+        """:meth:`_walk` of the segment, its records' store times added to ``track`` (``None``: not summed)."""
+        self._track = track
+        try:
+            return (yield from self._walk(seg, fd, size, pos, limit, last, self._progress))
+        finally:
+            self._track = None
+
+    def _remember(self, seg: Segment, key: list | None, track: np.ndarray | None, outcome: tuple) -> None:
+        """Give the store-time cache a segment walked whole to its BLANK record (``track``: its records' least
+        and greatest store time and scheduled records)."""
+        if key is not None and track is not None and outcome[0] == "blank":
+            low, high, schedule = track.tolist()
+            remember(seg.path, key, SegmentTimes(low, high, K.STOP_BLANK, outcome[1], outcome[2], schedule, False),
+                     cache=self._time_cache)
 
     def _may_skip(self, seg: Segment, size: int, pos: int, last: bool) -> bool:
         """Whether :meth:`_skip` may pass this segment if its records allow (see there)."""
@@ -739,6 +749,11 @@ class ColumnarScan:
         self._resume.at = w.file_pos + int(w.i64[K.I64_POS][last]) + int(w.i32[K.I32_SIZE][last])
         while batches:
             yield batches.pop(0)
+
+
+def new_track(wanted) -> np.ndarray | None:
+    """A sum of store times for :meth:`ColumnarScan._walk_tracked` (``None`` unless ``wanted``)."""
+    return np.array([I64_MAX, I64_MIN, 0], np.int64) if wanted else None
 
 
 def _names(what: str, value) -> list[str]:

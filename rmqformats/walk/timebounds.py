@@ -103,19 +103,3 @@ def segment_times(segment: Segment) -> SegmentTimes | None:
         return walk_times(fd, os.fstat(fd).st_size)
     finally:
         os.close(fd)
-
-
-def file_times(path: str, size: int, *, low: int = I64_MIN, high: int = I64_MIN) -> SegmentTimes | None:
-    """:func:`walk_times` of the file at ``path``, or ``None`` unless it has ``size`` bytes before and after
-    the walk (or cannot be opened: the decoding walk meets that)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-    except OSError:
-        return None
-    try:
-        if os.fstat(fd).st_size != size:
-            return None
-        found = walk_times(fd, size, low=low, high=high)
-        return found if os.fstat(fd).st_size == size else None
-    finally:
-        os.close(fd)
