@@ -278,7 +278,7 @@ class ParallelScan(ColumnarScan):
                 key = self._times_key(seg, size, start, limit, i == len(segments) - 1)
                 try:
                     job = pool.submit(_segment_task, self._spec, spec, os.path.join(parts, str(i)), seg, size,
-                                      start, limit, i == len(segments) - 1)
+                                      start, limit, i == len(segments) - 1, key is not None)
                 except Exception:  # noqa: BLE001 - a broken pool: the segment is walked here
                     _drop_broken_pools()
             inflight.append((i, size, job, key))
@@ -373,9 +373,10 @@ class ParallelScan(ColumnarScan):
                 # The last range runs to ``limit`` so that its walk sees the segment's end, BLANK or stop.
                 bounds[-1] = (bounds[-1][0], limit)
             # The store-time cache's key of a segment walked whole, read before any range of it is walked.
-            plans[i] = (size, bounds, self._times_key(seg, size, pos, limit, i == len(segments) - 1))
+            key = self._times_key(seg, size, pos, limit, i == len(segments) - 1)
+            plans[i] = (size, bounds, key)
             for k, (b, e) in enumerate(bounds):
-                yield (i, seg, size, b, e, k == 0, i == len(segments) - 1)
+                yield (i, seg, size, b, e, k == 0, i == len(segments) - 1, key is not None)
             pos = 0
 
     def _skip_file(self, seg: Segment, size: int, pos: int, last: bool) -> tuple | None:
@@ -441,7 +442,7 @@ class ParallelScan(ColumnarScan):
             fill()
             if not inflight or inflight[0][0][0] != index:  # not expected: the rest is walked here
                 return (yield from self._walk_tracked(track, seg, fd, size, expected, limit, last))
-            (_, _, _, b, e, _, _), job = inflight.popleft()
+            (_, _, _, b, e, _, _, _), job = inflight.popleft()
             if e != limit and expected >= e:
                 _discard(job)
                 continue  # a record of the previous range covers this whole range
@@ -504,18 +505,20 @@ def _worker_start() -> None:
 
 
 def _range_task(spec: tuple, slot: str, seg: Segment, size: int, begin: int, end: int, exact: bool, last: bool,
-                fold: Fold | None = None):
+                times: bool, fold: Fold | None = None):
     """Decode one range in a worker: ``(first record position or None, the bytes of the Arrow IPC stream
     written at the start of the shared file ``slot`` (None without batches), outcome, bytes covered)``;
     ``None`` when it failed (the reader then walks the range itself), also when the batches do not fit.
     With ``fold`` (a :class:`Fold` with nothing added), the range's batches are added to it in place of
-    the stream, and it comes back in the stream's place. A fifth value: the least and greatest store time
-    and the ``SCHEDULE_TOPIC_XXXX`` records of the records walked (for the store-time cache)."""
+    the stream, and it comes back in the stream's place. A fifth value, with ``times``: the least and
+    greatest store time and the ``SCHEDULE_TOPIC_XXXX`` records of the records walked (for the store-time
+    cache; else ``None``)."""
     try:
         scan = _worker_scan(spec)
-        scan._track = track = new_track(True)
+        scan._track = track = new_track(times)
         try:
-            return (*_range_result(scan, slot, seg, size, begin, end, exact, last, fold), tuple(track.tolist()))
+            result = _range_result(scan, slot, seg, size, begin, end, exact, last, fold)
+            return (*result, None if track is None else tuple(track.tolist()))
         finally:
             scan._track = None
     except Exception:  # noqa: BLE001 - the reader walks this range itself and meets the error there, in order
@@ -580,14 +583,14 @@ def _drain_walk(walk, sink, method: str = "write") -> tuple:
 
 
 def _segment_task(spec: tuple, sink_spec: tuple, folder: str, seg: Segment, size: int, start: int, limit: int,
-                  last: bool):
+                  last: bool, times: bool):
     """Write one segment's batches, from ``start``, with a sink like the reader's into ``folder``:
-    ``(outcome, its files relative to folder, rows written, bytes covered, (least, greatest store time,
-    scheduled records) of the records walked)``; ``None`` when it failed (the reader then walks the segment
+    ``(outcome, its files relative to folder, rows written, bytes covered, with ``times`` (least, greatest store
+    time, scheduled records) of the records walked, else ``None``)``; ``None`` when it failed (the reader then walks the segment
     itself and meets the error there)."""
     try:
         scan = _worker_scan(spec)
-        scan._track = track = new_track(True)
+        scan._track = track = new_track(times)
         sink_type, options = sink_spec
         sink = sink_type(folder, scan.schema, **options)
         done = [0]
@@ -608,7 +611,7 @@ def _segment_task(spec: tuple, sink_spec: tuple, folder: str, seg: Segment, size
             os.close(fd)
             scan._track = None
         return outcome, [os.path.relpath(path, folder) for path in sink.files], sink.rows, done[0], \
-            tuple(track.tolist())
+            None if track is None else tuple(track.tolist())
     except Exception:  # noqa: BLE001 - the reader walks this segment itself and meets the error there, in order
         return None
 
