@@ -78,3 +78,9 @@ def test_workers_print_no_traceback():
     pool = parallel._pool(1)
     hook = "(lambda h: h.__module__ + '.' + h.__qualname__)(__import__('sys').excepthook)"
     assert pool.submit(eval, hook).result() == "rmqformats.walk.preload._quiet"
+
+
+def test_segment_names_are_the_queue_files():
+    from rmqformats.queuefiles import QUEUE_FILE_NAME
+
+    assert jobs._SEGMENT_NAME.pattern in QUEUE_FILE_NAME.pattern

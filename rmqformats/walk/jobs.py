@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import signal
 import threading
 from collections.abc import Iterable
@@ -22,6 +23,8 @@ MIN_PARALLEL_BYTES = 1 << 30
 #: Environment variables overriding the bytes of one worker's range and :data:`MIN_PARALLEL_BYTES`.
 RANGE_ENV = "RMQFORMATS_JOB_RANGE"
 MIN_ENV = "RMQFORMATS_JOBS_MIN_BYTES"
+#: ``rmqformats.queuefiles.QUEUE_FILE_NAME``, which this module cannot import (its module loads numpy).
+_SEGMENT_NAME = re.compile(r"\d{20}")
 #: The modules the fork server imports before it forks a worker (the kernels are loaded by the second).
 WORKER_PRELOAD = ("rmqformats.walk.parallel", "rmqformats.walk.preload")
 
@@ -83,7 +86,7 @@ def _commitlog_bytes(path: str, limit: int) -> int:
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
-                    if len(entry.name) == 20 and entry.name.isdigit() and entry.is_file():
+                    if _SEGMENT_NAME.fullmatch(entry.name) and entry.is_file():
                         total += entry.stat().st_size
                         if total >= limit:
                             return total
