@@ -104,7 +104,8 @@ def cache_for(commitlog_folder: str, *, folder: str | None = None) -> TimeCache 
     return TimeCache(where, SETTLED_NS)
 
 
-def _key(fd: int, path: str) -> list | None:
+def fd_key(fd: int, path: str) -> list | None:
+    """The validity key of the open file ``fd`` at ``path`` now (``None`` where ``fstat`` fails)."""
     try:
         st = os.fstat(fd)
         return [os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
@@ -173,7 +174,7 @@ def cached_times(fd: int, path: str, size: int, *, low: int, high: int,
     otherwise (no cache, no valid entry, or a range that meets the window)."""
     if cache is None:
         return None
-    key = _key(fd, path)
+    key = fd_key(fd, path)
     if key is None or key[3] != size:
         return None
     found = _load(cache, key)
@@ -190,17 +191,15 @@ def segment_times(fd: int, path: str, size: int, *, low: int, high: int, cache: 
     walk stops at the first one; a segment holding the window gets its entry from its decoding walk or
     a later window that it does not hold). A query thus never reads more than it would without the cache. ``None`` as
     :func:`walk_times` gives it."""
-    before = None if cache is None else _key(fd, path)
+    before = None if cache is None else fd_key(fd, path)
     if cache is None or before is None or before[3] != size:
         return walk_times(fd, size, low=low, high=high, scratch=scratch)
     entry = _load(cache, before)
     if entry is not None and not meets(entry, low, high):
         return entry
     found = walk_times(fd, size, low=low, high=high, scratch=scratch)
-    if entry is None and found is not None and not found.hit:
-        done = time.time_ns()
-        if _key(fd, path) == before and before[5] + cache.settled_ns <= done:
-            _save(cache, before, found)
+    if entry is None and found is not None:
+        remember(path, before, found, cache=cache, fd=fd)
     return found
 
 
@@ -237,11 +236,6 @@ def file_cached_times(path: str, size: int, *, low: int, high: int,
         os.close(fd)
 
 
-def fd_key(fd: int, path: str) -> list | None:
-    """The validity key of the open file ``fd`` at ``path`` now (``None`` where ``fstat`` fails)."""
-    return _key(fd, path)
-
-
 def file_key(path: str) -> list | None:
     """The validity key of the file at ``path`` now (``None`` where it cannot be opened)."""
     try:
@@ -249,16 +243,18 @@ def file_key(path: str) -> list | None:
     except OSError:
         return None
     try:
-        return _key(fd, path)
+        return fd_key(fd, path)
     finally:
         os.close(fd)
 
 
-def remember(path: str, key: list | None, found: SegmentTimes, *, cache: TimeCache | None) -> bool:
-    """Write the entry of the segment at ``path``: ``found`` as a walk of all its records with an empty window
-    finds it, by a walk that began when the file's key was ``key`` (:func:`file_key`). Written only when the
-    key is the same now and settled (see the module), as after a time walk. Returns whether it was."""
-    if cache is None or key is None or found.hit or file_key(path) != key:
+def remember(path: str, key: list | None, found: SegmentTimes, *, cache: TimeCache | None,
+             fd: int | None = None) -> bool:
+    """Write the entry of the segment at ``path`` (open as ``fd``, or opened here): ``found`` as a walk of all
+    its records with an empty window finds it (none in the window: not ``hit``), by a walk that began when the
+    file's key was ``key`` (:func:`file_key`). Written only when the key is the same now and settled (see the
+    module). Returns whether it was."""
+    if cache is None or key is None or found.hit or (file_key(path) if fd is None else fd_key(fd, path)) != key:
         return False
     if key[5] + cache.settled_ns > time.time_ns():
         return False
