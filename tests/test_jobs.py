@@ -244,3 +244,43 @@ def test_inspect_sums_in_the_workers(capfdbinary, monkeypatch):
     assert not merged
     many = run(capfdbinary, "inspect", root, "--format", "jsonl", "--jobs", JOBS)
     assert many == one and len(merged) > 10
+
+
+def test_check_with_workers_keeps_the_findings_limit(store_copy, monkeypatch):
+    """The check's batch work in the workers: findings, counts and their limit as with one job.
+
+    Units zeroed in every file queue and an index file removed give findings from many ranges; each
+    limit must keep the same first findings, in the same order, and count the rest, whichever process
+    compared the units and wherever the batches end.
+    """
+    from rmqformats.recovery import crosscheck
+
+    for folder in sorted((store_copy / "consumequeue").glob("*/*")):
+        for path in sorted(folder.iterdir())[:1]:
+            with open(path, "r+b") as f:
+                for unit in range(1, path.stat().st_size // 20, 2):
+                    f.seek(unit * 20)
+                    f.write(bytes(20))
+    index = sorted((store_copy / "index").iterdir())
+    if index:
+        os.remove(index[0])
+    merged = []
+    real_merge = crosscheck._CheckFold.merge
+    monkeypatch.setattr(crosscheck._CheckFold, "merge",
+                        lambda self, later: (merged.append(len(later.digests)), real_merge(self, later))[1])
+
+    def check(jobs: int, limit: int, **options):
+        store = rmqformats.open_store(store_copy)
+        store.commitlog.jobs = jobs
+        r = crosscheck.cross_check(store, max_findings=limit, **options)
+        return r, list(r.counts.items()), list(r.verified), list(r.behind)
+
+    for limit in (1, 5, 40, 10_000):
+        one = check(1, limit)
+        assert check(1, limit, batch_size=37) == one
+        assert not merged
+        assert check(JOBS, limit) == one
+        assert sum(merged) >= 3  # digests made by the workers were applied
+        merged.clear()
+        assert len(one[0].findings) == min(limit, sum(one[0].counts.values()))
+        assert one[0].counts[crosscheck.Kind.MISSING_UNIT] > 40

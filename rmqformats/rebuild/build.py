@@ -55,7 +55,7 @@ from ..consumequeue import DEFAULT_DELAY_LEVELS_MS
 from ..errors import RmqFormatError, RocksDBError
 from ..output import SUCCESS_MARKER, AtomicFolder, OutputError, WriteError
 from ..recovery.crosscheck import (DISPATCH_COLUMNS, TIMER_TOPIC, TRAN_PREPARED, TRAN_ROLLBACK, _index_in_rocksdb,
-                                   _is_batch_topic,
+                                   _batch_topics,
                                    dispatch_units, index_keys, transaction_types)
 from ..recovery.salvage import PastEnd, intact_past
 from ..rocksdb.consumequeue import FOLDERS as ROCKSDB_QUEUE_FOLDERS
@@ -450,7 +450,7 @@ def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_
     # carried in rocksdbstore/, cut at the data end there.
     do_index = "index" in parts and not _index_in_rocksdb(store)
     result.index_in_rocksdb = "index" in parts and not do_index
-    is_batch = _is_batch_topic(store)
+    is_batch = _batch_topics(store).__contains__
     cq: QueueFilesWriter | None = None
     bcq: BatchQueueFilesWriter | None = None
     rdb: RocksDBQueuesWriter | None = None

@@ -386,8 +386,8 @@ class _RawQueue:
 # -- the walk ---------------------------------------------------------------------------------
 
 
-def _is_batch_topic(store: Store) -> Callable[[str], bool]:
-    """Whether a topic's units are in ``batchconsumequeue/`` (``queue.type=BatchCQ`` or its folder exists)."""
+def _batch_topics(store: Store) -> frozenset[str]:
+    """The topics whose units are in ``batchconsumequeue/`` (``queue.type=BatchCQ`` or its folder exists)."""
     batch: set[str] = set()
     try:
         from ..config import read_config_file
@@ -401,7 +401,7 @@ def _is_batch_topic(store: Store) -> Callable[[str], bool]:
     parent = store.path("batchconsumequeue")
     if os.path.isdir(parent):
         batch |= set(os.listdir(parent))
-    return batch.__contains__
+    return frozenset(batch)
 
 
 def _multi_dispatch(topic: str) -> bool:
@@ -441,9 +441,7 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     """
     found = _Findings(max_findings)
     segs = _Segments(store)
-    is_batch = _is_batch_topic(store)
-    queues: dict[tuple[str, int], _QueueState] = {}
-    raw_queues: dict[tuple[str, int], _RawQueue] = {}
+    batch_topics = _batch_topics(store)
     cq_ends: dict[tuple[str, int], int] = {}
 
     # 5.2+ RocksDB consume queue (consumequeue/ or 5.5 consumequeue_rocksdb/): checked unit by unit below.
@@ -474,91 +472,32 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     except RmqFormatError as exc:
         found.add(Finding(Kind.UNREADABLE, str(exc), other=Place(store.path("checkpoint"))))
     confirm = cp.confirm_phy_offset if cp is not None else 0
-    after_confirm: list = [0, None]
     # A 5.4+ broker indexing in RocksDB (indexRocksDBEnable) writes no index files: its records are checked below.
     index_files = _IndexStream(store, num_hash_slots, num_index, found) \
         if index and not _index_in_rocksdb(store) else None
-
-    walk = store.commitlog.batches(columns=list(dict.fromkeys([*_COLUMNS, *columns])), batch_size=batch_size,
-                                   decompress=decompress)
-    messages = dispatched = indexed = 0
-    restart: list = [0, None]
-    after: dict[str, list] = {name: [0, None] for name in ("physic", "logics", "index")}
     marks = {} if cp is None else {"physic": cp.physic_msg_timestamp, "logics": cp.logics_msg_timestamp,
                                    "index": cp.index_msg_timestamp}
-    seg_first: dict[int, int] = {}  # segment number -> store time of its first message (if at byte 0)
-    seg_count: Counter[int] = Counter()
+
+    index_mode = None if index_files is None else "unreadable" if index_files.unreadable and not index_files.files \
+        else "count" if index_files.missing_all else "match"
+    consts = _Dispatch(segs=segs, batch_topics=batch_topics, cq_root=store.path("consumequeue"),
+                       cq_ends=cq_ends, max_queue_end=max_queue_end, confirm=confirm,
+                       marks=tuple(marks.items()), delay_levels_ms=tuple(delay_levels_ms),
+                       units="none" if rocks is None and rocksdb_queues else "here" if rocks is None else "reader",
+                       index=index_mode, limit=max_findings)
+    walk_state = _WalkState(store, consts, found, rocks, index_files)
+    fold = _CheckFold(consts, walk_state)
+    # Without a caller of its own batches, the workers of a parallel walk take the batch work (see _CheckFold).
+    walk = store.commitlog.batches(columns=list(dict.fromkeys([*_COLUMNS, *columns])), batch_size=batch_size,
+                                   decompress=decompress, fold=fold if on_batch is None else None)
     for batch in walk:
         if on_batch is not None:
             on_batch(batch)
-        n = batch.num_rows
-        if not n:
-            continue
-        messages += n
-        off = batch.column("commitLogOffset").to_numpy()
-        size = batch.column("storeSize").to_numpy()
-        qid = batch.column("queueId").to_numpy()
-        qoff = batch.column("queueOffset").to_numpy()
-        tran = (batch.column("sysFlag").to_numpy() & _TRAN_MASK) >> _TRAN_SHIFT
-        stamp = batch.column("storeTimestamp").cast(pa.int64()).to_numpy()
-        topic_codes = pc.dictionary_encode(batch.column("topic"))
-        tidx = topic_codes.indices.to_numpy()
-        names = topic_codes.dictionary.to_pylist()
-
-        # Per segment: messages, and the store time of a message at the segment's first byte.
-        seg_no = np.searchsorted(np.asarray(segs.starts, np.int64), off, side="right") - 1
-        for s, c in zip(*np.unique(seg_no, return_counts=True)):
-            seg_count[int(s)] += int(c)
-        at_start = np.flatnonzero(off == np.asarray(segs.starts, np.int64)[seg_no])
-        for i in at_start.tolist():
-            seg_first[int(seg_no[i])] = int(stamp[i])
-
-        tail = off >= max_queue_end
-        if tail.any() and not rocksdb_queues:
-            restart[0] += int(tail.sum())
-            if restart[1] is None:
-                restart[1] = int(off[np.argmax(tail)])
-        if confirm > 0:
-            late = off > confirm
-            if late.any():
-                after_confirm[0] += int(late.sum())
-                if after_confirm[1] is None:
-                    after_confirm[1] = int(off[np.argmax(late)])
-        for name, mark in marks.items():
-            late = stamp > mark
-            if late.any():
-                after[name][0] += int(late.sum())
-                if after[name][1] is None:
-                    after[name][1] = int(off[np.argmax(late)])
-
-        cq_rows = (tran != TRAN_PREPARED) & (tran != TRAN_ROLLBACK)
-        dispatched += int(cq_rows.sum())
-        etags = _expected_tags(batch, tidx, names, stamp, delay_levels_ms)
-        expected = _expected_units(batch, cq_rows, tidx, names, qid, qoff, off, size, etags)
-        if rocks is None and rocksdb_queues:
-            expected = {}  # the RocksDB consume queue cannot be read (reported): not taken for missing units
-        for (topic, q), (eq, eo, es, et) in expected.items():
-            if rocks is not None and not is_batch(topic) and rocks.holds(topic, q):
-                rocks.check(topic, q, eq, eo, es, et, segs, found, max_queue_end)
-                if not os.path.isdir(store.path("consumequeue", topic, str(q))):
-                    continue  # only in RocksDB; a queue kept both ways (double write) is checked both ways
-            state = queues.get((topic, q))
-            if state is None:
-                state = queues[(topic, q)] = _QueueState(is_batch(topic))
-            last = int(np.argmax(eq))
-            if eq[last] + 1 > state.next:
-                state.next, state.last_offset = int(eq[last]) + 1, int(eo[last])
-            if state.batch:  # also moves ``state.next`` past the messages of an inner batch
-                _check_batch_units(store, topic, q, eq, eo, es, state, segs, found)
-            else:
-                raw = raw_queues.get((topic, q))
-                if raw is None:
-                    raw = raw_queues[(topic, q)] = _RawQueue(store.path("consumequeue", topic, str(q)))
-                _check_units(raw, topic, q, eq, eo, es, et, state, segs, found, max_queue_end,
-                             cq_ends.get((topic, q), 0))
-
-        if index_files is not None:
-            indexed += index_files.check_batch(batch, off, tran, tidx, names, segs)
+        fold.add(batch)
+    messages, dispatched, indexed = walk_state.messages, walk_state.dispatched, walk_state.indexed
+    queues, raw_queues = walk_state.queues, walk_state.raw_queues
+    restart, after, after_confirm = walk_state.restart, walk_state.after, walk_state.after_confirm
+    seg_first, seg_count = walk_state.seg_first, walk_state.seg_count
 
     end = walk.end
     data_end = end.offset if end is not None else None
@@ -870,6 +809,287 @@ def _check_batch_units(store: Store, topic: str, q: int, eq: np.ndarray, eo: np.
                           segs.place(o), where, topic, q, qo, o))
 
 
+# -- the batch work, in the reader or in the walk's workers -----------------------------------
+
+
+class _BatchFindings(_Findings):
+    """One batch's findings, gathered to be put in commit-log order (:func:`_finding_order`).
+
+    ``counting``: the walk's findings were full before the batch, so these
+    are only counted (their texts are not even made).
+    """
+
+    def __init__(self, counting: bool):
+        super().__init__(0)
+        self.counting = counting
+
+    def add(self, finding: Finding) -> None:
+        self.counts[finding.kind] += 1
+        if not self.counting:
+            self.kept.append(finding)
+
+    def full(self, kind: Kind) -> bool:
+        return self.counting
+
+
+_KIND_RANK = {kind: i for i, kind in enumerate(Kind)}
+
+
+def _finding_order(f: Finding) -> tuple:
+    """The order of a batch's findings: by commit-log offset, then kind, queue and queue offset.
+
+    Each batch's findings are about its own offsets (an index entry's: those
+    after the batch before), so in this order the walk's findings do not
+    depend on where batches end: one job or several, any batch size.
+    """
+    return (-1 if f.commitlog_offset is None else f.commitlog_offset, _KIND_RANK[f.kind], f.topic or "",
+            -1 if f.queue_id is None else f.queue_id, -1 if f.queue_offset is None else f.queue_offset)
+
+
+def _add_findings(found: _Findings, kept: list[Finding], counts: Counter) -> None:
+    """Add a batch's findings: ``kept`` in order, then the rest of ``counts`` (those it only counted)."""
+    for finding in kept:
+        found.add(finding)
+    for kind, n in counts.items():
+        extra = n - sum(1 for f in kept if f.kind is kind)
+        if extra:
+            found.counts[kind] += extra
+
+
+def _first_count(off: np.ndarray, mask: np.ndarray) -> tuple[int, int | None]:
+    """How many rows ``mask`` holds, and the commit-log offset of the first."""
+    if not mask.any():
+        return 0, None
+    return int(mask.sum()), int(off[np.argmax(mask)])
+
+
+def _add_first(total: list, part: tuple[int, int | None]) -> None:
+    total[0] += part[0]
+    if total[1] is None:
+        total[1] = part[1]
+
+
+@dataclass(frozen=True)
+class _Dispatch:
+    """What the batch work needs that is known before the walk (sent to the workers with each range)."""
+
+    segs: _Segments
+    batch_topics: frozenset[str]
+    cq_root: str
+    cq_ends: dict[tuple[str, int], int]
+    max_queue_end: int
+    confirm: int
+    marks: tuple[tuple[str, int], ...]
+    delay_levels_ms: tuple[int, ...]
+    #: Consume-queue units: ``here`` (file queues compared with the batch), ``reader`` (RocksDB queues: all
+    #: compared by the reader), ``none`` (the RocksDB queues cannot be read: nothing compared).
+    units: str
+    #: Index entries: ``None`` (not checked), ``unreadable``, ``count`` (no index files), ``match``.
+    index: str | None
+    limit: int
+
+
+class _CheckFold:
+    """The check's work on each batch of the walk, as a :class:`~rmqformats.walk.parallel.Fold`.
+
+    Each batch becomes a digest: messages per segment, the rows past the
+    marks, the units the dispatch writes for each queue, the index keys.
+    A file consume queue's units are compared with the batch right there
+    (reading the queue's files), so only the outcome travels: the state
+    changes and the findings. In a parallel walk's workers (copies from
+    :meth:`empty`) the digests are kept and handed back; in the reader each
+    digest is applied to the walk's state (:class:`_WalkState`) in
+    commit-log order, those of the workers' ranges when they are merged.
+    What a batch's findings and state changes are does not depend on which
+    process made the digest, so the check's result is the serial walk's.
+    """
+
+    def __init__(self, consts: _Dispatch, state: _WalkState | None = None):
+        self._start(consts, state)
+
+    def _start(self, consts: _Dispatch, state: _WalkState | None) -> None:
+        self.c = consts
+        self.digests: list[tuple] = []
+        self._state = state
+        self._raw: dict[tuple[str, int], _RawQueue] = state.raw_queues if state is not None else {}
+        self._kept = 0  # findings kept by this copy's digests (a worker's)
+
+    def __getstate__(self) -> dict:
+        return {"c": self.c, "digests": self.digests}
+
+    def __setstate__(self, d: dict) -> None:
+        self._start(d["c"], None)
+        self.digests = d["digests"]
+
+    def empty(self) -> _CheckFold:
+        return _CheckFold(self.c)
+
+    def add(self, batch: pa.RecordBatch) -> None:
+        digest = self._digest(batch)
+        if digest is None:
+            return
+        if self._state is not None:
+            self._state.apply(digest)
+        else:
+            self.digests.append(digest)
+
+    def merge(self, later: _CheckFold) -> None:
+        assert self._state is not None, "merged into a worker's copy"
+        for digest in later.digests:
+            self._state.apply(digest)
+
+    def _digest(self, batch: pa.RecordBatch) -> tuple | None:
+        c = self.c
+        n = batch.num_rows
+        if not n:
+            return None
+        off = batch.column("commitLogOffset").to_numpy()
+        size = batch.column("storeSize").to_numpy()
+        qid = batch.column("queueId").to_numpy()
+        qoff = batch.column("queueOffset").to_numpy()
+        tran = (batch.column("sysFlag").to_numpy() & _TRAN_MASK) >> _TRAN_SHIFT
+        stamp = batch.column("storeTimestamp").cast(pa.int64()).to_numpy()
+        topic_codes = pc.dictionary_encode(batch.column("topic"))
+        tidx = topic_codes.indices.to_numpy()
+        names = topic_codes.dictionary.to_pylist()
+
+        # Per segment: messages, and the store time of a message at the segment's first byte.
+        starts = np.asarray(c.segs.starts, np.int64)
+        seg_no = np.searchsorted(starts, off, side="right") - 1
+        seg_counts = [(int(s), int(k)) for s, k in zip(*np.unique(seg_no, return_counts=True))]
+        seg_first = [(int(seg_no[i]), int(stamp[i])) for i in np.flatnonzero(off == starts[seg_no]).tolist()]
+        restart = _first_count(off, off >= c.max_queue_end) if c.units == "here" else (0, None)
+        confirm = _first_count(off, off > c.confirm) if c.confirm > 0 else (0, None)
+        after = tuple(_first_count(off, stamp > mark) for _, mark in c.marks)
+
+        cq_rows = (tran != TRAN_PREPARED) & (tran != TRAN_ROLLBACK)
+        etags = _expected_tags(batch, tidx, names, stamp, c.delay_levels_ms)
+        expected = _expected_units(batch, cq_rows, tidx, names, qid, qoff, off, size, etags)
+        # Queues in the order of their first message, so that the walk meets them in the same order
+        # however it is cut into batches; their findings sorted by commit-log offset, for the same reason.
+        order = sorted(expected, key=lambda k: (int(expected[k][1].min()), k))
+        counting = self._state.found.full(Kind.MISSING_UNIT) if self._state is not None else \
+            self._kept >= c.limit
+        found = _BatchFindings(counting)
+        entries = []
+        if c.units != "none":  # none: the RocksDB consume queue cannot be read (reported), not taken for missing units
+            for topic, q in order:
+                eq, eo, es, et = expected[(topic, q)]
+                if c.units == "here" and topic not in c.batch_topics:
+                    entries.append(self._units_here(topic, q, eq, eo, es, et, found))
+                else:
+                    entries.append((topic, q, eq, eo, es, et))
+        found.kept.sort(key=_finding_order)
+        self._kept += len(found.kept)
+        return (n, int(cq_rows.sum()), seg_counts, seg_first, restart, confirm, after, entries,
+                (found.kept, found.counts), self._index_digest(batch, off, tran, tidx, names))
+
+    def _units_here(self, topic: str, q: int, eq: np.ndarray, eo: np.ndarray, es: np.ndarray,
+                    et: np.ndarray, found: _BatchFindings) -> tuple:
+        """A file queue's units compared with the batch's (findings into ``found``): the queue state's changes."""
+        raw = self._raw.get((topic, q))
+        if raw is None:
+            raw = self._raw[(topic, q)] = _RawQueue(os.path.join(self.c.cq_root, topic, str(q)))
+        part = _QueueState(False)
+        _check_units(raw, topic, q, eq, eo, es, et, part, self.c.segs, found, self.c.max_queue_end,
+                     self.c.cq_ends.get((topic, q), 0))
+        last = int(np.argmax(eq))
+        return topic, q, int(eq[last]) + 1, int(eo[last]), part.matched, part.missing
+
+    def _index_digest(self, batch: pa.RecordBatch, off: np.ndarray, tran: np.ndarray, tidx: np.ndarray,
+                      names: list) -> tuple | None:
+        mode = self.c.index
+        if mode is None:
+            return None
+        if mode == "unreadable":  # reported as unreadable; nothing to match against
+            return ("unreadable",)
+        if mode == "count":  # no index files: count the keys, nothing to match
+            kept = pa.array(tran != TRAN_ROLLBACK)
+            has_uniq = pc.and_(kept, pc.is_valid(batch.column("uniqKey")))
+            n_keys = pc.if_else(kept, pc.fill_null(pc.list_value_length(batch.column("keys")), 0), 0)
+            with_keys = pc.or_(has_uniq, pc.greater(n_keys, 0))
+            return ("count", (pc.sum(has_uniq.cast(pa.int64())).as_py() or 0) + (pc.sum(n_keys).as_py() or 0),
+                    pc.sum(with_keys.cast(pa.int64())).as_py() or 0)
+        rows, hashes, values = index_keys(batch, tran, tidx, names)
+        return ("match", len(np.unique(rows)), off, tidx, names, rows, hashes, values)
+
+
+class _WalkState:
+    """What the check learns from the walk's batches, applied digest by digest in commit-log order."""
+
+    def __init__(self, store: Store, consts: _Dispatch, found: _Findings, rocks: _Rocks | None,
+                 index_files: _IndexStream | None):
+        self.store = store
+        self.c = consts
+        self.found = found
+        self.rocks = rocks
+        self.index_files = index_files
+        self.messages = self.dispatched = self.indexed = 0
+        self.queues: dict[tuple[str, int], _QueueState] = {}
+        self.raw_queues: dict[tuple[str, int], _RawQueue] = {}
+        self.restart: list = [0, None]
+        self.after_confirm: list = [0, None]
+        self.after: dict[str, list] = {name: [0, None] for name in ("physic", "logics", "index")}
+        self.seg_first: dict[int, int] = {}  # segment number -> store time of its first message (if at byte 0)
+        self.seg_count: Counter[int] = Counter()
+
+    def _queue(self, topic: str, q: int, batch: bool) -> _QueueState:
+        state = self.queues.get((topic, q))
+        if state is None:
+            state = self.queues[(topic, q)] = _QueueState(batch)
+        return state
+
+    def apply(self, digest: tuple) -> None:
+        n, dispatched, seg_counts, seg_first, restart, confirm, after, entries, (kept, counts), index = digest
+        c = self.c
+        found = _BatchFindings(self.found.full(Kind.MISSING_UNIT))
+        self.messages += n
+        self.dispatched += dispatched
+        for s, k in seg_counts:
+            self.seg_count[s] += k
+        for s, t in seg_first:
+            self.seg_first[s] = t
+        _add_first(self.restart, restart)
+        _add_first(self.after_confirm, confirm)
+        for (name, _), part in zip(c.marks, after):
+            _add_first(self.after[name], part)
+        for entry in entries:
+            if isinstance(entry[2], int):  # a file queue, compared where the digest was made (no arrays)
+                topic, q, nxt, last_offset, matched, missing = entry
+                state = self._queue(topic, q, False)
+                if nxt > state.next:
+                    state.next, state.last_offset = nxt, last_offset
+                if (topic, q) not in self.raw_queues:
+                    self.raw_queues[(topic, q)] = _RawQueue(os.path.join(c.cq_root, topic, str(q)))
+                state.matched += matched
+                state.missing += missing
+                continue
+            topic, q, eq, eo, es, et = entry
+            rocks = self.rocks
+            if rocks is not None and topic not in c.batch_topics and rocks.holds(topic, q):
+                rocks.check(topic, q, eq, eo, es, et, c.segs, found, c.max_queue_end)
+                if not os.path.isdir(self.store.path("consumequeue", topic, str(q))):
+                    continue  # only in RocksDB; a queue kept both ways (double write) is checked both ways
+            state = self._queue(topic, q, topic in c.batch_topics)
+            last = int(np.argmax(eq))
+            if eq[last] + 1 > state.next:
+                state.next, state.last_offset = int(eq[last]) + 1, int(eo[last])
+            if state.batch:  # also moves ``state.next`` past the messages of an inner batch
+                _check_batch_units(self.store, topic, q, eq, eo, es, state, c.segs, found)
+            else:
+                raw = self.raw_queues.get((topic, q))
+                if raw is None:
+                    raw = self.raw_queues[(topic, q)] = _RawQueue(self.store.path("consumequeue", topic, str(q)))
+                _check_units(raw, topic, q, eq, eo, es, et, state, c.segs, found, c.max_queue_end,
+                             c.cq_ends.get((topic, q), 0))
+        if index is not None and self.index_files is not None:
+            self.indexed += self.index_files.apply(index, c.segs, found)
+        if found.kept or found.counts:
+            kept = sorted(kept + found.kept, key=_finding_order)
+            counts = counts + found.counts
+        _add_findings(self.found, kept, counts)
+
+
 def _last_unit_end(store: Store, topic: str, q: int, batch: bool) -> int | None:
     """End (offset + size) of a queue's last unit recovery keeps; ``None`` for an empty queue."""
     try:
@@ -1060,22 +1280,15 @@ class _IndexStream:
         from ..index import ENTRY_SIZE, HEADER_SIZE, SLOT_SIZE
         return Place(f.path, HEADER_SIZE + f.num_hash_slots * SLOT_SIZE + number * ENTRY_SIZE)
 
-    def check_batch(self, batch: pa.RecordBatch, off: np.ndarray, tran: np.ndarray, tidx: np.ndarray,
-                    names: list, segs: _Segments) -> int:
-        """Match the entries of the batch's offsets with the keys of its messages; returns messages with keys."""
-        if self.unreadable and not self.files:
-            return 0  # reported as unreadable; nothing to match against
-        if self.missing_all:  # no index files: count the keys, nothing to match
-            kept = pa.array(tran != TRAN_ROLLBACK)
-            has_uniq = pc.and_(kept, pc.is_valid(batch.column("uniqKey")))
-            n_keys = pc.if_else(kept, pc.fill_null(pc.list_value_length(batch.column("keys")), 0), 0)
-            with_keys = pc.or_(has_uniq, pc.greater(n_keys, 0))
-            self.found.counts[Kind.MISSING_INDEX] += (pc.sum(has_uniq.cast(pa.int64())).as_py() or 0) + \
-                (pc.sum(n_keys).as_py() or 0)
-            return pc.sum(with_keys.cast(pa.int64())).as_py() or 0
-        rows_arr, hashes_arr, values = index_keys(batch, tran, tidx, names)
-        indexed = len(np.unique(rows_arr))
-        rows, hashes = rows_arr, hashes_arr
+    def apply(self, digest: tuple, segs: _Segments, found: _Findings) -> int:
+        """Match the entries up to a batch's last offset with its keys (a :class:`_CheckFold` digest's
+        index part), the findings into ``found``; returns the batch's messages with keys."""
+        if digest[0] == "unreadable":
+            return 0
+        if digest[0] == "count":  # counted, nothing found (a zero count is kept as well)
+            self.found.counts[Kind.MISSING_INDEX] += digest[1]
+            return digest[2]
+        _, indexed, off, tidx, names, rows, hashes, values = digest
         phy, h, fno, num = self._take(int(off[-1]))
         pos = np.searchsorted(off, phy)
         at = np.minimum(pos, len(off) - 1)
@@ -1090,20 +1303,20 @@ class _IndexStream:
                 continue  # its commit-log segment was deleted
             why = ("no message starts there" if not hit[j]
                    else "the message there has no key with that hash")
-            self.found.add(Finding(Kind.INDEX_ORPHAN,
+            found.add(Finding(Kind.INDEX_ORPHAN,
                                    f"index entry {int(num[j])} of {os.path.basename(self.files[fno[j]].path)} points "
                                    f"at commit-log offset {p}: {why}",
                                    segs.place(p), self._entry_place(int(fno[j]), int(num[j])), commitlog_offset=p))
         have = np.isin(exp_keys, entry_keys[hit])
         for j in np.flatnonzero(~have).tolist():
             r = int(exp_rows[j])
-            if self.found.full(Kind.MISSING_INDEX):
-                self.found.counts[Kind.MISSING_INDEX] += 1
+            if found.full(Kind.MISSING_INDEX):
+                found.counts[Kind.MISSING_INDEX] += 1
                 continue
             o = int(off[r])
             key = values[j].as_py()
             where, how = self._covering(o, int(hashes[j]))
-            self.found.add(Finding(Kind.MISSING_INDEX,
+            found.add(Finding(Kind.MISSING_INDEX,
                                    f"{names[tidx[r]]}#{key}: the message at commit-log offset {o} is not in the "
                                    f"index (no entry with its offset and that key's hash; {how})",
                                    segs.place(o), where, names[tidx[r]], None, None, o))
