@@ -284,3 +284,32 @@ def test_check_with_workers_keeps_the_findings_limit(store_copy, monkeypatch):
         merged.clear()
         assert len(one[0].findings) == min(limit, sum(one[0].counts.values()))
         assert one[0].counts[crosscheck.Kind.MISSING_UNIT] > 40
+
+
+_QUEUE_FILES = sorted(str(p.relative_to(store_path(VERSIONS[-1])))
+                      for p in (store_path(VERSIONS[-1]) / "consumequeue").glob("*/*/*"))
+# (file, first unit, units) zeroed
+queue_damage = st.lists(st.tuples(st.integers(0, len(_QUEUE_FILES) - 1), st.integers(0, 200), st.integers(1, 20)),
+                        min_size=1, max_size=4)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=queue_damage, limit=st.sampled_from([1, 3, 1000]), drop_index=st.booleans())
+def test_damaged_queues_check_equals_one_job(capfdbinary, tmp_path_factory, edits, limit, drop_index):
+    """Consume-queue units zeroed (and an index file gone): ``check`` prints the same with workers."""
+    root = tmp_path_factory.mktemp("queues") / "store"
+    shutil.copytree(store_path(VERSIONS[-1]), root)
+    for which, unit, units in edits:
+        path = root / _QUEUE_FILES[which]
+        size = path.stat().st_size
+        pos = min(unit * 20, size)
+        with open(path, "r+b") as f:
+            f.seek(pos)
+            f.write(bytes(min(units * 20, size - pos)))
+    if drop_index:
+        os.remove(sorted((root / "index").iterdir())[0])
+    argv = ["check", root, "--format", "jsonl", "--max-problems", limit]
+    one = run(capfdbinary, *argv, "--jobs", 1)
+    assert run(capfdbinary, *argv, "--jobs", JOBS) == one
+    assert b'"record": "check"' in one[1]

@@ -33,6 +33,13 @@ the commit log; the 5.4+ RocksDB message store (``rocksdbstore/``): timer
 records as timer-log units, transaction and index records for pointing past
 the end of the data.
 
+With the commit log's ``jobs`` above 1, the walk's workers do each batch's
+work (:class:`_CheckFold`): the units each queue should hold, compared with
+its files, and the index keys; the reader applies their digests in
+commit-log order and matches the index entries. A batch's findings are put
+in commit-log order (then kind, queue, queue offset), so the findings, and
+which of them the limit keeps, are the same for any jobs and batch size.
+
 Memory stays bounded: the commit log, the queues and the index files are
 read in batches, per-queue state is a few integers, and at most
 ``max_findings`` findings are kept (all are counted).
@@ -390,9 +397,9 @@ def _batch_topics(store: Store) -> frozenset[str]:
     """The topics whose units are in ``batchconsumequeue/`` (``queue.type=BatchCQ`` or its folder exists)."""
     batch: set[str] = set()
     try:
-        from ..config import read_config_file
         path = store.path("config", "topics.json")
         if os.path.exists(path) or os.path.exists(path + ".bak"):
+            from ..config import read_config_file  # its schemas take 0.2 s to load: only for a config file
             model = read_config_file(path).model
             if model is not None:
                 batch = {n for n, t in model.topic_config_table.items() if t.queue_type == "BatchCQ"}
