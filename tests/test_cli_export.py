@@ -24,7 +24,7 @@ from rmqformats.export import (DICTIONARY_COLUMNS, JSONL_COLUMNS, OPTIONAL_JSON_
 from rmqformats.generated.layouts import rocketmq_commitlog as layout
 from rmqformats.sample import sample_store_path
 
-from conftest import store_path, truth_records
+from conftest import VERSIONS, store_path, truth_records
 
 #: Scalar columns (CSV holds them as they are).
 SCALARS = ["commitLogOffset", "storeSize", "bodyCRC", "queueId", "flag", "queueOffset", "sysFlag", "bornTimestamp",
@@ -170,6 +170,26 @@ def test_parquet_equals_the_object_api(tmp_path, capsys, version, partition):
     assert_rows_equal(table_rows(table), expected, TABLE_COLUMNS)
     assert f"exported {len(expected)} messages to {len(written)} Parquet files in {out}" in err
 
+
+
+@pytest.mark.parametrize("codec", ["snappy", "lz4", "none"])
+def test_parquet_compression(tmp_path, capsys, codec, monkeypatch):
+    """--compression sets every column chunk's codec; the rows are the zstd export's, with workers too."""
+    monkeypatch.setenv("RMQFORMATS_JOBS_MIN_BYTES", "0")
+    root = store_path(VERSIONS[-1])
+    assert run(capsys, "export", root, "--to", "parquet", tmp_path / "zstd", "--jobs", 1)[0] == 0
+    for jobs in (1, 3):
+        out = tmp_path / f"{codec}-{jobs}"
+        assert run(capsys, "export", root, "--to", "parquet", out, "--compression", codec, "--jobs", jobs)[0] == 0
+        files = sorted(out.glob("*.parquet"))
+        assert [f.name for f in files] == sorted(f.name for f in (tmp_path / "zstd").glob("*.parquet"))
+        for f in files:
+            meta = pq.ParquetFile(f).metadata
+            assert {meta.row_group(g).column(c).compression for g in range(meta.num_row_groups)
+                    for c in range(meta.num_columns)} == {"UNCOMPRESSED" if codec == "none" else codec.upper()}
+        assert pq.read_table(out).equals(pq.read_table(tmp_path / "zstd"))
+    assert {f.name: f.read_bytes() for f in (tmp_path / f"{codec}-3").iterdir()} \
+        == {f.name: f.read_bytes() for f in (tmp_path / f"{codec}-1").iterdir()}
 
 def test_parquet_every_record_variant_and_every_column(tmp_path, capsys, variants):
     expected = object_rows(variants)
@@ -437,6 +457,11 @@ def test_usage_errors(tmp_path, capsys):
     assert code == 2 and "parquet, jsonl or csv" in err
     code, _, err = run(capsys, "export", root, "--to", "jsonl", tmp_path / "x", "--partition-by", "topic")
     assert code == 2 and "--partition-by needs --to parquet" in err
+    code, _, err = run(capsys, "export", root, "--to", "csv", tmp_path / "x", "--compression", "snappy")
+    assert code == 2 and "--compression needs --to parquet" in err
+    with pytest.raises(SystemExit) as exc:
+        main(["export", str(root), "--to", "parquet", str(tmp_path / "x"), "--compression", "gzip"])
+    assert exc.value.code == 2
     code, _, err = run(capsys, "export", root, "--to", "parquet", "-")
     assert code == 2 and "folder" in err
     code, _, err = run(capsys, "export", tmp_path / "missing", "--to", "jsonl", tmp_path / "x")
