@@ -275,6 +275,10 @@ def test_check_with_workers_keeps_the_findings_limit(store_copy, monkeypatch):
         r = crosscheck.cross_check(store, max_findings=limit, **options)
         return r, list(r.counts.items()), list(r.verified), list(r.behind)
 
+    import glob
+    import tempfile
+    left = os.path.join(tempfile.gettempdir(), "rmqformats-check-*")
+    before = set(glob.glob(left))
     for limit in (1, 5, 40, 10_000):
         one = check(1, limit)
         assert check(1, limit, batch_size=37) == one
@@ -284,6 +288,7 @@ def test_check_with_workers_keeps_the_findings_limit(store_copy, monkeypatch):
         merged.clear()
         assert len(one[0].findings) == min(limit, sum(one[0].counts.values()))
         assert one[0].counts[crosscheck.Kind.MISSING_UNIT] > 40
+    assert set(glob.glob(left)) == before  # the constants the workers read are removed with the walk
 
 
 _QUEUE_FILES = sorted(str(p.relative_to(store_path(VERSIONS[-1])))

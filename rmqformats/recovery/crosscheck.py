@@ -53,8 +53,12 @@ import each other.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import enum
 import os
+import pickle
+import tempfile
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -497,10 +501,13 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     # Without a caller of its own batches, the workers of a parallel walk take the batch work (see _CheckFold).
     walk = store.commitlog.batches(columns=list(dict.fromkeys([*_COLUMNS, *columns])), batch_size=batch_size,
                                    decompress=decompress, fold=fold if on_batch is None else None)
-    for batch in walk:
-        if on_batch is not None:
-            on_batch(batch)
-        fold.add(batch)
+    try:
+        for batch in walk:
+            if on_batch is not None:
+                on_batch(batch)
+            fold.add(batch)
+    finally:
+        fold.close()
     messages, dispatched, indexed = walk_state.messages, walk_state.dispatched, walk_state.indexed
     queues, raw_queues = walk_state.queues, walk_state.raw_queues
     restart, after, after_confirm = walk_state.restart, walk_state.after, walk_state.after_confirm
@@ -898,6 +905,20 @@ class _Dispatch:
     limit: int
 
 
+#: In a worker: the constants of the walk it last worked for, by token.
+_CONSTS: dict[str, _Dispatch] = {}
+
+
+def _shared_consts(token: str, path: str) -> _Dispatch:
+    consts = _CONSTS.get(token)
+    if consts is None:
+        with open(path, "rb") as f:
+            consts = pickle.load(f)
+        _CONSTS.clear()
+        _CONSTS[token] = consts
+    return consts
+
+
 class _CheckFold:
     """The check's work on each batch of the walk, as a :class:`~rmqformats.walk.parallel.Fold`.
 
@@ -913,25 +934,48 @@ class _CheckFold:
     process made the digest, so the check's result is the serial walk's.
     """
 
-    def __init__(self, consts: _Dispatch, state: _WalkState | None = None):
-        self._start(consts, state)
+    def __init__(self, consts: _Dispatch | None, state: _WalkState | None = None,
+                 shared: tuple[str, str] | None = None):
+        self._start(consts, state, shared)
 
-    def _start(self, consts: _Dispatch, state: _WalkState | None) -> None:
-        self.c = consts
+    def _start(self, consts: _Dispatch | None, state: _WalkState | None, shared: tuple[str, str] | None) -> None:
+        self._consts = consts
+        #: Where the workers' copies find the constants: ``(token, path of a pickle)``, written once a walk
+        #: (a store of many queues has a large ``cq_ends``: pickled with every range it would cost more
+        #: than the range's walk).
+        self._shared = shared
         self.digests: list[tuple] = []
         self._state = state
         self._raw: dict[tuple[str, int], _RawQueue] = state.raw_queues if state is not None else {}
         self._kept = 0  # findings kept by this copy's digests (a worker's)
 
+    @property
+    def c(self) -> _Dispatch:
+        if self._consts is None:
+            assert self._shared is not None
+            self._consts = _shared_consts(*self._shared)
+        return self._consts
+
     def __getstate__(self) -> dict:
-        return {"c": self.c, "digests": self.digests}
+        return {"shared": self._shared, "digests": self.digests}
 
     def __setstate__(self, d: dict) -> None:
-        self._start(d["c"], None)
+        self._start(None, None, d["shared"])
         self.digests = d["digests"]
 
     def empty(self) -> _CheckFold:
-        return _CheckFold(self.c)
+        if self._shared is None:
+            fd, path = tempfile.mkstemp(prefix="rmqformats-check-", suffix=".pickle")
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump(self.c, f, protocol=pickle.HIGHEST_PROTOCOL)
+            self._shared = (uuid.uuid4().hex, path)
+        return _CheckFold(None, shared=self._shared)
+
+    def close(self) -> None:
+        """Remove the workers' copy of the constants (after the walk)."""
+        if self._shared is not None:
+            with contextlib.suppress(OSError):
+                os.remove(self._shared[1])
 
     def add(self, batch: pa.RecordBatch) -> None:
         digest = self._digest(batch)
