@@ -10,7 +10,9 @@ tables) and resolved to commit-log messages on demand.
 from __future__ import annotations
 
 import enum
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -401,14 +403,15 @@ def check_queue(cq: ConsumeQueue, *, delay_levels_ms: tuple[int, ...] = DEFAULT_
     return checked, problems, deleted
 
 
-def _checkable_units(cq: ConsumeQueue) -> tuple[int, int]:
-    """(units :func:`check_queue` would check, those of them in deleted commit-log ranges), read in batches."""
+def _checkable_units(cq: ConsumeQueue, stop: threading.Event | None = None) -> tuple[int, int]:
+    """(units :func:`check_queue` would check, those of them in deleted commit-log ranges), read in batches
+    (until ``stop`` is set: then the counts are partial, and not used)."""
     segments = cq.store.commitlog.segments if cq.store is not None else ()
     phy_min = segments[0].start_offset if segments else 0
     total = deleted = 0
-    unit, stop = cq.files.first_unit(), cq.max_offset
-    while unit < stop:
-        array = cq.files.read(unit, min(stop, unit + BATCH_UNITS))
+    unit, end = cq.files.first_unit(), cq.max_offset
+    while unit < end and not (stop is not None and stop.is_set()):
+        array = cq.files.read(unit, min(end, unit + BATCH_UNITS))
         if not len(array):
             break
         real = ~_IS_PLACEHOLDER(array)
@@ -441,11 +444,38 @@ def check_consistency(store: StoreView, *, topic: str | None = None, queue_id: i
     :func:`rmqformats.recovery.cross_check`, from the commit log's side); a
     queue all of whose units are is counted without being read again.
     """
+    file_infos = list(store.queues())
+    # The verified queues' units are only counted: on several threads (reads and numpy sums release the GIL),
+    # as many as the commit log's walk has jobs, ahead of the loop that takes the counts in order.
+    wanted = [] if not verified else [
+        i for i in file_infos if not i.error and i.kind == "file" and (i.topic, i.queue_id) in verified
+        and (topic is None or i.topic == topic) and (queue_id is None or i.queue_id == queue_id)]
+    jobs = min(getattr(getattr(store, "commitlog", None), "jobs", 1) or 1, len(wanted))
+    pool = ThreadPoolExecutor(jobs) if jobs > 1 else None
+    stop = threading.Event()  # set when the loop ends early (a limit, an error, Ctrl-C): the counts stop too
+    counts = {} if pool is None else {
+        (i.topic, i.queue_id): pool.submit(
+            lambda i: _checkable_units(store.consume_queue(i.topic, i.queue_id, kind=i.kind), stop), i)
+        for i in wanted}
+    try:
+        return _check_queues(store, file_infos, counts, topic=topic, queue_id=queue_id,
+                             delay_levels_ms=delay_levels_ms, max_problems=max_problems, verified=verified)
+    finally:
+        stop.set()
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _check_queues(store: StoreView, file_infos: list, counts: dict, *, topic: str | None, queue_id: int | None,
+                  delay_levels_ms: tuple[int, ...], max_problems: int,
+                  verified: dict[tuple[str, int], int] | None) -> ConsistencyReport:
+    """:func:`check_consistency`'s loop over the queues, with the units of verified ones counted in ``counts``
+    (futures) where they were counted ahead."""
     problems: list = []
     unreadable = []
     queues = units = deleted = 0
     # Batch consume queues (5.x ``queue.type=BatchCQ``) are checked after the consume queues.
-    for batch, infos in ((False, store.queues()), (True, store.batch_queues())):
+    for batch, infos in ((False, file_infos), (True, store.batch_queues())):
         for info in infos:
             if len(problems) >= max_problems:
                 break
@@ -465,7 +495,8 @@ def check_consistency(store: StoreView, *, topic: str | None = None, queue_id: i
                     # The commit-log walk verifies file consume queues only.
                     done = None if verified is None or info.kind != "file" else verified.get((info.topic, info.queue_id))
                     if done is not None:
-                        n, d = _checkable_units(cq)
+                        ahead = counts.pop((info.topic, info.queue_id), None)
+                        n, d = _checkable_units(cq) if ahead is None else ahead.result()
                         if n - d == done:
                             units += n
                             deleted += d
