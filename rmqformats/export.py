@@ -16,6 +16,7 @@ properties an object, keys in the column order.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import urllib.parse
@@ -73,7 +74,13 @@ _MAX_NAME = 255
 assert all(c in COLUMNS for c in JSONL_COLUMNS) and list(JSONL_COLUMNS) == [c for c in COLUMNS if c in JSONL_COLUMNS]
 
 _LS = pa.large_string()
-_EMPTY = pa.scalar("", _LS)
+
+
+@functools.cache
+def _empty() -> pa.Scalar:
+    """The empty large string (made on first use: a scalar from a Python value makes pyarrow import pandas,
+    which importing this module must not)."""
+    return pa.scalar("", _LS)
 
 
 def _lit(text: str) -> pa.Scalar:
@@ -238,7 +245,7 @@ def base64_text(arr: pa.Array, quote: bool = False) -> pa.Array:
 
 
 def _join(*parts) -> pa.Array:
-    return pc.binary_join_element_wise(*parts, _EMPTY)
+    return pc.binary_join_element_wise(*parts, _empty())
 
 
 def _list_parts(arr: pa.Array) -> tuple[np.ndarray, int, int]:
@@ -303,7 +310,7 @@ def jsonl_lines(batch: pa.RecordBatch) -> pa.Array:
         column = batch.column(i)
         if name in OPTIONAL_JSON_KEYS and i > 0:  # (the first key is always written: it opens the object)
             if column.null_count < len(column):
-                parts.append(pc.if_else(pc.is_null(column), _EMPTY, _join(key, json_values(column))))
+                parts.append(pc.if_else(pc.is_null(column), _empty(), _join(key, json_values(column))))
             continue
         parts.append(key)
         parts.append(json_values(column))
