@@ -84,3 +84,13 @@ def test_segment_names_are_the_queue_files():
     from rmqformats.queuefiles import QUEUE_FILE_NAME
 
     assert jobs._SEGMENT_NAME.pattern in QUEUE_FILE_NAME.pattern
+
+
+def test_building_the_command_line_imports_no_pandas():
+    """pyarrow imports pandas (0.3–0.6 s) the first time it makes an array or scalar from Python or numpy
+    values: the command line's parser, which every command builds, must not make one."""
+    import subprocess
+    import sys
+    code = "import sys; from rmqformats.cli import build_parser; build_parser(); print('pandas' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
