@@ -16,8 +16,11 @@ if TYPE_CHECKING:
 
 #: The commands that walk the commit log with ``--jobs`` worker processes (a test holds this to the parser).
 WALKING = frozenset({"check", "export", "inspect", "lag", "messages", "preflight", "rebuild", "report", "sql"})
-#: Modules of the folds commands give their walks (``inspect``'s), imported once by the workers' fork server.
-_FOLDS = ("rmqformats.cli.inspect",)
+#: Modules the folds of a command's walk need in the workers, imported once by their fork server (a worker
+#: would import them on its first range): ``check``'s and ``preflight``'s also take pandas, which pyarrow
+#: imports (0.3-0.6 s) when the fold first turns a column into numpy.
+_CHECK_FOLD = ("rmqformats.recovery.crosscheck", "pandas")
+_FOLDS = {"inspect": ("rmqformats.cli.inspect",), "check": _CHECK_FOLD, "preflight": _CHECK_FOLD}
 
 
 def _parser_class() -> type[argparse.ArgumentParser]:
@@ -121,8 +124,9 @@ def _command(argv: list[str] | None, name: list[str]) -> int:
     # The walk's workers come from a fork server that imports what this process is about to: started
     # first, it does that on another core meanwhile (when the words say the walk will use workers).
     words = sys.argv[1:] if argv is None else [str(a) for a in argv]
-    if next((w for w in words if not w.startswith("-")), None) in WALKING:
-        jobs.prestart(words, preload=_FOLDS)
+    command = next((w for w in words if not w.startswith("-")), None)
+    if command in WALKING:
+        jobs.prestart(words, preload=_FOLDS.get(command, ()))
     from . import tables
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
