@@ -887,7 +887,8 @@ def _add_first(total: list, part: tuple[int, int | None]) -> None:
 
 @dataclass(frozen=True)
 class _Dispatch:
-    """What the batch work needs that is known before the walk (sent to the workers with each range)."""
+    """What the batch work needs that is known before the walk (the workers read it once a walk, from the
+    file :meth:`_CheckFold.empty` writes)."""
 
     segs: _Segments
     batch_topics: frozenset[str]
