@@ -625,6 +625,13 @@ def dispatch_units(batch: pa.RecordBatch, *,
     queue of ``INNER_MULTI_DISPATCH`` (see the module docstring). The batch
     holds at least the columns of :data:`DISPATCH_COLUMNS`.
     """
+    return _dispatch(batch, delay_levels_ms)[-1]
+
+
+def _dispatch(batch: pa.RecordBatch, delay_levels_ms: tuple[int, ...]) -> tuple:
+    """What the dispatch works from in a batch, and what :func:`dispatch_units` gives: ``(commit-log
+    offsets, store times, transaction types, topic codes, topic names, rows with a unit, units by queue)``."""
+    off = batch.column("commitLogOffset").to_numpy()
     tran = transaction_types(batch)
     stamp = batch.column("storeTimestamp").cast(pa.int64()).to_numpy()
     codes = pc.dictionary_encode(batch.column("topic"))
@@ -632,9 +639,9 @@ def dispatch_units(batch: pa.RecordBatch, *,
     names = codes.dictionary.to_pylist()
     rows = (tran != TRAN_PREPARED) & (tran != TRAN_ROLLBACK)
     etags = _expected_tags(batch, tidx, names, stamp, delay_levels_ms)
-    return _expected_units(batch, rows, tidx, names, batch.column("queueId").to_numpy(),
-                           batch.column("queueOffset").to_numpy(), batch.column("commitLogOffset").to_numpy(),
-                           batch.column("storeSize").to_numpy(), etags)
+    units = _expected_units(batch, rows, tidx, names, batch.column("queueId").to_numpy(),
+                            batch.column("queueOffset").to_numpy(), off, batch.column("storeSize").to_numpy(), etags)
+    return off, stamp, tran, tidx, names, rows, units
 
 
 def index_keys(batch: pa.RecordBatch, tran: np.ndarray, tidx: np.ndarray,
@@ -997,15 +1004,7 @@ class _CheckFold:
         n = batch.num_rows
         if not n:
             return None
-        off = batch.column("commitLogOffset").to_numpy()
-        size = batch.column("storeSize").to_numpy()
-        qid = batch.column("queueId").to_numpy()
-        qoff = batch.column("queueOffset").to_numpy()
-        tran = (batch.column("sysFlag").to_numpy() & _TRAN_MASK) >> _TRAN_SHIFT
-        stamp = batch.column("storeTimestamp").cast(pa.int64()).to_numpy()
-        topic_codes = pc.dictionary_encode(batch.column("topic"))
-        tidx = topic_codes.indices.to_numpy()
-        names = topic_codes.dictionary.to_pylist()
+        off, stamp, tran, tidx, names, cq_rows, expected = _dispatch(batch, c.delay_levels_ms)
 
         # Per segment: messages, and the store time of a message at the segment's first byte.
         starts = np.asarray(c.segs.starts, np.int64)
@@ -1016,9 +1015,6 @@ class _CheckFold:
         confirm = _first_count(off, off > c.confirm) if c.confirm > 0 else (0, None)
         after = tuple(_first_count(off, stamp > mark) for _, mark in c.marks)
 
-        cq_rows = (tran != TRAN_PREPARED) & (tran != TRAN_ROLLBACK)
-        etags = _expected_tags(batch, tidx, names, stamp, c.delay_levels_ms)
-        expected = _expected_units(batch, cq_rows, tidx, names, qid, qoff, off, size, etags)
         # Queues in the order of their first message, so that the walk meets them in the same order
         # however it is cut into batches; their findings sorted by commit-log offset, for the same reason.
         order = sorted(expected, key=lambda k: (int(expected[k][1].min()), k))
