@@ -421,6 +421,12 @@ def _checkable_units(cq: ConsumeQueue, stop: threading.Event | None = None) -> t
     return total, deleted
 
 
+def _counted(store: StoreView, info: QueueInfo, stop: threading.Event) -> tuple[ConsumeQueue, tuple[int, int]]:
+    """A queue and its :func:`_checkable_units`, on a thread (the queue, whose end was found there, is kept)."""
+    cq = store.consume_queue(info.topic, info.queue_id, kind=info.kind)
+    return cq, _checkable_units(cq, stop)
+
+
 def check_consistency(store: StoreView, *, topic: str | None = None, queue_id: int | None = None,
                       delay_levels_ms: tuple[int, ...] = DEFAULT_DELAY_LEVELS_MS,
                       max_problems: int = 1000,
@@ -454,9 +460,7 @@ def check_consistency(store: StoreView, *, topic: str | None = None, queue_id: i
     pool = ThreadPoolExecutor(jobs) if jobs > 1 else None
     stop = threading.Event()  # set when the loop ends early (a limit, an error, Ctrl-C): the counts stop too
     counts = {} if pool is None else {
-        (i.topic, i.queue_id): pool.submit(
-            lambda i: _checkable_units(store.consume_queue(i.topic, i.queue_id, kind=i.kind), stop), i)
-        for i in wanted}
+        (i.topic, i.queue_id): pool.submit(_counted, store, i, stop) for i in wanted}
     try:
         return _check_queues(store, file_infos, counts, topic=topic, queue_id=queue_id,
                              delay_levels_ms=delay_levels_ms, max_problems=max_problems, verified=verified)
@@ -469,8 +473,8 @@ def check_consistency(store: StoreView, *, topic: str | None = None, queue_id: i
 def _check_queues(store: StoreView, file_infos: list, counts: dict, *, topic: str | None, queue_id: int | None,
                   delay_levels_ms: tuple[int, ...], max_problems: int,
                   verified: dict[tuple[str, int], int] | None) -> ConsistencyReport:
-    """:func:`check_consistency`'s loop over the queues, with the units of verified ones counted in ``counts``
-    (futures) where they were counted ahead."""
+    """:func:`check_consistency`'s loop over the queues; ``counts``: futures of :func:`_counted` for the verified
+    queues counted ahead."""
     problems: list = []
     unreadable = []
     queues = units = deleted = 0
@@ -491,12 +495,13 @@ def _check_queues(store: StoreView, file_infos: list, counts: dict, *, topic: st
                     n, found, d = (sum(1 for _ in bcq.units()),
                                    bcq.check(max_problems=max_problems - len(problems)), 0)
                 else:
-                    cq = store.consume_queue(info.topic, info.queue_id, kind=info.kind)
+                    ahead = counts.pop((info.topic, info.queue_id), None)
+                    cq, tally = ahead.result() if ahead is not None else \
+                        (store.consume_queue(info.topic, info.queue_id, kind=info.kind), None)
                     # The commit-log walk verifies file consume queues only.
                     done = None if verified is None or info.kind != "file" else verified.get((info.topic, info.queue_id))
                     if done is not None:
-                        ahead = counts.pop((info.topic, info.queue_id), None)
-                        n, d = _checkable_units(cq) if ahead is None else ahead.result()
+                        n, d = _checkable_units(cq) if tally is None else tally
                         if n - d == done:
                             units += n
                             deleted += d
