@@ -12,11 +12,15 @@ What is measured
     reading the files' bytes. Best of ``--repeat`` runs. Printed per run:
     messages/s, MB/s (10^6 bytes of files covered), peak RSS of the worker
     and the speed ratio to the plain layout. Every run must count the same
-    messages.
+    messages. With ``--jobs 2,4``, ``to_arrow()`` runs again with that many
+    worker processes on the plain and DLedger layouts (``arrow@N``: the pool
+    started before the clock, any store size walked by the workers), with
+    its speedup over one job.
 
 How to run
     .venv/bin/python benchmarks/bench_layouts.py             # 200 MB
     .venv/bin/python benchmarks/bench_layouts.py --mb 50 --source /path/to/store/commitlog
+    .venv/bin/python benchmarks/bench_layouts.py --mb 512 --jobs 2
 """
 
 from __future__ import annotations
@@ -106,11 +110,17 @@ def worker(kind: str, out: str) -> None:
              "multi": ";".join(os.path.join(out, "multi", f"disk{i}", "commitlog") for i in range(2)),
              "dledger": os.path.join(out, "dledger", "dledger-n0", "data")}
     layout, how = kind.split("/")
+    how, _, jobs = how.partition("@")
+    jobs = int(jobs or 1)
     log = rmqformats.open_store(paths[layout]).commitlog
     size = sum(s.size for s in log.segments)
     if how == "arrow":
         from rmqformats.walk.kernels import warm_up
         warm_up()  # numba compiles its kernels once per process; not part of the read
+    if jobs > 1:
+        from rmqformats.walk.parallel import start_workers
+        os.environ["RMQFORMATS_JOBS_MIN_BYTES"] = "0"  # the workers walk any size of store
+        start_workers(jobs)
     for s in log.segments:  # a warm page cache for every run
         with open(s.path, "rb") as f:
             while f.read(8 << 20):
@@ -125,7 +135,7 @@ def worker(kind: str, out: str) -> None:
     elif how == "scan":
         n = sum(1 for _ in log.scan())
     else:
-        n = log.to_arrow(["commitLogOffset", "topic", "tags", "keys", "body"]).num_rows
+        n = log.to_arrow(["commitLogOffset", "topic", "tags", "keys", "body"], jobs=jobs).num_rows
     dt = time.perf_counter() - t
     print(json.dumps({"kind": kind, "messages": n, "seconds": dt, "bytes": size, "peakRssKiB": peak_rss_kib()}))
 
@@ -135,6 +145,7 @@ def main() -> None:
     p.add_argument("--mb", type=int, default=200)
     p.add_argument("--source", help="a plain commit-log folder to take the records from")
     p.add_argument("--repeat", type=int, default=3, help="best of N runs of each (default 3)")
+    p.add_argument("--jobs", default="1", help="worker processes of the arrow runs, comma-separated (default 1)")
     p.add_argument("--worker")
     p.add_argument("--out", default=os.path.join(HERE, "data", "layouts"))
     a = p.parse_args()
@@ -144,8 +155,9 @@ def main() -> None:
     info = build(a.out, a.mb, _source_log(a.source))
     print(f"{info['messages']} messages, {a.mb} MB of records; DLedger copy built in {info['dledgerBuildSeconds']} s")
     rows = {}
+    many = [int(j) for j in a.jobs.split(",") if int(j) > 1]
     for kind in ("plain/floor", "plain/scan", "multi/scan", "dledger/scan", "plain/arrow", "multi/arrow",
-                 "dledger/arrow"):
+                 "dledger/arrow", *[f"{layout}/arrow@{j}" for j in many for layout in ("plain", "dledger")]):
         runs = []
         for _ in range(max(1, a.repeat)):
             res = subprocess.run([sys.executable, __file__, "--worker", kind, "--out", a.out],
@@ -154,13 +166,14 @@ def main() -> None:
         rows[kind] = r = min(runs, key=lambda x: x["seconds"])
         if kind != "plain/floor" and r["messages"] != info["messages"]:
             raise SystemExit(f"{kind}: {r['messages']} messages, expected {info['messages']}")
-    print(f"{'run':<15}{'msgs/s':>12}{'MB/s':>10}{'peak RSS MiB':>14}{'vs plain':>10}")
+    print(f"{'run':<17}{'msgs/s':>12}{'MB/s':>10}{'peak RSS MiB':>14}{'vs plain':>10}{'vs 1 job':>10}")
     for kind, r in rows.items():
         base = rows.get(kind.replace("multi", "plain").replace("dledger", "plain"))
         ratio = base["seconds"] / r["seconds"] if "floor" not in kind else float("nan")
+        one = rows[kind.partition("@")[0]]["seconds"] / r["seconds"] if "@" in kind else float("nan")
         rate = r["messages"] / r["seconds"] if r["messages"] else float("nan")
-        print(f"{kind:<15}{rate:>12,.0f}{r['bytes'] / MB / r['seconds']:>10,.1f}{r['peakRssKiB'] / 1024:>14,.1f}"
-              f"{ratio:>10.2f}")
+        print(f"{kind:<17}{rate:>12,.0f}{r['bytes'] / MB / r['seconds']:>10,.1f}{r['peakRssKiB'] / 1024:>14,.1f}"
+              f"{ratio:>10.2f}{one:>10.2f}")
 
 
 if __name__ == "__main__":

@@ -55,9 +55,13 @@ from .entry import DLedgerEndReason, DLedgerEntry
 #: ``DLedgerEntry.BODY_OFFSET``: bytes of an entry before its message record.
 BODY_OFFSET = L.ENTRY_HEADER
 ENTRY_MAGIC = L.ENTRY_MAGIC
+_I64_MAX = np.iinfo(np.int64).max
 #: Bytes read from a data file at a time (more for a longer entry).
 WINDOW = 4 << 20
-#: Options of the plain walk that only tune its speed (the entry walk runs in this process, serially).
+#: Bytes read at a time when looking for the first entry of a range.
+_FIND_WINDOW = 64 << 10
+#: Options of the plain walk that only tune its speed (this walk runs in one process; on several, see
+#: :mod:`rmqformats.dledger.parallel`).
 _PERFORMANCE = ("threads", "range_size", "jobs")
 #: Options of the plain walk that the entry walk takes.
 _TAKEN = ("batch_size", "decompress", "verify_crc", "strict", "start", "topic", "queue_id", "tag", "key",
@@ -71,8 +75,9 @@ class DLedgerColumnarScan(ColumnarScan):
     commit log; plus :attr:`last_index` and :attr:`last_term`, those of the last entry read (-1 before
     the first).
 
-    ``threads``, ``range_size`` and ``jobs`` are accepted and have no effect; ``window_size`` is the bytes
-    read from a data file at a time. ``live``, ``predicate`` and the other options of the plain walk's
+    ``threads``, ``range_size`` and ``jobs`` are accepted and have no effect here (the walk on several cores
+    is :class:`rmqformats.dledger.parallel.ParallelDLedgerScan`); ``window_size`` is the bytes read from a
+    data file at a time. ``live``, ``predicate`` and the other options of the plain walk's
     recovery modes are typed errors.
     """
 
@@ -94,6 +99,8 @@ class DLedgerColumnarScan(ColumnarScan):
         self._entries = np.empty((K.N_E, 1), np.int64)
         #: Index and term of the entry before the current block of rows.
         self._before = (-1, -1)
+        #: Index and term of the first entry walked (see :meth:`_range_begin`).
+        self._first: tuple[int, int] | None = None
 
     # -- the walk -------------------------------------------------------------------------
 
@@ -106,9 +113,12 @@ class DLedgerColumnarScan(ColumnarScan):
         try:
             for i in range(first, len(segments)):
                 seg = segments[i]
+                last = i == len(segments) - 1
                 fd = os.open(seg.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
                 try:
-                    yield from self._walk_entries(seg, fd, i == len(segments) - 1)
+                    size = os.fstat(fd).st_size
+                    outcome = yield from self._walk(seg, fd, size, 0, size + 1, last, self._progress)
+                    self._segment_done(seg, size, outcome, last)
                 except _Stop as stop:
                     self._stopped(stop)
                     return
@@ -118,33 +128,59 @@ class DLedgerColumnarScan(ColumnarScan):
             self._windows.clear()
             self._chunks.clear()
 
-    def _walk_entries(self, seg: Segment, fd: int, last: bool) -> Iterator:
-        """Yield the batches of a data file's entries; returns at its BLANK filler (not the last file's),
-        raises :class:`_Stop` where the data ends."""
-        size = os.fstat(fd).st_size
+    def _segment_done(self, seg: Segment, size: int, outcome: tuple, last: bool) -> None:
+        """Act on how the walk of a data file ended: its BLANK filler (the last file's ends the data at the
+        end of the file, where the recovery's processOffset moves), or a range's end."""
+        if outcome[0] == "limit":
+            raise _Stop(None)
+        here, blank_size = outcome[1], outcome[2]
+        self.blanks.append(Blank(seg.start_offset + here, blank_size, seg.path, here))
+        if last:
+            raise _Stop(DataEnd(seg.start_offset + size, EndReason.BLANK_LAST, seg.path, size, ""))
+        self.bytes_done += size - here
+
+    def _walk(self, seg: Segment, fd: int, size: int, pos: int, limit: int, last: bool, progress) -> Iterator:
+        """Yield the batches of the messages of the entries that start in ``[pos, limit)`` of a data file
+        (``pos``: an entry's start), the entries checked against :attr:`last_index` and :attr:`last_term`.
+
+        Returns ``("limit", p)`` at the first entry at or after ``limit``,
+        or ``("blank", p, size)`` at the file's BLANK filler; raises
+        :class:`_Stop` where the data ends.
+        """
         cap = self._batch_size
         buf = np.empty(self._window, np.uint8)
         i32 = np.empty((K.N_I32, cap), np.int32)
         i64 = np.empty((K.N_I64, cap), np.int64)
         e64 = np.empty((K.N_E, cap + 1), np.int64)
-        wstart, got = 0, 0  # the window holds the file's bytes [wstart, wstart + got)
-        pos = 0
+        wstart, got = pos, 0  # the window holds the file's bytes [wstart, wstart + got)
+        # An entry that starts before ``limit`` and runs past it is walked alone, its whole window given to
+        # the kernel; else the kernel sees the window up to ``limit`` only, so never an entry at or after it.
+        alone = False
         while True:
+            if pos >= limit:
+                return ("limit", pos)
+            cut = limit - wstart < got and not alone
             before = self.last_index, self.last_term
             n, stop, spos, last_index, last_term = K.walk_entries(
-                buf, pos - wstart, got, size - wstart, seg.start_offset + wstart, cap, i32, i64, e64,
-                self.last_index, self.last_term)
+                buf, pos - wstart, limit - wstart if cut else got, size - wstart, seg.start_offset + wstart,
+                1 if alone else cap, i32, i64, e64, self.last_index, self.last_term)
             if n:
                 w = A.Window(buf, i32, i64, seg.start_offset, wstart, seg.path, os.path.basename(seg.path))
                 self._entries = e64
                 self._before = before
+                if self._first is None:
+                    self._first = (int(e64[K.E_INDEX, 0]), int(e64[K.E_TERM, 0]))
                 yield from self._emit(w, n, fd, size)
             self.last_index, self.last_term = last_index, last_term
-            self.bytes_done += wstart + spos - pos
+            progress(wstart + spos - pos)
             pos = wstart + spos
             if stop == K.ESTOP_FULL:
+                alone = False
                 continue
             if stop == K.ESTOP_WINDOW:
+                if cut and pos < limit:
+                    alone = True
+                    continue
                 left = size - pos
                 # The header, or the whole entry once its header is read.
                 want = min(BODY_OFFSET, left) if pos + min(BODY_OFFSET, left) > wstart + got else int(e64[K.E_SIZE, n])
@@ -158,12 +194,7 @@ class DLedgerColumnarScan(ColumnarScan):
                 wstart, got = pos, want
                 continue
             if stop == K.ESTOP_BLANK:
-                self.blanks.append(Blank(seg.start_offset + pos, int(e64[K.E_SIZE, n]), seg.path, pos))
-                if last:
-                    # The recovery's processOffset moves to the end of the file.
-                    raise _Stop(DataEnd(seg.start_offset + size, EndReason.BLANK_LAST, seg.path, size, ""))
-                self.bytes_done += seg.size - pos
-                return
+                return ("blank", pos, int(e64[K.E_SIZE, n]))
             raise self._entry_stop(seg, buf, wstart, pos, size, stop, e64[:, n], last)
 
     def _entry_stop(self, seg: Segment, buf: np.ndarray, wstart: int, pos: int, size: int, stop: int,
@@ -252,8 +283,79 @@ class DLedgerColumnarScan(ColumnarScan):
             return self._record_stop(seg, pos, int(e64[K.E_INDEX, row]), exc, 0)
         raise AssertionError("a row the CRC check rejected passes it")  # not reached
 
-    def _walk(self, *args, **kwargs):
-        raise NotImplementedError("a DLedger commit log is walked entry by entry")
+    # -- what a range of entries carries: the index and term of the entry before it --------------
+
+    def _range_begin(self) -> None:
+        self.last_index = self.last_term = -1
+        self._before = (-1, -1)
+        self._first = None
+
+    def _range_state(self) -> tuple:
+        """``(index and term of the range's first entry or None, last index, last term)``."""
+        return self._first, self.last_index, self.last_term
+
+    def _continues(self, state: tuple) -> bool:
+        """Whether a range walked from no entry before (:meth:`_range_begin`) is what this walk gives from here:
+        its first entry follows :attr:`last_index` and :attr:`last_term` as the recovery requires. A range
+        that read no entry does not say, and is walked again here."""
+        first = state[0]
+        if first is None:
+            return False
+        index, term = first
+        if self.last_index != -1 and (self.last_index == _I64_MAX or index != self.last_index + 1):
+            return False
+        return term >= self.last_term
+
+    def _carry(self, state: tuple) -> None:
+        # A range that stopped before its first entry was taken (a filter's end, a CRC) read none.
+        if state[1] != -1:
+            self.last_index, self.last_term = state[1], state[2]
+
+    def _range_start(self, fd: int, seg: Segment, size: int, begin: int, end: int) -> int | None:
+        """The first entry that starts in ``[begin, end)`` of a data file, or ``None``: the first position
+        with the entry magic code whose ``pos`` field is its own position and whose size is its body length
+        and header, so that bytes of a message that look like an entry are not taken for one."""
+        magic = ENTRY_MAGIC.to_bytes(4, "big", signed=True)
+        end = min(end, size)
+        pos = begin
+        while pos < end:
+            data = os.pread(fd, min(_FIND_WINDOW, size - pos), pos)
+            if len(data) < BODY_OFFSET:
+                return None
+            i = data.find(magic, L.ENTRY_POS_MAGIC)
+            while i != -1:
+                p = i - L.ENTRY_POS_MAGIC
+                if pos + p >= end:
+                    return None
+                if p + BODY_OFFSET > len(data):
+                    break  # its header is cut by the window: the next one starts with it
+                if _field(data, p, L.ENTRY_POS_POS, 8) == seg.start_offset + pos + p and \
+                        _field(data, p, L.ENTRY_POS_LEN_BODY, BODY_OFFSET - L.ENTRY_POS_LEN_BODY) + BODY_OFFSET \
+                        == _field(data, p, L.ENTRY_POS_SIZE, 4):
+                    return pos + p
+                i = data.find(magic, i + 1)
+            pos += len(data) - BODY_OFFSET + 1
+        return None
+
+    # -- what the plain walk has and the entry walk has not ---------------------------------
+
+    def _may_skip(self, seg: Segment, size: int, pos: int, last: bool) -> bool:
+        return False  # a file's store times are not cached: every entry is walked for its index and term
+
+    def _times_key(self, seg: Segment, size: int, pos: int, limit: int, last: bool, fd: int | None = None):
+        return None
+
+    def _built(self, *args) -> Iterator:
+        # A worker's range is not cut where its batches outgrow their room (the plain walk's resume point):
+        # the rest would need the index and term there. A range that outgrows it is walked by the reader.
+        for batch in super()._built(*args):
+            self._resume.at = None
+            yield batch
+
+
+def _field(data: bytes, at: int, offset: int, width: int) -> int:
+    """The big-endian signed field of ``width`` bytes at ``offset`` in the entry header at ``at``."""
+    return int.from_bytes(data[at + offset:at + offset + width], "big", signed=True)
 
 
 class MessageWalk(DLedgerColumnarScan):

@@ -110,10 +110,16 @@ class DLedgerCommitLog(CommitLog):
         """Iterate the :class:`DLedgerEntry` objects (headers and messages); ``end`` as :meth:`scan`."""
         return DLedgerScan(self, None, verify_crc, strict, with_entries=True)
 
-    def batches(self, columns=None, **options):
-        """Messages as :class:`pyarrow.RecordBatch` objects, with the filters of :meth:`CommitLog.batches`."""
-        options.pop("fold", None)  # a serial walk: every batch is the caller's to add
-        return DLedgerColumnarScan(self, columns=columns, **options)
+    def batches(self, columns=None, *, jobs: int | None = None, fold=None, **options):
+        """Messages as :class:`pyarrow.RecordBatch` objects, with the filters of :meth:`CommitLog.batches`;
+        ``jobs`` worker processes walk byte ranges of the data files (:mod:`rmqformats.dledger.parallel`)."""
+        jobs = self.jobs if jobs is None else jobs
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise ValueError(f"jobs must be a whole number of 1 or more, not {jobs!r}")
+        if jobs > 1 and not options.get("live"):
+            from .parallel import ParallelDLedgerScan
+            return ParallelDLedgerScan(self, columns=columns, jobs=jobs, fold=fold, **options)
+        return DLedgerColumnarScan(self, columns=columns, **options)  # serial: the caller adds every batch
 
     def read_entry(self, position: int) -> DLedgerEntry:
         """The entry that starts at ``position`` of the data files, with its message."""

@@ -60,6 +60,13 @@ starting the workers cost 0.72 s of CPU for the fork server's imports and
 jobs save on a serial walk of about 0.5 GiB of small records or 1.6 GiB of
 ``mixed`` ones.
 
+A walk that carries something from one record to the next has its workers
+walk each range without it and hand back what the reader must check: a
+DLedger commit log's walk (:mod:`rmqformats.dledger.parallel`) carries the
+entries' index and term, and the reader keeps a range only where its first
+entry follows the last one before it (``_range_begin``, ``_range_state``,
+``_continues`` and ``_carry`` of :class:`~rmqformats.walk.scan.ColumnarScan`).
+
 The environment variables ``RMQFORMATS_JOB_RANGE`` (bytes per range) and
 ``RMQFORMATS_JOBS_MIN_BYTES`` (the serial threshold) override the defaults,
 so that tests cut small stores into many ranges.
@@ -92,7 +99,7 @@ from ..segments import Segment, SegmentLog, segment_index
 from .jobs import RANGE_ENV, env_bytes, min_parallel_bytes, start_fork_server
 from .kernels import warm_up
 from .timecache import file_cached_times, file_times
-from .scan import ColumnarScan, _find_record, _Stop, new_track
+from .scan import ColumnarScan, _Stop, new_track
 
 #: Bytes of commit log in one range decoded by a worker.
 DEFAULT_JOB_RANGE = 16 << 20
@@ -128,6 +135,9 @@ class ParallelScan(ColumnarScan):
     ``blanks``; ``range_size`` is the bytes of one worker's range.
     """
 
+    #: The serial walk a worker makes of a range (a subclass over another layout names its own).
+    _worker_type: type[ColumnarScan] = ColumnarScan
+
     def __init__(self, commitlog: SegmentLog, *, jobs: int, range_size: int | None = None, fold: Fold | None = None,
                  **options):
         options.pop("threads", None)
@@ -146,7 +156,7 @@ class ParallelScan(ColumnarScan):
         #: Segments the planner passed by their store times (:meth:`ColumnarScan._skip`): index -> (size, outcome).
         self._skips: dict[int, tuple[int, tuple]] = {}
         self._spec = (uuid.uuid4().hex, commitlog.path, tuple(commitlog.segments),
-                      getattr(commitlog, "record_crc", True), worker_options)
+                      getattr(commitlog, "record_crc", True), worker_options, self._worker_type)
 
     def _run(self) -> Iterator[pa.RecordBatch]:
         segments = self._log.segments
@@ -302,13 +312,17 @@ class ParallelScan(ColumnarScan):
                     if isinstance(job, tuple):
                         job = None
                     result = None if job is None or planned != size else _result(job)
+                    if result is not None and not self._continues(result[5]):
+                        shutil.rmtree(os.path.join(parts, str(i)), ignore_errors=True)
+                        result = None
                     if result is None:  # walked here, into the sink, as the serial walk does
                         key = self._times_key(seg, size, start, limit, last)
                         track = new_track(key)
                         outcome = _drain_walk(self._walk_tracked(track, seg, fd, size, start, limit, last), sink)
                         self.ranges_walked_here += 1
                     else:
-                        outcome, files, rows, done, times = result
+                        outcome, files, rows, done, times, state = result
+                        self._carry(state)
                         track = new_track(key)
                         if track is not None:
                             _add_range_times(track, times)
@@ -447,11 +461,12 @@ class ParallelScan(ColumnarScan):
                 _discard(job)
                 continue  # a record of the previous range covers this whole range
             result = _result(job)
-            if result is None or result[0] != expected:
+            if result is None or result[0] != expected or not self._continues(result[5]):
                 batches, outcome, done = None, ("more", expected), 0
             else:
-                _, batches, outcome, done, times = result
+                _, batches, outcome, done, times, state = result
                 self.ranges_used += 1
+                self._carry(state)
                 if track is not None:
                     _add_range_times(track, times)
             if batches is None:
@@ -512,13 +527,14 @@ def _range_task(spec: tuple, slot: str, seg: Segment, size: int, begin: int, end
     With ``fold`` (a :class:`Fold` with nothing added), the range's batches are added to it in place of
     the stream, and it comes back in the stream's place. A fifth value, with ``times``: the least and
     greatest store time and the ``SCHEDULE_TOPIC_XXXX`` records of the records walked (for the store-time
-    cache; else ``None``)."""
+    cache; else ``None``); a sixth, what the walk carries (:meth:`ColumnarScan._range_state`)."""
     try:
         scan = _worker_scan(spec)
         scan._track = track = new_track(times)
+        scan._range_begin()
         try:
             result = _range_result(scan, slot, seg, size, begin, end, exact, last, fold)
-            return (*result, None if track is None else tuple(track.tolist()))
+            return (*result, None if track is None else tuple(track.tolist()), scan._range_state())
         finally:
             scan._track = None
     except Exception:  # noqa: BLE001 - the reader walks this range itself and meets the error there, in order
@@ -557,7 +573,7 @@ def _fold_range(scan: ColumnarScan, fold: Fold, seg: Segment, fd: int, size: int
                 exact: bool, last: bool):
     """:meth:`ColumnarScan._range_job` with each batch added to ``fold`` as soon as it is built:
     ``(start, outcome, bytes covered)``; a stop is handed back as its outcome, after the batches before it."""
-    start = begin if exact else _find_record(fd, seg, size, begin, end, scan._window)
+    start = begin if exact else scan._range_start(fd, seg, size, begin, end)
     if start is None:
         return None, ("limit", end), 0
     done = [0]
@@ -586,11 +602,12 @@ def _segment_task(spec: tuple, sink_spec: tuple, folder: str, seg: Segment, size
                   last: bool, times: bool):
     """Write one segment's batches, from ``start``, with a sink like the reader's into ``folder``:
     ``(outcome, its files relative to folder, rows written, bytes covered, with ``times`` (least, greatest store
-    time, scheduled records) of the records walked, else ``None``)``; ``None`` when it failed (the reader then walks the segment
-    itself and meets the error there)."""
+    time, scheduled records) of the records walked, else ``None``, what the walk carries)``; ``None`` when it
+    failed (the reader then walks the segment itself and meets the error there)."""
     try:
         scan = _worker_scan(spec)
         scan._track = track = new_track(times)
+        scan._range_begin()
         sink_type, options = sink_spec
         sink = sink_type(folder, scan.schema, **options)
         done = [0]
@@ -611,7 +628,7 @@ def _segment_task(spec: tuple, sink_spec: tuple, folder: str, seg: Segment, size
             os.close(fd)
             scan._track = None
         return outcome, [os.path.relpath(path, folder) for path in sink.files], sink.rows, done[0], \
-            None if track is None else tuple(track.tolist())
+            None if track is None else tuple(track.tolist()), scan._range_state()
     except Exception:  # noqa: BLE001 - the reader walks this segment itself and meets the error there, in order
         return None
 
@@ -629,12 +646,12 @@ class _WorkerLog:
 
 def _worker_scan(spec: tuple) -> ColumnarScan:
     """The worker's scan for the reader's ``spec`` (made once per scan)."""
-    key, path, segments, record_crc, options = spec
+    key, path, segments, record_crc, options, scan_type = spec
     scan = _WORKER_SCANS.get(key)
     if scan is None:
         _WORKER_SCANS.clear()
         _WORKER_MAPS.clear()  # the slots of the scan before
-        scan = _WORKER_SCANS[key] = ColumnarScan(_WorkerLog(path, segments, record_crc), **options)
+        scan = _WORKER_SCANS[key] = scan_type(_WorkerLog(path, segments, record_crc), **options)
     return scan
 
 
@@ -642,7 +659,7 @@ def _write_range(scan: ColumnarScan, area: pa.Buffer, seg: Segment, fd: int, siz
                  exact: bool, last: bool):
     """:meth:`ColumnarScan._range_job`, each batch written to ``area`` as an Arrow IPC stream as soon as it
     is built (never all held at once): ``(start, bytes written or None, outcome, bytes covered)``."""
-    start = begin if exact else _find_record(fd, seg, size, begin, end, scan._window)
+    start = begin if exact else scan._range_start(fd, seg, size, begin, end)
     if start is None:
         return None, None, ("limit", end), 0
     done = [0]

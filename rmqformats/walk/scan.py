@@ -462,6 +462,27 @@ class ColumnarScan:
             if len(buf) <= self._window:
                 windows.append(buf)
 
+    def _range_start(self, fd: int, seg: Segment, size: int, begin: int, end: int) -> int | None:
+        """The first record that starts in ``[begin, end)`` of a segment (:func:`find_record_start`), or ``None``."""
+        return _find_record(fd, seg, size, begin, end, self._window)
+
+    # -- what a walk carries from record to record: nothing here (a DLedger walk carries entry numbers) --
+
+    def _range_begin(self) -> None:
+        """Forget what the walk carries from one record to the next: a worker's range starts without it."""
+
+    def _range_state(self):
+        """What a worker's range hands back for :meth:`_continues` and :meth:`_carry`."""
+        return None
+
+    def _continues(self, state) -> bool:
+        """Whether a worker's range, walked from :meth:`_range_begin` (``state``: its :meth:`_range_state`),
+        gives what this walk would from where it is."""
+        return True
+
+    def _carry(self, state) -> None:
+        """Take on what the walk carries after a worker's range that :meth:`_continues` accepted."""
+
     def _add_times(self, buf: np.ndarray, i64: np.ndarray, n: int) -> None:
         """Add the store times and ``SCHEDULE_TOPIC_XXXX`` records of ``n`` records walked to ``_track``."""
         K.store_times(buf, i64, n, _SCHEDULE_TOPIC, self._track)
@@ -471,7 +492,7 @@ class ColumnarScan:
 
         Returns ``(first record position or None, batches, outcome or _Stop, bytes covered)``.
         """
-        start = begin if exact else _find_record(fd, seg, size, begin, end, self._window)
+        start = begin if exact else self._range_start(fd, seg, size, begin, end)
         if start is None:
             return None, [], ("limit", end), 0
         return (start, *self._collect(seg, fd, size, start, end, last))
