@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Iterator
 
-import yaml
-
 from . import releases as rel
+from . import yamltext
 from .annotations import enum_key
 
 #: Keys whose value is a release (the claim's ``key`` is the key itself).
@@ -113,7 +112,7 @@ def claims() -> tuple[Claim, ...]:
     out: list[Claim] = []
     for p in sorted(folder.iterdir(), key=lambda p: p.name):
         if p.name.endswith(".ksy"):
-            _walk(f"formats/{p.name}", yaml.safe_load(p.read_text(encoding="utf-8")), "", out)
+            _walk(f"formats/{p.name}", yamltext.load(p.read_text(encoding="utf-8")), "", out)
     for p in sorted((folder / "config").iterdir(), key=lambda p: p.name):
         if p.name.endswith(".schema.json"):
             _walk(f"formats/config/{p.name}", json.loads(p.read_text(encoding="utf-8")), "", out)
@@ -124,7 +123,7 @@ def claims() -> tuple[Claim, ...]:
 def table() -> list[dict]:
     """The rows of ``formats/audit.yaml``."""
     text = (resources.files("rmqformats.formats") / "audit.yaml").read_text(encoding="utf-8")
-    return list(yaml.safe_load(text).get("claims") or [])
+    return list(yamltext.load(text).get("claims") or [])
 
 
 def _row_ident(row: dict) -> tuple[str, str, str, str | None]:

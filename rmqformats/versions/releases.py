@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-import yaml
+from . import yamltext
 
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 
@@ -40,7 +40,7 @@ class UnknownReleaseError(ValueError):
 def catalog() -> dict[str, Any]:
     """``formats/releases.yaml`` as a dict."""
     text = (resources.files("rmqformats.formats") / "releases.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
+    return yamltext.load(text)
 
 
 @functools.lru_cache(maxsize=None)
