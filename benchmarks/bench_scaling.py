@@ -11,6 +11,10 @@ of data in ``--segment-mib`` MiB segments), it measures
     ``check``     ``rmqformats check STORE --jobs N``
     ``export``    ``rmqformats export STORE --to parquet OUT --jobs N``
     ``floor``     the segments' bytes read (``preadv``) and summed by numpy in N threads
+    ``copies``    N processes started together, each walking its share of the segments with
+                  ``batches(jobs=1)`` (kernels loaded before the clock): the split with no
+                  coordination at all, so its speedup is what this machine allows N processes
+                  of this work (shared caches and memory, a virtual CPU's neighbours)
 
 each in a fresh process (for the commands, the start of Python, its imports and
 the worker processes is part of the time), with workers whatever the size
@@ -44,7 +48,7 @@ sys.path.insert(0, HERE)
 from bench_columnar import DEFAULT_DATA_DIR, DEFAULT_SEED, machine, source_state  # noqa: E402
 from procstats import peak_rss_kib  # noqa: E402
 
-WHAT = ("batches", "inspect", "check", "export", "floor")
+WHAT = ("batches", "inspect", "check", "export", "floor", "copies")
 CHUNK = 32 << 20
 
 
@@ -93,6 +97,35 @@ def floor(root: str, jobs: int) -> int:
         return sum(pool.map(one, tasks)) & (2**64 - 1)
 
 
+def _walk_share(root: str, share: list[int], ready, go) -> None:
+    """Walk the segments ``share`` with one job, every column, after the others are ready too."""
+    import rmqformats
+    from rmqformats.columnar import warm_up
+    warm_up()
+    log = rmqformats.open_store(root).commitlog
+    ready.wait()
+    go.wait()
+    for i in share:
+        seg = log.segments[i]
+        for _ in log.batches(jobs=1, start=seg.start_offset, stop=seg.start_offset + seg.size):
+            pass
+
+
+def copies(root: str, jobs: int) -> None:
+    """``jobs`` processes, each walking every ``jobs``-th segment, started together (see the module)."""
+    import multiprocessing
+
+    import rmqformats
+    n = len(rmqformats.open_store(root).commitlog.segments)
+    ctx = multiprocessing.get_context("fork")  # this process runs no thread yet
+    ready, go = ctx.Barrier(jobs + 1), ctx.Barrier(jobs + 1)
+    procs = [ctx.Process(target=_walk_share, args=(root, list(range(k, n, jobs)), ready, go)) for k in range(jobs)]
+    for proc in procs:
+        proc.start()
+    ready.wait()
+    return procs, go
+
+
 def workers() -> tuple[int, float]:
     """The largest peak RSS (KiB) of this process's commit-log worker processes and the CPU seconds they
     used (0 when none ran; Linux only)."""
@@ -118,6 +151,9 @@ def measure(what: str, root: str, jobs: int) -> dict:
     from rmqformats.cli import main as cli
 
     rows = 0
+    procs = None
+    if what == "copies":
+        procs, go = copies(root, jobs)
     if what == "batches":  # the API in a long-running program: kernels loaded, workers started
         from rmqformats.walk import parallel
         from rmqformats.columnar import warm_up
@@ -136,6 +172,11 @@ def measure(what: str, root: str, jobs: int) -> dict:
         elif what == "floor":
             floor(root, jobs)
             code = 0
+        elif what == "copies":
+            go.wait()
+            for proc in procs:
+                proc.join()
+            code = max(proc.exitcode for proc in procs)
         elif what == "export":
             code = cli(["export", root, "--to", "parquet", os.path.join(tmp, "out"), "--jobs", str(jobs)])
         else:
@@ -143,6 +184,11 @@ def measure(what: str, root: str, jobs: int) -> dict:
         seconds = time.perf_counter() - t0
         cpu = time.process_time() - c0
         worker_rss, worker_cpu = workers()
+        if procs is not None:  # the copies, joined: their CPU time (with loading the kernels) and peak RSS
+            import resource
+            usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+            worker_cpu += usage.ru_utime + usage.ru_stime
+            worker_rss = max(worker_rss, usage.ru_maxrss)
     return {"seconds": seconds, "rows": rows, "code": code, "rss_kib": peak_rss_kib(), "worker_rss_kib": worker_rss,
             "cpu": cpu + worker_cpu - cpu_before}
 
