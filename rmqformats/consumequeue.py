@@ -421,9 +421,17 @@ def _checkable_units(cq: ConsumeQueue, stop: threading.Event | None = None) -> t
     return total, deleted
 
 
-def _counted(store: StoreView, info: QueueInfo, stop: threading.Event) -> tuple[ConsumeQueue, tuple[int, int]]:
-    """A queue and its :func:`_checkable_units`, on a thread (the queue, whose end was found there, is kept)."""
+def _listed(store: StoreView, info: QueueInfo):
+    """The queue of ``info``, a listing just made: a file queue takes the end the listing found."""
     cq = store.consume_queue(info.topic, info.queue_id, kind=info.kind)
+    if info.kind == "file":
+        cq.files.known_end(info.max_offset)
+    return cq
+
+
+def _counted(store: StoreView, info: QueueInfo, stop: threading.Event) -> tuple[ConsumeQueue, tuple[int, int]]:
+    """A queue and its :func:`_checkable_units`, on a thread."""
+    cq = _listed(store, info)
     return cq, _checkable_units(cq, stop)
 
 
@@ -496,8 +504,7 @@ def _check_queues(store: StoreView, file_infos: list, counts: dict, *, topic: st
                                    bcq.check(max_problems=max_problems - len(problems)), 0)
                 else:
                     ahead = counts.pop((info.topic, info.queue_id), None)
-                    cq, tally = ahead.result() if ahead is not None else \
-                        (store.consume_queue(info.topic, info.queue_id, kind=info.kind), None)
+                    cq, tally = ahead.result() if ahead is not None else (_listed(store, info), None)
                     # The commit-log walk verifies file consume queues only.
                     done = None if verified is None or info.kind != "file" else verified.get((info.topic, info.queue_id))
                     if done is not None:

@@ -222,6 +222,11 @@ class UnitFiles:
             self._walked[f.path] = units
         return first, count
 
+    def known_end(self, end: int) -> None:
+        """Take ``end`` as :meth:`end_unit`: found moments ago by a walk of these same files (a listing of the
+        queues), not walked again."""
+        self._end = end
+
     def end_unit(self) -> int:
         """Unit number after the last unit recovery keeps (the queue's end).
 

@@ -454,6 +454,8 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     segs = _Segments(store)
     batch_topics = _batch_topics(store)
     cq_ends: dict[tuple[str, int], int] = {}
+    #: The file consume queues' ends as listed, used again below rather than found again.
+    file_ends: dict[tuple[str, int], int] = {}
 
     # 5.2+ RocksDB consume queue (consumequeue/ or 5.5 consumequeue_rocksdb/): checked unit by unit below.
     rocks = _Rocks.open(store, found)
@@ -470,7 +472,9 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
                                   other=Place(info.folder), topic=info.topic, queue_id=info.queue_id))
                 continue
             cq_ends[(info.topic, info.queue_id)] = info.max_offset
-            unit_end = _last_unit_end(store, info.topic, info.queue_id, batch)
+            if not batch:
+                file_ends[(info.topic, info.queue_id)] = info.max_offset
+            unit_end = _last_unit_end(store, info.topic, info.queue_id, batch, file_ends)
             if unit_end is not None:
                 max_queue_end = max(max_queue_end, unit_end)
 
@@ -523,7 +527,7 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     for (topic, q), state in queues.items():
         cq_end = cq_ends.get((topic, q), 0)
         raw = raw_queues.get((topic, q))
-        where = raw.place(cq_end) if raw is not None else _last_unit_place(store, topic, q, state.batch)
+        where = raw.place(cq_end) if raw is not None else _last_unit_place(store, topic, q, state.batch, file_ends)
         if state.next > cq_end:
             behind[(topic, q)] = state.next - cq_end
             found.add(Finding(
@@ -542,17 +546,17 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     for topic, q, batch in listed:
         if (topic, q) in queues or (topic, q) not in cq_ends:
             continue
-        last_at = _last_unit_offset(store, topic, q, batch)
+        last_at = _last_unit_offset(store, topic, q, batch, file_ends)
         if last_at is not None and last_at >= segs.first and cq_ends[(topic, q)] > 0:
             found.add(Finding(
                 Kind.QUEUE_AHEAD,
                 f"{topic}/{q}: the queue has units up to offset {cq_ends[(topic, q)] - 1} but the commit log "
                 f"holds none of its messages",
-                segs.place(last_at), _last_unit_place(store, topic, q, batch), topic, q, None, last_at))
+                segs.place(last_at), _last_unit_place(store, topic, q, batch, file_ends), topic, q, None, last_at))
 
     truncated = 0
     if data_end is not None:
-        truncated = _units_past_end(store, listed, data_end, segs, found)
+        truncated = _units_past_end(store, listed, data_end, segs, found, file_ends)
     if rocks is not None:
         rocks.finish(segs, data_end, found)
         if data_end is not None:
@@ -1140,7 +1144,18 @@ class _WalkState:
         _add_findings(self.found, kept, counts)
 
 
-def _last_unit_end(store: Store, topic: str, q: int, batch: bool) -> int | None:
+def _file_queue(store: Store, topic: str, q: int, ends: dict[tuple[str, int], int] | None):
+    """The consume queue of ``topic`` / ``q``; a file queue in ``ends`` (the ends a listing of the queues found)
+    takes its end from there, not walking its files for it again."""
+    cq = store.consume_queue(topic, q)
+    end = None if ends is None else ends.get((topic, q))
+    if end is not None and cq.kind == "file":
+        cq.files.known_end(end)
+    return cq
+
+
+def _last_unit_end(store: Store, topic: str, q: int, batch: bool,
+                   ends: dict[tuple[str, int], int] | None = None) -> int | None:
     """End (offset + size) of a queue's last unit recovery keeps; ``None`` for an empty queue."""
     try:
         if batch:
@@ -1149,7 +1164,7 @@ def _last_unit_end(store: Store, topic: str, q: int, batch: bool) -> int | None:
                 return None
             b = bcq.unit(bcq.end_unit - 1)
             return b.commitlog_offset + b.size
-        cq = store.consume_queue(topic, q)
+        cq = _file_queue(store, topic, q, ends)
         end = cq.max_offset
         if end <= cq.files.first_unit():
             return None
@@ -1159,35 +1174,38 @@ def _last_unit_end(store: Store, topic: str, q: int, batch: bool) -> int | None:
         return None
 
 
-def _last_unit_offset(store: Store, topic: str, q: int, batch: bool) -> int | None:
-    end = _last_unit_end(store, topic, q, batch)
+def _last_unit_offset(store: Store, topic: str, q: int, batch: bool,
+                      ends: dict[tuple[str, int], int] | None = None) -> int | None:
+    end = _last_unit_end(store, topic, q, batch, ends)
     if end is None:
         return None
     try:
         if batch:
             bcq = store.batch_consume_queue(topic, q)
             return bcq.unit(bcq.end_unit - 1).commitlog_offset
-        cq = store.consume_queue(topic, q)
+        cq = _file_queue(store, topic, q, ends)
         return cq.unit(cq.max_offset - 1).commitlog_offset
     except RmqFormatError:
         return None
 
 
-def _last_unit_place(store: Store, topic: str, q: int, batch: bool) -> Place:
+def _last_unit_place(store: Store, topic: str, q: int, batch: bool,
+                     ends: dict[tuple[str, int], int] | None = None) -> Place:
     """The file and byte of a queue's last unit (recovery's end), or its folder."""
     try:
         if batch:
             bcq = store.batch_consume_queue(topic, q)
             return Place(*_unit_place(bcq.files, bcq.end_unit - 1))
-        cq = store.consume_queue(topic, q)
+        cq = _file_queue(store, topic, q, ends)
         return Place(*_unit_place(cq.files, cq.max_offset - 1))
     except RmqFormatError:
         return Place(_queue_folder(store, topic, q, batch))
 
 
 def _units_past_end(store: Store, listed: list[tuple[str, int, bool]], data_end: int, segs: _Segments,
-                    found: _Findings) -> int:
-    """Units of every queue that point at or past the end of data; returns how many."""
+                    found: _Findings, ends: dict[tuple[str, int], int] | None = None) -> int:
+    """Units of every queue that point at or past the end of data; returns how many (``ends``: the queues'
+    ends as the listing found them)."""
     total = 0
     starts = np.array(segs.starts, np.int64)
     sizes = np.array([seg.size for seg in segs.segments], np.int64)
@@ -1199,7 +1217,7 @@ def _units_past_end(store: Store, listed: list[tuple[str, int, bool]], data_end:
                 ofs_name = "ofs_commitlog"
                 len_name = "len_message"
             else:
-                cq = store.consume_queue(topic, q)
+                cq = _file_queue(store, topic, q, ends)
                 first, stop, files = cq.files.first_unit(), cq.max_offset, cq.files
                 ofs_name, len_name = _CQ_OFS, _CQ_LEN
             unit = first
@@ -1895,7 +1913,8 @@ def undispatched(store: Store) -> dict[tuple[str, int], int]:
             if info.error:
                 continue
             ends[(info.topic, info.queue_id)] = info.max_offset
-            end = _last_unit_end(store, info.topic, info.queue_id, batch)
+            end = _last_unit_end(store, info.topic, info.queue_id, batch,
+                                 None if batch or info.kind != "file" else {(info.topic, info.queue_id): info.max_offset})
             if end is not None:
                 start = end if start is None else max(start, end)
     segments = store.commitlog.segments
