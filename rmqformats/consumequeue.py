@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
@@ -438,7 +438,8 @@ def _counted(store: StoreView, info: QueueInfo, stop: threading.Event) -> tuple[
 def check_consistency(store: StoreView, *, topic: str | None = None, queue_id: int | None = None,
                       delay_levels_ms: tuple[int, ...] = DEFAULT_DELAY_LEVELS_MS,
                       max_problems: int = 1000,
-                      verified: dict[tuple[str, int], int] | None = None) -> ConsistencyReport:
+                      verified: dict[tuple[str, int], int] | None = None,
+                      queues: Iterable[QueueInfo] | None = None) -> ConsistencyReport:
     """Check that every consume-queue unit points at a commit-log message that agrees with it.
 
     Batch consume queues are checked too (see
@@ -457,8 +458,11 @@ def check_consistency(store: StoreView, *, topic: str | None = None, queue_id: i
     found to agree with their records in all these fields (by
     :func:`rmqformats.recovery.cross_check`, from the commit log's side); a
     queue all of whose units are is counted without being read again.
+
+    ``queues``: the store's file and RocksDB queues (``store.queues()``) as a
+    listing just made found them (their ends are not walked for again).
     """
-    file_infos = list(store.queues())
+    file_infos = list(store.queues() if queues is None else queues)
     # The verified queues' units are only counted: on several threads (reads and numpy sums release the GIL),
     # as many as the commit log's walk has jobs, ahead of the loop that takes the counts in order.
     wanted = [] if not verified else [

@@ -372,6 +372,28 @@ def test_queues_verified_from_the_commit_log_are_not_read_again(capsys, store_co
     assert code == status.FINDINGS and "tagsCode" in out
 
 
+def test_check_walks_each_queue_end_once(capsys, monkeypatch, version):
+    """The end of a file consume queue (a walk of its newest files) is found once by ``check``, by its listing;
+    the cross-check's own steps and the unit-by-unit pass take it from there."""
+    from collections import Counter
+
+    from rmqformats import queuefiles
+    walked: Counter = Counter()
+    end_unit = queuefiles.UnitFiles.end_unit
+
+    def counted(self):
+        if self._end is None:
+            walked[self.folder] += 1
+        return end_unit(self)
+    monkeypatch.setattr(queuefiles.UnitFiles, "end_unit", counted)
+    root = store_path(version)
+    code, out = run(capsys, "check", str(root), "--format", "jsonl")
+    assert code == status.OK
+    files = {f for f in walked if os.sep + "consumequeue" + os.sep in f}
+    assert files and {walked[f] for f in files} == {1}
+    assert len(files) == len(rmqformats.open_store(root).queues())
+
+
 def test_key_hashes_match_the_index_hash(version):
     """The compiled ``topic#key`` hash equals ``indexKeyHashMethod`` for every key of the store, non-ASCII too."""
     import numpy as np

@@ -289,6 +289,10 @@ class CrossCheck:
     blanks: tuple = ()
     #: Damaged ranges the walk skipped; see :func:`damaged_ranges`.
     damaged: tuple = ()
+    #: The file and RocksDB consume queues as the check listed them (``Store.queues()``, in its order), for a
+    #: caller that checks them again (``check_consistency``'s ``queues``); ``None`` where the RocksDB one
+    #: could not be read.
+    listed: tuple | None = None
 
     @property
     def problems(self) -> int:
@@ -464,7 +468,8 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     max_queue_end = segs.first
     listed: list[tuple[str, int, bool]] = []
     from ..consumequeue import list_queues  # file consume queues (the RocksDB ones are in ``rocks``)
-    for batch, infos in ((False, list_queues(store.path("consumequeue"), store)), (True, store.batch_queues())):
+    file_queues = list_queues(store.path("consumequeue"), store)
+    for batch, infos in ((False, file_queues), (True, store.batch_queues())):
         for info in infos:
             listed.append((info.topic, info.queue_id, batch))
             if info.error:
@@ -596,7 +601,8 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     return CrossCheck(messages, dispatched, indexed, len(listed) + (len(rocks.infos) if rocks is not None else 0),
                       index_files.entries if index_files is not None else 0, timer_units,
                       tuple(found.kept), dict(found.counts), plan, behind, verified, tuple(walk.blanks),
-                      damaged_ranges(walk))
+                      damaged_ranges(walk), None if rocks is None and rocksdb_queues else
+                      tuple(file_queues) + (tuple(rocks.listed) if rocks is not None else ()))
 
 
 def damaged_ranges(walk) -> tuple:
@@ -1560,6 +1566,7 @@ class _Rocks:
     def __init__(self, queues, infos, store: Store):
         self.queues = queues
         self.path = queues.path
+        self.listed = infos
         self.infos = {(i.topic, i.queue_id): i for i in infos if not i.error}
         self.ends = {k: i.max_offset for k, i in self.infos.items()}
         self.states: dict[tuple[str, int], _QueueState] = {}
