@@ -221,6 +221,9 @@ def test_after_a_signalled_command_the_process_writes_again(tmp_path, monkeypatc
     from rmqformats import export, output
     from rmqformats.cli import main
     write = export.write_jsonl
+    # What this process had before (Python's default_int_handler; SIG_IGN when started as a background job
+    # by a shell without job control): each command puts it back.
+    before = signal.getsignal(signal.SIGINT)
 
     def write_and_signal(batch, stream):
         write(batch, stream)
@@ -234,4 +237,4 @@ def test_after_a_signalled_command_the_process_writes_again(tmp_path, monkeypatc
     with output.AtomicFile(tmp_path / "c.txt") as f:
         f.stream.write(b"x")
     assert (tmp_path / "c.txt").read_bytes() == b"x" and not (tmp_path / "a.jsonl").exists()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is before
