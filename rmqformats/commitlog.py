@@ -225,15 +225,21 @@ class CommitLog:
         if salvage:
             from .walk.salvage import salvage_batches
             return salvage_batches(self, columns, start=start, **options)
-        jobs = self.jobs if jobs is None else jobs
-        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-            raise ValueError(f"jobs must be a whole number of 1 or more, not {jobs!r}")
+        jobs = self._walk_jobs(jobs)
         if jobs > 1 and not live:
             from .walk.parallel import ParallelScan
             options.pop("range_size")
             return ParallelScan(self, columns=columns, start=start, strict=strict, jobs=jobs, fold=fold, **options)
         from .walk.scan import ColumnarScan
         return ColumnarScan(self, columns=columns, start=start, strict=strict, **options)
+
+    def _walk_jobs(self, jobs: int | None) -> int:
+        """The worker processes of a walk given ``jobs`` (``None``: :attr:`jobs`); ``ValueError`` unless a whole
+        number of 1 or more."""
+        jobs = self.jobs if jobs is None else jobs
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise ValueError(f"jobs must be a whole number of 1 or more, not {jobs!r}")
+        return jobs
 
     def to_arrow(self, columns: str | Iterable[str] | None = None, *, topic: str | Iterable[str] | None = None,
                  queue_id: int | None = None, tag: str | None = None, key: str | None = None,

@@ -113,9 +113,7 @@ class DLedgerCommitLog(CommitLog):
     def batches(self, columns=None, *, jobs: int | None = None, fold=None, **options):
         """Messages as :class:`pyarrow.RecordBatch` objects, with the filters of :meth:`CommitLog.batches`;
         ``jobs`` worker processes walk byte ranges of the data files (:mod:`rmqformats.dledger.parallel`)."""
-        jobs = self.jobs if jobs is None else jobs
-        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-            raise ValueError(f"jobs must be a whole number of 1 or more, not {jobs!r}")
+        jobs = self._walk_jobs(jobs)
         if jobs > 1 and not options.get("live"):
             from .parallel import ParallelDLedgerScan
             return ParallelDLedgerScan(self, columns=columns, jobs=jobs, fold=fold, **options)
