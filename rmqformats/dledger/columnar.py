@@ -316,12 +316,14 @@ class DLedgerColumnarScan(ColumnarScan):
         with the entry magic code whose ``pos`` field is its own position and whose size is its body length
         and header, so that bytes of a message that look like an entry are not taken for one."""
         magic = ENTRY_MAGIC.to_bytes(4, "big", signed=True)
+        head = np.empty((K.N_E, 1), np.int64)
         end = min(end, size)
         pos = begin
         while pos < end:
             data = os.pread(fd, min(_FIND_WINDOW, size - pos), pos)
             if len(data) < BODY_OFFSET:
                 return None
+            buf = np.frombuffer(data, np.uint8)
             i = data.find(magic, L.ENTRY_POS_MAGIC)
             while i != -1:
                 p = i - L.ENTRY_POS_MAGIC
@@ -329,9 +331,9 @@ class DLedgerColumnarScan(ColumnarScan):
                     return None
                 if p + BODY_OFFSET > len(data):
                     break  # its header is cut by the window: the next one starts with it
-                if _field(data, p, L.ENTRY_POS_POS, 8) == seg.start_offset + pos + p and \
-                        _field(data, p, L.ENTRY_POS_LEN_BODY, BODY_OFFSET - L.ENTRY_POS_LEN_BODY) + BODY_OFFSET \
-                        == _field(data, p, L.ENTRY_POS_SIZE, 4):
+                K.entry_header(buf, p, head, 0, True)
+                if head[K.E_POS, 0] == seg.start_offset + pos + p and \
+                        head[K.E_LEN_BODY, 0] + BODY_OFFSET == head[K.E_SIZE, 0]:
                     return pos + p
                 i = data.find(magic, i + 1)
             pos += len(data) - BODY_OFFSET + 1
@@ -351,11 +353,6 @@ class DLedgerColumnarScan(ColumnarScan):
         for batch in super()._built(*args):
             self._resume.at = None
             yield batch
-
-
-def _field(data: bytes, at: int, offset: int, width: int) -> int:
-    """The big-endian signed field of ``width`` bytes at ``offset`` in the entry header at ``at``."""
-    return int.from_bytes(data[at + offset:at + offset + width], "big", signed=True)
 
 
 class MessageWalk(DLedgerColumnarScan):
