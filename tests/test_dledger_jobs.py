@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-import rmqformats
 from rmqformats.dledger import DLedgerEndReason
 from rmqformats.dledger.columnar import DLedgerColumnarScan
 from rmqformats.dledger.parallel import ParallelDLedgerScan
@@ -24,7 +23,7 @@ from rmqformats.walk import layout as L
 
 from conftest import VERSIONS
 from layoutstores import dledger_store
-from test_jobs import run
+from test_jobs import damage_file, run, walk
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
@@ -54,15 +53,6 @@ def stores(tmp_path_factory):
                                         terms=(i // 40 for i in itertools.count()))
         built[version] = (root, placed)
     return built
-
-
-def walk(root, jobs: int, **options):
-    scan = rmqformats.open_store(root).commitlog.batches(jobs=jobs, batch_size=37, **options)
-    try:
-        table = scan.read_all()
-    except rmqformats.RmqFormatError as exc:
-        return scan, None, (type(exc), str(exc))
-    return scan, table, None
 
 
 def assert_walks_equal(root, **options) -> ParallelDLedgerScan:
@@ -164,19 +154,6 @@ def test_damaged_dledger_equals_one_job(stores, tmp_path_factory, version, edits
     shutil.copytree(stores[version][0], root)
     files = _data_files(root)
     for how, i, pos, length in edits:
-        path = files[i]
-        size = path.stat().st_size
-        pos = min(pos, size)
-        with open(path, "r+b") as f:
-            if how == "cut":
-                f.truncate(pos)
-            elif how == "zero":
-                f.seek(pos)
-                f.write(bytes(min(length, size - pos)))
-            elif pos < size:
-                f.seek(pos)
-                byte = f.read(1)[0]
-                f.seek(pos)
-                f.write(bytes([byte ^ (1 << (length % 8))]))
+        damage_file(files[i], how, pos, length)
     for options in ({}, {"verify_crc": True}, {"strict": True}):
         assert_walks_equal(root, **options)

@@ -151,21 +151,26 @@ def damaged_copy(tmp: Path, version: str, edits) -> Path:
         shutil.rmtree(root)
     shutil.copytree(store_path(version), root)
     for how, seg, pos, length in edits:
-        path = root / "commitlog" / _SEGMENTS[seg]
-        size = path.stat().st_size
-        pos = min(pos, size)
-        with open(path, "r+b") as f:
-            if how == "cut":
-                f.truncate(pos)
-            elif how == "zero":
-                f.seek(pos)
-                f.write(bytes(min(length, size - pos)))
-            elif pos < size:
-                f.seek(pos)
-                byte = f.read(1)[0]
-                f.seek(pos)
-                f.write(bytes([byte ^ (1 << (length % 8))]))
+        damage_file(root / "commitlog" / _SEGMENTS[seg], how, pos, length)
     return root
+
+
+def damage_file(path: Path, how: str, pos: int, length: int) -> None:
+    """Cut the file at ``pos``, zero ``length`` bytes there, or flip bit ``length % 8`` of its byte there
+    (``pos`` past the end: at the end)."""
+    size = path.stat().st_size
+    pos = min(pos, size)
+    with open(path, "r+b") as f:
+        if how == "cut":
+            f.truncate(pos)
+        elif how == "zero":
+            f.seek(pos)
+            f.write(bytes(min(length, size - pos)))
+        elif pos < size:
+            f.seek(pos)
+            byte = f.read(1)[0]
+            f.seek(pos)
+            f.write(bytes([byte ^ (1 << (length % 8))]))
 
 
 # Not shrunk: an example takes seconds, and the failing one is printed as it was found.
