@@ -111,8 +111,9 @@ def _walk_share(root: str, share: list[int], ready, go) -> None:
             pass
 
 
-def copies(root: str, jobs: int) -> None:
-    """``jobs`` processes, each walking every ``jobs``-th segment, started together (see the module)."""
+def copies(root: str, jobs: int) -> tuple[list, object]:
+    """``jobs`` processes, each walking every ``jobs``-th segment, waiting at the barrier returned with them
+    (see the module)."""
     import multiprocessing
 
     import rmqformats
