@@ -208,7 +208,8 @@ def run_one(what: str, root: str, jobs: int) -> dict:
 
 def table(log: str, manifest: dict, results: dict) -> str:
     messages = manifest["messages"]
-    lines = [f"{log}: {messages:,} messages, {manifest['data_end'] / (1 << 20):,.0f} MiB",
+    lines = [f"{log}: {messages:,} messages, {manifest['data_end'] / (1 << 20):,.0f} MiB, "
+             f"{len(manifest['consume_queues']):,} queues",
              "| what | jobs | seconds | msg/s | speedup | efficiency | × floor | CPU s (all processes) "
              "| peak RSS MiB (reader / worker) |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -236,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--logs", default="mixed,small", help="logs to measure (default mixed,small)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each; the best is reported (default 3)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--queue-factor", type=int, default=1,
+                        help="each topic gets this many times its queues (storegen.py; default 1: 20 queues)")
     parser.add_argument("--data-dir", default=DEFAULT_DATA_DIR, help="where generated data is kept")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--store", help=argparse.SUPPRESS)
@@ -252,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     if "floor" in whats:  # measured first: the others are compared with it
         whats = ["floor"] + [w for w in whats if w != "floor"]
     for log in args.logs.split(","):
-        root, manifest = storegen.ensure_store(args.data_dir, log, args.mib, args.segment_mib, args.seed)
+        root, manifest = storegen.ensure_store(args.data_dir, log, args.mib, args.segment_mib, args.seed,
+                                               queue_factor=args.queue_factor)
         results: dict[str, dict[int, dict]] = {}
         for what in whats:
             for n in jobs:

@@ -73,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--logs", default="mixed,small", help="logs to measure (default mixed,small)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each; the least CPU time is kept (default 3)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--queue-factor", type=int, default=1,
+                        help="each topic gets this many times its queues (storegen.py; default 1: 20 queues)")
     parser.add_argument("--data-dir", default=DEFAULT_DATA_DIR, help="where generated data is kept")
     args = parser.parse_args(argv)
     import storegen
@@ -81,10 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     print(machine())
     print(f"load average before: {os.getloadavg()[0]:.1f} (1 min) on {os.cpu_count()} CPUs")
     for log in args.logs.split(","):
-        store, manifest = storegen.ensure_store(args.data_dir, log, args.mib, args.segment_mib, args.seed)
+        store, manifest = storegen.ensure_store(args.data_dir, log, args.mib, args.segment_mib, args.seed,
+                                                queue_factor=args.queue_factor)
         best = measure(store, args.repeat)
         walk = best["batches"]
-        print(f"\n{log}: {manifest['messages']:,} messages, {args.mib} MiB in {args.segment_mib} MiB segments")
+        print(f"\n{log}: {manifest['messages']:,} messages, {args.mib} MiB in {args.segment_mib} MiB segments, "
+              f"{len(manifest['consume_queues']):,} queues")
         print("| what | CPU s | M msg/s per core | / batches |\n|---|---:|---:|---:|")
         for name, seconds in best.items():
             print(f"| {name} | {seconds:.3f} | {manifest['messages'] / seconds / 1e6:.2f} | {seconds / walk:.2f} |")
