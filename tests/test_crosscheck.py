@@ -422,3 +422,103 @@ def test_rocksdb_consume_queues_are_not_taken_for_missing_ones(store_copy):
     assert len(unreadable) == 1 and "RocksDB consume queue cannot be read" in unreadable[0].text
     assert unreadable[0].other.path == str(store_copy / "consumequeue")
     assert result.recovery.restart_dispatch == 0
+
+
+# -- many queues in one batch -------------------------------------------------------------------------
+
+
+def _many_queue_store(root) -> dict:
+    """A commit log of 40 queues' messages interleaved, with light queues, and the queues as the dispatch
+    writes them, but: one unit zeroed, one pointing at another message, one light queue never written, one
+    message whose queue offset lies far past its queue's units. Returns what the check must find."""
+    from rmqformats import synth
+    from rmqformats.javahash import tags_code
+    specs, keys = [], []
+    nxt: dict[tuple[str, int], int] = {}
+    for i in range(400):
+        topic, q = f"T{i % 5}", (i * 7) % 8
+        qo = nxt.get((topic, q), 0)
+        if i == 333:
+            qo = 10**6  # far past the queue's units (a damaged record)
+        else:
+            nxt[(topic, q)] = qo + 1
+        properties = {"TAGS": f"tag{i % 3}"}
+        if i % 50 == 10:  # a light message: one more unit in each light queue it names
+            properties |= {"INNER_MULTI_DISPATCH": f"%LMQ%a{i % 100},%LMQ%b", "INNER_MULTI_QUEUE_OFFSET": f"{i // 100},{i // 50}"}
+        specs.append(synth.MessageSpec(topic, f"body{i}".encode(), properties, queue_id=q, queue_offset=qo))
+        keys.append((topic, q, qo))
+    placed = synth.write_commitlog(root / "commitlog", specs, segment_size=1 << 20)
+    units: dict[tuple[str, int], dict[int, tuple[int, int, int]]] = {}
+    for spec, (topic, q, qo), p in zip(specs, keys, placed):
+        unit = (p.commitlog_offset, p.size, tags_code(spec.properties["TAGS"]))
+        units.setdefault((topic, q), {})[qo] = unit
+        lmq = spec.properties.get("INNER_MULTI_DISPATCH")
+        if lmq:
+            for name, lqo in zip(lmq.split(","), spec.properties["INNER_MULTI_QUEUE_OFFSET"].split(",")):
+                units.setdefault((name, 0), {})[int(lqo)] = unit
+    expected_units = {k: dict(v) for k, v in units.items()}
+    damaged = {("T1", 3): 2, ("T2", 6): 4}  # zeroed, and pointing at another message
+    missing = set()
+    for (topic, q), by_offset in units.items():
+        if topic == "%LMQ%a60":
+            missing |= {(topic, q, qo) for qo in by_offset}
+            continue  # never written
+        rows = sorted(by_offset.items())
+        far = [qo for qo, _ in rows if qo >= 10**6]
+        missing |= {(topic, q, qo) for qo in far}
+        rows = [(qo, u) for qo, u in rows if qo < 10**6]
+        table = [u for _, u in rows]
+        if (topic, q) in damaged:
+            at = damaged[(topic, q)]
+            table[at] = (0, 0, 0) if (topic, q) == ("T1", 3) else table[0]
+            missing.add((topic, q, at))
+        synth.write_consume_queue(root / "consumequeue" / topic / str(q), table, file_units=1000)
+    return {"units": expected_units, "missing": missing, "messages": len(specs)}
+
+
+@pytest.mark.parametrize("batch_size", [65536, 7])
+def test_check_compares_every_queue_of_a_batch(tmp_path, batch_size):
+    """A batch holds messages of many queues (and light queues): each queue's units are compared with its
+    messages, whatever the batch size, with findings naming the queue, offset and message."""
+    _check_many_queues(tmp_path, batch_size)
+
+
+def _check_many_queues(tmp_path, batch_size: int):
+    from rmqformats.recovery.crosscheck import dispatch_units
+    truth = _many_queue_store(tmp_path)
+    store = _open(tmp_path)
+    # The units the dispatch writes, by queue, against the ones built above.
+    got: dict[tuple[str, int], dict[int, tuple[int, int, int]]] = {}
+    for batch in store.commitlog.batches(batch_size=batch_size):
+        for key, (eq, eo, es, et) in dispatch_units(batch).items():
+            for qo, o, s, t in zip(eq.tolist(), eo.tolist(), es.tolist(), et.tolist()):
+                got.setdefault(key, {})[qo] = (o, s, t)
+    assert got == truth["units"]
+    result = cross_check(store, batch_size=batch_size, index=False, max_findings=10_000)
+    found = {(f.topic, f.queue_id, f.queue_offset) for f in of_kind(result, Kind.MISSING_UNIT)}
+    assert found == truth["missing"]
+    texts = {(f.topic, f.queue_id, f.queue_offset): f.text for f in of_kind(result, Kind.MISSING_UNIT)}
+    assert "zeroed" in texts[("T1", 3, 2)]
+    assert "points at commit-log offset" in texts[("T2", 6, 4)]
+    assert "no consume-queue file holds that offset" in texts[("%LMQ%a60", 0, 0)]
+    assert "no consume-queue file holds that offset" in texts[("T3", 3, 10**6)]
+    # Every unit agrees but the damaged ones; recovery ends a queue at a zeroed unit, so only the units
+    # before it count there.
+    for key, by_offset in truth["units"].items():
+        bad = sum(1 for t, q, _ in truth["missing"] if (t, q) == key)
+        agree = 2 if key == ("T1", 3) else len(by_offset) - bad
+        assert result.verified.get(key, 0) == agree, key
+    assert result.messages == truth["messages"]
+    return result
+
+
+def test_check_of_many_queues_on_workers(tmp_path, monkeypatch):
+    """The workers compare the queues of their ranges: the same findings, in the same order, as one job."""
+    serial = _check_many_queues(tmp_path, 65536)
+    monkeypatch.setenv("RMQFORMATS_JOB_RANGE", "4096")
+    monkeypatch.setenv("RMQFORMATS_JOBS_MIN_BYTES", "0")
+    store = _open(tmp_path)
+    store.commitlog.jobs = 2
+    walked = cross_check(store, index=False, max_findings=10_000)
+    assert walked.findings == serial.findings
+    assert (walked.counts, walked.verified, walked.behind) == (serial.counts, serial.verified, serial.behind)

@@ -77,6 +77,7 @@ from ..generated.layouts import rocketmq_consumequeue as cq_layout
 from ..javahash import tags_code
 from ..message import format_millis
 from .keyhash import key_hashes
+from .queueunits import QueueUnits
 from ..queuefiles import queue_files
 
 if TYPE_CHECKING:
@@ -377,11 +378,21 @@ class _RawQueue:
         name = pos // size * size
         return Place(os.path.join(self.folder, f"{name:020d}"), pos - name, absent=True)
 
-    def read(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
-        """Units ``start`` to ``stop - 1`` in native order, and which of them a file holds."""
+    def read(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """Units ``start`` to ``stop - 1``, and which of them a file holds (``None``: all)."""
+        lo, hi = start * _CQ_UNIT, stop * _CQ_UNIT
+        i = bisect.bisect_right(self.starts, lo) - 1
+        if i >= 0 and hi <= self.files[i].start + self.files[i].size - self.files[i].size % _CQ_UNIT:
+            f = self.files[i]  # one file holds them all: one read, nothing to fill in
+            fd = os.open(f.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            try:
+                data = os.pread(fd, hi - lo, lo - f.start)
+            finally:
+                os.close(fd)
+            if len(data) == hi - lo:  # (else the file shrank: read as below)
+                return np.frombuffer(data, CQ_UNIT_DTYPE), None
         units = np.zeros(stop - start, CQ_UNIT_DTYPE.newbyteorder("="))
         present = np.zeros(stop - start, bool)
-        lo, hi = start * _CQ_UNIT, stop * _CQ_UNIT
         for f in self.files:
             a, b = max(lo, f.start), min(hi, f.start + f.size - f.size % _CQ_UNIT)
             if a >= b:
@@ -711,25 +722,24 @@ def _expected_tags(batch: pa.RecordBatch, tidx: np.ndarray, names: list, stamp: 
 
 def _expected_units(batch: pa.RecordBatch, rows: np.ndarray, tidx: np.ndarray, names: list,
                     qid: np.ndarray, qoff: np.ndarray, off: np.ndarray, size: np.ndarray,
-                    etags: np.ndarray | None = None) -> dict:
-    """``(topic, queueId) -> (queue offsets, commit-log offsets, sizes, tags codes)`` the dispatch writes for ``rows``."""
+                    etags: np.ndarray | None = None) -> QueueUnits:
+    """The units the dispatch writes for ``rows``, by queue: ``(topic, queueId) -> (queue offsets, commit-log
+    offsets, sizes, tags codes)`` as a :class:`~rmqformats.recovery.queueunits.QueueUnits`."""
     if etags is None:
         etags = np.zeros(len(off), np.int64)
-    out: dict[tuple[str, int], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
     sel = np.flatnonzero(rows)
-    if sel.size:
-        key = (tidx[sel].astype(np.int64) << 32) | (qid[sel].astype(np.int64) & 0xFFFFFFFF)
-        order = np.argsort(key, kind="stable")
-        keys, starts = np.unique(key[order], return_index=True)
-        bounds = list(starts) + [len(order)]
-        for j, k in enumerate(keys.tolist()):
-            r = sel[order[bounds[j]:bounds[j + 1]]]
-            out[(names[k >> 32], int(np.int32(k & 0xFFFFFFFF)))] = (qoff[r], off[r], size[r], etags[r])
+    key = (tidx[sel].astype(np.int64) << 32) | (qid[sel].astype(np.int64) & 0xFFFFFFFF)
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(ordered) else np.zeros(0, np.int64)
+    keys = [(names[k >> 32], int(np.int32(k & 0xFFFFFFFF))) for k in ordered[starts].tolist()]
+    r = sel[order]
+    cols = (qoff[r], off[r], size[r], etags[r])
     # Light message queues: one more unit per INNER_MULTI_DISPATCH queue.
+    extra: dict[tuple[str, int], list[tuple[int, int, int, int]]] = {}
     multi = pc.map_lookup(batch.column("properties"), INNER_MULTI_DISPATCH, "first")
     if multi.null_count < len(multi):
         offsets = pc.map_lookup(batch.column("properties"), INNER_MULTI_QUEUE_OFFSET, "first")
-        extra: dict[tuple[str, int], list[tuple[int, int, int, int]]] = {}
         for i in np.flatnonzero(rows & ~multi.is_null().to_numpy(zero_copy_only=False)).tolist():
             if not _multi_dispatch(names[tidx[i]]):
                 continue
@@ -748,49 +758,128 @@ def _expected_units(batch: pa.RecordBatch, rows: np.ndarray, tidx: np.ndarray, n
                     continue
                 q = 0 if name.startswith(LMQ_PREFIX) else int(qid[i])
                 extra.setdefault((name, q), []).append((lmq_offset, int(off[i]), int(size[i]), int(etags[i])))
-        for k, items in extra.items():
-            a = np.array(items, np.int64)
-            if k in out:
-                eq, eo, es, et = out[k]
-                out[k] = (np.concatenate([eq, a[:, 0]]), np.concatenate([eo, a[:, 1]]),
-                          np.concatenate([es, a[:, 2]]), np.concatenate([et, a[:, 3]]))
-            else:
-                out[k] = (a[:, 0], a[:, 1], a[:, 2], a[:, 3])
-    return out
+    if not extra:
+        bounds = np.r_[starts, len(ordered)].astype(np.int64)
+        return QueueUnits(keys, bounds, *cols)
+    # A queue's light-queue units come after its own, in the order of their messages.
+    index = {k: g for g, k in enumerate(keys)}
+    gid = [np.repeat(np.arange(len(keys), dtype=np.int64), np.diff(np.r_[starts, len(ordered)]))]
+    parts = [list(cols)]
+    for k, items in extra.items():
+        g = index.setdefault(k, len(keys))
+        if g == len(keys):
+            keys.append(k)
+        a = np.array(items, np.int64)
+        gid.append(np.full(len(a), g, np.int64))
+        parts.append([a[:, 0], a[:, 1], a[:, 2], a[:, 3]])
+    return QueueUnits.group(keys, np.concatenate(gid), *(np.concatenate([p[c] for p in parts]) for c in range(4)))
 
 
 def _check_units(raw: _RawQueue, topic: str, q: int, eq: np.ndarray, eo: np.ndarray, es: np.ndarray,
                  et: np.ndarray, state: _QueueState, segs: _Segments, found: _Findings, max_queue_end: int,
                  cq_end: int) -> None:
-    """Compare the units at queue offsets ``eq`` with the messages they should point at."""
-    ok = np.zeros(len(eq), bool)
-    units = np.zeros(len(eq), CQ_UNIT_DTYPE.newbyteorder("="))
-    present = np.zeros(len(eq), bool)
+    """Compare the units at queue offsets ``eq`` of one queue with the messages they should point at."""
+    units = QueueUnits([(topic, q)], np.array([0, len(eq)], np.int64), eq, eo, es, et)
+    matched, missing = _compare_units([raw], units, _queue_ends([cq_end]), segs, found, max_queue_end)
+    state.matched += int(matched[0])
+    state.missing += int(missing[0])
+
+
+_INT64 = np.iinfo(np.int64)
+
+
+def _queue_ends(ends: list[int]) -> np.ndarray:
+    """Queue ends as int64s: an end past the largest (a RocksDB ``max`` value can be any 8 bytes) is that
+    largest, which no queue offset of a record reaches."""
+    return np.array([min(max(e, _INT64.min), _INT64.max) for e in ends], np.int64)
+
+
+#: The block of a queue none of whose offsets can be read (all negative).
+_NO_UNIT = np.zeros(1, CQ_UNIT_DTYPE)
+_NOT_HELD = np.zeros(1, bool)
+
+
+def _compare_units(raws: list, units: QueueUnits, cq_ends: np.ndarray, segs: _Segments, found: _Findings,
+                   max_queue_end: int) -> tuple[np.ndarray, np.ndarray]:
+    """Compare the units the queues ``units`` hold (``raws[g]`` reads queue ``g``'s, ``cq_ends[g]`` is where
+    its recovery ends) with the messages they should point at; findings into ``found``.
+
+    Returns per queue the units within the range recovery keeps that agree with their message in every
+    field (each counted once), and the messages without a unit. Each queue's units are read in one piece
+    where its offsets are near each other, and compared for all queues at once.
+    """
+    eq, eo, es, et = units.eq, units.eo, units.es, units.et
+    sizes = units.sizes
+    n_queues = len(sizes)
     valid = eq >= 0
-    if valid.any():
-        lo, hi = int(eq[valid].min()), int(eq[valid].max()) + 1
-        if hi - lo <= max(4 * len(eq), 4096):
-            block, here = raw.read(lo, hi)
-            idx = np.where(valid, eq - lo, 0)
-            units, present = block[idx], here[idx] & valid
+    big = np.iinfo(np.int64).max
+    starts = units.bounds[:-1]
+    if len(eq):
+        lows = np.minimum.reduceat(np.where(valid, eq, big), starts)
+        highs = np.maximum.reduceat(np.where(valid, eq, -1), starts) + 1
+    else:
+        lows = highs = np.zeros(0, np.int64)
+    blocks: list[bytes] = []  # the units read, as stored (joined once: structured arrays join slowly)
+    gaps: list[tuple[int, np.ndarray]] = []  # (where, which units a file holds) of blocks not read whole
+    base = np.zeros(n_queues, np.int64)  # where each queue's block starts among the blocks
+    shift = np.zeros(n_queues, np.int64)  # the queue offset of its block's first unit
+    scattered: list[int] = []
+    held = 0
+    for g, lo, hi, n in zip(range(n_queues), lows.tolist(), highs.tolist(), sizes.tolist()):
+        if hi <= lo:  # no valid offset: nothing to read
+            block, here = _NO_UNIT, _NOT_HELD
+            lo = 0
+        elif hi - lo <= max(4 * n, 4096):
+            block, here = raws[g].read(lo, hi)
         else:  # scattered queue offsets (damaged records): one read per message
-            for i in np.flatnonzero(valid).tolist():
-                u, p = raw.read(int(eq[i]), int(eq[i]) + 1)
-                units[i], present[i] = u[0], p[0]
-    ok = present & (units[_CQ_OFS] == eo) & (units[_CQ_LEN] == es)
-    # Units that agree in every field the one-way check compares, within the range recovery keeps.
-    tags_ok = (units[_CQ_TAGS] == et) | _IS_EXT_ADDRESS(units)
-    # (Each unit once: a record naming the same light queue twice must not count a unit twice.)
-    agree = eq[ok & tags_ok & (eq >= raw.first_unit) & (eq < cq_end)]
-    # (Rising offsets, as the walk gives them, are distinct: no sort needed to count them.)
-    state.matched += len(agree) if len(agree) < 2 or bool((agree[1:] > agree[:-1]).all()) else len(np.unique(agree))
-    bad = np.flatnonzero(~ok)
-    state.missing += len(bad)
-    for i in bad.tolist():
-        if found.full(Kind.MISSING_UNIT):
-            found.counts[Kind.MISSING_UNIT] += 1
+            scattered.append(g)
             continue
-        u = units[i]
+        base[g], shift[g] = held, lo
+        blocks.append(block.astype(CQ_UNIT_DTYPE, copy=False).tobytes())
+        if here is not None:
+            gaps.append((held, here))
+        held += len(block)
+    at = np.where(valid, eq - np.repeat(shift, sizes), 0) + np.repeat(base, sizes)
+    for g in scattered:  # their rows get blocks of their own, one unit per row
+        s, e = int(units.bounds[g]), int(units.bounds[g + 1])
+        part = np.zeros(e - s, CQ_UNIT_DTYPE)
+        here = np.zeros(e - s, bool)
+        for i in np.flatnonzero(valid[s:e]).tolist():
+            u, p = raws[g].read(int(eq[s + i]), int(eq[s + i]) + 1)
+            part[i], here[i] = u[0], True if p is None else p[0]
+        at[s:e] = held + np.arange(e - s)
+        blocks.append(part.tobytes())
+        gaps.append((held, here))
+        held += e - s
+    held_units = np.frombuffer(b"".join(blocks), CQ_UNIT_DTYPE)
+    holds = np.ones(held, bool)
+    for where, here in gaps:
+        holds[where:where + len(here)] = here
+    got = held_units[at] if len(at) else np.zeros(0, CQ_UNIT_DTYPE)
+    present = (holds[at] if len(at) else np.zeros(0, bool)) & valid
+    ok = present & (got[_CQ_OFS] == eo) & (got[_CQ_LEN] == es)
+    gid = np.repeat(np.arange(n_queues, dtype=np.int64), sizes)
+    firsts = np.array([raw.first_unit for raw in raws], np.int64)
+    # Units that agree in every field the one-way check compares, within the range recovery keeps.
+    tags_ok = (got[_CQ_TAGS] == et) | _IS_EXT_ADDRESS(got)
+    agree = ok & tags_ok & (eq >= np.repeat(firsts, sizes)) & (eq < np.repeat(np.asarray(cq_ends), sizes))
+    ga, qa = gid[agree], eq[agree]
+    # Each unit once: a record naming the same light queue twice must not count a unit twice. (Rising
+    # offsets within a queue, as the walk gives them, are distinct: no sort needed to count them.)
+    rising = (ga[1:] != ga[:-1]) | (qa[1:] > qa[:-1])
+    if not bool(rising.all()):
+        pairs = np.unique(np.stack([ga, qa], axis=1), axis=0)
+        ga = pairs[:, 0]
+    matched = np.bincount(ga, minlength=n_queues)
+    bad = np.flatnonzero(~ok)
+    missing = np.bincount(gid[bad], minlength=n_queues)
+    for j, i in enumerate(bad.tolist()):
+        if found.full(Kind.MISSING_UNIT):  # (a limit once reached stays reached: the rest are counted)
+            found.counts[Kind.MISSING_UNIT] += len(bad) - j
+            break
+        g = int(gid[i])
+        topic, q = units.keys_[g]
+        u = got[i]
         if eq[i] < 0:
             why = f"the record's queue offset {int(eq[i])} is negative"
         elif not present[i]:
@@ -804,7 +893,9 @@ def _check_units(raw: _RawQueue, topic: str, q: int, eq: np.ndarray, eo: np.ndar
         found.add(Finding(Kind.MISSING_UNIT,
                           f"{topic}/{q} queue offset {int(eq[i])}: no unit for the message at commit-log offset "
                           f"{int(eo[i])} ({why}; {fate})",
-                          segs.place(int(eo[i])), raw.place(max(int(eq[i]), 0)), topic, q, int(eq[i]), int(eo[i])))
+                          segs.place(int(eo[i])), raws[g].place(max(int(eq[i]), 0)), topic, q, int(eq[i]),
+                          int(eo[i])))
+    return matched, missing
 
 
 def _check_batch_units(store: Store, topic: str, q: int, eq: np.ndarray, eo: np.ndarray, es: np.ndarray,
@@ -1027,34 +1118,36 @@ class _CheckFold:
 
         # Queues in the order of their first message, so that the walk meets them in the same order
         # however it is cut into batches; their findings sorted by commit-log offset, for the same reason.
-        order = sorted(expected, key=lambda k: (int(expected[k][1].min()), k))
+        order = expected.by_first_message()
         counting = self._state.found.full(Kind.MISSING_UNIT) if self._state is not None else \
             self._kept >= c.limit
         found = _BatchFindings(counting)
         entries = []
         if c.units != "none":  # none: the RocksDB consume queue cannot be read (reported), not taken for missing units
-            for topic, q in order:
-                eq, eo, es, et = expected[(topic, q)]
-                if c.units == "here" and topic not in c.batch_topics:
-                    entries.append(self._units_here(topic, q, eq, eo, es, et, found))
-                else:
-                    entries.append((topic, q, eq, eo, es, et))
+            here = np.array([c.units == "here" and topic not in c.batch_topics for topic, _ in expected.keys_], bool)
+            compared = self._units_here(expected.select(here), found) if here.any() else {}
+            for g in order:
+                key = expected.keys_[g]
+                entries.append(compared[key] if here[g] else (*key, *expected.run(g)))
         found.kept.sort(key=_finding_order)
         self._kept += len(found.kept)
         return (n, int(cq_rows.sum()), seg_counts, seg_first, restart, confirm, after, entries,
                 (found.kept, found.counts), self._index_digest(batch, off, tran, tidx, names))
 
-    def _units_here(self, topic: str, q: int, eq: np.ndarray, eo: np.ndarray, es: np.ndarray,
-                    et: np.ndarray, found: _BatchFindings) -> tuple:
-        """A file queue's units compared with the batch's (findings into ``found``): the queue state's changes."""
-        raw = self._raw.get((topic, q))
-        if raw is None:
-            raw = self._raw[(topic, q)] = _RawQueue(os.path.join(self.c.cq_root, topic, str(q)))
-        part = _QueueState(False)
-        _check_units(raw, topic, q, eq, eo, es, et, part, self.c.segs, found, self.c.max_queue_end,
-                     self.c.cq_ends.get((topic, q), 0))
-        last = int(np.argmax(eq))
-        return topic, q, int(eq[last]) + 1, int(eo[last]), part.matched, part.missing
+    def _units_here(self, units: QueueUnits, found: _BatchFindings) -> dict[tuple[str, int], tuple]:
+        """File queues' units compared with the batch's (findings into ``found``): each queue's state changes,
+        ``(topic, queueId, next queue offset, its message's commit-log offset, units matched, missing)``."""
+        raws = []
+        for key in units.keys_:
+            raw = self._raw.get(key)
+            if raw is None:
+                raw = self._raw[key] = _RawQueue(os.path.join(self.c.cq_root, key[0], str(key[1])))
+            raws.append(raw)
+        ends = _queue_ends([self.c.cq_ends.get(key, 0) for key in units.keys_])
+        matched, missing = _compare_units(raws, units, ends, self.c.segs, found, self.c.max_queue_end)
+        top, top_offset = units.newest()
+        return {key: (key[0], key[1], nxt + 1, last, m, k) for key, nxt, last, m, k in
+                zip(units.keys_, top.tolist(), top_offset.tolist(), matched.tolist(), missing.tolist())}
 
     def _index_digest(self, batch: pa.RecordBatch, off: np.ndarray, tran: np.ndarray, tidx: np.ndarray,
                       names: list) -> tuple | None:
@@ -1113,14 +1206,18 @@ class _WalkState:
         _add_first(self.after_confirm, confirm)
         for (name, _), part in zip(c.marks, after):
             _add_first(self.after[name], part)
+        queues, raws = self.queues, self.raw_queues
         for entry in entries:
-            if isinstance(entry[2], int):  # a file queue, compared where the digest was made (no arrays)
+            if type(entry[2]) is int:  # a file queue, compared where the digest was made (no arrays)
                 topic, q, nxt, last_offset, matched, missing = entry
-                state = self._queue(topic, q, False)
+                key = (topic, q)
+                state = queues.get(key)
+                if state is None:
+                    state = queues[key] = _QueueState(False)
                 if nxt > state.next:
                     state.next, state.last_offset = nxt, last_offset
-                if (topic, q) not in self.raw_queues:
-                    self.raw_queues[(topic, q)] = _RawQueue(os.path.join(c.cq_root, topic, str(q)))
+                if key not in raws:
+                    raws[key] = _RawQueue(os.path.join(c.cq_root, topic, str(q)))
                 state.matched += matched
                 state.missing += missing
                 continue
