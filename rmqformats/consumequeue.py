@@ -150,13 +150,16 @@ class ConsumeQueue:
             segments = self.store.commitlog.segments if self.store is not None else ()
             phy_min = segments[0].start_offset if segments else 0
             self._min = end
+            # The first unit is nearly always the one: read a few, then more and more (up to a batch).
+            step = 1024
             while start < end:
-                array = self.files.read(start, min(end, start + BATCH_UNITS))
+                array = self.files.read(start, min(end, start + step))
                 real = np.flatnonzero(~_IS_PLACEHOLDER(array) & (array[_OFS] >= phy_min))
                 if real.size:
                     self._min = start + int(real[0])
                     break
                 start += len(array)
+                step = min(step * 4, BATCH_UNITS)
         return self._min
 
     def info(self) -> QueueInfo:
