@@ -15,6 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from wcwidth import wcswidth, wcwidth
 
+from .frames import from_strings, scalar
+
 
 def cells(text: str) -> int:
     """The display width of ``text`` in terminal cells (a wide character 2, a combining mark 0).
@@ -60,8 +62,8 @@ def pad(text: str, width: int) -> str:
 
 def _plain(arr: pa.Array) -> bool:
     """Whether every value of a string array is printable ASCII (one cell a character)."""
-    return bool(pc.all(pc.fill_null(pc.string_is_ascii(arr), True)).as_py()) and \
-        not bool(pc.any(pc.fill_null(pc.match_substring_regex(arr, r"[\x00-\x1f\x7f]"), False)).as_py())
+    return bool(pc.all(pc.fill_null(pc.string_is_ascii(arr), scalar(True))).as_py()) and \
+        not bool(pc.any(pc.fill_null(pc.match_substring_regex(arr, r"[\x00-\x1f\x7f]"), scalar(False))).as_py())
 
 
 def widest(arr: pa.Array) -> int:
@@ -74,22 +76,23 @@ def widest(arr: pa.Array) -> int:
 def cut_array(arr: pa.Array, width: int) -> pa.Array:
     """Each string wider than ``width`` cells cut in the middle with ``…``, as :func:`cut_middle`."""
     if _plain(arr):
-        long = pc.fill_null(pc.greater(pc.utf8_length(arr), width), False)
+        long = pc.fill_null(pc.greater(pc.utf8_length(arr), scalar(width)), scalar(False))
         if not pc.any(long).as_py():
             return arr
         half = (width - 1) // 2
         tail = width - 1 - half
-        cut = pc.binary_join_element_wise(pc.utf8_slice_codeunits(arr, 0, half), "…",
-                                          pc.utf8_slice_codeunits(arr, -tail) if tail else "", "")
+        empty = scalar("", arr.type)
+        cut = pc.binary_join_element_wise(pc.utf8_slice_codeunits(arr, 0, half), scalar("…", arr.type),
+                                          pc.utf8_slice_codeunits(arr, -tail) if tail else empty, empty)
         return pc.if_else(long, cut, arr)
-    return pa.array([None if v is None else cut_middle(v, width) for v in arr.to_pylist()], pa.string())
+    return from_strings([None if v is None else cut_middle(v, width) for v in arr.to_pylist()])
 
 
 def pad_array(arr: pa.Array, width: int) -> pa.Array:
     """Each string padded with spaces to ``width`` cells, as :func:`pad`."""
     if _plain(arr):
         return pc.utf8_rpad(arr, width)
-    return pa.array([None if v is None else pad(v, width) for v in arr.to_pylist()], pa.string())
+    return from_strings([None if v is None else pad(v, width) for v in arr.to_pylist()])
 
 
 __all__ = ["cells", "cut_array", "cut_middle", "pad", "pad_array", "widest"]

@@ -33,6 +33,7 @@ from . import output
 from .cells import cells, cut_array, pad, pad_array, widest
 from .walk.arrow import COLUMNS
 from .jit import jit_options
+from .frames import from_numpy, from_strings, scalar, to_numpy
 from .message import MAX_DATETIME_MS, MIN_DATETIME_MS, OUT_OF_RANGE_MARK
 from .output import OutputExistsError
 
@@ -80,11 +81,11 @@ _LS = pa.large_string()
 def _empty() -> pa.Scalar:
     """The empty large string (made on first use: a scalar from a Python value makes pyarrow import pandas,
     which importing this module must not)."""
-    return pa.scalar("", _LS)
+    return scalar("", _LS)
 
 
 def _lit(text: str) -> pa.Scalar:
-    return pa.scalar(text, _LS)
+    return scalar(text, _LS)
 
 
 # -- kernels: JSON strings and base64 over Arrow buffers -------------------------------------------------
@@ -222,7 +223,7 @@ def _parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return np.zeros(n + 1, np.int64), np.empty(0, np.uint8), np.ones(n, np.bool_)
     offsets = np.frombuffer(bufs[1], np.int64 if large else np.int32)[arr.offset:arr.offset + n + 1]
     data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(1, np.uint8)
-    valid = np.ones(n, np.bool_) if arr.null_count == 0 else arr.is_valid().to_numpy(zero_copy_only=False)
+    valid = np.ones(n, np.bool_) if arr.null_count == 0 else to_numpy(arr.is_valid())
     return offsets, data, valid
 
 
@@ -240,7 +241,7 @@ def base64_text(arr: pa.Array, quote: bool = False) -> pa.Array:
     offsets, data, valid = _parts(arr)
     text = _text(len(arr), *base64_encode(offsets, data, valid, quote, _B64, _B64_PAIRS, _NULL))
     if not quote and arr.null_count:
-        text = pc.if_else(valid, text, pa.scalar(None, _LS))
+        text = pc.if_else(from_numpy(valid), text, scalar(None, _LS))
     return text
 
 
@@ -250,7 +251,7 @@ def _join(*parts) -> pa.Array:
 
 def _list_parts(arr: pa.Array) -> tuple[np.ndarray, int, int]:
     """Offsets from 0 of a list or map array (slices included), and the range of its flat values."""
-    offsets = arr.offsets.to_numpy().astype(np.int64)
+    offsets = to_numpy(arr.offsets).astype(np.int64)
     start, end = int(offsets[0]), int(offsets[-1])
     return offsets - start, start, end
 
@@ -267,7 +268,7 @@ def json_object(arr: pa.Array) -> pa.Array:
     keys = quoted(arr.keys.slice(start, end - start))
     items = quoted(arr.items.slice(start, end - start))
     entries = _join(keys, _lit(": "), items)
-    lists = pa.LargeListArray.from_arrays(pa.array(offsets, pa.int64()), entries)
+    lists = pa.LargeListArray.from_arrays(from_numpy(offsets), entries)
     text = _join(_lit("{"), pc.binary_join(lists, _lit(", ")), _lit("}"))
     return _null_where_invalid(arr, text)
 
@@ -276,7 +277,7 @@ def json_array(arr: pa.Array) -> pa.Array:
     """JSON arrays of strings (``["a", "b"]``) of a ``list<string>`` array, as ``large_string``."""
     offsets, start, end = _list_parts(arr)
     items = quoted(arr.values.slice(start, end - start))
-    lists = pa.LargeListArray.from_arrays(pa.array(offsets, pa.int64()), items)
+    lists = pa.LargeListArray.from_arrays(from_numpy(offsets), items)
     text = _join(_lit("["), pc.binary_join(lists, _lit(", ")), _lit("]"))
     return _null_where_invalid(arr, text)
 
@@ -346,7 +347,8 @@ def text_slices(batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
         return
     sizes = np.zeros(n, np.int64)
     for c in binary:
-        sizes += pc.fill_null(pc.binary_length(c), 0).to_numpy(zero_copy_only=False)
+        lengths = pc.binary_length(c)
+        sizes += to_numpy(pc.fill_null(lengths, scalar(0, lengths.type)))
     ends = np.cumsum(sizes)
     at = 0
     while at < n:
@@ -405,7 +407,7 @@ def _csv_column(arr: pa.Array) -> pa.Array:
     if pa.types.is_map(t):
         return json_object(arr)
     if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return pc.cast(pc.binary_join(arr, " "), _LS)
+        return pc.cast(pc.binary_join(arr, scalar(" ", arr.type.value_type)), _LS)
     if pa.types.is_binary(t) or pa.types.is_large_binary(t):
         return base64_text(arr)
     if pa.types.is_timestamp(t):  # as pyarrow's CSV writer shows them, damaged values raw and flagged
@@ -430,7 +432,7 @@ def _write_long_csv_row(row: pa.RecordBatch, stream) -> None:
         if (pa.types.is_binary(t) or pa.types.is_large_binary(t)) and column.null_count == 0:
             mark = f"rmqformats-long-value-{i}"
             values[mark] = memoryview(column[0].as_buffer())
-            arrays.append(pa.array([mark], _LS))
+            arrays.append(from_strings([mark]).cast(_LS))
         else:
             arrays.append(_csv_column(column))
     text = io.BytesIO()
@@ -639,7 +641,7 @@ class ParquetSink:
             return
         topics = batch.column(batch.schema.get_field_index(self.partition_by))
         codes = pc.dictionary_encode(topics)
-        indices = codes.indices.to_numpy(zero_copy_only=False)
+        indices = to_numpy(codes.indices)
         values = codes.dictionary.to_pylist()
         if len(values) == 1:
             self._add(values[0], data)
@@ -710,7 +712,7 @@ class ParquetSink:
 
 def _runs(batch: pa.RecordBatch, values: pa.Array) -> Iterator[pa.RecordBatch]:
     """Slices of ``batch`` over which ``values`` stays the same."""
-    codes = pc.dictionary_encode(values).indices.to_numpy(zero_copy_only=False)
+    codes = to_numpy(pc.dictionary_encode(values).indices)
     cuts = [0, *(np.flatnonzero(np.diff(codes)) + 1).tolist(), len(codes)]
     for a, b in zip(cuts, cuts[1:]):
         yield batch.slice(a, b - a)
@@ -907,7 +909,7 @@ class TableStream:
             self._emit(cols)
 
     def _emit(self, columns: list[pa.Array]) -> None:
-        parts: list = [self.indent] if self.indent else []
+        parts: list = [scalar(self.indent)] if self.indent else []
         widths = self.widths
         if self.shown is not None:
             columns = [columns[i] for i in self.shown]
@@ -917,13 +919,13 @@ class TableStream:
             cut = self.cut
         last = len(columns) - 1
         for i, (col, w) in enumerate(zip(columns, widths)):
-            col = pc.fill_null(col, "")
+            col = pc.fill_null(col, scalar("", col.type))
             if i in cut:
                 col = short_text(col, w)
             if i < last:
                 col = pad_array(col, w)
-            parts += [col, "  "] if i < last else [col]
-        lines = pc.binary_join_element_wise(*parts, "")
+            parts += [col, scalar("  ")] if i < last else [col]
+        lines = pc.binary_join_element_wise(*parts, scalar(""))
         lines = pc.utf8_rtrim(lines, characters=" ")
         self.out.write("\n".join(lines.to_pylist()) + "\n")
         self.out.flush()
@@ -936,11 +938,11 @@ def time_text(stamps: pa.Array, format: str = "%Y-%m-%dT%H:%M:%SZ") -> pa.Array:
     flagged, rather than the text strftime would make of it.
     """
     ms = pc.cast(stamps, pa.int64())
-    bad = pc.or_(pc.less(ms, MIN_DATETIME_MS), pc.greater(ms, MAX_DATETIME_MS))
+    bad = pc.or_(pc.less(ms, scalar(MIN_DATETIME_MS)), pc.greater(ms, scalar(MAX_DATETIME_MS)))
     if not pc.any(bad).as_py():
         return pc.strftime(stamps, format=format)
-    safe = pc.cast(pc.if_else(bad, 0, ms), stamps.type)
-    raw = pc.binary_join_element_wise(pc.cast(ms, pa.string()), OUT_OF_RANGE_MARK, "")
+    safe = pc.cast(pc.if_else(bad, scalar(0), ms), stamps.type)
+    raw = pc.binary_join_element_wise(pc.cast(ms, pa.string()), scalar(OUT_OF_RANGE_MARK), scalar(""))
     return pc.if_else(bad, raw, pc.strftime(safe, format=format))
 
 
@@ -954,8 +956,8 @@ def message_table_columns(batch: pa.RecordBatch, topic_width: int = 48) -> list[
         pc.cast(col("queueId"), pa.string()),
         pc.cast(col("queueOffset"), pa.string()),
         time_text(col("storeTimestamp")),
-        pc.fill_null(col("tags"), ""),
-        pc.fill_null(pc.binary_join(col("keys"), " "), ""),
+        pc.fill_null(col("tags"), scalar("", col("tags").type)),
+        pc.fill_null(pc.binary_join(col("keys"), scalar(" ", col("keys").type.value_type)), scalar("", col("keys").type.value_type)),
         col("msgId"),
         pc.cast(pc.binary_length(col("body")), pa.string()),
     ]

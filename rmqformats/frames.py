@@ -29,8 +29,12 @@ def from_numpy(values: np.ndarray, type: pa.DataType | None = None) -> pa.Array:
     ``pa.array`` would do the same, but its first call on a numpy array
     imports pandas (to look for pandas types): a quarter of a second and
     tens of MiB in every fresh worker, for nothing. ``type`` must have the
-    numpy dtype's width (``timestamp[ms]`` on int64, for example).
+    numpy dtype's width (``timestamp[ms]`` on int64, for example). Booleans
+    are packed into bits (a copy).
     """
+    if values.dtype == np.bool_:
+        return pa.Array.from_buffers(pa.bool_(), len(values),
+                                     [None, pa.py_buffer(np.packbits(values, bitorder="little"))])
     values = np.ascontiguousarray(values)
     if type is None:
         type = pa.from_numpy_dtype(values.dtype)
@@ -39,13 +43,37 @@ def from_numpy(values: np.ndarray, type: pa.DataType | None = None) -> pa.Array:
     return pa.Array.from_buffers(type, len(values), [None, pa.py_buffer(values)])
 
 
-def from_strings(values: Sequence[str]) -> pa.Array:
-    """A string array of Python strings, built on its buffers: ``pa.array(values, pa.string())`` without
-    the import of pandas that ``pa.array``'s first call makes."""
-    data = [v.encode("utf-8") for v in values]
+def to_numpy(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A numeric or boolean Arrow array's values as numpy (a view where they are not bits): what
+    ``array.to_numpy(zero_copy_only=False)`` gives, without the import of pandas its first call makes (a
+    quarter of a second and tens of MiB in every process). Arrays with nulls, and other types, are
+    handed to ``to_numpy``."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    kind = array.type
+    if array.null_count or not (pa.types.is_integer(kind) or pa.types.is_floating(kind)
+                                or pa.types.is_boolean(kind)):
+        return array.to_numpy(zero_copy_only=False)
+    data = array.buffers()[1]
+    n, at = len(array), array.offset
+    if data is None or n == 0:
+        return np.zeros(0, np.bool_ if pa.types.is_boolean(kind) else kind.to_pandas_dtype())
+    if pa.types.is_boolean(kind):
+        bits = np.frombuffer(data, np.uint8)[at // 8:(at + n + 7) // 8 + 1]
+        return np.unpackbits(bits, bitorder="little")[at % 8:at % 8 + n].view(np.bool_)
+    return np.frombuffer(data, kind.to_pandas_dtype())[at:at + n]
+
+
+def from_strings(values: Sequence[str | None]) -> pa.Array:
+    """A string array of Python strings (``None``: null), built on its buffers: ``pa.array(values,
+    pa.string())`` without the import of pandas that ``pa.array``'s first call makes."""
+    data = [b"" if v is None else v.encode("utf-8") for v in values]
     offsets = np.zeros(len(data) + 1, np.int32)
     np.cumsum([len(b) for b in data], out=offsets[1:])
-    return pa.Array.from_buffers(pa.string(), len(data), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))])
+    valid = None
+    if any(v is None for v in values):
+        valid = pa.py_buffer(np.packbits(np.array([v is not None for v in values], np.bool_), bitorder="little"))
+    return pa.Array.from_buffers(pa.string(), len(data), [valid, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))])
 
 
 @functools.lru_cache(maxsize=256)

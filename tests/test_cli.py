@@ -351,3 +351,33 @@ def test_messages_jsonl_streams_with_flat_memory(tmp_path):
     cut = _messages_child(large, "--format", "jsonl",
                           after_first=lambda: os.truncate(large / "commitlog" / ("0" * 20), size * 3 // 4))
     assert cut["code"] == 2 and "shrank while it was read" in cut["stderr"] and cut["lines"] < 300_000
+
+
+@pytest.mark.parametrize("version", ["rocketmq-4.9.7", "rocketmq-5.1.4", "rocketmq-5.3.3"])
+def test_the_store_commands_import_no_pandas(version, tmp_path):
+    """pyarrow imports pandas (a quarter of a second, tens of MiB, in every process) the first time it turns
+    Python or numpy values into Arrow ones, or Arrow ones into numpy: the commands that walk a store do
+    neither (the walk's workers run the same code)."""
+    store = str(store_path(version))
+    commands = [["check", store, "--format", "jsonl"], ["inspect", store], ["inspect", store, "--format", "jsonl"],
+                ["export", store, "--to", "parquet", str(tmp_path / "p")],
+                ["export", store, "--to", "jsonl", str(tmp_path / "j.jsonl")],
+                ["export", store, "--to", "csv", str(tmp_path / "c.csv")],
+                ["messages", store], ["messages", store, "--format", "jsonl"], ["queues", store], ["lag", store]]
+    code = ("import contextlib, io, json, sys\n"
+            "from rmqformats.cli import main\n"
+            "done = []\n"
+            "for argv in json.loads(sys.argv[1]):\n"
+            "    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+            "        try:\n"
+            "            code = main(argv)\n"
+            "        except SystemExit as exit:\n"
+            "            code = exit.code\n"
+            "    done.append((argv[0], code, 'pandas' in sys.modules))\n"
+            "print(json.dumps(done))\n")
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(commands)], capture_output=True, text=True,
+                         check=True).stdout
+    done = json.loads(out)
+    assert [name for name, _, _ in done] == [c[0] for c in commands]
+    assert [code for _, code, _ in done][3:6] == [0, 0, 0]  # the exports wrote their files
+    assert [name for name, _, loaded in done if loaded] == []

@@ -522,3 +522,47 @@ def test_check_of_many_queues_on_workers(tmp_path, monkeypatch):
     walked = cross_check(store, index=False, max_findings=10_000)
     assert walked.findings == serial.findings
     assert (walked.counts, walked.verified, walked.behind) == (serial.counts, serial.verified, serial.behind)
+
+
+def test_queue_units_read_ahead_stop_at_the_listed_end_and_keep_to_a_budget(tmp_path, monkeypatch):
+    """A check reads a few units of each of many queues per batch: it reads more than asked, up to where the
+    queue ended when listed (units past it may still be written) and holds them, within a budget of bytes."""
+    import numpy as np
+
+    from rmqformats.consumequeue import UNIT_DTYPE
+    from rmqformats.recovery import crosscheck as cc
+
+    folder = tmp_path / "T" / "0"
+    folder.mkdir(parents=True)
+    first, unit = UNIT_DTYPE.names[0], UNIT_DTYPE.itemsize
+    units = np.zeros(1000, UNIT_DTYPE)
+    units[first] = np.arange(1000)
+    (folder / f"{0:020d}").write_bytes(units.tobytes())
+    reads = []
+    real_pread = os.pread
+    monkeypatch.setattr(cc.os, "pread", lambda fd, n, at: reads.append((n // unit, at // unit)) or real_pread(fd, n, at))
+    raw, ahead = cc._RawQueue(str(folder)), cc._ReadAhead()
+
+    def read(start, stop, upto):
+        got, held = raw.read(start, stop, ahead, upto)
+        assert held is None and got[first].tolist() == list(range(start, stop))
+
+    read(0, 10, 100)
+    assert reads == [(100, 0)]  # 16 times what was asked, but not past the listed end
+    read(10, 20, 200)
+    read(90, 100, 200)
+    assert len(reads) == 1  # served from what was read
+    read(100, 110, 200)
+    assert reads[1:] == [(100, 100)]
+    read(150, 160, 1000)
+    read(195, 200, 1000)
+    assert len(reads) == 2
+    read(200, 220, 1000)
+    assert reads[2:] == [(320, 200)]
+    assert raw.read(0, 10)[0][first].tolist() == list(range(10)) and reads[3:] == [(10, 0)]  # without: as asked
+
+    small = cc._ReadAhead(budget=100 * unit)
+    for q in range(5):
+        small.put(f"q{q}", 0, units[:40])
+    assert small._bytes <= small.budget and list(small._held) == ["q3", "q4"]  # the least recently used went
+    assert small.get("q3", 0, 40) is not None and small.get("q3", 30, 41) is None and small.get("q0", 0, 1) is None

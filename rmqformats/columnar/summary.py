@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..frames import to_numpy
 from ..segments import Segment
 from ..walk import layout as L
 
@@ -74,7 +75,7 @@ def string_buffers(column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     data = data[offsets[0]:offsets[-1]] if n else data[:0]
     offsets = offsets - offsets[0] if n else offsets
     if column.null_count:
-        valid = column.is_valid().to_numpy(zero_copy_only=False)
+        valid = to_numpy(column.is_valid())
         lengths = np.where(valid, np.diff(offsets), 0)
         keep = np.repeat(valid, np.diff(offsets))
         data = data[keep]
@@ -84,9 +85,9 @@ def string_buffers(column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 def truth(column: pa.Array) -> np.ndarray:
     """A boolean column as a numpy mask, null as false (without ``fill_null``, whose scalar imports pandas)."""
-    values = column.to_numpy(zero_copy_only=False)
+    values = to_numpy(column)
     if column.null_count:
-        values = np.where(column.is_valid().to_numpy(zero_copy_only=False), values, False)
+        values = np.where(to_numpy(column.is_valid()), values, False)
     return values.astype(np.bool_)
 
 

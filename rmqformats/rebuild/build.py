@@ -52,6 +52,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..consumequeue import DEFAULT_DELAY_LEVELS_MS
+from ..frames import scalar, to_numpy
 from ..errors import RmqFormatError, RocksDBError
 from ..output import SUCCESS_MARKER, AtomicFolder, OutputError, WriteError
 from ..recovery.crosscheck import (DISPATCH_COLUMNS, TIMER_TOPIC, TRAN_PREPARED, TRAN_ROLLBACK, _index_in_rocksdb,
@@ -474,8 +475,8 @@ def _walk(store, new: str, parts, kind: str, sizes: StoreSizes, timezone, batch_
             if not n:
                 continue
             result.messages += n
-            off = batch.column("commitLogOffset").to_numpy()
-            stamp = batch.column("storeTimestamp").cast(pa.int64()).to_numpy()
+            off = to_numpy(batch.column("commitLogOffset"))
+            stamp = to_numpy(batch.column("storeTimestamp").cast(pa.int64()))
             tran = transaction_types(batch)
             last_stamp = int(stamp[-1])
             dispatched = np.flatnonzero((tran != TRAN_PREPARED) & (tran != TRAN_ROLLBACK))
@@ -570,11 +571,11 @@ def _put_queues(batch: pa.RecordBatch, off: np.ndarray, stamp: np.ndarray, units
         if is_batch(topic):
             if inner is None:
                 props = batch.column("properties")
-                base = pc.map_lookup(props, "INNER_BASE", "first").to_pylist()
-                num = pc.map_lookup(props, "INNER_NUM", "first").to_pylist()
+                base = pc.map_lookup(props, scalar("INNER_BASE"), "first").to_pylist()
+                num = pc.map_lookup(props, scalar("INNER_NUM"), "first").to_pylist()
                 inner = (base, num)
             rows = np.searchsorted(off, eo)
-            qoff = batch.column("queueOffset").to_numpy()
+            qoff = to_numpy(batch.column("queueOffset"))
             bases = np.empty(len(rows), np.int64)
             nums = np.empty(len(rows), np.int64)
             for j, r in enumerate(rows.tolist()):
@@ -595,7 +596,7 @@ def _put_queues(batch: pa.RecordBatch, off: np.ndarray, stamp: np.ndarray, units
 def _put_index(batch: pa.RecordBatch, off: np.ndarray, stamp: np.ndarray, tran: np.ndarray,
                ix: IndexFilesWriter) -> None:
     codes = pc.dictionary_encode(batch.column("topic"))
-    tidx = codes.indices.to_numpy()
+    tidx = to_numpy(codes.indices)
     names = codes.dictionary.to_pylist()
     rows, hashes, _values = index_keys(batch, tran, tidx, names)
     order = np.argsort(rows, kind="stable")  # per message: UNIQ_KEY, then KEYS in order

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import properties as props
+from ..frames import to_numpy
 from ..generated.construct import rocketmq_commitlog as cs
 from ..generated.layouts import rocketmq_commitlog as layout
 from ..message import crc32
@@ -128,12 +129,12 @@ def write_salvaged_commitlog(commitlog, folder: str, offsets_path: str, *, segme
             for batch in walk:
                 if not batch.num_rows:
                     continue
-                offs = batch.column("commitLogOffset").to_numpy()
-                sizes = batch.column("storeSize").to_numpy()
-                qids = batch.column("queueId").to_numpy()
-                qoffs = batch.column("queueOffset").to_numpy()
-                trans = (batch.column("sysFlag").to_numpy() & _TRAN_MASK) >> _TRAN_SHIFT
-                prep = batch.column("preparedTransactionOffset").to_numpy()
+                offs = to_numpy(batch.column("commitLogOffset"))
+                sizes = to_numpy(batch.column("storeSize"))
+                qids = to_numpy(batch.column("queueId"))
+                qoffs = to_numpy(batch.column("queueOffset"))
+                trans = (to_numpy(batch.column("sysFlag")) & _TRAN_MASK) >> _TRAN_SHIFT
+                prep = to_numpy(batch.column("preparedTransactionOffset"))
                 topics = batch.column("topic").to_pylist()
                 texts = batch.column("propertiesString").to_pylist()
                 ids = batch.column("msgId").to_pylist()

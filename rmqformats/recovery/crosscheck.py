@@ -59,7 +59,7 @@ import os
 import pickle
 import tempfile
 import uuid
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -71,6 +71,7 @@ import pyarrow.compute as pc
 from ..commitlog import DataEnd
 from ..consumequeue import DEFAULT_DELAY_LEVELS_MS, INNER_MULTI_DISPATCH, INNER_MULTI_QUEUE_OFFSET, SCHEDULE_TOPIC
 from ..consumequeue import UNIT_DTYPE as CQ_UNIT_DTYPE
+from ..frames import from_numpy, scalar, to_numpy
 from ..errors import RmqFormatError, place
 from ..generated.layouts import rocketmq_commitlog as cl_layout
 from ..generated.layouts import rocketmq_consumequeue as cq_layout
@@ -358,6 +359,43 @@ class _Segments:
         return self.starts[0] if self.starts else 0
 
 
+#: A read of a queue's units for a batch takes up to this many times as many (and at most
+#: :data:`_AHEAD_UNITS`): a batch of a broker with many queues holds a few messages of each.
+_AHEAD_TIMES = 16
+_AHEAD_UNITS = 4096
+#: The most bytes of units read ahead held for all queues together.
+_AHEAD_BYTES = 16 << 20
+
+
+class _ReadAhead:
+    """Units of many queues read ahead of the walk, each queue's latest read kept, the least recently used
+    dropped past :data:`_AHEAD_BYTES`."""
+
+    def __init__(self, budget: int = _AHEAD_BYTES):
+        self.budget = budget
+        self._held: OrderedDict[str, tuple[int, np.ndarray]] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, key: str, start: int, stop: int) -> np.ndarray | None:
+        """Units ``start`` to ``stop - 1`` of queue ``key`` where they are held."""
+        held = self._held.get(key)
+        if held is None or held[0] > start or stop > held[0] + len(held[1]):
+            return None
+        self._held.move_to_end(key)
+        return held[1][start - held[0]:stop - held[0]]
+
+    def put(self, key: str, first: int, units: np.ndarray) -> None:
+        """Hold queue ``key``'s units from unit ``first`` (in place of those held before)."""
+        old = self._held.pop(key, None)
+        if old is not None:
+            self._bytes -= old[1].nbytes
+        self._held[key] = (first, units)
+        self._bytes += units.nbytes
+        while self._bytes > self.budget and len(self._held) > 1:
+            _, (_, dropped) = self._held.popitem(last=False)
+            self._bytes -= dropped.nbytes
+
+
 class _RawQueue:
     """A consume queue's unit files read as stored, ignoring where recovery would end the queue."""
 
@@ -378,19 +416,37 @@ class _RawQueue:
         name = pos // size * size
         return Place(os.path.join(self.folder, f"{name:020d}"), pos - name, absent=True)
 
-    def read(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray | None]:
-        """Units ``start`` to ``stop - 1``, and which of them a file holds (``None``: all)."""
+    def read(self, start: int, stop: int, ahead: _ReadAhead | None = None,
+             upto: int = 0) -> tuple[np.ndarray, np.ndarray | None]:
+        """Units ``start`` to ``stop - 1``, and which of them a file holds (``None``: all).
+
+        With ``ahead``, units are served from it where it holds them, and a
+        read takes more units than asked for, up to ``upto`` (where the queue
+        ended when the queues were listed: units past it may still be written)
+        and the file's end, which it then holds for the next reads.
+        """
+        if ahead is not None:
+            held = ahead.get(self.folder, start, stop)
+            if held is not None:
+                return held, None
         lo, hi = start * _CQ_UNIT, stop * _CQ_UNIT
         i = bisect.bisect_right(self.starts, lo) - 1
-        if i >= 0 and hi <= self.files[i].start + self.files[i].size - self.files[i].size % _CQ_UNIT:
+        end = self.files[i].start + self.files[i].size - self.files[i].size % _CQ_UNIT if i >= 0 else 0
+        if i >= 0 and hi <= end:
             f = self.files[i]  # one file holds them all: one read, nothing to fill in
+            want = hi
+            if ahead is not None and upto > stop:
+                want = max(hi, min(end, upto * _CQ_UNIT, lo + min(_AHEAD_TIMES * (hi - lo), _AHEAD_UNITS * _CQ_UNIT)))
             fd = os.open(f.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
             try:
-                data = os.pread(fd, hi - lo, lo - f.start)
+                data = os.pread(fd, want - lo, lo - f.start)
             finally:
                 os.close(fd)
-            if len(data) == hi - lo:  # (else the file shrank: read as below)
-                return np.frombuffer(data, CQ_UNIT_DTYPE), None
+            if len(data) >= hi - lo:  # (else the file shrank: read as below)
+                units = np.frombuffer(data, CQ_UNIT_DTYPE, len(data) // _CQ_UNIT)
+                if ahead is not None and len(units) > stop - start:
+                    ahead.put(self.folder, start, units)
+                return units[:stop - start], None
         units = np.zeros(stop - start, CQ_UNIT_DTYPE.newbyteorder("="))
         present = np.zeros(stop - start, bool)
         for f in self.files:
@@ -633,7 +689,7 @@ DISPATCH_COLUMNS = tuple(_COLUMNS)
 
 def transaction_types(batch: pa.RecordBatch) -> np.ndarray:
     """The transaction type of each row (``MessageSysFlag.getTransactionValue``)."""
-    return (batch.column("sysFlag").to_numpy() & _TRAN_MASK) >> _TRAN_SHIFT
+    return (to_numpy(batch.column("sysFlag")) & _TRAN_MASK) >> _TRAN_SHIFT
 
 
 def dispatch_units(batch: pa.RecordBatch, *,
@@ -652,16 +708,16 @@ def dispatch_units(batch: pa.RecordBatch, *,
 def _dispatch(batch: pa.RecordBatch, delay_levels_ms: tuple[int, ...]) -> tuple:
     """What the dispatch works from in a batch, and what :func:`dispatch_units` gives: ``(commit-log
     offsets, store times, transaction types, topic codes, topic names, rows with a unit, units by queue)``."""
-    off = batch.column("commitLogOffset").to_numpy()
+    off = to_numpy(batch.column("commitLogOffset"))
     tran = transaction_types(batch)
-    stamp = batch.column("storeTimestamp").cast(pa.int64()).to_numpy()
+    stamp = to_numpy(batch.column("storeTimestamp").cast(pa.int64()))
     codes = pc.dictionary_encode(batch.column("topic"))
-    tidx = codes.indices.to_numpy()
+    tidx = to_numpy(codes.indices)
     names = codes.dictionary.to_pylist()
     rows = (tran != TRAN_PREPARED) & (tran != TRAN_ROLLBACK)
     etags = _expected_tags(batch, tidx, names, stamp, delay_levels_ms)
-    units = _expected_units(batch, rows, tidx, names, batch.column("queueId").to_numpy(),
-                            batch.column("queueOffset").to_numpy(), off, batch.column("storeSize").to_numpy(), etags)
+    units = _expected_units(batch, rows, tidx, names, to_numpy(batch.column("queueId")),
+                            to_numpy(batch.column("queueOffset")), off, to_numpy(batch.column("storeSize")), etags)
     return off, stamp, tran, tidx, names, rows, units
 
 
@@ -677,12 +733,12 @@ def index_keys(batch: pa.RecordBatch, tran: np.ndarray, tidx: np.ndarray,
     kept = tran != TRAN_ROLLBACK
     uniq_col = batch.column("uniqKey")
     keys_col = batch.column("keys")
-    uniq_rows = np.flatnonzero(kept & ~uniq_col.is_null().to_numpy(zero_copy_only=False))
+    uniq_rows = np.flatnonzero(kept & ~to_numpy(uniq_col.is_null()))
     items = pc.list_flatten(keys_col)
-    item_rows = pc.list_parent_indices(keys_col).to_numpy(zero_copy_only=False).astype(np.int64)
+    item_rows = to_numpy(pc.list_parent_indices(keys_col)).astype(np.int64)
     item_keep = kept[item_rows] if len(item_rows) else np.zeros(0, bool)
-    uniq_vals = uniq_col.take(pa.array(uniq_rows))
-    key_vals = items.filter(pa.array(item_keep))
+    uniq_vals = uniq_col.take(from_numpy(uniq_rows))
+    key_vals = items.filter(from_numpy(item_keep))
     key_rows = item_rows[item_keep]
     rows_arr = np.concatenate([uniq_rows.astype(np.int64), key_rows])
     hashes_arr = np.concatenate([key_hashes(uniq_vals, tidx[uniq_rows], names),
@@ -705,11 +761,11 @@ def _expected_tags(batch: pa.RecordBatch, tidx: np.ndarray, names: list, stamp: 
     enc = pc.dictionary_encode(batch.column("tags"))
     values = enc.dictionary.to_pylist()
     table = np.array([tags_code(t) for t in values] + [0], np.int64)
-    idx = pc.fill_null(enc.indices, len(values)).to_numpy(zero_copy_only=False)
+    idx = to_numpy(pc.fill_null(enc.indices, scalar(len(values), enc.indices.type)))  # (no tags: the last entry)
     out = table[idx]
     if SCHEDULE_TOPIC in names:
         rows = np.flatnonzero(tidx == names.index(SCHEDULE_TOPIC))
-        delay = pc.map_lookup(batch.column("properties"), "DELAY", "first").to_pylist()
+        delay = pc.map_lookup(batch.column("properties"), scalar("DELAY"), "first").to_pylist()
         for i in rows.tolist():
             try:
                 level = int(delay[i]) if delay[i] else 0
@@ -737,10 +793,10 @@ def _expected_units(batch: pa.RecordBatch, rows: np.ndarray, tidx: np.ndarray, n
     cols = (qoff[r], off[r], size[r], etags[r])
     # Light message queues: one more unit per INNER_MULTI_DISPATCH queue.
     extra: dict[tuple[str, int], list[tuple[int, int, int, int]]] = {}
-    multi = pc.map_lookup(batch.column("properties"), INNER_MULTI_DISPATCH, "first")
+    multi = pc.map_lookup(batch.column("properties"), scalar(INNER_MULTI_DISPATCH), "first")
     if multi.null_count < len(multi):
-        offsets = pc.map_lookup(batch.column("properties"), INNER_MULTI_QUEUE_OFFSET, "first")
-        for i in np.flatnonzero(rows & ~multi.is_null().to_numpy(zero_copy_only=False)).tolist():
+        offsets = pc.map_lookup(batch.column("properties"), scalar(INNER_MULTI_QUEUE_OFFSET), "first")
+        for i in np.flatnonzero(rows & ~to_numpy(multi.is_null())).tolist():
             if not _multi_dispatch(names[tidx[i]]):
                 continue
             queues, qoffs = multi[i].as_py(), offsets[i].as_py()
@@ -800,7 +856,7 @@ _NOT_HELD = np.zeros(1, bool)
 
 
 def _compare_units(raws: list, units: QueueUnits, cq_ends: np.ndarray, segs: _Segments, found: _Findings,
-                   max_queue_end: int) -> tuple[np.ndarray, np.ndarray]:
+                   max_queue_end: int, ahead: _ReadAhead | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Compare the units the queues ``units`` hold (``raws[g]`` reads queue ``g``'s, ``cq_ends[g]`` is where
     its recovery ends) with the messages they should point at; findings into ``found``.
 
@@ -825,12 +881,12 @@ def _compare_units(raws: list, units: QueueUnits, cq_ends: np.ndarray, segs: _Se
     shift = np.zeros(n_queues, np.int64)  # the queue offset of its block's first unit
     scattered: list[int] = []
     held = 0
-    for g, lo, hi, n in zip(range(n_queues), lows.tolist(), highs.tolist(), sizes.tolist()):
+    for g, lo, hi, n, upto in zip(range(n_queues), lows.tolist(), highs.tolist(), sizes.tolist(), cq_ends.tolist()):
         if hi <= lo:  # no valid offset: nothing to read
             block, here = _NO_UNIT, _NOT_HELD
             lo = 0
         elif hi - lo <= max(4 * n, 4096):
-            block, here = raws[g].read(lo, hi)
+            block, here = raws[g].read(lo, hi, ahead, upto)
         else:  # scattered queue offsets (damaged records): one read per message
             scattered.append(g)
             continue
@@ -1056,6 +1112,7 @@ class _CheckFold:
         self.digests: list[tuple] = []
         self._state = state
         self._raw: dict[tuple[str, int], _RawQueue] = state.raw_queues if state is not None else {}
+        self._ahead = _ReadAhead()
         self._kept = 0  # findings kept by this copy's digests (a worker's)
 
     @property
@@ -1144,7 +1201,7 @@ class _CheckFold:
                 raw = self._raw[key] = _RawQueue(os.path.join(self.c.cq_root, key[0], str(key[1])))
             raws.append(raw)
         ends = _queue_ends([self.c.cq_ends.get(key, 0) for key in units.keys_])
-        matched, missing = _compare_units(raws, units, ends, self.c.segs, found, self.c.max_queue_end)
+        matched, missing = _compare_units(raws, units, ends, self.c.segs, found, self.c.max_queue_end, self._ahead)
         top, top_offset = units.newest()
         return {key: (key[0], key[1], nxt + 1, last, m, k) for key, nxt, last, m, k in
                 zip(units.keys_, top.tolist(), top_offset.tolist(), matched.tolist(), missing.tolist())}
@@ -1157,10 +1214,11 @@ class _CheckFold:
         if mode == "unreadable":  # reported as unreadable; nothing to match against
             return ("unreadable",)
         if mode == "count":  # no index files: count the keys, nothing to match
-            kept = pa.array(tran != TRAN_ROLLBACK)
+            kept = from_numpy(tran != TRAN_ROLLBACK)
             has_uniq = pc.and_(kept, pc.is_valid(batch.column("uniqKey")))
-            n_keys = pc.if_else(kept, pc.fill_null(pc.list_value_length(batch.column("keys")), 0), 0)
-            with_keys = pc.or_(has_uniq, pc.greater(n_keys, 0))
+            none = scalar(0, pa.int32())  # (the type of list lengths)
+            n_keys = pc.if_else(kept, pc.fill_null(pc.list_value_length(batch.column("keys")), none), none)
+            with_keys = pc.or_(has_uniq, pc.greater(n_keys, none))
             return ("count", (pc.sum(has_uniq.cast(pa.int64())).as_py() or 0) + (pc.sum(n_keys).as_py() or 0),
                     pc.sum(with_keys.cast(pa.int64())).as_py() or 0)
         rows, hashes, values = index_keys(batch, tran, tidx, names)
@@ -1645,8 +1703,10 @@ class _RocksRaw:
             return Place(self.folder, key=f"[{CF_OFFSETS}] {self.cq.topic}/{self.cq.queue_id} {bound}")
         return Place(self.folder, key=f"[{CF_UNITS}] {self.cq.topic}/{self.cq.queue_id}/{unit}")
 
-    def read(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
-        """Units ``start`` to ``stop - 1`` in native order (file unit fields), and which of them have a key."""
+    def read(self, start: int, stop: int, ahead: _ReadAhead | None = None,
+             upto: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Units ``start`` to ``stop - 1`` in native order (file unit fields), and which of them have a key
+        (as :meth:`_RawQueue.read`; RocksDB reads nothing ahead)."""
         units = np.zeros(stop - start, CQ_UNIT_DTYPE.newbyteorder("="))
         present = np.zeros(stop - start, bool)
         for offsets, rows in self.cq._rows(max(start, 0), stop):
@@ -2031,12 +2091,12 @@ def undispatched(store: Store) -> dict[tuple[str, int], int]:
     for batch in walk:
         if not batch.num_rows:
             continue
-        tran = (batch.column("sysFlag").to_numpy() & _TRAN_MASK) >> _TRAN_SHIFT
+        tran = (to_numpy(batch.column("sysFlag")) & _TRAN_MASK) >> _TRAN_SHIFT
         codes = pc.dictionary_encode(batch.column("topic"))
         expected = _expected_units(batch, (tran != TRAN_PREPARED) & (tran != TRAN_ROLLBACK),
-                                   codes.indices.to_numpy(), codes.dictionary.to_pylist(),
-                                   batch.column("queueId").to_numpy(), batch.column("queueOffset").to_numpy(),
-                                   batch.column("commitLogOffset").to_numpy(), batch.column("storeSize").to_numpy())
+                                   to_numpy(codes.indices), codes.dictionary.to_pylist(),
+                                   to_numpy(batch.column("queueId")), to_numpy(batch.column("queueOffset")),
+                                   to_numpy(batch.column("commitLogOffset")), to_numpy(batch.column("storeSize")))
         for key, (eq, *_) in expected.items():
             n = int((eq >= ends.get(key, 0)).sum())
             if n:

@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
+from ..frames import to_numpy
 from ..index import index_key_hash
 from ..jit import jit_options
 from ..javahash import java_string_hash
@@ -57,7 +58,7 @@ def key_hashes(strings: pa.Array, topic_index: np.ndarray, topic_names: list[str
     out = np.full(n, -1, np.int64)
     if not n:
         return out
-    valid = ~strings.is_null().to_numpy(zero_copy_only=False)
+    valid = ~to_numpy(strings.is_null())
     states = np.array([_topic_state(t) for t in topic_names] or [0], np.int64)
     starts = states[np.asarray(topic_index, np.int64)]
     bufs = strings.buffers()

@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 
 from .. import __version__
 from ..commitlog import DataEnd, split_folders
+from ..frames import to_numpy
 from ..errors import RmqFormatError, display_path, place
 from .crosscheck import CrossCheck, Kind, cross_check
 
@@ -119,11 +120,11 @@ class _Aggregator:
         if not n:
             return
         self.messages += n
-        off = batch.column("commitLogOffset").to_numpy()
-        size = batch.column("storeSize").to_numpy()
-        times = batch.column("storeTimestamp").cast(pa.int64()).to_numpy()
+        off = to_numpy(batch.column("commitLogOffset"))
+        size = to_numpy(batch.column("storeSize"))
+        times = to_numpy(batch.column("storeTimestamp").cast(pa.int64()))
         codes = pc.dictionary_encode(batch.column("topic"))
-        self.times.add(codes.dictionary.to_pylist(), codes.indices.to_numpy(), times)
+        self.times.add(codes.dictionary.to_pylist(), to_numpy(codes.indices), times)
         lo, hi = int(times.min()), int(times.max())
         self.first_time = lo if self.first_time is None else min(self.first_time, lo)
         self.last_time = hi if self.last_time is None else max(self.last_time, hi)
@@ -284,8 +285,8 @@ def _salvage_past(store: Store, data_end: DataEnd | None, damaged: list,
             messages += batch.num_rows
             if not batch.num_rows:
                 continue
-            off = batch.column("commitLogOffset").to_numpy()
-            end = off + batch.column("storeSize").to_numpy()
+            off = to_numpy(batch.column("commitLogOffset"))
+            end = off + to_numpy(batch.column("storeSize"))
             seg = np.searchsorted(starts, off, side="right") - 1
             for i in np.unique(seg).tolist():
                 if i < 0:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..frames import to_numpy
 from ..walk.salvage import DamagedRange, SalvageScan, gaps, salvage_batches
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def intact_past(commitlog: CommitLog, data_end: int, *, batch_size: int = 65536)
     for batch in walk:
         if not batch.num_rows:
             continue
-        off = batch.column("commitLogOffset").to_numpy()
+        off = to_numpy(batch.column("commitLogOffset"))
         keep = off >= data_end
         if not keep.all():
             batch, off = batch.filter(keep), off[keep]
@@ -70,7 +71,7 @@ def intact_past(commitlog: CommitLog, data_end: int, *, batch_size: int = 65536)
             continue
         total += len(off)
         codes = pc.dictionary_encode(batch.column("topic"))
-        idx = codes.indices.to_numpy()
+        idx = to_numpy(codes.indices)
         for i, name in enumerate(codes.dictionary.to_pylist()):
             rows = np.flatnonzero(idx == i)
             if not len(rows):

@@ -49,10 +49,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import RmqFormatError
+from ..frames import from_numpy
 from . import bodies
 from . import names as N
 from .columns import DECODE_COLUMNS, TIMESTAMP, decode
@@ -184,10 +186,10 @@ class PendingWalk:
         offsets = config.consumer_offsets
         self.tx_offsets = dict((offsets.offset_table if offsets else {}).get(
             f"{N.TRANS_HALF_TOPIC}@{N.TRANS_CHECK_GROUP}", {}))
-        self.level_from = pa.array([self.delay_offsets.get(i, 0) for i in range(len(self.delay_levels_ms) + 1)],
-                                   pa.int64())
-        self.tx_from = pa.array([self.tx_offsets.get(i, 0) for i in range(max(self.tx_offsets, default=0) + 1)],
-                                pa.int64())
+        self.level_from = from_numpy(np.array(
+            [self.delay_offsets.get(i, 0) for i in range(len(self.delay_levels_ms) + 1)], np.int64))
+        self.tx_from = from_numpy(np.array(
+            [self.tx_offsets.get(i, 0) for i in range(max(self.tx_offsets, default=0) + 1)], np.int64))
         self.sched: list[pa.Table] = []
         self.timers: list[pa.Table] = []
         self.halves: list[pa.Table] = []
