@@ -1084,6 +1084,19 @@ def _shared_consts(token: str, path: str) -> _Dispatch:
     return consts
 
 
+#: In a worker: the queue files of the walk it last worked for, by token, and their units read ahead (kept
+#: from range to range, as the reader keeps them for the whole walk: not listed again for every range).
+_QUEUES: dict[str, tuple[dict[tuple[str, int], _RawQueue], _ReadAhead]] = {}
+
+
+def _worker_queues(token: str) -> tuple[dict[tuple[str, int], _RawQueue], _ReadAhead]:
+    got = _QUEUES.get(token)
+    if got is None:
+        _QUEUES.clear()
+        got = _QUEUES[token] = ({}, _ReadAhead())
+    return got
+
+
 class _CheckFold:
     """The check's work on each batch of the walk, as a :class:`~rmqformats.walk.parallel.Fold`.
 
@@ -1111,8 +1124,13 @@ class _CheckFold:
         self._shared = shared
         self.digests: list[tuple] = []
         self._state = state
-        self._raw: dict[tuple[str, int], _RawQueue] = state.raw_queues if state is not None else {}
-        self._ahead = _ReadAhead()
+        self._raw: dict[tuple[str, int], _RawQueue]
+        if state is not None:
+            self._raw, self._ahead = state.raw_queues, _ReadAhead()
+        elif shared is not None:  # a worker's copy
+            self._raw, self._ahead = _worker_queues(shared[0])
+        else:
+            self._raw, self._ahead = {}, _ReadAhead()
         self._kept = 0  # findings kept by this copy's digests (a worker's)
 
     @property
@@ -1140,6 +1158,7 @@ class _CheckFold:
     def close(self) -> None:
         """Remove the workers' copy of the constants (after the walk)."""
         if self._shared is not None:
+            _QUEUES.pop(self._shared[0], None)  # (what this process's copies read, if any)
             with contextlib.suppress(OSError):
                 os.remove(self._shared[1])
 
