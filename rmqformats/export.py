@@ -407,12 +407,17 @@ def _csv_column(arr: pa.Array) -> pa.Array:
     if pa.types.is_map(t):
         return json_object(arr)
     if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return pc.cast(pc.binary_join(arr, scalar(" ", arr.type.value_type)), _LS)
+        return pc.cast(_joined(arr), _LS)
     if pa.types.is_binary(t) or pa.types.is_large_binary(t):
         return base64_text(arr)
     if pa.types.is_timestamp(t):  # as pyarrow's CSV writer shows them, damaged values raw and flagged
         return pc.cast(time_text(arr, "%Y-%m-%d %H:%M:%SZ"), _LS)
     return arr
+
+
+def _joined(arr: pa.Array) -> pa.Array:
+    """Each list of strings joined with spaces."""
+    return pc.binary_join(arr, scalar(" ", arr.type.value_type))
 
 
 def _write_long_csv_row(row: pa.RecordBatch, stream) -> None:
@@ -957,7 +962,7 @@ def message_table_columns(batch: pa.RecordBatch, topic_width: int = 48) -> list[
         pc.cast(col("queueOffset"), pa.string()),
         time_text(col("storeTimestamp")),
         pc.fill_null(col("tags"), scalar("", col("tags").type)),
-        pc.fill_null(pc.binary_join(col("keys"), scalar(" ", col("keys").type.value_type)), scalar("", col("keys").type.value_type)),
+        pc.fill_null(_joined(col("keys")), scalar("", col("keys").type.value_type)),
         col("msgId"),
         pc.cast(pc.binary_length(col("body")), pa.string()),
     ]

@@ -54,14 +54,25 @@ def to_numpy(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
     if array.null_count or not (pa.types.is_integer(kind) or pa.types.is_floating(kind)
                                 or pa.types.is_boolean(kind)):
         return array.to_numpy(zero_copy_only=False)
+    if not pa.types.is_boolean(kind):
+        return buffer_values(array, np.dtype(kind.to_pandas_dtype()))
     data = array.buffers()[1]
     n, at = len(array), array.offset
     if data is None or n == 0:
-        return np.zeros(0, np.bool_ if pa.types.is_boolean(kind) else kind.to_pandas_dtype())
-    if pa.types.is_boolean(kind):
-        bits = np.frombuffer(data, np.uint8)[at // 8:(at + n + 7) // 8 + 1]
-        return np.unpackbits(bits, bitorder="little")[at % 8:at % 8 + n].view(np.bool_)
-    return np.frombuffer(data, kind.to_pandas_dtype())[at:at + n]
+        return np.zeros(0, np.bool_)
+    bits = np.frombuffer(data, np.uint8)[at // 8:(at + n + 7) // 8 + 1]
+    return np.unpackbits(bits, bitorder="little")[at % 8:at % 8 + n].view(np.bool_)
+
+
+def buffer_values(array: pa.Array | pa.ChunkedArray, dtype: np.dtype) -> np.ndarray:
+    """A view of a fixed-width array's values buffer as ``dtype`` (of the type's width), the slots of null
+    values as stored."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    data = array.buffers()[1]
+    if data is None or len(array) == 0:
+        return np.zeros(0, dtype)
+    return np.frombuffer(data, dtype)[array.offset:array.offset + len(array)]
 
 
 def from_strings(values: Sequence[str | None]) -> pa.Array:

@@ -1070,31 +1070,34 @@ class _Dispatch:
     limit: int
 
 
-#: In a worker: the constants of the walk it last worked for, by token.
-_CONSTS: dict[str, _Dispatch] = {}
+class _WorkerWalk:
+    """What a worker keeps of the walk it works for, from range to range: the constants (read once), and
+    the queue files it has listed and their units read ahead (as the reader keeps them for the whole walk)."""
+
+    def __init__(self) -> None:
+        self.consts: _Dispatch | None = None
+        self.raw: dict[tuple[str, int], _RawQueue] = {}
+        self.ahead = _ReadAhead()
+
+
+#: In a worker: the walk it last worked for, by token.
+_WORKER_WALK: dict[str, _WorkerWalk] = {}
+
+
+def _worker_walk(token: str) -> _WorkerWalk:
+    walk = _WORKER_WALK.get(token)
+    if walk is None:
+        _WORKER_WALK.clear()
+        walk = _WORKER_WALK[token] = _WorkerWalk()
+    return walk
 
 
 def _shared_consts(token: str, path: str) -> _Dispatch:
-    consts = _CONSTS.get(token)
-    if consts is None:
+    walk = _worker_walk(token)
+    if walk.consts is None:
         with open(path, "rb") as f:
-            consts = pickle.load(f)
-        _CONSTS.clear()
-        _CONSTS[token] = consts
-    return consts
-
-
-#: In a worker: the queue files of the walk it last worked for, by token, and their units read ahead (kept
-#: from range to range, as the reader keeps them for the whole walk: not listed again for every range).
-_QUEUES: dict[str, tuple[dict[tuple[str, int], _RawQueue], _ReadAhead]] = {}
-
-
-def _worker_queues(token: str) -> tuple[dict[tuple[str, int], _RawQueue], _ReadAhead]:
-    got = _QUEUES.get(token)
-    if got is None:
-        _QUEUES.clear()
-        got = _QUEUES[token] = ({}, _ReadAhead())
-    return got
+            walk.consts = pickle.load(f)
+    return walk.consts
 
 
 class _CheckFold:
@@ -1128,7 +1131,8 @@ class _CheckFold:
         if state is not None:
             self._raw, self._ahead = state.raw_queues, _ReadAhead()
         elif shared is not None:  # a worker's copy
-            self._raw, self._ahead = _worker_queues(shared[0])
+            walk = _worker_walk(shared[0])
+            self._raw, self._ahead = walk.raw, walk.ahead
         else:
             self._raw, self._ahead = {}, _ReadAhead()
         self._kept = 0  # findings kept by this copy's digests (a worker's)
@@ -1158,7 +1162,7 @@ class _CheckFold:
     def close(self) -> None:
         """Remove the workers' copy of the constants (after the walk)."""
         if self._shared is not None:
-            _QUEUES.pop(self._shared[0], None)  # (what this process's copies read, if any)
+            _WORKER_WALK.pop(self._shared[0], None)  # (what this process's copies read, if any)
             with contextlib.suppress(OSError):
                 os.remove(self._shared[1])
 
