@@ -406,20 +406,33 @@ def check_queue(cq: ConsumeQueue, *, delay_levels_ms: tuple[int, ...] = DEFAULT_
     return checked, problems, deleted
 
 
+def deleted_below(cq: ConsumeQueue) -> int:
+    """The commit-log offset below which a unit of ``cq`` points into a deleted range: the first segment's
+    start (0 for a queue without a store or a store without segments)."""
+    segments = cq.store.commitlog.segments if cq.store is not None else ()
+    return segments[0].start_offset if segments else 0
+
+
+def tally_units(array: np.ndarray, below: int) -> tuple[int, int]:
+    """Of the file units ``array`` (``UnitFiles.read``), those :func:`check_queue` checks (all but the
+    placeholders) and those of them pointing below ``below`` (:func:`deleted_below`)."""
+    real = ~_IS_PLACEHOLDER(array)
+    return int(real.sum()), int((real & (array[_OFS] < below)).sum())
+
+
 def _checkable_units(cq: ConsumeQueue, stop: threading.Event | None = None) -> tuple[int, int]:
     """(units :func:`check_queue` would check, those of them in deleted commit-log ranges), read in batches
     (until ``stop`` is set: then the counts are partial, and not used)."""
-    segments = cq.store.commitlog.segments if cq.store is not None else ()
-    phy_min = segments[0].start_offset if segments else 0
+    below = deleted_below(cq)
     total = deleted = 0
     unit, end = cq.files.first_unit(), cq.max_offset
     while unit < end and not (stop is not None and stop.is_set()):
         array = cq.files.read(unit, min(end, unit + BATCH_UNITS))
         if not len(array):
             break
-        real = ~_IS_PLACEHOLDER(array)
-        total += int(real.sum())
-        deleted += int((real & (array[_OFS] < phy_min)).sum())
+        n, d = tally_units(array, below)
+        total += n
+        deleted += d
         unit += len(array)
     return total, deleted
 
@@ -442,7 +455,8 @@ def check_consistency(store: StoreView, *, topic: str | None = None, queue_id: i
                       delay_levels_ms: tuple[int, ...] = DEFAULT_DELAY_LEVELS_MS,
                       max_problems: int = 1000,
                       verified: dict[tuple[str, int], int] | None = None,
-                      queues: Iterable[QueueInfo] | None = None) -> ConsistencyReport:
+                      queues: Iterable[QueueInfo] | None = None,
+                      counted: dict[tuple[str, int], tuple[int, int]] | None = None) -> ConsistencyReport:
     """Check that every consume-queue unit points at a commit-log message that agrees with it.
 
     Batch consume queues are checked too (see
@@ -464,12 +478,20 @@ def check_consistency(store: StoreView, *, topic: str | None = None, queue_id: i
 
     ``queues``: the store's file and RocksDB queues (``store.queues()``) as a
     listing just made found them (their ends are not walked for again).
+
+    ``counted`` maps a file consume queue to its units as this check counts
+    them (:func:`tally_units` over every unit up to the end ``queues`` gives),
+    counted already by a caller that read them all for another reason
+    (:func:`rmqformats.recovery.cross_check`): a verified queue found there is
+    not read again.
     """
     file_infos = list(store.queues() if queues is None else queues)
     # The verified queues' units are only counted: on several threads (reads and numpy sums release the GIL),
     # as many as the commit log's walk has jobs, ahead of the loop that takes the counts in order.
+    counted = counted or {}
     wanted = [] if not verified else [
         i for i in file_infos if not i.error and i.kind == "file" and (i.topic, i.queue_id) in verified
+        and (i.topic, i.queue_id) not in counted
         and (topic is None or i.topic == topic) and (queue_id is None or i.queue_id == queue_id)]
     jobs = min(getattr(getattr(store, "commitlog", None), "jobs", 1) or 1, len(wanted))
     pool = ThreadPoolExecutor(jobs) if jobs > 1 else None
@@ -477,7 +499,7 @@ def check_consistency(store: StoreView, *, topic: str | None = None, queue_id: i
     counts = {} if pool is None else {
         (i.topic, i.queue_id): pool.submit(_counted, store, i, stop) for i in wanted}
     try:
-        return _check_queues(store, file_infos, counts, topic=topic, queue_id=queue_id,
+        return _check_queues(store, file_infos, counts, counted, topic=topic, queue_id=queue_id,
                              delay_levels_ms=delay_levels_ms, max_problems=max_problems, verified=verified)
     finally:
         stop.set()
@@ -485,11 +507,11 @@ def check_consistency(store: StoreView, *, topic: str | None = None, queue_id: i
             pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _check_queues(store: StoreView, file_infos: list, counts: dict, *, topic: str | None, queue_id: int | None,
-                  delay_levels_ms: tuple[int, ...], max_problems: int,
+def _check_queues(store: StoreView, file_infos: list, counts: dict, counted: dict, *, topic: str | None,
+                  queue_id: int | None, delay_levels_ms: tuple[int, ...], max_problems: int,
                   verified: dict[tuple[str, int], int] | None) -> ConsistencyReport:
     """:func:`check_consistency`'s loop over the queues; ``counts``: futures of :func:`_counted` for the verified
-    queues counted ahead."""
+    queues counted ahead; ``counted``: the counts the caller gave."""
     problems: list = []
     unreadable = []
     queues = units = deleted = 0
@@ -511,7 +533,8 @@ def _check_queues(store: StoreView, file_infos: list, counts: dict, *, topic: st
                                    bcq.check(max_problems=max_problems - len(problems)), 0)
                 else:
                     ahead = counts.pop((info.topic, info.queue_id), None)
-                    cq, tally = ahead.result() if ahead is not None else (_listed(store, info), None)
+                    cq, tally = ahead.result() if ahead is not None else (
+                        _listed(store, info), counted.get((info.topic, info.queue_id)))
                     # The commit-log walk verifies file consume queues only.
                     done = None if verified is None or info.kind != "file" else verified.get((info.topic, info.queue_id))
                     if done is not None:
@@ -534,5 +557,5 @@ def _check_queues(store: StoreView, file_infos: list, counts: dict, *, topic: st
 __all__ = [
     "BATCH_UNITS", "ConsistencyReport", "ConsumeQueue", "CqUnit", "Inconsistency", "QueueInfo",
     "ResolvedUnit", "UnitStatus", "check_consistency", "check_queue", "expected_tags_code",
-    "java_string_hash", "list_queues", "tags_code",
+    "deleted_below", "java_string_hash", "list_queues", "tags_code", "tally_units",
 ]

@@ -175,7 +175,8 @@ class Store:
     def check_consistency(self, *, topic: str | None = None, queue_id: int | None = None,
                           delay_levels_ms: tuple[int, ...] | None = None, max_problems: int = 1000,
                           verified: dict[tuple[str, int], int] | None = None,
-                          queues: Iterable[QueueInfo] | None = None) -> ConsistencyReport:
+                          queues: Iterable[QueueInfo] | None = None,
+                          counted: dict[tuple[str, int], tuple[int, int]] | None = None) -> ConsistencyReport:
         """Check that every consume-queue unit points at a matching commit-log message.
 
         ``topic`` / ``queue_id`` check only those queues; ``delay_levels_ms``
@@ -185,7 +186,7 @@ class Store:
         """
         from .consumequeue import DEFAULT_DELAY_LEVELS_MS, check_consistency
         return check_consistency(self, topic=topic, queue_id=queue_id, max_problems=max_problems, verified=verified,
-                                 queues=queues,
+                                 queues=queues, counted=counted,
                                  delay_levels_ms=DEFAULT_DELAY_LEVELS_MS if delay_levels_ms is None
                                  else delay_levels_ms)
 

@@ -394,6 +394,42 @@ def test_check_walks_each_queue_end_once(capsys, monkeypatch, version):
     assert len(files) == len(rmqformats.open_store(root).queues())
 
 
+def test_check_reads_every_unit_once_after_the_walk(monkeypatch, version):
+    """The cross-check's pass over every unit (those past the end of data) counts each file queue's units as
+    ``check_consistency`` does; given those counts, the unit-by-unit pass reads no verified queue again and
+    reports the same."""
+    from collections import Counter
+
+    from rmqformats import queuefiles
+    from rmqformats.consumequeue import _checkable_units
+
+    store = rmqformats.open_store(store_path(version))
+    result = cross_check(store)
+    files = [i for i in result.listed if i.kind == "file" and not i.error]
+    assert files and set(result.counted) == {(i.topic, i.queue_id) for i in files}
+    for info in files:
+        cq = store.consume_queue(info.topic, info.queue_id)
+        assert result.counted[(info.topic, info.queue_id)] == _checkable_units(cq)
+    reads: Counter = Counter()
+    read = queuefiles.UnitFiles.read
+
+    def counting(self, *args, **kwargs):
+        reads[self.folder] += 1
+        return read(self, *args, **kwargs)
+    monkeypatch.setattr(queuefiles.UnitFiles, "read", counting)
+    again = store.check_consistency(verified=result.verified, queues=result.listed)
+    read_again = {f for f in reads if os.sep + "consumequeue" + os.sep in f}
+    reads.clear()
+    once = store.check_consistency(verified=result.verified, queues=result.listed, counted=result.counted)
+    assert (once.queues, once.units, once.deleted, once.problems, once.unreadable) == \
+        (again.queues, again.units, again.deleted, again.problems, again.unreadable)
+    verified = {store.consume_queue(i.topic, i.queue_id).files.folder for i in files
+                if result.verified.get((i.topic, i.queue_id)) == result.counted[(i.topic, i.queue_id)][0]
+                - result.counted[(i.topic, i.queue_id)][1]}
+    assert verified and verified <= read_again  # read again without the counts
+    assert not verified & set(reads)  # not with them
+
+
 def test_key_hashes_match_the_index_hash(version):
     """The compiled ``topic#key`` hash equals ``indexKeyHashMethod`` for every key of the store, non-ASCII too."""
     import numpy as np

@@ -407,7 +407,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     # Queues whose every unit the walk from the commit log's side found right are not read again.
     report = store.check_consistency(topic=args.topic, queue_id=args.queue, max_problems=args.max_problems,
                                      verified=cross.verified if cross is not None else None,
-                                     queues=cross.listed if cross is not None else None)
+                                     queues=cross.listed if cross is not None else None,
+                                     counted=cross.counted if cross is not None else None)
     problems = list(report.problems)
     if cross is not None:
         end = cross.recovery.data_end

@@ -69,7 +69,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..commitlog import DataEnd
-from ..consumequeue import DEFAULT_DELAY_LEVELS_MS, INNER_MULTI_DISPATCH, INNER_MULTI_QUEUE_OFFSET, SCHEDULE_TOPIC
+from ..consumequeue import (DEFAULT_DELAY_LEVELS_MS, INNER_MULTI_DISPATCH, INNER_MULTI_QUEUE_OFFSET, SCHEDULE_TOPIC,
+                            deleted_below, tally_units)
 from ..consumequeue import UNIT_DTYPE as CQ_UNIT_DTYPE
 from ..frames import from_numpy, scalar, to_numpy
 from ..errors import RmqFormatError, place
@@ -295,6 +296,10 @@ class CrossCheck:
     #: caller that checks them again (``check_consistency``'s ``queues``); ``None`` where the RocksDB one
     #: could not be read.
     listed: tuple | None = None
+    #: Per file consume queue: its units counted as ``check_consistency`` counts them (``(units, of them in
+    #: deleted ranges)``, :func:`rmqformats.consumequeue.tally_units`) while looking for units past the end
+    #: of data, for a caller that checks the queues again (``check_consistency``'s ``counted``).
+    counted: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
 
     @property
     def problems(self) -> int:
@@ -627,8 +632,9 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
                 segs.place(last_at), _last_unit_place(store, topic, q, batch, file_ends), topic, q, None, last_at))
 
     truncated = 0
+    counted: dict[tuple[str, int], tuple[int, int]] = {}
     if data_end is not None:
-        truncated = _units_past_end(store, listed, data_end, segs, found, file_ends)
+        truncated = _units_past_end(store, listed, data_end, segs, found, file_ends, counted)
     if rocks is not None:
         rocks.finish(segs, data_end, found)
         if data_end is not None:
@@ -669,7 +675,7 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
                       index_files.entries if index_files is not None else 0, timer_units,
                       tuple(found.kept), dict(found.counts), plan, behind, verified, tuple(walk.blanks),
                       damaged_ranges(walk), None if rocks is None and rocksdb_queues else
-                      tuple(file_queues) + (tuple(rocks.listed) if rocks is not None else ()))
+                      tuple(file_queues) + (tuple(rocks.listed) if rocks is not None else ()), counted)
 
 
 def damaged_ranges(walk) -> tuple:
@@ -1387,9 +1393,12 @@ def _last_unit_place(store: Store, topic: str, q: int, batch: bool,
 
 
 def _units_past_end(store: Store, listed: list[tuple[str, int, bool]], data_end: int, segs: _Segments,
-                    found: _Findings, ends: dict[tuple[str, int], int] | None = None) -> int:
+                    found: _Findings, ends: dict[tuple[str, int], int] | None = None,
+                    counted: dict[tuple[str, int], tuple[int, int]] | None = None) -> int:
     """Units of every queue that point at or past the end of data; returns how many (``ends``: the queues'
-    ends as the listing found them)."""
+    ends as the listing found them). Every unit is read: ``counted`` gets each file consume queue read to
+    its end (:func:`rmqformats.consumequeue.tally_units`), so that ``check_consistency`` need not read them
+    again."""
     total = 0
     starts = np.array(segs.starts, np.int64)
     sizes = np.array([seg.size for seg in segs.segments], np.int64)
@@ -1404,11 +1413,18 @@ def _units_past_end(store: Store, listed: list[tuple[str, int, bool]], data_end:
                 cq = _file_queue(store, topic, q, ends)
                 first, stop, files = cq.files.first_unit(), cq.max_offset, cq.files
                 ofs_name, len_name = _CQ_OFS, _CQ_LEN
+            # What check_consistency counts of a file queue, counted here as its units go by.
+            tally = [0, 0] if not batch and counted is not None and cq.kind == "file" else None
+            below = deleted_below(cq) if tally is not None else 0
             unit = first
             while unit < stop:
                 array = files.read(unit, min(stop, unit + BATCH_ROWS))
                 if not len(array):
                     break
+                if tally is not None:
+                    n, d = tally_units(array, below)
+                    tally[0] += n
+                    tally[1] += d
                 ofs = array[ofs_name].astype(np.int64)
                 # Units inside the data's range whose segment file is missing (a gap between segments).
                 seg = np.searchsorted(starts, ofs, side="right") - 1
@@ -1437,6 +1453,8 @@ def _units_past_end(store: Store, listed: list[tuple[str, int, bool]], data_end:
                         segs.place(o), Place(*_unit_place(files, unit + i)), topic, q,
                         None if batch else unit + i, o))
                 unit += len(array)
+            if tally is not None:
+                counted[(topic, q)] = (tally[0], tally[1])
         except RmqFormatError as exc:
             found.add(Finding(Kind.UNREADABLE, f"{topic}/{q}: {exc}", other=Place(_queue_folder(store, topic, q, batch)),
                               topic=topic, queue_id=q))
