@@ -119,6 +119,42 @@ def test_every_column_equals_the_ground_truth(version):
     assert_truth(rows, truth_records(version))
 
 
+def test_named_values_without_the_properties_map(version):
+    """``tags``, ``keys``, ``uniqKey``, ``priority`` and ``liteTopic`` asked without ``properties`` (the split then
+    copies no name or value) are the columns of the full walk, which hold RocketMQ's reading."""
+    log = rmqformats.open_store(store_path(version)).commitlog
+    named = ["commitLogOffset", "tags", "keys", "uniqKey", "priority", "liteTopic"]
+    assert log.to_arrow(named).equals(log.to_arrow().select(named))
+
+
+def test_the_properties_split_finds_the_same_names_without_copying_the_pairs():
+    """The split kernel with and without the pairs: the same named values (a repeated name takes its last
+    value, the first eight bytes of longer names compared whole), and no pair copied without them."""
+    import numpy as np
+
+    from rmqformats.walk import kernels as K
+
+    texts = [b"TAGS\x01a\x02KEYS\x01k1 k2", b"A\x011\x02A\x012\x02TAGS\x01b\x02TAGS\x01c",
+             b"LONGNAME1\x01x\x02LONGNAME2\x01y\x02LONGNAME1\x01z\x02UNIQ_KEY\x01u", b"", b"\x01x\x02TAGS\x01"]
+    buf = np.frombuffer(b"".join(texts), np.uint8).copy()
+    length = np.array([len(t) for t in texts], np.int64)
+    pos = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    names = [b"TAGS", b"KEYS", b"UNIQ_KEY", b"LONGNAME1"]
+    name_bytes = np.frombuffer(b"".join(names), np.uint8).copy()
+    name_offsets = np.cumsum([0] + [len(n) for n in names]).astype(np.int64)
+    full = K.split_properties(buf, pos, length, name_bytes, name_offsets, True)
+    lean = K.split_properties(buf, pos, length, name_bytes, name_offsets, False)
+    assert np.array_equal(full[6], lean[6]) and np.array_equal(full[7], lean[7])
+    values = [[None if p < 0 else bytes(buf[p:p + n]) for p, n in zip(row_p, row_n)]
+              for row_p, row_n in zip(full[6], full[7])]
+    assert values == [[b"a", b"c", None, None, None], [b"k1 k2", None, None, None, None],
+                      [None, None, b"u", None, None], [None, None, b"z", None, None]]
+    keys = bytes(full[2]).decode()
+    assert full[0].tolist() == [0, 2, 4, 7, 7, 7] and keys == "TAGSKEYSATAGSLONGNAME1LONGNAME2UNIQ_KEY"
+    assert bytes(full[4]).decode() == "ak1 k22czyu"
+    assert len(lean[2]) == len(lean[4]) == 0 and lean[1].tolist() == [0] and lean[3].tolist() == [0]
+
+
 def test_read_and_decode_message_equal_the_ground_truth(version):
     """One record at an offset (read(), decode_message) goes through the walk's kernels: RocketMQ's values."""
     log = rmqformats.open_store(store_path(version)).commitlog

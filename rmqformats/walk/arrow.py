@@ -142,11 +142,12 @@ def _pick(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 def parse_properties(w: Window, rows: np.ndarray, wanted: set[str] | frozenset[str] = frozenset()) -> tuple:
     """The kernel's split of the properties strings of ``rows``: the value positions of the first four
-    names of ``_NAMED``, and of the others too when ``wanted`` holds ``priority`` or ``liteTopic``."""
+    names of ``_NAMED``, and of the others too when ``wanted`` holds ``priority`` or ``liteTopic``; the
+    names and values of every pair when it holds ``properties`` (else that map is left empty)."""
     n = len(_NAMED) if wanted & _NAMED_ON_REQUEST else _NAMED_ALWAYS
     sel = _sel(rows)
     return K.split_properties(w.buf, w.i64[K.I64_PROPS_POS][sel], w.i64[K.I64_PROPS_LEN][sel],
-                              _NAMED_BYTES[:_NAMED_OFFSETS[n]], _NAMED_OFFSETS[:n + 1])
+                              _NAMED_BYTES[:_NAMED_OFFSETS[n]], _NAMED_OFFSETS[:n + 1], "properties" in wanted)
 
 
 def _validity(mask: np.ndarray) -> pa.Buffer | None:

@@ -756,7 +756,7 @@ def _is_name(buf, p, n, names, start, stop):
 
 
 @njit(**_JIT)
-def split_properties(buf, pos, length, names, name_offsets):
+def split_properties(buf, pos, length, names, name_offsets, pairs):
     """Parse each properties string as ``MessageDecoder.string2messageProperties`` does.
 
     Pairs are separated by U+0002 (a trailing one or not), a name runs to its
@@ -768,7 +768,10 @@ def split_properties(buf, pos, length, names, name_offsets):
     offsets, key data, value offsets, value data, ascii, found_pos,
     found_len)``: ``ascii`` says every byte was ASCII, and for each name of
     ``names`` (laid end to end, bounded by ``name_offsets``) the window
-    position and length of its value per row (-1 when absent).
+    position and length of its value per row (-1 when absent). Without
+    ``pairs`` no name or value is copied: the key and value arrays come back
+    empty (the map offsets still count the pairs), for a caller that wants
+    the named values' places alone.
     """
     m = pos.shape[0]
     total = 0
@@ -777,7 +780,8 @@ def split_properties(buf, pos, length, names, name_offsets):
     cap = m + total // 4 + 1  # a pair takes 4 bytes at least: name, U+0001, value, U+0002
     map_off = np.empty(m + 1, np.int32)
     key_off = np.empty(cap + 1, np.int32)
-    key_data = np.empty(total, np.uint8)
+    key_data = np.empty(total if pairs else 0, np.uint8)
+    kpos = np.empty(cap, np.int64)
     vpos = np.empty(cap, np.int64)
     vlen = np.empty(cap, np.int64)
     nn = name_offsets.shape[0] - 1
@@ -839,10 +843,10 @@ def split_properties(buf, pos, length, names, name_offsets):
             if seen & bit:
                 for q in range(first, k):
                     if ksig[q] == sig and key_off[q + 1] - key_off[q] == np.int64(name_len):
-                        a = np.uint64(key_off[q])
+                        a = np.uint64(kpos[q])
                         same = True
                         for t in range(8, name_len):
-                            if key_data[a + np.uint64(t)] != buf[name_at + np.uint64(t)]:
+                            if buf[a + np.uint64(t)] != buf[name_at + np.uint64(t)]:
                                 same = False
                                 break
                         if same:
@@ -853,14 +857,19 @@ def split_properties(buf, pos, length, names, name_offsets):
                 vpos[slot] = np.int64(value_at)
                 vlen[slot] = np.int64(value_len)
                 continue
-            _copy(key_data, ko, buf, name_at, name_len)
+            if pairs:
+                _copy(key_data, ko, buf, name_at, name_len)
             ko += name_len
             ksig[k] = sig
+            kpos[k] = np.int64(name_at)
             vpos[k] = np.int64(value_at)
             vlen[k] = np.int64(value_len)
             k += 1
             key_off[k] = np.int64(ko)
         map_off[i + 1] = k
+    if not pairs:
+        k = 0
+        ko = _U0
     val_off, val_data, values_ascii = gather(buf, vpos[:k], vlen[:k])
     high = np.uint8(0)
     for q in range(ko):
@@ -1111,7 +1120,7 @@ def warm_up() -> None:
     scatter(buf, pos, length, pos, np.empty(1, np.uint8))
     equals_each(buf, pos, length, buf[:1])
     names = np.frombuffer(b"TAGS", np.uint8).copy()
-    split_properties(buf, pos, length, names, np.array([0, 4], np.int64))
+    split_properties(buf, pos, length, names, np.array([0, 4], np.int64), True)
     split_keys(buf, pos, length)
     parse_int32(buf, pos, length)
     flags = np.zeros(1, np.bool_)
