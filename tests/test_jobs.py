@@ -7,6 +7,7 @@ threshold 0 (``RMQFORMATS_JOBS_MIN_BYTES``), so that even the vector stores
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -202,14 +203,15 @@ def test_damage_in_the_middle_of_a_range(tmp_path, capfdbinary, edits):
 
 
 def test_other_walking_commands_equal_one_job(capfdbinary, tmp_path):
-    """lag, preflight, rebuild and report walk the commit log too: the same output with workers."""
+    """lag, preflight, pending, rebuild and report walk the commit log too: the same output with workers."""
     import re
 
     root = store_path(VERSIONS[-1])
     got = {}
     for jobs in (1, JOBS):
         out = {"lag": run(capfdbinary, "lag", root, "--format", "jsonl", "--jobs", jobs),
-               "preflight": run(capfdbinary, "preflight", root, "--format", "json", "--jobs", jobs)}
+               "preflight": run(capfdbinary, "preflight", root, "--format", "json", "--jobs", jobs),
+               "pending": run(capfdbinary, "pending", root, "--format", "json", "--jobs", jobs)}
         code, text, _ = run(capfdbinary, "rebuild", root, "--out", tmp_path / f"rebuilt{jobs}", "--format", "json",
                             "--jobs", jobs)
         out["rebuild"] = (code, re.sub(rb'"seconds": [0-9.]+', b"", text.replace(f"rebuilt{jobs}".encode(), b"R")),
@@ -220,6 +222,8 @@ def test_other_walking_commands_equal_one_job(capfdbinary, tmp_path):
         got[jobs] = out
     assert got[JOBS] == got[1]
     assert got[1]["rebuild"][0] == 0 and len(got[1]["rebuild"][2]) > 10
+    pending = json.loads(got[1]["pending"][1])
+    assert got[1]["pending"][0] == 0 and pending["counts"] and pending["lastStoreTime"]
 
 
 def test_a_stop_handed_back_by_a_worker_is_the_walk_s_own():

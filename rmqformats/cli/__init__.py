@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 
 #: The commands that walk the commit log with ``--jobs`` worker processes (a test holds this to the parser).
-WALKING = frozenset({"check", "export", "inspect", "lag", "messages", "preflight", "rebuild", "report", "sql"})
+WALKING = frozenset({"check", "export", "inspect", "lag", "messages", "pending", "preflight", "rebuild", "report",
+                     "sql"})
 #: Modules the folds of a command's walk need in the workers, imported once by their fork server (a worker
 #: would import them on its first range): ``check``'s and ``preflight``'s also take pandas, which pyarrow
 #: imports (0.3-0.6 s) when the fold first turns a column into numpy.

@@ -8,7 +8,7 @@ import sys
 from datetime import datetime, timedelta, timezone
 
 from . import status
-from .common import UsageError, add_store_args, iso, open_from_args, print_table
+from .common import UsageError, add_jobs, add_store_args, iso, open_from_args, print_table
 
 
 def delay_levels(path: str | None, root: str | None = None) -> tuple[int, ...]:
@@ -112,6 +112,7 @@ def add_commands(sub) -> None:
                         epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     add_store_args(sp, ("table", "jsonl", "json"))
     add_decoding_args(sp)
+    add_jobs(sp)
     sp.set_defaults(func=cmd_pending)
 
 
