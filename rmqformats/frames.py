@@ -87,6 +87,49 @@ def from_strings(values: Sequence[str | None]) -> pa.Array:
     return pa.Array.from_buffers(pa.string(), len(data), [valid, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))])
 
 
+def map_key_rows(array: pa.MapArray, key: str, rows: np.ndarray | None = None) -> dict[int, str]:
+    """The rows of a ``map<string, string>`` array whose map holds ``key`` (among ``rows``, ascending row
+    numbers, where given), with its first value there: what ``pyarrow.compute.map_lookup(array, key,
+    "first")`` gives for them (the other rows would be null).
+
+    Keys are compared by length first and byte for byte only where the length is ``key``'s: for a name
+    few keys share a length with (``INNER_MULTI_DISPATCH``) it takes less than half of ``map_lookup``'s time.
+    """
+    entries = array.values  # the pairs of every row of the array it was sliced from: the offsets index them
+    keys, items = entries.field(0), entries.field(1)
+    if entries.offset or keys.offset or len(keys) != len(entries):  # not as the walk builds maps
+        values = pyarrow_compute().map_lookup(array, scalar(key), "first").to_pylist()
+        return {r: v for r, v in enumerate(values) if v is not None and (rows is None or r in set(rows.tolist()))}
+    ends = buffer_values(array.offsets, np.int32).astype(np.int64)
+    if rows is None:
+        pairs = np.arange(ends[0], ends[-1])
+    else:  # the pairs of those rows
+        counts = ends[rows + 1] - ends[rows]
+        first = np.repeat(ends[rows] - np.r_[0, np.cumsum(counts)[:-1]], counts)
+        pairs = first + np.arange(int(counts.sum()))
+    if not len(pairs):
+        return {}
+    target = np.frombuffer(key.encode("utf-8"), np.uint8)
+    starts = np.frombuffer(keys.buffers()[1], np.int32)[:len(keys) + 1].astype(np.int64)
+    hits = pairs[starts[pairs + 1] - starts[pairs] == len(target)]
+    if len(hits) and len(target):
+        data = np.frombuffer(keys.buffers()[2], np.uint8)
+        hits = hits[(data[starts[hits][:, None] + np.arange(len(target))] == target).all(axis=1)]
+    if not len(hits):
+        return {}
+    at_row = np.searchsorted(ends, hits, side="right") - 1
+    keep = np.r_[True, at_row[1:] != at_row[:-1]]  # the first pair of a row holding the key
+    if array.null_count:  # a null map may still cover pairs
+        keep &= to_numpy(array.is_valid())[at_row]
+    return dict(zip(at_row[keep].tolist(), items.take(from_numpy(hits[keep])).to_pylist()))
+
+
+def pyarrow_compute():
+    """``pyarrow.compute``, imported when first needed."""
+    import pyarrow.compute as pc
+    return pc
+
+
 @functools.lru_cache(maxsize=256)
 def scalar(value: str | int | bool | None, type: pa.DataType | None = None) -> pa.Scalar:
     """A pyarrow scalar of a string, whole number, boolean or ``None`` (of ``type``; by default string,

@@ -72,7 +72,7 @@ from ..commitlog import DataEnd
 from ..consumequeue import (DEFAULT_DELAY_LEVELS_MS, INNER_MULTI_DISPATCH, INNER_MULTI_QUEUE_OFFSET, SCHEDULE_TOPIC,
                             deleted_below, tally_units)
 from ..consumequeue import UNIT_DTYPE as CQ_UNIT_DTYPE
-from ..frames import from_numpy, scalar, to_numpy
+from ..frames import from_numpy, map_key_rows, scalar, to_numpy
 from ..errors import RmqFormatError, place
 from ..generated.layouts import rocketmq_commitlog as cl_layout
 from ..generated.layouts import rocketmq_consumequeue as cq_layout
@@ -771,10 +771,10 @@ def _expected_tags(batch: pa.RecordBatch, tidx: np.ndarray, names: list, stamp: 
     out = table[idx]
     if SCHEDULE_TOPIC in names:
         rows = np.flatnonzero(tidx == names.index(SCHEDULE_TOPIC))
-        delay = pc.map_lookup(batch.column("properties"), scalar("DELAY"), "first").to_pylist()
+        delay = map_key_rows(batch.column("properties"), "DELAY", rows)
         for i in rows.tolist():
             try:
-                level = int(delay[i]) if delay[i] else 0
+                level = int(delay[i]) if delay.get(i) else 0
             except ValueError:
                 level = 0
             level = min(level, len(delay_levels_ms))
@@ -799,13 +799,13 @@ def _expected_units(batch: pa.RecordBatch, rows: np.ndarray, tidx: np.ndarray, n
     cols = (qoff[r], off[r], size[r], etags[r])
     # Light message queues: one more unit per INNER_MULTI_DISPATCH queue.
     extra: dict[tuple[str, int], list[tuple[int, int, int, int]]] = {}
-    multi = pc.map_lookup(batch.column("properties"), scalar(INNER_MULTI_DISPATCH), "first")
-    if multi.null_count < len(multi):
-        offsets = pc.map_lookup(batch.column("properties"), scalar(INNER_MULTI_QUEUE_OFFSET), "first")
-        for i in np.flatnonzero(rows & ~to_numpy(multi.is_null())).tolist():
+    multi = map_key_rows(batch.column("properties"), INNER_MULTI_DISPATCH)
+    if multi:
+        offsets = map_key_rows(batch.column("properties"), INNER_MULTI_QUEUE_OFFSET)
+        for i in sorted(i for i in multi if rows[i]):
             if not _multi_dispatch(names[tidx[i]]):
                 continue
-            queues, qoffs = multi[i].as_py(), offsets[i].as_py()
+            queues, qoffs = multi[i], offsets.get(i)
             if not queues or not qoffs or not queues.strip() or not qoffs.strip():
                 continue
             qs, os_ = queues.split(LMQ_SEPARATOR), qoffs.split(LMQ_SEPARATOR)
