@@ -98,8 +98,10 @@ def map_key_rows(array: pa.MapArray, key: str, rows: np.ndarray | None = None) -
     entries = array.values  # the pairs of every row of the array it was sliced from: the offsets index them
     keys, items = entries.field(0), entries.field(1)
     if entries.offset or keys.offset or len(keys) != len(entries):  # not as the walk builds maps
-        values = pyarrow_compute().map_lookup(array, scalar(key), "first").to_pylist()
-        return {r: v for r, v in enumerate(values) if v is not None and (rows is None or r in set(rows.tolist()))}
+        import pyarrow.compute as pc
+        values = pc.map_lookup(array, scalar(key), "first").to_pylist()
+        wanted = range(len(values)) if rows is None else rows.tolist()
+        return {r: values[r] for r in wanted if values[r] is not None}
     ends = buffer_values(array.offsets, np.int32).astype(np.int64)
     if rows is None:
         pairs = np.arange(ends[0], ends[-1])
@@ -122,12 +124,6 @@ def map_key_rows(array: pa.MapArray, key: str, rows: np.ndarray | None = None) -
     if array.null_count:  # a null map may still cover pairs
         keep &= to_numpy(array.is_valid())[at_row]
     return dict(zip(at_row[keep].tolist(), items.take(from_numpy(hits[keep])).to_pylist()))
-
-
-def pyarrow_compute():
-    """``pyarrow.compute``, imported when first needed."""
-    import pyarrow.compute as pc
-    return pc
 
 
 @functools.lru_cache(maxsize=256)
