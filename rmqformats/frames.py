@@ -1,5 +1,5 @@
 """Frames for every reader: the check the ``to_pandas()`` methods make first (pandas is the ``[pandas]`` extra,
-not a core dependency), and Arrow arrays on numpy memory."""
+not a core dependency), Arrow arrays on numpy memory, and a key's rows in a map column."""
 
 from __future__ import annotations
 
