@@ -45,15 +45,13 @@ from ..frames import to_numpy
 from ..generated.construct import rocketmq_commitlog as cs
 from ..generated.layouts import rocketmq_commitlog as layout
 from ..message import crc32
+from ..recovery.crosscheck import TRAN_PREPARED, TRAN_ROLLBACK, transaction_types
 from ..synth.commitlog import encode_blank
 
 #: The file of the new store that maps each old commit-log offset to the new one (JSON Lines).
 OFFSETS_FILE = "salvage-offsets.jsonl"
 _COLUMNS = ["commitLogOffset", "storeSize", "queueId", "queueOffset", "sysFlag", "preparedTransactionOffset",
             "topic", "propertiesString", "msgId"]
-#: SYSFLAG bits of the transaction type (``MessageSysFlag.TRANSACTION_*``).
-_TRAN_MASK, _TRAN_SHIFT = layout.SYS_FLAG_BITS["transaction_type"]
-_PREPARED, _ROLLBACK = layout.TRANSACTION_TYPE["prepared"], layout.TRANSACTION_TYPE["rollback"]
 # The fixed-width runs of a message record, from the layout: the header (TOTALSIZE, MAGICCODE), the run
 # holding QUEUEOFFSET and PHYSICALOFFSET, STORETIMESTAMP, and the run holding PREPAREDTRANSACTIONOFFSET.
 _HEAD = struct.Struct(layout.RECORD_RUNS[0][1])
@@ -133,7 +131,7 @@ def write_salvaged_commitlog(commitlog, folder: str, offsets_path: str, *, segme
                 sizes = to_numpy(batch.column("storeSize"))
                 qids = to_numpy(batch.column("queueId"))
                 qoffs = to_numpy(batch.column("queueOffset"))
-                trans = (to_numpy(batch.column("sysFlag")) & _TRAN_MASK) >> _TRAN_SHIFT
+                trans = transaction_types(batch)
                 prep = to_numpy(batch.column("preparedTransactionOffset"))
                 topics = batch.column("topic").to_pylist()
                 texts = batch.column("propertiesString").to_pylist()
@@ -222,7 +220,7 @@ class _SegmentReader:
 def _queue_offset(key: tuple, old_qo: int, tran: int, text: str, next_qo: dict) -> int:
     """The queue offset the broker assigns a record of queue ``key`` with properties ``text``
     (``ConsumeQueue.assignQueueOffset``, in commit-log order; an inner batch takes ``INNER_NUM``)."""
-    if tran in (_PREPARED, _ROLLBACK):  # prepared, rollback: doAppend sets no queue offset (0), nor advances the queue
+    if tran in (TRAN_PREPARED, TRAN_ROLLBACK):  # prepared, rollback: doAppend sets no queue offset (0), nor advances the queue
         return old_qo
     new_qo = next_qo.get(key, old_qo)
     m = _INNER_NUM.search(text) if "INNER_NUM\x01" in text else None

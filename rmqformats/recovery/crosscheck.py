@@ -2132,7 +2132,7 @@ def undispatched(store: Store) -> dict[tuple[str, int], int]:
     for batch in walk:
         if not batch.num_rows:
             continue
-        tran = (to_numpy(batch.column("sysFlag")) & _TRAN_MASK) >> _TRAN_SHIFT
+        tran = transaction_types(batch)
         codes = pc.dictionary_encode(batch.column("topic"))
         expected = _expected_units(batch, (tran != TRAN_PREPARED) & (tran != TRAN_ROLLBACK),
                                    to_numpy(codes.indices), codes.dictionary.to_pylist(),
