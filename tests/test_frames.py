@@ -46,3 +46,15 @@ def test_map_key_rows_of_a_null_map_over_pairs():
                                    pa.array(["1", "2"]), mask=pa.array([True, False]))
     assert pc.map_lookup(maps, pa.scalar("DELAY"), "first").to_pylist() == [None, "2"]
     assert map_key_rows(maps, "DELAY") == {1: "2"}
+
+
+def test_map_key_rows_of_pairs_not_laid_out_as_the_walk_lays_them():
+    """Pairs whose struct starts at an offset (no map the walk builds): ``map_lookup`` itself answers."""
+    kind = pa.map_(pa.string(), pa.string())
+    pairs = pa.StructArray.from_arrays([pa.array(["X", "DELAY", "A", "DELAY"]), pa.array(["0", "1", "2", "3"])],
+                                       fields=[kind.key_field, kind.item_field]).slice(1)
+    maps = pa.Array.from_buffers(kind, 2, [None, pa.py_buffer(np.array([0, 2, 3], np.int32))], children=[pairs])
+    assert maps.values.offset == 1
+    want = {r: v for r, v in enumerate(pc.map_lookup(maps, pa.scalar("DELAY"), "first").to_pylist()) if v is not None}
+    assert want and map_key_rows(maps, "DELAY") == want
+    assert map_key_rows(maps, "DELAY", np.array([1], np.int64)) == {r: v for r, v in want.items() if r == 1}
