@@ -52,7 +52,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..consumequeue import DEFAULT_DELAY_LEVELS_MS
-from ..frames import scalar, to_numpy
+from ..frames import map_key_rows, to_numpy
 from ..errors import RmqFormatError, RocksDBError
 from ..output import SUCCESS_MARKER, AtomicFolder, OutputError, WriteError
 from ..recovery.crosscheck import (DISPATCH_COLUMNS, TIMER_TOPIC, TRAN_PREPARED, TRAN_ROLLBACK, _index_in_rocksdb,
@@ -571,15 +571,13 @@ def _put_queues(batch: pa.RecordBatch, off: np.ndarray, stamp: np.ndarray, units
         if is_batch(topic):
             if inner is None:
                 props = batch.column("properties")
-                base = pc.map_lookup(props, scalar("INNER_BASE"), "first").to_pylist()
-                num = pc.map_lookup(props, scalar("INNER_NUM"), "first").to_pylist()
-                inner = (base, num)
+                inner = (map_key_rows(props, "INNER_BASE"), map_key_rows(props, "INNER_NUM"))
             rows = np.searchsorted(off, eo)
             qoff = to_numpy(batch.column("queueOffset"))
             bases = np.empty(len(rows), np.int64)
             nums = np.empty(len(rows), np.int64)
             for j, r in enumerate(rows.tolist()):
-                b, m = inner[0][r], inner[1][r]
+                b, m = inner[0].get(r), inner[1].get(r)
                 try:  # CommitLog.checkMessageAndReturnSize: both properties, or the record's own offset and 1
                     bases[j], nums[j] = (int(b), int(m)) if b is not None and m is not None else (int(qoff[r]), 1)
                 except ValueError:
