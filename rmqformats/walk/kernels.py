@@ -737,24 +737,6 @@ def equals_each(buf, pos, length, target):
     return out
 
 
-@njit(inline="always", **_JIT)
-def _same(buf, a, b, n):
-    for j in range(n):
-        if buf[a + j] != buf[b + j]:
-            return False
-    return True
-
-
-@njit(inline="always", **_JIT)
-def _is_name(buf, p, n, names, start, stop):
-    if n != stop - start:
-        return False
-    for j in range(n):
-        if buf[p + j] != names[start + j]:
-            return False
-    return True
-
-
 @njit(**_JIT)
 def split_properties(buf, pos, length, names, name_offsets, pairs):
     """Parse each properties string as ``MessageDecoder.string2messageProperties`` does.
