@@ -10,13 +10,20 @@ interruption must not land, the handler only notes it:
   rename, and the removal of a temporary output): :class:`Interrupted` is
   raised when the block ends, so an output is either renamed complete (and
   reported as such) or removed, never half-renamed;
+- while the main thread compiles or loads a numba kernel (:func:`defer` and
+  :func:`resume`, called by :mod:`rmqformats.jit` around numba's compiler
+  lock): llvmlite hands objects between Python and LLVM in steps that an
+  exception between them leaves owned twice, which the interpreter's exit
+  then frees twice (an abort or a segmentation fault after the command's
+  last line);
 - after :func:`hold` (the command has decided what to report): the signal
   changes nothing more; the program then ignores both (:func:`ignore`)
   until it has exited.
 
 Whatever exception a signal leaves behind (one raised inside a compiled
-kernel or a half-finished import surfaces as some other exception, or is
-swallowed by a finalizer), :func:`received` still says a signal came, and
+kernel or a half-finished import surfaces as some other exception, is
+swallowed by a finalizer, or printed by an extension), :func:`received`
+still says a signal came, nothing of it is printed, and
 the command turns it into its one line and 130 or 143. :func:`check` is the
 safe point that acts on a signal that was noted but swallowed: the commit of
 an output calls it, so a signal that arrived while the output was written
@@ -80,6 +87,17 @@ def _unraisable(hook):
     return quiet
 
 
+def _excepthook(hook):
+    """``sys.excepthook`` that stays silent for a signal's exception: a compiled extension that prints what
+    went wrong in its own call (``PyErr_Print``, as numpy's C API import in an extension's start-up does
+    when it fails) prints nothing, as :func:`_unraisable` does for a finalizer's, and the command says it in its one line."""
+    def quiet(exc_type, exc_value, exc_tb) -> None:
+        if _state.received is not None or isinstance(exc_value, KeyboardInterrupt):
+            return
+        hook(exc_type, exc_value, exc_tb)
+    return quiet
+
+
 def install() -> Callable[[], None]:
     """Handle SIGINT and SIGTERM as the module docstring says; returns what puts the previous handlers back.
 
@@ -94,8 +112,9 @@ def install() -> Callable[[], None]:
             previous[signum] = signal.signal(signum, _handler)
         except (ValueError, OSError):
             pass
-    old_hook = sys.unraisablehook
+    old_hook, old_excepthook = sys.unraisablehook, sys.excepthook
     sys.unraisablehook = _unraisable(old_hook)
+    sys.excepthook = _excepthook(old_excepthook)
     _state.received = _state.pending = None
     _state.shield = 0
     _state.held = False
@@ -105,7 +124,7 @@ def install() -> Callable[[], None]:
         _state.installed = False
         _state.held = False
         _state.received = _state.pending = None  # the command is over: later writes in this process commit
-        sys.unraisablehook = old_hook
+        sys.unraisablehook, sys.excepthook = old_hook, old_excepthook
         for signum, handler in previous.items():
             try:
                 signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
@@ -153,18 +172,30 @@ def ignore() -> None:
             pass
 
 
+def defer() -> None:
+    """Start a stretch no signal interrupts (:func:`deferred` without the block): :func:`resume` ends it."""
+    _state.shield += 1
+
+
+def resume() -> None:
+    """End the stretch :func:`defer` started: a signal that arrived in it raises :class:`Interrupted` now,
+    unless an exception is already on its way out (the signal still decides the exit status)."""
+    _state.shield -= 1
+    if not _state.shield and _state.pending is not None and not _state.held:
+        signum, _state.pending = _state.pending, None
+        if sys.exc_info()[0] is None:
+            raise Interrupted(signum)
+
+
 @contextmanager
 def deferred() -> Iterator[None]:
     """A block no signal interrupts: one arriving inside raises :class:`Interrupted` when it ends."""
-    _state.shield += 1
+    defer()
     try:
         yield
     finally:
-        _state.shield -= 1
-        if not _state.shield and _state.pending is not None and not _state.held:
-            signum, _state.pending = _state.pending, None
-            if sys.exc_info()[0] is None:
-                raise Interrupted(signum)
+        resume()
 
 
-__all__ = ["Interrupted", "NAMES", "STATUS", "check", "deferred", "hold", "ignore", "install", "received", "unblock"]
+__all__ = ["Interrupted", "NAMES", "STATUS", "check", "defer", "deferred", "hold", "ignore", "install", "received",
+           "resume", "unblock"]

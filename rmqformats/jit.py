@@ -8,6 +8,11 @@ locator available". :func:`jit_options` checks those places the way numba
 does and falls back to a private folder under the system's temporary folder
 (``NUMBA_CACHE_DIR``), then to no cache at all: the code is compiled in every
 process, which is slower to start and otherwise the same.
+
+Importing the module also makes numba's compiler lock, in the main thread,
+a stretch no SIGINT or SIGTERM interrupts (see :mod:`rmqformats.interrupts`):
+compiling or loading a kernel hands LLVM objects over in steps that an
+exception between them leaves freed twice when the interpreter exits.
 """
 
 from __future__ import annotations
@@ -16,10 +21,13 @@ import functools
 import os
 import stat
 import tempfile
+import threading
 from typing import Any
 
-from numba.core import config
+from numba.core import config, event
 from numba.misc.appdirs import AppDirs
+
+from . import interrupts
 
 
 def _writable(path: str) -> bool:
@@ -68,5 +76,25 @@ def jit_options(module_file: str, **options: Any) -> dict[str, Any]:
     """``numba.njit`` keyword arguments for the functions of the module at ``module_file``: ``options`` and ``cache``."""
     return {**options, "cache": _cache_for(os.path.dirname(os.path.abspath(module_file)))}
 
+
+class _NoSignalWhileCompiling(event.Listener):
+    """Holds a signal back while the main thread holds numba's compiler lock (compiling, or loading from the
+    cache): it acts when the lock is let go, with the kernel whole."""
+
+    def __init__(self) -> None:
+        self._depth = 0  # the main thread's holds begun since the listener was registered
+
+    def on_start(self, ev: event.Event) -> None:
+        if threading.current_thread() is threading.main_thread():
+            self._depth += 1
+            interrupts.defer()
+
+    def on_end(self, ev: event.Event) -> None:
+        if threading.current_thread() is threading.main_thread() and self._depth:
+            self._depth -= 1
+            interrupts.resume()
+
+
+event.register("numba:compiler_lock", _NoSignalWhileCompiling())
 
 __all__ = ["jit_options"]

@@ -238,3 +238,85 @@ def test_after_a_signalled_command_the_process_writes_again(tmp_path, monkeypatc
         f.stream.write(b"x")
     assert (tmp_path / "c.txt").read_bytes() == b"x" and not (tmp_path / "a.jsonl").exists()
     assert signal.getsignal(signal.SIGINT) is before
+
+
+# -- numba's compiler lock -----------------------------------------------------------------------------
+
+_COMPILE_SIGNALLED = r"""
+import os, signal, sys
+from rmqformats import interrupts
+interrupts.install()
+import numpy as np
+from numba import njit
+from numba.core import event
+import rmqformats.jit  # holds signals back while the main thread holds numba's compiler lock
+
+class SignalAtCompileStart(event.Listener):
+    def on_start(self, ev):
+        os.kill(os.getpid(), signal.SIGTERM)  # the handler runs at the next line of Python: inside the compile
+    def on_end(self, ev):
+        pass
+
+fn = njit(lambda a: a.sum() * 3)
+event.register("numba:compile", SignalAtCompileStart())
+try:
+    fn(np.arange(4))
+    print("not interrupted")
+except interrupts.Interrupted as e:
+    frames = []
+    tb = e.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    print("interrupted in", frames[-1], "overloads", len(fn.overloads), "received", interrupts.received())
+event.unregister("numba:compile", event._registered["numba:compile"][-1])
+print("then", fn(np.arange(4)))
+"""
+
+
+def test_a_signal_while_a_kernel_compiles_acts_once_the_kernel_is_whole(tmp_path):
+    """SIGTERM while the main thread compiles a numba kernel: the compile finishes (llvmlite, interrupted
+    between handing an LLVM object over and marking it handed, frees it twice at the interpreter's exit:
+    an abort or a segmentation fault after the command's last line), then Interrupted is raised where
+    numba lets go of its compiler lock."""
+    proc = subprocess.run([sys.executable, "-c", _COMPILE_SIGNALLED], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [f"interrupted in resume overloads 1 received {int(signal.SIGTERM)}",
+                                        "then 18"], proc.stdout + proc.stderr
+    assert proc.stderr == ""
+
+
+_PRINTED_BY_AN_EXTENSION = r"""
+import ctypes, os, signal, sys, time
+from rmqformats import interrupts
+
+def printed_by_c(raising: str):
+    # PyRun_SimpleString prints the exception of its code with PyErr_Print, as an extension does with its own.
+    assert ctypes.pythonapi.PyRun_SimpleString(raising.encode()) == -1
+
+restore = interrupts.install()
+printed_by_c("raise ValueError('not a signal' + chr(39) + 's')")
+sys.stderr.write("--\n")
+try:
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(1)
+except interrupts.Interrupted:
+    printed_by_c("raise interrupts.Interrupted(15)")
+    printed_by_c("raise OSError('left behind by the signal')")
+sys.stderr.write("--\n")
+restore()
+printed_by_c("raise KeyboardInterrupt")
+"""
+
+
+def test_an_exception_an_extension_prints_after_a_signal_prints_nothing():
+    """An exception that compiled code prints itself (PyErr_Print) once a signal came is the signal's: the
+    command's one line says it; other exceptions print as usual, and restore() puts the hook back."""
+    proc = subprocess.run([sys.executable, "-c", _PRINTED_BY_AN_EXTENSION], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    parts = proc.stderr.split("--\n")
+    assert len(parts) == 3, proc.stderr
+    assert "ValueError: not a signal's" in parts[0]
+    assert parts[1] == ""
+    assert "KeyboardInterrupt" in parts[2]
