@@ -1,5 +1,6 @@
 """The command line starts the walk's fork server before its own imports, when its words say the walk will
-use worker processes; the server ignores Ctrl-C (the command handles it)."""
+use worker processes; the server ignores Ctrl-C (the command handles it), and one while it starts is the
+command's."""
 
 from __future__ import annotations
 
@@ -39,13 +40,54 @@ def test_the_guess(monkeypatch, tmp_path):
     assert len(started) == 4
 
 
+def _signal_set(pid: int, field: str) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        return int(next(line.split()[1] for line in f if line.startswith(field + ":")), 16)
+
+
 def test_the_server_ignores_ctrl_c():
+    """The server starts with SIGINT blocked (its imports are not cut short by a Ctrl-C sent to the process
+    group) and ignores it once it serves; the workers it forks ignore it too."""
+    from rmqformats.walk import parallel
+
     jobs.start_fork_server()
     pid = forkserver._forkserver._forkserver_pid
     assert pid is not None
-    with open(f"/proc/{pid}/status") as f:
-        ignored = int(next(line.split()[1] for line in f if line.startswith("SigIgn:")), 16)
-    assert ignored & (1 << (2 - 1))  # SIGINT
+    assert _signal_set(pid, "SigBlk") & (1 << (2 - 1))  # SIGINT
+    worker = parallel._pool(1).submit(os.getpid).result()
+    assert _signal_set(pid, "SigIgn") & (1 << (2 - 1))  # it served a worker
+    assert _signal_set(worker, "SigIgn") & (1 << (2 - 1))
+
+
+_SIGINT_WHILE_THE_SERVER_STARTS = r"""
+import os, signal
+from multiprocessing import forkserver, util
+from rmqformats import interrupts
+from rmqformats.walk import jobs
+interrupts.install()
+spawn = util.spawnv_passfds
+def spawn_after_a_sigint(path, args, passfds):
+    if "multiprocessing.forkserver" in args[-1]:  # the server's spawn, not the resource tracker's
+        os.kill(os.getpid(), signal.SIGINT)
+    return spawn(path, args, passfds)
+util.spawnv_passfds = spawn_after_a_sigint
+try:
+    jobs.start_fork_server()
+    print("not interrupted")
+except interrupts.Interrupted as e:
+    print("interrupted", e.signum, forkserver._forkserver._forkserver_pid is not None)
+"""
+
+
+def test_a_sigint_while_the_server_starts_is_not_lost():
+    """Ctrl-C while this process starts the server (spawns it): taken once the server is started, not
+    ignored as the server's own would be."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _SIGINT_WHILE_THE_SERVER_STARTS], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.stdout.splitlines() == ["interrupted 2 True"], proc.stdout + proc.stderr
 
 
 def test_the_walking_commands_are_those_with_jobs():

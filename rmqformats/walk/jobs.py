@@ -15,7 +15,6 @@ import multiprocessing
 import os
 import re
 import signal
-import threading
 from collections.abc import Iterable
 
 #: Bytes of commit log to walk, at least, before workers are used (below it the walk is serial).
@@ -63,17 +62,18 @@ def start_fork_server(preload: Iterable[str] = ()) -> None:
         return
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload([*WORKER_PRELOAD, *preload])
-    from multiprocessing import forkserver
-    # Started with SIGINT ignored, which it keeps: Ctrl-C in a terminal reaches the whole process group,
-    # and the server would otherwise die of it with a traceback while it imports (this process handles it).
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from multiprocessing import forkserver, resource_tracker
+    # The resource tracker first: starting it unblocks SIGINT and SIGTERM in this thread, whatever had them blocked.
+    resource_tracker.ensure_running()
+    # The server starts with SIGINT blocked, and ignores it once it serves: Ctrl-C in a terminal reaches the
+    # whole process group, and the server would otherwise die of it with a traceback while it imports (this
+    # process handles it). Blocked here rather than ignored: a SIGINT meanwhile is this process's, taken when
+    # the block is lifted, not lost.
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
     try:
         forkserver.ensure_running()
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _commitlog_bytes(path: str, limit: int) -> int:
