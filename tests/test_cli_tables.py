@@ -108,3 +108,42 @@ def test_wrapped_lines_keep_words_whole_unless_told_where_to_break(monkeypatch):
     write_wrapped("note            short/words/fit/whole " * 3, out, 16, break_after="/")
     assert all(len(line) <= 60 for line in out.getvalue().splitlines())
     assert "short/words/fit/whole" in out.getvalue().splitlines()[1]  # shorter than a line: kept whole
+
+
+@pytest.mark.parametrize("columns", [None, "80"])
+def test_a_streamed_table_is_the_held_one_while_it_fits_a_block(monkeypatch, columns):
+    """print_rows_streamed writes what print_table writes for the same rows (fitted or plain) while they fit
+    in its first block; past it, the widths stay those of the first block, text is cut to them and
+    numbers overflow, and rows are read one block at a time."""
+    from rmqformats.cli.tables import print_rows_streamed
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    header = ["index", "topic", "storeTimestamp", "keys"]
+    rows = [[i, f"topic-{'x' * (i * 7)}", f"2026-12-0{i % 9 + 1}T00:00:00Z", " ".join(["k"] * i)] for i in range(12)]
+    held, streamed = io.StringIO(), io.StringIO()
+    print_table(rows, header, held)
+    assert print_rows_streamed(iter(rows), header, streamed, cut=(1, 3)) == 12
+    assert streamed.getvalue() == held.getvalue()
+
+    read = []
+
+    def reading():
+        for r in rows + [[10 ** 12, "t" * 300, "2026-12-07T00:00:00Z", "k"]]:
+            read.append(r)
+            yield r
+    small, seen = io.StringIO(), []
+
+    class Out(io.StringIO):
+        def write(self, text):
+            seen.append(len(read))  # rows read when the table wrote
+            return small.write(text)
+    assert print_rows_streamed(reading(), header, Out(), cut=(1, 3), block=4) == 13
+    lines = small.getvalue().splitlines()
+    assert len(lines) == 14 and seen[0] == 4  # the header and first block went out after four rows
+    first = lines[:5]
+    width = max(len(line) for line in first)
+    assert lines[-1].startswith("1000000000000 ")  # a number overflows its column, whole
+    assert "…" in lines[-1] and len(lines[-1]) < width + len("1000000000000")  # text cut to the column

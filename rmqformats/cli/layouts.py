@@ -17,6 +17,7 @@ from ..store import open_store
 from . import status
 from .common import Unknown, iso, print_table, short
 from .present import whole
+from .tables import print_rows_streamed
 
 _HEADER = ["commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp", "tags", "keys", "bodyBytes"]
 
@@ -26,12 +27,17 @@ def _row(m) -> list:
             " ".join(m.keys), len(m.shown_body)]  # the body as shown, decompressed: bodyBytes as in messages
 
 
+#: The columns of ``_HEADER`` cut in the middle when a value is wider than the table fitted to the terminal.
+_CUT = (1, 5, 6)
+
+
 def _write_messages(msgs, fmt: str, out) -> None:
+    """``msgs`` (an iterable, read once, never held) as JSON Lines or a table."""
     if fmt == "jsonl":
         for m in msgs:
             out.write(json.dumps(m.to_json_dict(), ensure_ascii=False) + "\n")
     else:
-        print_table([_row(m) for m in msgs], _HEADER, out)
+        print_rows_streamed((_row(m) for m in msgs), _HEADER, out, cut=_CUT)
 
 
 def _end_status(end) -> int:
@@ -102,10 +108,7 @@ def cmd_tiered(args: argparse.Namespace) -> int:
         code = status.OK
         for q in queues:
             scan = q.commitlog().scan(verify_crc=args.verify_crc)
-            if args.format == "jsonl":
-                _write_messages(scan, "jsonl", out)
-            else:
-                _write_messages(list(scan), "table", out)
+            _write_messages(scan, args.format, out)
             code = max(code, _end_status(scan.end))
         return code
     rows, code = [], status.OK
@@ -130,6 +133,18 @@ def cmd_tiered(args: argparse.Namespace) -> int:
     return code
 
 
+def _shown_entries(entries, from_index: int, limit: int | None):
+    """The entries from index ``from_index`` on, at most ``limit`` of them."""
+    n = 0
+    for e in entries:
+        if e.index < from_index:
+            continue
+        if limit is not None and n >= limit:
+            return
+        n += 1
+        yield e
+
+
 def cmd_dledger(args: argparse.Namespace) -> int:
     from ..dledger import DLedgerCommitLog
     store = open_store(args.store)
@@ -150,28 +165,25 @@ def cmd_dledger(args: argparse.Namespace) -> int:
         out.write(f"index {'agrees with the data' if not found else 'differs from the data'}\n")
         return status.FINDINGS if found else status.OK
     entries = log.entries(verify_crc=args.verify_crc)
-    rows = []
-    n = 0
-    for e in entries:
-        if e.index < args.from_index:
-            continue
-        if args.limit is not None and n >= args.limit:
-            break
-        n += 1
-        m = e.message
-        if args.format == "jsonl":
+    shown = _shown_entries(entries, args.from_index, args.limit)
+    if args.format == "jsonl":
+        n = 0
+        for e in shown:
+            n += 1
+            m = e.message
             out.write(json.dumps({"index": e.index, "term": e.term, "entryOffset": e.position, "size": e.size,
                                   "channel": e.channel, "chainCrc": e.chain_crc, "bodyCrc": e.body_crc,
                                   "file": e.segment, "fileOffset": e.file_offset,
                                   "commitLogOffset": m.commitlog_offset, "topic": m.topic, "queueId": m.queue_id,
                                   "queueOffset": m.queue_offset, "storeTimestamp": m.store_timestamp,
                                   "msgId": m.msg_id}, ensure_ascii=False) + "\n")
-        else:
-            rows.append([e.index, e.term, e.position, e.size, m.commitlog_offset, short(m.topic), m.queue_id,
-                         m.queue_offset, iso(m.store_timestamp)])
-    if args.format == "table":
-        print_table(rows, ["index", "term", "entryOffset", "size", "commitLogOffset", "topic", "queueId", "queueOffset",
-                          "storeTimestamp"], out)
+    else:
+        end = len(str(max((s.start_offset + s.size for s in log.segments), default=0)))
+        n = print_rows_streamed(([e.index, e.term, e.position, e.size, e.message.commitlog_offset,
+                                  short(e.message.topic), e.message.queue_id, e.message.queue_offset,
+                                  iso(e.message.store_timestamp)] for e in shown),
+                                ["index", "term", "entryOffset", "size", "commitLogOffset", "topic", "queueId",
+                                 "queueOffset", "storeTimestamp"], out, cut=(5,), min_widths={2: end, 4: end})
     if args.limit is None or n < args.limit:
         return _end_status(entries.end)
     return status.OK
@@ -200,8 +212,7 @@ def cmd_compaction(args: argparse.Namespace) -> int:
         for q in queues:
             if q.sub_folder and not args.in_progress:
                 continue
-            msgs = [u.message for u in q.messages()]
-            _write_messages(msgs, args.format, out)
+            _write_messages((u.message for u in q.messages()), args.format, out)
         return code
     cp = comp.position_checkpoint()
     if not queues:

@@ -23,7 +23,7 @@ import os
 import re
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..cells import cells, cut_middle, pad
 
@@ -204,3 +204,46 @@ def print_table_streamed(columns: ColumnWidths, rows, out, indent: str = "", *,
     for r in rows:
         values = [str(c) for c in r]
         out.write(indent + GAP.join(pad(cut_middle(values[i], w), w) for i, w in layout).rstrip() + "\n")
+
+
+def print_rows_streamed(rows: Iterable[Sequence], header: Sequence[str], out, *, cut: Iterable[int] = (),
+                        min_widths: dict[int, int] | None = None, block: int = 1000) -> int:
+    """Write ``rows`` (an iterable of rows, read once) as a table fitted to the output, holding one block of
+    ``block`` rows at a time; returns how many rows it wrote.
+
+    The widths are those of the header and the first block (at least
+    ``min_widths``), as :class:`rmqformats.export.TableStream` fixes them: a
+    later text value wider than its column is cut in the middle when the
+    column is in ``cut``; numbers overflow their column rather than lose
+    digits. While the rows fit in one block, the table is
+    :func:`print_table`'s.
+    """
+    import pyarrow as pa
+
+    from ..export import TableStream
+    limit = table_width(out)
+
+    def layout(h, w, c):
+        chosen = fit_layout(h, w, c, limit)
+        note_left_out(h, chosen, limit)
+        return chosen
+
+    cut = list(cut)
+    table = TableStream(list(header), out, block=block, cut=cut, min_widths=min_widths, layout=layout)
+    pending: list[Sequence] = []
+    n = 0
+
+    def flush() -> None:
+        columns = list(zip(*pending))
+        table.write([pa.array([str(v) for v in col], pa.string()) for col in columns])
+        pending.clear()
+
+    for row in rows:
+        pending.append(row)
+        n += 1
+        if len(pending) >= block:
+            flush()
+    if pending:
+        flush()
+    table.close()
+    return n
