@@ -213,6 +213,37 @@ def test_index_disagreement_is_a_finding(dl):
     assert sum(1 for _ in log.scan()) == len(placed)  # the data files decide, as in the recovery
 
 
+def test_from_index_starts_at_the_data_file_the_index_points_to(dl, capsys, monkeypatch):
+    """``dledger --from-index`` walks from the data file holding the entry, where the index puts it and the
+    entry there confirms; without that agreement it walks from the start, and shows the same entries."""
+    import json
+    version, root, placed, _ = dl
+    log = rmqformats.open_store(root).commitlog
+    last = placed[-1]
+    unit = log.index().unit(last.index)
+    assert (unit.index, unit.position, unit.size, unit.term) == (last.index, last.position, last.size, last.term)
+    assert log.index().unit(last.index + 1) is None and log.entry_start(0) is None
+    assert log.entry_start(last.index) == last.position
+    held = log.segment_index(last.position)
+    assert held > 0, "the store has entries in more than one data file"
+    from_file = list(log.entries(start=last.position))
+    assert [e.index for e in from_file] == [p.index for p in placed if p.position >= log.segments[held].start_offset]
+
+    starts = []
+    entries = DLedgerCommitLog.entries
+    monkeypatch.setattr(DLedgerCommitLog, "entries", lambda self, **kw: starts.append(kw["start"]) or entries(self, **kw))
+    k = last.index - 1
+    want = [p.index for p in placed if p.index >= k]
+    assert main(["dledger", str(root), "--from-index", str(k), "--format", "jsonl"]) == 0
+    assert [json.loads(line)["index"] for line in capsys.readouterr().out.splitlines()] == want
+    assert starts[-1] == placed[k].position
+    _damage(unit.file, unit.file_offset + 4, placed[0].position.to_bytes(8, "big"))  # the unit points elsewhere
+    assert rmqformats.open_store(root).commitlog.entry_start(last.index) is None
+    assert main(["dledger", str(root), "--from-index", str(last.index), "--format", "jsonl"]) == 0
+    assert [json.loads(line)["index"] for line in capsys.readouterr().out.splitlines()] == [last.index]
+    assert starts[-1] is None
+
+
 def test_a_data_folder_given_directly(dl):
     version, root, placed, _ = dl
     data = root / "dledger-n0" / "data"

@@ -164,7 +164,8 @@ def cmd_dledger(args: argparse.Namespace) -> int:
             out.write(text + "\n")
         out.write(f"index {'agrees with the data' if not found else 'differs from the data'}\n")
         return status.FINDINGS if found else status.OK
-    entries = log.entries(verify_crc=args.verify_crc)
+    # From the data file holding entry --from-index where the index says (and the entry confirms) where it is.
+    entries = log.entries(start=log.entry_start(args.from_index), verify_crc=args.verify_crc)
     shown = _shown_entries(entries, args.from_index, args.limit)
     if args.format == "jsonl":
         n = 0

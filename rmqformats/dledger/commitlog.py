@@ -30,6 +30,7 @@ from ..errors import (
     DLedgerEntryError,
     MessageNotFoundError,
     RecordError,
+    RmqFormatError,
     TruncatedRecordError,
 )
 from ..mapped import pread as _pread
@@ -106,9 +107,24 @@ class DLedgerCommitLog(CommitLog):
         refuse_options(self.path, options, "a DLedger commit log")
         return DLedgerScan(self, start, verify_crc, strict)
 
-    def entries(self, *, verify_crc: bool = False, strict: bool = False) -> DLedgerScan:
-        """Iterate the :class:`DLedgerEntry` objects (headers and messages); ``end`` as :meth:`scan`."""
-        return DLedgerScan(self, None, verify_crc, strict, with_entries=True)
+    def entries(self, *, start: int | None = None, verify_crc: bool = False, strict: bool = False) -> DLedgerScan:
+        """Iterate the :class:`DLedgerEntry` objects (headers and messages), from the data file holding
+        position ``start``; ``end`` as :meth:`scan`."""
+        return DLedgerScan(self, start, verify_crc, strict, with_entries=True)
+
+    def entry_start(self, index: int) -> int | None:
+        """Where a walk of :meth:`entries` may start to reach entry ``index`` without reading the files
+        before it: the entry's position, as the index (``index/``) gives it and the entry there confirms;
+        ``None`` without an index, or where the two disagree (the walk then starts at the beginning)."""
+        idx = self.index()
+        unit = None if idx is None or index <= 0 else idx.unit(index)
+        if unit is None:
+            return None
+        try:
+            entry = self.read_entry(unit.position)
+        except RmqFormatError:  # no entry there, or a damaged one: the walk from the start meets it in order
+            return None
+        return unit.position if entry.index == index else None
 
     def batches(self, columns=None, *, jobs: int | None = None, fold=None, **options):
         """Messages as :class:`pyarrow.RecordBatch` objects, with the filters of :meth:`CommitLog.batches`;

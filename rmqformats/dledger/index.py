@@ -62,6 +62,23 @@ class DLedgerIndex:
                     pos += n * UNIT_SIZE
 
 
+    def unit(self, index: int) -> IndexUnit | None:
+        """The unit of entry ``index``, read where DLedger writes it (``index`` × 32 bytes into the index);
+        ``None`` when no file holds that place or the unit there is not that entry's."""
+        place = index * UNIT_SIZE
+        for f in self.files:
+            if f.start <= place and place + UNIT_SIZE <= f.start + f.size:
+                buf = np.empty(1, UNIT)
+                with open(f.path, "rb") as fh:
+                    if pread_into(fh.fileno(), buf, place - f.start) < UNIT_SIZE:
+                        return None
+                magic, position, size, found, term = buf.tolist()[0]
+                if magic != _NORMAL or found != index:
+                    return None
+                return IndexUnit(found, magic, position, size, term, f.path, place - f.start)
+        return None
+
+
 def check_index(log, index: DLedgerIndex) -> list[str]:
     """Where the entry index disagrees with the entries of ``log`` (as the DLedger recovery compares them).
 
