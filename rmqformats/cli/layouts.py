@@ -257,7 +257,8 @@ def add_commands(sub) -> None:
     sp = sub.add_parser("dledger", help="the entries of a DLedger commit log (index, term, position, CRCs), "
                                         "or a check of its entry index")
     sp.add_argument("store", help="store root or DLedger data folder")
-    sp.add_argument("--from-index", type=int, default=0, help="first entry index shown")
+    sp.add_argument("--from-index", type=int, default=0,
+                    help="first entry index shown (read from the data file holding it, where index/ says)")
     sp.add_argument("--limit", type=int, help="stop after this many entries")
     sp.add_argument("--check-index", action="store_true", help="compare index/ with the data, as the recovery does")
     sp.add_argument("--verify-crc", action=argparse.BooleanOptionalAction, default=False,
