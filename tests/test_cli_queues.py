@@ -153,3 +153,37 @@ def test_check_names_config_keys_fastjson2_refuses(capsys, monkeypatch, version,
     path.write_bytes(re.sub(rb"([{,])(-?\d+):", rb'\1"\2":', data))  # every name quoted, as fastjson2 writes
     code, out, _ = run(capsys, "check", str(store_copy), "--format", "json")
     assert code == 0 and not [c for c in json.loads(out)["configFindings"] if c["path"] == str(path)]
+
+
+def test_queue_tables_are_written_a_block_at_a_time(capsys, version, monkeypatch):
+    """``queue`` as a table holds one block of rows, not the queue: with blocks of two units, its lines go out
+    while the queue is still being read, and they equal the JSON Lines' units."""
+    from rmqformats.cli import queues, tables
+
+    truth = _truth_cq(version)
+    topic, queues_of = max(truth.items(), key=lambda kv: max(len(q["units"]) for q in kv[1].values()))
+    qid, data = max(queues_of.items(), key=lambda kv: len(kv[1]["units"]))
+    assert len(data["units"]) > 2
+    read, written = [], []
+
+    def streamed(rows, header, out, indent="", **kw):
+        def counted():
+            for r in rows:
+                read.append(r)
+                yield r
+
+        class Out:
+            def write(self, text):
+                written.append(len(read))
+                return out.write(text)
+
+            def flush(self):
+                out.flush()
+        return tables.print_rows_streamed(counted(), header, Out(), indent, block=2, **kw)
+
+    monkeypatch.setattr(queues, "print_rows_streamed", streamed)
+    code, out, _ = run(capsys, "queue", str(store_path(version)), topic, qid)
+    assert code == 0 and written[0] == 2 < len(read) == len(data["units"])
+    lines = out.splitlines()[2:]  # after the queue's line and the header
+    assert [[int(v) for v in line.split()] for line in lines] == \
+        [[u["cqIndex"], u["commitlogOffset"], u["size"], u["tagsCode"]] for u in data["units"]]

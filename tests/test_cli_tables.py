@@ -125,7 +125,11 @@ def test_a_streamed_table_is_the_held_one_while_it_fits_a_block(monkeypatch, col
     rows = [[i, f"topic-{'x' * (i * 7)}", f"2026-12-0{i % 9 + 1}T00:00:00Z", " ".join(["k"] * i)] for i in range(12)]
     held, streamed = io.StringIO(), io.StringIO()
     print_table(rows, header, held)
-    assert print_rows_streamed(iter(rows), header, streamed, cut=(1, 3)) == 12
+    assert print_rows_streamed(iter(rows), header, streamed) == 12
+    assert streamed.getvalue() == held.getvalue()
+    held, streamed = io.StringIO(), io.StringIO()
+    print_table(rows, header, held, "  ")
+    print_rows_streamed(iter(rows), header, streamed, "  ")
     assert streamed.getvalue() == held.getvalue()
 
     read = []
@@ -140,7 +144,7 @@ def test_a_streamed_table_is_the_held_one_while_it_fits_a_block(monkeypatch, col
         def write(self, text):
             seen.append(len(read))  # rows read when the table wrote
             return small.write(text)
-    assert print_rows_streamed(reading(), header, Out(), cut=(1, 3), block=4) == 13
+    assert print_rows_streamed(reading(), header, Out(), block=4) == 13
     lines = small.getvalue().splitlines()
     assert len(lines) == 14 and seen[0] == 4  # the header and first block went out after four rows
     first = lines[:5]

@@ -27,17 +27,13 @@ def _row(m) -> list:
             " ".join(m.keys), len(m.shown_body)]  # the body as shown, decompressed: bodyBytes as in messages
 
 
-#: The columns of ``_HEADER`` cut in the middle when a value is wider than the table fitted to the terminal.
-_CUT = (1, 5, 6)
-
-
 def _write_messages(msgs, fmt: str, out) -> None:
     """``msgs`` (an iterable, read once, never held) as JSON Lines or a table."""
     if fmt == "jsonl":
         for m in msgs:
             out.write(json.dumps(m.to_json_dict(), ensure_ascii=False) + "\n")
     else:
-        print_rows_streamed((_row(m) for m in msgs), _HEADER, out, cut=_CUT)
+        print_rows_streamed((_row(m) for m in msgs), _HEADER, out)
 
 
 def _end_status(end) -> int:
@@ -184,7 +180,7 @@ def cmd_dledger(args: argparse.Namespace) -> int:
                                   short(e.message.topic), e.message.queue_id, e.message.queue_offset,
                                   iso(e.message.store_timestamp)] for e in shown),
                                 ["index", "term", "entryOffset", "size", "commitLogOffset", "topic", "queueId",
-                                 "queueOffset", "storeTimestamp"], out, cut=(5,), min_widths={2: end, 4: end})
+                                 "queueOffset", "storeTimestamp"], out, min_widths={2: end, 4: end})
     if args.limit is None or n < args.limit:
         return _end_status(entries.end)
     return status.OK

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import itertools
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -447,35 +448,37 @@ def cmd_messages(args: argparse.Namespace) -> int:
     if inner:
         # Inner batches (batch consume queues) are searched item by item, through the object API.
         items, obj_scan = _inner_selected(args, log)
-        rows, n = [], 0
-        for it in items:
-            if args.limit is not None and n >= args.limit:
-                break
-            n += 1
-            m, item = (it, None) if isinstance(it, Message) else it
-            if counts is not None:
+        if args.limit is not None:
+            items = itertools.islice(items, args.limit)
+        pairs = ((it, None) if isinstance(it, Message) else it for it in items)
+        n = 0
+        if counts is not None:
+            for n, (m, _) in enumerate(pairs, 1):
                 counts.add(m.topic, m.queue_id)
-                continue
-            data = item.body if item is not None else m.shown_body
-            d = _inner_json(m, item) if item is not None else m.to_json_dict()
-            if args.format == "jsonl":
-                whole = d
+            counts.write(out, args.format)
+        elif args.format == "jsonl":
+            for n, (m, item) in enumerate(pairs, 1):
+                data = item.body if item is not None else m.shown_body
+                whole = d = _inner_json(m, item) if item is not None else m.to_json_dict()
                 d = bodies.apply_json(d, data, args.body, args.body_limit)
                 d = _columns_json(d, m, columns, item.properties if item is not None else None, data)
                 d = _system_json(d, whole, system)
                 d = _decoded_json(d, decoder, data)
                 out.write(json.dumps(d, ensure_ascii=False) + "\n")
-            elif columns is not None:
-                rows.append(_system_row(_columns_row(_columns_json(d, m, columns, item.properties if item is not None
-                                                                   else None, data), columns), d, system))
-            else:
-                row = _inner_row(m, item) if item is not None else _message_row(m)
-                rows.append(_system_row(_decoded_row(_with_body(row, data, args) if body else row, decoder, data),
-                                        d, system))
-        if counts is not None:
-            counts.write(out, args.format)
-        elif args.format == "table":
-            print_table(rows, header, out)
+        else:
+            def table_rows():
+                for m, item in pairs:
+                    data = item.body if item is not None else m.shown_body
+                    d = _inner_json(m, item) if item is not None else m.to_json_dict()
+                    if columns is not None:
+                        yield _system_row(_columns_row(_columns_json(d, m, columns, item.properties
+                                                                     if item is not None else None, data),
+                                                       columns), d, system)
+                    else:
+                        row = _inner_row(m, item) if item is not None else _message_row(m)
+                        yield _system_row(_decoded_row(_with_body(row, data, args) if body else row, decoder, data),
+                                          d, system)
+            n = tables.print_rows_streamed(table_rows(), header, out)
         _note_empty(n, args)
         return report_end(obj_scan, log)
     # The columnar decoder, a batch at a time: the output starts before the scan ends and memory stays flat.

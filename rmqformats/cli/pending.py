@@ -8,7 +8,8 @@ import sys
 from datetime import datetime, timedelta, timezone
 
 from . import status
-from .common import UsageError, add_jobs, add_store_args, iso, open_from_args, print_table
+from .common import UsageError, add_jobs, add_store_args, iso, open_from_args
+from .tables import print_rows_streamed
 
 
 def delay_levels(path: str | None, root: str | None = None) -> tuple[int, ...]:
@@ -95,8 +96,9 @@ def cmd_pending(args: argparse.Namespace) -> int:
         table = getattr(result, attr)
         out.write(f"\n{title}: {table.num_rows}\n")
         if table.num_rows:
-            print_table([[_cell(v) for v in row.values()] for row in table.to_pylist()], table.column_names, out,
-                        indent="  ")
+            rows = ([_cell(v) for v in row.values()]
+                    for part in table.to_batches(max_chunksize=1000) for row in part.to_pylist())
+            print_rows_streamed(rows, table.column_names, out, "  ")
     return status.OK
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shlex
@@ -12,7 +13,7 @@ from ..consumequeue import SCHEDULE_TOPIC, tags_code
 from . import bodies, present, status
 from .common import UsageError, Unknown, iso, open_from_args, parse_time, short, print_table, add_store_args
 from .common import add_jobs
-from .tables import table_width, write_wrapped
+from .tables import print_rows_streamed, table_width, write_wrapped
 from .common import add_commitlog_arg, refuse_empty_range
 
 def _queue_positionals(args: argparse.Namespace) -> tuple[str | None, int | None]:
@@ -110,13 +111,11 @@ def cmd_queue(args: argparse.Namespace) -> int:
         items = (r.unit for r in cq.messages(args.from_offset, stop, tag=args.tag))
     else:
         items = cq.units(args.from_offset, stop, tag=args.tag)
-    rows = []
-    n = 0
-    for n, item in enumerate(items, 1):
-        if args.limit is not None and n > args.limit:
-            n -= 1
-            break
-        if args.format == "jsonl":
+    if args.limit is not None:
+        items = itertools.islice(items, args.limit)
+    if args.format == "jsonl":
+        n = 0
+        for n, item in enumerate(items, 1):
             if args.resolve:
                 d = item.unit.to_json_dict()
                 d["status"] = item.status.name
@@ -128,15 +127,13 @@ def cmd_queue(args: argparse.Namespace) -> int:
             else:
                 d = item.to_json_dict()
             out.write(json.dumps(d, ensure_ascii=False) + "\n")
-        else:
-            rows.append(_unit_row(item, args))
-    if args.format == "table":
+    else:
         header = ["cqOffset", "commitLogOffset", "size", "tagsCode"]
         if args.resolve:
             header += ["status", "storeTimestamp", "tags", "keys", "msgId"] + (["body"] if _body_shown(args) else [])
         where = "RocksDB consume queue" if cq.kind == "rocksdb" else f"{len(cq.files.files)} file(s)"
         sys.stdout.write(f"# {topic}/{queue_id}: offsets {cq.min_offset}..{cq.max_offset}, {where}\n")
-        print_table(rows, header, out)
+        n = print_rows_streamed((_unit_row(item, args) for item in items), header, out)
     if n == 0 and args.limit != 0:
         sys.stderr.write(f"rmqformats: no unit of {topic}/{queue_id} matched\n")
     return 0
@@ -186,64 +183,63 @@ def _bcq_unit_json(u) -> dict:
 def _batch_queue(args: argparse.Namespace, bcq, topic: str, queue_id: int) -> int:
     """``queue`` for a batch consume queue: one row per message (queue offset), resolved or not."""
     out = sys.stdout
-    rows = []
     if args.resolve:
         items = bcq.messages(args.from_offset, args.to_offset)
     else:
         items = _unit_messages(bcq, args.from_offset, args.to_offset)
-    n = 0
-    for item in items:
-        if args.tag is not None and (item.tags != args.tag if args.resolve else
-                                     item[1].tags_code != tags_code(args.tag)):
-            continue
-        if args.limit is not None and n >= args.limit:
-            break
-        n += 1
-        if args.resolve:
-            d = _bcq_unit_json(item.unit)
-            d["cqOffset"] = item.queue_offset
-            d["status"] = "OK"
-            if item.inner is not None:
-                # The record is the outer batch: its fields once, without its body (the item's body is the
-                # message's); the item's own values next to it.
-                record = item.message.to_json_dict()
-                record.pop("body")
-                d["message"] = record
-                d["innerIndex"] = item.queue_offset - item.unit.msg_base_offset
-                d["innerProperties"] = item.inner.properties
-                d["innerFlag"] = item.inner.flag
-                d.update({("inner" + k[0].upper() + k[1:]): v
-                          for k, v in bodies.json_fields(item.inner.body, args.body, args.body_limit).items()})
+    if args.tag is not None:
+        code = tags_code(args.tag)
+        items = (item for item in items if (item.tags == args.tag if args.resolve else item[1].tags_code == code))
+    if args.limit is not None:
+        items = itertools.islice(items, args.limit)
+    if args.format == "jsonl":
+        n = 0
+        for n, item in enumerate(items, 1):
+            if args.resolve:
+                d = _bcq_unit_json(item.unit)
+                d["cqOffset"] = item.queue_offset
+                d["status"] = "OK"
+                if item.inner is not None:
+                    # The record is the outer batch: its fields once, without its body (the item's body is the
+                    # message's); the item's own values next to it.
+                    record = item.message.to_json_dict()
+                    record.pop("body")
+                    d["message"] = record
+                    d["innerIndex"] = item.queue_offset - item.unit.msg_base_offset
+                    d["innerProperties"] = item.inner.properties
+                    d["innerFlag"] = item.inner.flag
+                    d.update({("inner" + k[0].upper() + k[1:]): v
+                              for k, v in bodies.json_fields(item.inner.body, args.body, args.body_limit).items()})
+                else:
+                    m = item.message
+                    d["message"] = bodies.apply_json(m.to_json_dict(), m.body, args.body, args.body_limit)
             else:
-                m = item.message
-                d["message"] = bodies.apply_json(m.to_json_dict(), m.body, args.body, args.body_limit)
-            if args.format == "jsonl":
-                out.write(json.dumps(d, ensure_ascii=False) + "\n")
-            else:
-                rows.append([item.queue_offset, item.unit.commitlog_offset, item.unit.size, item.unit.tags_code,
-                             item.unit.msg_base_offset, item.unit.batch_size, iso(item.message.store_timestamp),
-                             item.tags or "", " ".join(k for k in (item.properties.get("KEYS") or "").split(" ") if k),
-                             item.message.msg_id] + ([_body_cell(item.body, args)] if _body_shown(args) else []))
-        else:
-            q, u = item
-            if args.format == "jsonl":
+                q, u = item
                 d = _bcq_unit_json(u)
                 d["cqOffset"] = q
                 d["innerIndex"] = q - u.msg_base_offset
-                out.write(json.dumps(d, ensure_ascii=False) + "\n")
-            else:
-                rows.append([q, u.commitlog_offset, u.size, u.tags_code, u.msg_base_offset, u.batch_size,
-                             iso(u.store_time)])
-    if args.format == "table":
+            out.write(json.dumps(d, ensure_ascii=False) + "\n")
+    else:
         header = ["cqOffset", "commitLogOffset", "size", "tagsCode", "msgBaseOffset", "batchSize", "storeTime"]
         if args.resolve:
             header += ["tags", "keys", "msgId"] + (["body"] if _body_shown(args) else [])
         out.write(f"# {topic}/{queue_id} (batch consume queue): offsets {bcq.min_offset}..{bcq.max_offset}, "
                   f"{len(bcq.files.files)} file(s)\n")
-        print_table(rows, header, out)
+        n = print_rows_streamed((_bcq_row(item, args) for item in items), header, out)
     if n == 0 and args.limit != 0:
         sys.stderr.write(f"rmqformats: no message of {topic}/{queue_id} matched\n")
     return 0
+
+
+def _bcq_row(item, args: argparse.Namespace) -> list:
+    """A ``queue`` table row of a batch consume queue's message: resolved, or ``(queue offset, unit)``."""
+    if args.resolve:
+        return [item.queue_offset, item.unit.commitlog_offset, item.unit.size, item.unit.tags_code,
+                item.unit.msg_base_offset, item.unit.batch_size, iso(item.message.store_timestamp),
+                item.tags or "", " ".join(k for k in (item.properties.get("KEYS") or "").split(" ") if k),
+                item.message.msg_id] + ([_body_cell(item.body, args)] if _body_shown(args) else [])
+    q, u = item
+    return [q, u.commitlog_offset, u.size, u.tags_code, u.msg_base_offset, u.batch_size, iso(u.store_time)]
 
 
 def _unit_messages(bcq, start: int | None, stop: int | None):

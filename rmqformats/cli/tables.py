@@ -206,44 +206,41 @@ def print_table_streamed(columns: ColumnWidths, rows, out, indent: str = "", *,
         out.write(indent + GAP.join(pad(cut_middle(values[i], w), w) for i, w in layout).rstrip() + "\n")
 
 
-def print_rows_streamed(rows: Iterable[Sequence], header: Sequence[str], out, *, cut: Iterable[int] = (),
-                        min_widths: dict[int, int] | None = None, block: int = 1000) -> int:
+def print_rows_streamed(rows: Iterable[Sequence], header: Sequence[str], out, indent: str = "", *,
+                        cut: Iterable[int] | None = None, min_widths: dict[int, int] | None = None,
+                        block: int = 1000) -> int:
     """Write ``rows`` (an iterable of rows, read once) as a table fitted to the output, holding one block of
     ``block`` rows at a time; returns how many rows it wrote.
 
     The widths are those of the header and the first block (at least
-    ``min_widths``), as :class:`rmqformats.export.TableStream` fixes them: a
-    later text value wider than its column is cut in the middle when the
-    column is in ``cut``; numbers overflow their column rather than lose
-    digits. While the rows fit in one block, the table is
-    :func:`print_table`'s.
+    ``min_widths``), and the columns that may be cut are ``cut``, by default
+    those :func:`print_table` would cut, judged on the first block
+    (:class:`rmqformats.export.TableStream` writes the lines). Past the first
+    block, a text value wider than its column is cut in the middle; numbers
+    overflow their column rather than lose digits. While the rows fit in one
+    block, the table is :func:`print_table`'s.
     """
-    import pyarrow as pa
+    import itertools
 
     from ..export import TableStream
+    from ..frames import from_strings
     limit = table_width(out)
 
     def layout(h, w, c):
-        chosen = fit_layout(h, w, c, limit)
+        chosen = fit_layout(h, w, c, limit, len(indent))
         note_left_out(h, chosen, limit)
         return chosen
 
-    cut = list(cut)
-    table = TableStream(list(header), out, block=block, cut=cut, min_widths=min_widths, layout=layout)
-    pending: list[Sequence] = []
+    it = iter(rows)
+    pending = [[str(v) for v in r] for r in itertools.islice(it, block)]
+    if cut is None:
+        cut = [i for i in range(len(header)) if _is_cuttable([r[i] for r in pending])]
+    table = TableStream(list(header), out, block=block, cut=cut, min_widths=min_widths, indent=indent,
+                        layout=layout)
     n = 0
-
-    def flush() -> None:
-        columns = list(zip(*pending))
-        table.write([pa.array([str(v) for v in col], pa.string()) for col in columns])
-        pending.clear()
-
-    for row in rows:
-        pending.append(row)
-        n += 1
-        if len(pending) >= block:
-            flush()
-    if pending:
-        flush()
+    while pending:
+        n += len(pending)
+        table.write([from_strings(col) for col in zip(*pending)])
+        pending = [[str(v) for v in r] for r in itertools.islice(it, block)]
     table.close()
     return n
