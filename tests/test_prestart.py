@@ -136,3 +136,35 @@ def test_building_the_command_line_imports_no_pandas():
     code = "import sys; from rmqformats.cli import build_parser; build_parser(); print('pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+_CHECK_WORKERS = r"""
+import contextlib, io, json, sys
+from rmqformats.cli import main
+from rmqformats.walk import parallel
+if __name__ == "__main__":
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = main(["check", sys.argv[1], "--jobs", "2", "--format", "jsonl"])
+    # Each task holds its worker a moment, so that both workers answer.
+    ask = "(__import__('time').sleep(0.5), 'pandas' in __import__('sys').modules)[1]"
+    pool = parallel._pool(2)
+    answers = [job.result() for job in [pool.submit(eval, ask) for _ in range(2)]]
+    print(json.dumps([code, "pandas" in sys.modules, answers]))
+"""
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_check_with_workers_imports_no_pandas(version, tmp_path):
+    """``check --jobs 2``: neither the command nor its workers import pandas (their fork server does not
+    preload it, and the check's fold turns no column into numpy through pyarrow's conversions)."""
+    import json
+    import subprocess
+    import sys
+
+    script = tmp_path / "check_workers.py"
+    script.write_text(_CHECK_WORKERS)
+    env = {**os.environ, jobs.MIN_ENV: "0", jobs.RANGE_ENV: "4096"}
+    out = subprocess.run([sys.executable, str(script), str(store_path(version))], capture_output=True, text=True,
+                         timeout=300, env=env, cwd=tmp_path).stdout
+    code, main_pandas, workers = json.loads(out.splitlines()[-1])
+    assert code == 0 and main_pandas is False and workers == [False, False]

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 WALKING = frozenset({"check", "export", "inspect", "lag", "messages", "pending", "preflight", "rebuild", "report",
                      "sql"})
 #: Modules the folds of a command's walk need in the workers, imported once by their fork server (a worker
-#: would import them on its first range): ``check``'s and ``preflight``'s also take pandas, which pyarrow
-#: imports (0.3-0.6 s) when the fold first turns a column into numpy.
-_CHECK_FOLD = ("rmqformats.recovery.crosscheck", "pandas")
+#: would import them on its first range). pandas is not among them: the folds turn no column into numpy
+#: through pyarrow's own conversions, which would import it (0.3-0.6 s, and tens of MiB in every worker).
+_CHECK_FOLD = ("rmqformats.recovery.crosscheck",)
 _FOLDS = {"inspect": ("rmqformats.cli.inspect",), "check": _CHECK_FOLD, "preflight": _CHECK_FOLD}
 
 
