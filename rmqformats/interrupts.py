@@ -90,7 +90,8 @@ def _unraisable(hook):
 def _excepthook(hook):
     """``sys.excepthook`` that stays silent for a signal's exception: a compiled extension that prints what
     went wrong in its own call (``PyErr_Print``, as numpy's C API import in an extension's start-up does
-    when it fails) prints nothing, as :func:`_unraisable` does for a finalizer's, and the command says it in its one line."""
+    when it fails) prints nothing, as :func:`_unraisable` does for a finalizer's; the command's one line
+    says it."""
     def quiet(exc_type, exc_value, exc_tb) -> None:
         if _state.received is not None or isinstance(exc_value, KeyboardInterrupt):
             return

@@ -61,7 +61,6 @@ class DLedgerIndex:
                         yield IndexUnit(index, magic, position, size, term, f.path, pos + k * UNIT_SIZE)
                     pos += n * UNIT_SIZE
 
-
     def unit(self, index: int) -> IndexUnit | None:
         """The unit of entry ``index``, read where DLedger writes it (``index`` × 32 bytes into the index);
         ``None`` when no file holds that place or the unit there is not that entry's."""
