@@ -111,29 +111,12 @@ def cmd_queue(args: argparse.Namespace) -> int:
         items = (r.unit for r in cq.messages(args.from_offset, stop, tag=args.tag))
     else:
         items = cq.units(args.from_offset, stop, tag=args.tag)
-    if args.limit is not None:
-        items = itertools.islice(items, args.limit)
-    if args.format == "jsonl":
-        n = 0
-        for n, item in enumerate(items, 1):
-            if args.resolve:
-                d = item.unit.to_json_dict()
-                d["status"] = item.status.name
-                m = item.message
-                d["message"] = (bodies.apply_json(m.to_json_dict(), m.body, args.body, args.body_limit)
-                                if m is not None else None)
-                if item.detail:
-                    d["detail"] = item.detail
-            else:
-                d = item.to_json_dict()
-            out.write(json.dumps(d, ensure_ascii=False) + "\n")
-    else:
-        header = ["cqOffset", "commitLogOffset", "size", "tagsCode"]
-        if args.resolve:
-            header += ["status", "storeTimestamp", "tags", "keys", "msgId"] + (["body"] if _body_shown(args) else [])
-        where = "RocksDB consume queue" if cq.kind == "rocksdb" else f"{len(cq.files.files)} file(s)"
-        sys.stdout.write(f"# {topic}/{queue_id}: offsets {cq.min_offset}..{cq.max_offset}, {where}\n")
-        n = print_rows_streamed((_unit_row(item, args) for item in items), header, out)
+    header = ["cqOffset", "commitLogOffset", "size", "tagsCode"]
+    if args.resolve:
+        header += ["status", "storeTimestamp", "tags", "keys", "msgId"] + (["body"] if _body_shown(args) else [])
+    where = "RocksDB consume queue" if cq.kind == "rocksdb" else f"{len(cq.files.files)} file(s)"
+    n = _write_queue(items, args, out, _unit_json, _unit_row, header,
+                     f"# {topic}/{queue_id}: offsets {cq.min_offset}..{cq.max_offset}, {where}")
     if n == 0 and args.limit != 0:
         sys.stderr.write(f"rmqformats: no unit of {topic}/{queue_id} matched\n")
     return 0
@@ -190,45 +173,71 @@ def _batch_queue(args: argparse.Namespace, bcq, topic: str, queue_id: int) -> in
     if args.tag is not None:
         code = tags_code(args.tag)
         items = (item for item in items if (item.tags == args.tag if args.resolve else item[1].tags_code == code))
+    header = ["cqOffset", "commitLogOffset", "size", "tagsCode", "msgBaseOffset", "batchSize", "storeTime"]
+    if args.resolve:
+        header += ["tags", "keys", "msgId"] + (["body"] if _body_shown(args) else [])
+    n = _write_queue(items, args, out, _bcq_json, _bcq_row, header,
+                     f"# {topic}/{queue_id} (batch consume queue): offsets {bcq.min_offset}..{bcq.max_offset}, "
+                     f"{len(bcq.files.files)} file(s)")
+    if n == 0 and args.limit != 0:
+        sys.stderr.write(f"rmqformats: no message of {topic}/{queue_id} matched\n")
+    return 0
+
+
+def _write_queue(items, args: argparse.Namespace, out, json_of, row_of, header: list[str], title: str) -> int:
+    """``queue``'s output of ``items`` (at most ``--limit`` of them): a JSON line each (``json_of``), or a table
+    of ``row_of`` rows under the line ``title``, written a block at a time; returns how many it wrote."""
     if args.limit is not None:
         items = itertools.islice(items, args.limit)
     if args.format == "jsonl":
         n = 0
         for n, item in enumerate(items, 1):
-            if args.resolve:
-                d = _bcq_unit_json(item.unit)
-                d["cqOffset"] = item.queue_offset
-                d["status"] = "OK"
-                if item.inner is not None:
-                    # The record is the outer batch: its fields once, without its body (the item's body is the
-                    # message's); the item's own values next to it.
-                    record = item.message.to_json_dict()
-                    record.pop("body")
-                    d["message"] = record
-                    d["innerIndex"] = item.queue_offset - item.unit.msg_base_offset
-                    d["innerProperties"] = item.inner.properties
-                    d["innerFlag"] = item.inner.flag
-                    d.update({("inner" + k[0].upper() + k[1:]): v
-                              for k, v in bodies.json_fields(item.inner.body, args.body, args.body_limit).items()})
-                else:
-                    m = item.message
-                    d["message"] = bodies.apply_json(m.to_json_dict(), m.body, args.body, args.body_limit)
-            else:
-                q, u = item
-                d = _bcq_unit_json(u)
-                d["cqOffset"] = q
-                d["innerIndex"] = q - u.msg_base_offset
-            out.write(json.dumps(d, ensure_ascii=False) + "\n")
+            out.write(json.dumps(json_of(item, args), ensure_ascii=False) + "\n")
+        return n
+    out.write(title + "\n")
+    return print_rows_streamed((row_of(item, args) for item in items), header, out)
+
+
+def _unit_json(item, args: argparse.Namespace) -> dict:
+    """A ``queue`` JSON line of a consume queue's unit, resolved (a :class:`ResolvedUnit`) or not."""
+    if not args.resolve:
+        return item.to_json_dict()
+    d = item.unit.to_json_dict()
+    d["status"] = item.status.name
+    m = item.message
+    d["message"] = (bodies.apply_json(m.to_json_dict(), m.body, args.body, args.body_limit)
+                    if m is not None else None)
+    if item.detail:
+        d["detail"] = item.detail
+    return d
+
+
+def _bcq_json(item, args: argparse.Namespace) -> dict:
+    """A ``queue`` JSON line of a batch consume queue's message: resolved, or ``(queue offset, unit)``."""
+    if not args.resolve:
+        q, u = item
+        d = _bcq_unit_json(u)
+        d["cqOffset"] = q
+        d["innerIndex"] = q - u.msg_base_offset
+        return d
+    d = _bcq_unit_json(item.unit)
+    d["cqOffset"] = item.queue_offset
+    d["status"] = "OK"
+    if item.inner is not None:
+        # The record is the outer batch: its fields once, without its body (the item's body is the
+        # message's); the item's own values next to it.
+        record = item.message.to_json_dict()
+        record.pop("body")
+        d["message"] = record
+        d["innerIndex"] = item.queue_offset - item.unit.msg_base_offset
+        d["innerProperties"] = item.inner.properties
+        d["innerFlag"] = item.inner.flag
+        d.update({("inner" + k[0].upper() + k[1:]): v
+                  for k, v in bodies.json_fields(item.inner.body, args.body, args.body_limit).items()})
     else:
-        header = ["cqOffset", "commitLogOffset", "size", "tagsCode", "msgBaseOffset", "batchSize", "storeTime"]
-        if args.resolve:
-            header += ["tags", "keys", "msgId"] + (["body"] if _body_shown(args) else [])
-        out.write(f"# {topic}/{queue_id} (batch consume queue): offsets {bcq.min_offset}..{bcq.max_offset}, "
-                  f"{len(bcq.files.files)} file(s)\n")
-        n = print_rows_streamed((_bcq_row(item, args) for item in items), header, out)
-    if n == 0 and args.limit != 0:
-        sys.stderr.write(f"rmqformats: no message of {topic}/{queue_id} matched\n")
-    return 0
+        m = item.message
+        d["message"] = bodies.apply_json(m.to_json_dict(), m.body, args.body, args.body_limit)
+    return d
 
 
 def _bcq_row(item, args: argparse.Namespace) -> list:
