@@ -220,7 +220,8 @@ class _SegmentReader:
 def _queue_offset(key: tuple, old_qo: int, tran: int, text: str, next_qo: dict) -> int:
     """The queue offset the broker assigns a record of queue ``key`` with properties ``text``
     (``ConsumeQueue.assignQueueOffset``, in commit-log order; an inner batch takes ``INNER_NUM``)."""
-    if tran in (TRAN_PREPARED, TRAN_ROLLBACK):  # prepared, rollback: doAppend sets no queue offset (0), nor advances the queue
+    # Prepared, rollback: doAppend sets no queue offset (0), nor advances the queue.
+    if tran in (TRAN_PREPARED, TRAN_ROLLBACK):
         return old_qo
     new_qo = next_qo.get(key, old_qo)
     m = _INNER_NUM.search(text) if "INNER_NUM\x01" in text else None
