@@ -122,6 +122,30 @@ def test_workers_print_no_traceback():
     assert pool.submit(eval, hook).result() == "rmqformats.walk.preload._quiet"
 
 
+def test_the_pools_end_before_the_exit_hook_of_concurrent_futures():
+    """The walk's pools are shut down before concurrent.futures' exit hook runs, which wakes each pool's
+    thread without its lock: a thread closing its pipe then (a range's result just in after a walk that
+    ended early) made the hook print a traceback (EBADF) after the command's output."""
+    import threading
+    import time
+    from concurrent.futures import process
+
+    from rmqformats.walk import parallel
+
+    hooks = [getattr(h, "func", h) for h in threading._threading_atexits]
+    # threading runs them last registered first
+    assert hooks.index(parallel.close_pools) > hooks.index(process._python_exit)
+    pool = parallel._pool(2)
+    running = [pool.submit(time.sleep, 0.2) for _ in range(6)]
+    wakeup = pool._executor_manager_thread_wakeup
+    thread = pool._executor_manager_thread
+    parallel.close_pools()
+    assert wakeup._closed and not thread.is_alive()  # the hook passes a closed pipe by
+    assert sum(f.cancelled() for f in running) >= 2 and all(f.done() for f in running)
+    again = parallel._pool(2)
+    assert again is not pool and again.submit(os.getpid).result() != os.getpid()
+
+
 def test_segment_names_are_the_queue_files():
     from rmqformats.queuefiles import QUEUE_FILE_NAME
 

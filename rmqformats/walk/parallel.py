@@ -813,6 +813,25 @@ def _drop_broken_pools() -> None:
                 pool.shutdown(wait=False, cancel_futures=True)
 
 
+def close_pools() -> None:
+    """Shut the worker pools down: the ranges queued are cancelled, and this waits for the workers (each
+    ends after the range it is walking) and the pools' threads to end. A later walk starts a new pool."""
+    with _POOLS_LOCK:
+        pools = list(_POOLS.values())
+        _POOLS.clear()
+    for pool in pools:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+# Run before concurrent.futures' own exit hook (threading runs these in reverse order of registration, and
+# that module registered its hook when this one imported it). Its hook wakes each pool's thread without the
+# pool's lock; a thread closing its wake-up pipe at that moment, a range's result just in after a walk that
+# ended early, made it fail with EBADF, a traceback on stderr after the command's output (CPython 3.10 to
+# 3.13). A pool already shut down has its pipe closed, and the hook passes it by.
+if hasattr(threading, "_register_atexit"):
+    threading._register_atexit(close_pools)
+
+
 def _forget_pools() -> None:
     """Drop the parent's pools in a forked child: their processes are the parent's, not its own."""
     global _POOLS_LOCK
