@@ -32,6 +32,7 @@ import os
 from collections.abc import Iterator
 
 import numpy as np
+import pyarrow as pa
 
 from ..walk import arrow as A
 from ..walk import kernels as K
@@ -66,8 +67,44 @@ _PERFORMANCE = ("threads", "range_size", "jobs")
 #: Options of the plain walk that the entry walk takes.
 _TAKEN = ("batch_size", "decompress", "verify_crc", "strict", "start", "topic", "queue_id", "tag", "key",
           "since", "until", "from_offset", "to_offset", "stop", "max_body_size", "max_batch_bytes")
+#: The entry header's fields as columns the DLedger walk adds to the message columns (asked for by name;
+#: not in its batches by default), in this order, each with its kernel row and Arrow type.
+ENTRY_SCHEMA = pa.schema([
+    ("entryIndex", pa.int64()),
+    ("entryTerm", pa.int64()),
+    # The entry's ``pos`` field: its position in the data files' byte stream (commitLogOffset - 48).
+    ("entryPosition", pa.int64()),
+    ("entrySize", pa.int32()),
+    ("entryChannel", pa.int32()),
+    ("entryChainCrc", pa.int32()),
+    ("entryBodyCrc", pa.int32()),
+])
+ENTRY_COLUMNS: tuple[str, ...] = tuple(ENTRY_SCHEMA.names)
+_ENTRY_ROWS = {"entryIndex": K.E_INDEX, "entryTerm": K.E_TERM, "entryPosition": K.E_POS, "entrySize": K.E_SIZE,
+               "entryChannel": K.E_CHANNEL, "entryChainCrc": K.E_CHAIN_CRC, "entryBodyCrc": K.E_BODY_CRC}
+_ENTRY_DTYPES = {f.name: f.type.to_pandas_dtype() for f in ENTRY_SCHEMA}
 _RECORD_REASONS = {BadMagicError: EndReason.BAD_MAGIC, TruncatedRecordError: EndReason.TRUNCATED,
                    CrcMismatchError: EndReason.CRC_MISMATCH}
+
+
+def resolve_entry_columns(columns) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The message columns and the entry columns named by ``columns`` (a name or an iterable of names;
+    ``None``: every message column and no entry column), each in schema order; ``ValueError`` for an
+    unknown name, ``TypeError`` for anything but names."""
+    if columns is None:
+        return A.COLUMNS, ()
+    names = [columns] if isinstance(columns, str) else columns
+    try:
+        names = list(names)
+    except TypeError:
+        names = None
+    if names is None or not all(isinstance(c, str) for c in names):
+        return A.resolve_columns(columns), ()  # its TypeError
+    unknown = [c for c in names if c not in A.COLUMNS and c not in ENTRY_COLUMNS]
+    if unknown:
+        raise ValueError(f"unknown column(s) {', '.join(map(repr, unknown))}; the columns of a DLedger commit log "
+                         f"are {', '.join(A.COLUMNS + ENTRY_COLUMNS)}")
+    return A.resolve_columns([c for c in names if c in A.COLUMNS]), tuple(c for c in ENTRY_COLUMNS if c in names)
 
 
 class DLedgerColumnarScan(ColumnarScan):
@@ -75,9 +112,11 @@ class DLedgerColumnarScan(ColumnarScan):
     commit log; plus :attr:`last_index` and :attr:`last_term`, those of the last entry read (-1 before
     the first).
 
-    ``threads``, ``range_size`` and ``jobs`` are accepted and have no effect here (the walk on several cores
-    is :class:`rmqformats.dledger.parallel.ParallelDLedgerScan`); ``window_size`` is the bytes read from a
-    data file at a time. ``live``, ``predicate`` and the other options of the plain walk's
+    ``columns`` may also name the entry header's fields (:data:`ENTRY_COLUMNS`), which follow the message
+    columns in the batches; with no ``columns``, the batches hold the message columns alone, as a plain
+    commit log's do. ``threads``, ``range_size`` and ``jobs`` are accepted and have no effect here (the walk
+    on several cores is :class:`rmqformats.dledger.parallel.ParallelDLedgerScan`); ``window_size`` is the
+    bytes read from a data file at a time. ``live``, ``predicate`` and the other options of the plain walk's
     recovery modes are typed errors.
     """
 
@@ -85,7 +124,13 @@ class DLedgerColumnarScan(ColumnarScan):
         refuse_options(log.path, {k: v for k, v in options.items() if k not in _TAKEN + _PERFORMANCE},
                        "this layout")
         start = options.get("start")
-        super().__init__(log, columns=columns, **{k: v for k, v in options.items() if k in _TAKEN})
+        message_columns, entry_columns = resolve_entry_columns(columns)
+        super().__init__(log, columns=message_columns, **{k: v for k, v in options.items() if k in _TAKEN})
+        #: The entry columns asked for, after the message columns :meth:`_build_rows` builds.
+        self._entry_columns = entry_columns
+        if entry_columns:
+            self.columns = self.columns + entry_columns
+            self.schema = pa.schema([*self.schema, *(ENTRY_SCHEMA.field(c) for c in entry_columns)])
         # Entries are found from the start of the data file holding ``start`` (from the first with a
         # ``from_offset``, whose filter leaves the earlier messages out), as DLedger's recovery reads them.
         self._start = start
@@ -339,6 +384,23 @@ class DLedgerColumnarScan(ColumnarScan):
             pos += len(data) - BODY_OFFSET + 1
         return None
 
+    def _build_rows(self, w: A.Window, rows: np.ndarray, decoded: list | None = None) -> Iterator[pa.RecordBatch]:
+        if not self._entry_columns:
+            yield from super()._build_rows(w, rows, decoded)
+            return
+        # The message columns as the plain walk builds them (in more than one batch where their bodies outgrow
+        # one; with entry columns alone, one batch of every row), then the entry fields of the same rows from
+        # the kernel's entry matrix of this block.
+        e64 = self._entries
+        at = 0
+        parts = super()._build_rows(w, rows, decoded) if self._message_columns else [None]
+        for batch in parts:
+            n = len(rows) if batch is None else batch.num_rows
+            picked = rows[at:at + n]
+            at += n
+            entries = [pa.array(e64[_ENTRY_ROWS[c]][picked].astype(_ENTRY_DTYPES[c])) for c in self._entry_columns]
+            yield pa.RecordBatch.from_arrays(([] if batch is None else batch.columns) + entries, schema=self.schema)
+
     # -- what the plain walk has and the entry walk has not ---------------------------------
 
     def _may_skip(self, seg: Segment, size: int, pos: int, last: bool) -> bool:
@@ -373,4 +435,5 @@ class EntryWalk(DLedgerColumnarScan):
                    e[K.E_CHAIN_CRC], e[K.E_BODY_CRC], e[K.E_AT])]
 
 
-__all__ = ["BODY_OFFSET", "DLedgerColumnarScan", "EntryWalk", "MessageWalk", "WINDOW"]
+__all__ = ["BODY_OFFSET", "DLedgerColumnarScan", "ENTRY_COLUMNS", "ENTRY_SCHEMA", "EntryWalk", "MessageWalk", "WINDOW",
+           "resolve_entry_columns"]

@@ -112,6 +112,12 @@ class DLedgerCommitLog(CommitLog):
         position ``start``; ``end`` as :meth:`scan`."""
         return DLedgerScan(self, start, verify_crc, strict, with_entries=True)
 
+    @property
+    def entry_log(self) -> "DLedgerCommitLog":
+        """The DLedger log whose entries :meth:`entries` and the entry columns of :meth:`batches` give: this one
+        (of a store switched to DLedger, its DLedger part)."""
+        return self
+
     def entry_start(self, index: int) -> int | None:
         """Where a walk of :meth:`entries` may start to reach entry ``index`` without reading the files
         before it: the entry's position, as the index (``index/``) gives it and the entry there confirms;
@@ -239,6 +245,10 @@ class MixedCommitLog(DLedgerCommitLog):
 
     def entries(self, *, verify_crc: bool = False, strict: bool = False) -> DLedgerScan:
         return self.new.entries(verify_crc=verify_crc, strict=strict)
+
+    @property
+    def entry_log(self) -> DLedgerCommitLog:
+        return self.new
 
     def batches(self, columns=None, *, start: int | None = None, **options):
         """The record batches of the old log's walk, then the DLedger log's, with the filters and options of

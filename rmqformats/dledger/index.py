@@ -19,6 +19,8 @@ assert UNIT_SIZE == 32
 _NORMAL = layout.UNIT_MAGIC["normal"]
 #: Units read at a time.
 _CHUNK = 1 << 15
+#: The entry columns of the walk :func:`check_index` compares with each unit's index, position, size and term.
+_CHECKED = ("entryIndex", "entryPosition", "entrySize", "entryTerm")
 
 
 @dataclass(frozen=True)
@@ -78,29 +80,31 @@ class DLedgerIndex:
         return None
 
 
-def check_index(log, index: DLedgerIndex) -> list[str]:
+def check_index(log, index: DLedgerIndex, *, jobs: int | None = None) -> list[str]:
     """Where the entry index disagrees with the entries of ``log`` (as the DLedger recovery compares them).
 
     The recovery rewrites the index from the data where they differ, so a
     difference is a finding, not damage to the messages. Returns at most
-    100 texts naming the unit's file and offset.
+    100 texts naming the unit's file and offset. The entries are walked by
+    ``jobs`` worker processes (default: the log's :attr:`jobs`).
     """
     found: list[str] = []
     units = index.units()
     first_file_start = index.files[0].start if index.files else 0
-    for entry in log.entries():
-        unit = next(units, None)
-        while unit is not None and unit.index < entry.index:
+    walk = log.entry_log.batches(_CHECKED, decompress=False, jobs=log.jobs if jobs is None else jobs)
+    for batch in walk:
+        for entry in zip(*(batch.column(c).to_pylist() for c in _CHECKED)):
             unit = next(units, None)
-        if unit is None:
-            found.append(f"entry {entry.index} (position {entry.position}): no index unit "
-                         f"(the index ends before it; files from unit {first_file_start // UNIT_SIZE})")
-            break
-        got = (unit.index, unit.position, unit.size, unit.term)
-        want = (entry.index, entry.position, entry.size, entry.term)
-        if got != want:
-            found.append(str(DLedgerEntryError(unit.file, unit.file_offset,
-                                               f"index unit (index, pos, size, term) {got} != entry {want}")))
-            if len(found) >= 100:
-                break
+            while unit is not None and unit.index < entry[0]:
+                unit = next(units, None)
+            if unit is None:
+                found.append(f"entry {entry[0]} (position {entry[1]}): no index unit "
+                             f"(the index ends before it; files from unit {first_file_start // UNIT_SIZE})")
+                return found
+            got = (unit.index, unit.position, unit.size, unit.term)
+            if got != entry:
+                found.append(str(DLedgerEntryError(unit.file, unit.file_offset,
+                                                   f"index unit (index, pos, size, term) {got} != entry {entry}")))
+                if len(found) >= 100:
+                    return found
     return found

@@ -139,6 +139,8 @@ class ColumnarScan:
             raise ValueError(f"max_batch_bytes must be at least 1, not {max_batch_bytes}")
         self.columns = A.resolve_columns(columns)
         self.schema = pa.schema([A.SCHEMA.field(c) for c in self.columns])
+        #: The message columns :meth:`_build_rows` builds (a subclass may add columns of its own after them).
+        self._message_columns = self.columns
         self.end: DataEnd | None = None
         self.blanks: list[Blank] = []
         #: Bytes of commit log covered so far (for progress reports).
@@ -679,7 +681,7 @@ class ColumnarScan:
 
     def _build_rows(self, w: A.Window, rows: np.ndarray, decoded: list | None = None) -> Iterator[pa.RecordBatch]:
         try:
-            yield A.build(w, rows, self.columns, self._decompress, self._max_body, decoded)
+            yield A.build(w, rows, self._message_columns, self._decompress, self._max_body, decoded)
         except OverflowError:  # bodies of one batch over 2 GiB after decompression: halve it
             if len(rows) == 1:
                 raise
