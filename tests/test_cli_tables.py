@@ -151,3 +151,32 @@ def test_a_streamed_table_is_the_held_one_while_it_fits_a_block(monkeypatch, col
     width = max(len(line) for line in first)
     assert lines[-1].startswith("1000000000000 ")  # a number overflows its column, whole
     assert "…" in lines[-1] and len(lines[-1]) < width + len("1000000000000")  # text cut to the column
+
+
+@pytest.mark.parametrize("sizes", [[13], [1, 1, 11], [3, 1, 9], [2, 5, 6], [4, 9], [0, 5, 0, 8]])
+@pytest.mark.parametrize("columns", [None, "60"])
+def test_a_table_streamed_as_columns_is_the_one_streamed_as_rows(monkeypatch, columns, sizes):
+    """print_columns_streamed gives print_rows_streamed's table whatever the sizes of the blocks of columns:
+    the widths and the columns that may be cut are the first ``block`` rows', where the blocks cut them."""
+    import pyarrow as pa
+
+    from rmqformats.cli.tables import print_columns_streamed, print_rows_streamed
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    header = ["index", "topic", "storeTimestamp"]
+    # Past the first four rows: a wider number, a longer topic, and a column of numbers that turns to text.
+    rows = [[i * 10 ** (i // 4), f"topic-{'x' * (i * 5)}", "2026-12-07T00:00:00Z" if i < 6 else f"late {i}"]
+            for i in range(13)]
+    by_rows = io.StringIO()
+    assert print_rows_streamed(iter(rows), header, by_rows, block=4) == 13
+    blocks, at = [], 0
+    for size in sizes:
+        part = rows[at:at + size]
+        at += size
+        blocks.append([pa.array([str(r[i]) for r in part], pa.string()) for i in range(3)])
+    by_columns = io.StringIO()
+    assert print_columns_streamed(iter(blocks), header, by_columns, block=4) == 13
+    assert by_columns.getvalue() == by_rows.getvalue()

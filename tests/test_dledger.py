@@ -203,13 +203,17 @@ def test_damaged_header_ends_the_data_with_a_typed_error(dl, field, at, value, r
     assert seg.path in str(err.value) or os.path.basename(seg.path) in str(err.value)
 
 
-def test_index_disagreement_is_a_finding(dl):
+def test_index_disagreement_is_a_finding(dl, monkeypatch):
     version, root, placed, _ = dl
     log = rmqformats.open_store(root).commitlog
     unit = next(u for u in log.index().units() if u.index == 5)
     _damage(unit.file, unit.file_offset + 12, (3).to_bytes(4, "big"))
     found = check_index(log, log.index())
     assert len(found) == 1 and os.path.basename(unit.file) in found[0] and "index unit" in found[0]
+    assert f"{(5, placed[5].position, placed[5].size, placed[5].term)}" in found[0]
+    monkeypatch.setenv("RMQFORMATS_JOB_RANGE", "4096")  # the entries walked by workers, in many ranges
+    monkeypatch.setenv("RMQFORMATS_JOBS_MIN_BYTES", "0")
+    assert check_index(log, log.index(), jobs=3) == found
     assert sum(1 for _ in log.scan()) == len(placed)  # the data files decide, as in the recovery
 
 
@@ -230,8 +234,9 @@ def test_from_index_starts_at_the_data_file_the_index_points_to(dl, capsys, monk
     assert [e.index for e in from_file] == [p.index for p in placed if p.position >= log.segments[held].start_offset]
 
     starts = []
-    entries = DLedgerCommitLog.entries
-    monkeypatch.setattr(DLedgerCommitLog, "entries", lambda self, **kw: starts.append(kw["start"]) or entries(self, **kw))
+    batches = DLedgerCommitLog.batches
+    monkeypatch.setattr(DLedgerCommitLog, "batches",
+                        lambda self, *a, **kw: starts.append(kw["start"]) or batches(self, *a, **kw))
     k = last.index - 1
     want = [p.index for p in placed if p.index >= k]
     assert main(["dledger", str(root), "--from-index", str(k), "--format", "jsonl"]) == 0
@@ -306,6 +311,10 @@ def test_store_switched_to_dledger(tmp_path, version, capsys):
                                              if m.commitlog_offset >= start and m.topic == "TopicTest"]
     got = store.commitlog.to_arrow(["commitLogOffset"], stop=placed[1].message_offset, jobs=2)
     assert got.column(0).to_pylist() == [m.commitlog_offset for m in objects if m.commitlog_offset < placed[1].message_offset]
+    # The entries are the DLedger part's.
+    assert main(["dledger", str(root), "--format", "jsonl", "--jobs", "2"]) == 0
+    assert [(r["index"], r["entryOffset"]) for r in map(json.loads, capsys.readouterr().out.splitlines())] == \
+        [(e.index, e.position) for e in placed]
 
 
 def test_a_file_that_shrinks_while_read_is_a_typed_error(dl, monkeypatch):
@@ -386,6 +395,33 @@ def test_options_the_layout_does_not_support_are_typed_errors(dl):
     assert log.to_arrow(threads=2, window_size=1 << 20).num_rows == len(placed)
 
 
+def test_entry_columns_are_the_entries_written(dl):
+    """The entry header's fields as columns, beside the message columns and alone, equal the entries the
+    construct schemas wrote; without them asked for, the batches hold the message columns alone."""
+    from rmqformats.columnar import COLUMNS
+    from rmqformats.dledger.columnar import ENTRY_COLUMNS
+    _, root, placed, _ = dl
+    log = rmqformats.open_store(root).commitlog
+    written = {"entryIndex": [e.index for e in placed], "entryTerm": [e.term for e in placed],
+               "entryPosition": [e.position for e in placed], "entrySize": [e.size for e in placed],
+               "entryChannel": [0] * len(placed), "entryChainCrc": [0] * len(placed),
+               "entryBodyCrc": [0] * len(placed)}
+    both = log.batches(["msgId", *ENTRY_COLUMNS, "commitLogOffset"], batch_size=29).read_all()
+    assert both.schema.names == ["commitLogOffset", "msgId", *ENTRY_COLUMNS]
+    assert {c: both.column(c).to_pylist() for c in ENTRY_COLUMNS} == written
+    assert both.column("commitLogOffset").to_pylist() == [e.message_offset for e in placed]
+    assert [str(t) for t in both.schema.types[2:]] == ["int64"] * 3 + ["int32"] * 4
+    alone = log.batches(["entryTerm", "entryIndex"], topic="TopicTest").read_all()
+    kept = [m.commitlog_offset for m in log.scan() if m.topic == "TopicTest"]
+    assert 0 < len(kept) < len(placed)
+    assert alone.column("entryIndex").to_pylist() == [e.index for e in placed if e.message_offset in set(kept)]
+    assert log.batches().schema.names == list(COLUMNS)
+    with pytest.raises(ValueError, match="unknown column.*'entryIdx'.*entryIndex"):
+        log.batches(["entryIdx"])
+    with pytest.raises(ValueError, match="unknown column.*'entryIndex'"):  # a plain commit log has no entries
+        rmqformats.open_store(store_path(dl[0])).commitlog.batches(["entryIndex"])
+
+
 def test_dledger_command(dl, capsys):
     import json
     version, root, placed, _ = dl
@@ -395,6 +431,13 @@ def test_dledger_command(dl, capsys):
     assert [(r["index"], r["term"], r["entryOffset"], r["size"], r["commitLogOffset"]) for r in rows] == \
         [(e.index, e.term, e.position, e.size, e.message_offset) for e in placed]
     assert "pos" not in rows[0]
+    # Every field, as the object API's entries have them (held to the truth above).
+    assert rows == [{"index": e.index, "term": e.term, "entryOffset": e.position, "size": e.size,
+                     "channel": e.channel, "chainCrc": e.chain_crc, "bodyCrc": e.body_crc, "file": e.segment,
+                     "fileOffset": e.file_offset, "commitLogOffset": e.message.commitlog_offset,
+                     "topic": e.message.topic, "queueId": e.message.queue_id, "queueOffset": e.message.queue_offset,
+                     "storeTimestamp": e.message.store_timestamp, "msgId": e.message.msg_id}
+                    for e in rmqformats.open_store(root).commitlog.entries()]
     assert main(["dledger", str(root), "--from-index", "5", "--limit", "3"]) == 0
     header, *table = capsys.readouterr().out.splitlines()
     assert len(table) == 3 and header.split()[:5] == ["index", "term", "entryOffset", "size", "commitLogOffset"]

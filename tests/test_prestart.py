@@ -12,6 +12,7 @@ import pytest
 from rmqformats.walk import jobs
 
 from conftest import VERSIONS, store_path
+from layoutstores import dledger_store
 
 pytestmark = pytest.mark.skipif("forkserver" not in __import__("multiprocessing").get_all_start_methods(),
                                 reason="no fork server on this platform")
@@ -35,9 +36,11 @@ def test_the_guess(monkeypatch, tmp_path):
     monkeypatch.setenv(jobs.MIN_ENV, "0")
     seg = os.path.join(root, "commitlog", sorted(os.listdir(os.path.join(root, "commitlog")))[0])
     assert jobs.prestart(["messages", seg, "--jobs", "2"])  # a segment file named alone
+    dl = dledger_store(VERSIONS[-1], tmp_path / "dledger")[0]
+    assert jobs.prestart(["dledger", str(dl), "--jobs", "2"])  # a DLedger store root: its dledger-*/data
     monkeypatch.setattr(jobs, "default_jobs", lambda: 1)
     assert not jobs.prestart(["inspect", root])  # one CPU: no workers by default
-    assert len(started) == 4
+    assert len(started) == 5
 
 
 def _signal_set(pid: int, field: str) -> int:

@@ -11,13 +11,14 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterator
 
 from ..errors import StoreNotFoundError, WrongLayoutError
 from ..store import open_store
 from . import status
-from .common import Unknown, iso, print_table, short
+from .common import Unknown, add_jobs, cpus, iso, print_table, short
 from .present import whole
-from .tables import print_rows_streamed
+from .tables import print_columns_streamed, print_rows_streamed, table_width
 
 _HEADER = ["commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp", "tags", "keys", "bodyBytes"]
 
@@ -129,16 +130,58 @@ def cmd_tiered(args: argparse.Namespace) -> int:
     return code
 
 
-def _shown_entries(entries, from_index: int, limit: int | None):
-    """The entries from index ``from_index`` on, at most ``limit`` of them."""
+#: The columns of the ``dledger`` table: the entry header's fields and where its message is.
+_ENTRY_TABLE = ("entryIndex", "entryTerm", "entryPosition", "entrySize", "commitLogOffset", "topic", "queueId",
+                "queueOffset", "storeTimestamp")
+#: The columns of its JSON Lines: those and the rest of the header, the data file and the message id.
+_ENTRY_JSON = (*_ENTRY_TABLE, "entryChannel", "entryChainCrc", "entryBodyCrc", "segment", "msgId")
+
+
+def _shown_entries(batches, from_index: int, limit: int | None) -> Iterator:
+    """The batches' rows from entry index ``from_index`` on, at most ``limit`` of them."""
+    import pyarrow.compute as pc
     n = 0
-    for e in entries:
-        if e.index < from_index:
-            continue
+    for batch in batches:
+        if from_index > 0:
+            batch = batch.filter(pc.greater_equal(batch.column("entryIndex"), from_index))
+        if limit is not None:
+            batch = batch.slice(0, limit - n)
+        if batch.num_rows:
+            n += batch.num_rows
+            yield batch
         if limit is not None and n >= limit:
             return
-        n += 1
-        yield e
+
+
+def _entries_json(batch, files) -> str:
+    """The JSON Lines of the entries of ``batch`` (:data:`_ENTRY_JSON`'s columns); ``files``: the data files'
+    names, paths and first positions, as arrays."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..export import jsonl_bytes
+    names, paths, starts = files
+    which = pc.index_in(batch.column("segment"), value_set=names)
+    col = batch.column
+    lines = pa.record_batch(
+        [col("entryIndex"), col("entryTerm"), col("entryPosition"), col("entrySize"), col("entryChannel"),
+         col("entryChainCrc"), col("entryBodyCrc"), paths.take(which),
+         pc.subtract(col("entryPosition"), starts.take(which)), col("commitLogOffset"), col("topic"),
+         col("queueId"), col("queueOffset"), col("storeTimestamp").cast(pa.int64()), col("msgId")],
+        names=["index", "term", "entryOffset", "size", "channel", "chainCrc", "bodyCrc", "file", "fileOffset",
+               "commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp", "msgId"])
+    return bytes(jsonl_bytes(lines)).decode("utf-8")
+
+
+def _entries_cells(batch, topic_width: int) -> list:
+    """The ``dledger`` table's cells of the entries of ``batch`` (:data:`_ENTRY_TABLE`'s columns)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..export import short_text, time_text
+    return [short_text(batch.column(c), topic_width) if c == "topic" else
+            time_text(batch.column(c)) if c == "storeTimestamp" else pc.cast(batch.column(c), pa.string())
+            for c in _ENTRY_TABLE]
 
 
 def cmd_dledger(args: argparse.Namespace) -> int:
@@ -149,6 +192,7 @@ def cmd_dledger(args: argparse.Namespace) -> int:
         raise WrongLayoutError(args.store, None, "not a DLedger commit log: expected dledger-*/data under the store "
                                                  "root, or a folder of DLedger data files; found a plain commit "
                                                  f"log ({log.path}: its files hold plain records)")
+    log.jobs = cpus() if args.jobs is None else args.jobs
     out = sys.stdout
     if args.check_index:
         from ..dledger.index import check_index
@@ -160,29 +204,28 @@ def cmd_dledger(args: argparse.Namespace) -> int:
             out.write(text + "\n")
         out.write(f"index {'agrees with the data' if not found else 'differs from the data'}\n")
         return status.FINDINGS if found else status.OK
+    data = log.entry_log  # of a store switched to DLedger, its DLedger part
     # From the data file holding entry --from-index where the index says (and the entry confirms) where it is.
-    entries = log.entries(start=log.entry_start(args.from_index), verify_crc=args.verify_crc)
-    shown = _shown_entries(entries, args.from_index, args.limit)
+    scan = data.batches(_ENTRY_JSON if args.format == "jsonl" else _ENTRY_TABLE, start=data.entry_start(args.from_index), decompress=False,
+                        verify_crc=args.verify_crc, jobs=log.jobs)
+    shown = _shown_entries(scan, args.from_index, args.limit)
     if args.format == "jsonl":
+        import pyarrow as pa
+        files = (pa.array([os.path.basename(seg.path) for seg in data.segments], pa.string()),
+                 pa.array([seg.path for seg in data.segments], pa.string()),
+                 pa.array([seg.start_offset for seg in data.segments], pa.int64()))
         n = 0
-        for e in shown:
-            n += 1
-            m = e.message
-            out.write(json.dumps({"index": e.index, "term": e.term, "entryOffset": e.position, "size": e.size,
-                                  "channel": e.channel, "chainCrc": e.chain_crc, "bodyCrc": e.body_crc,
-                                  "file": e.segment, "fileOffset": e.file_offset,
-                                  "commitLogOffset": m.commitlog_offset, "topic": m.topic, "queueId": m.queue_id,
-                                  "queueOffset": m.queue_offset, "storeTimestamp": m.store_timestamp,
-                                  "msgId": m.msg_id}, ensure_ascii=False) + "\n")
+        for batch in shown:
+            out.write(_entries_json(batch, files))
+            n += batch.num_rows
     else:
         end = len(str(max((s.start_offset + s.size for s in log.segments), default=0)))
-        n = print_rows_streamed(([e.index, e.term, e.position, e.size, e.message.commitlog_offset,
-                                  short(e.message.topic), e.message.queue_id, e.message.queue_offset,
-                                  iso(e.message.store_timestamp)] for e in shown),
-                                ["index", "term", "entryOffset", "size", "commitLogOffset", "topic", "queueId",
-                                 "queueOffset", "storeTimestamp"], out, min_widths={2: end, 4: end})
+        width = 48 if table_width(out) is not None else 1 << 30  # as short() cuts a topic for a terminal
+        n = print_columns_streamed((_entries_cells(batch, width) for batch in shown),
+                                   ["index", "term", "entryOffset", "size", "commitLogOffset", "topic", "queueId",
+                                    "queueOffset", "storeTimestamp"], out, min_widths={2: end, 4: end})
     if args.limit is None or n < args.limit:
-        return _end_status(entries.end)
+        return _end_status(scan.end)
     return status.OK
 
 
@@ -260,6 +303,7 @@ def add_commands(sub) -> None:
     sp.add_argument("--verify-crc", action=argparse.BooleanOptionalAction, default=False,
                     help="check each message's body CRC (and __CRC32#); the data ends at the first mismatch")
     sp.add_argument("--format", choices=["table", "jsonl"], default="table", help="output format")
+    add_jobs(sp)
     sp.set_defaults(func=cmd_dledger)
 
     sp = sub.add_parser("compaction", help="compaction topics: compaction logs, queues, position-checkpoint")

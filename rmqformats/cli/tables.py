@@ -222,8 +222,23 @@ def print_rows_streamed(rows: Iterable[Sequence], header: Sequence[str], out, in
     """
     import itertools
 
-    from ..export import TableStream
     from ..frames import from_strings
+    it = iter(rows)
+
+    def blocks():
+        while pending := [[str(v) for v in r] for r in itertools.islice(it, block)]:
+            yield [from_strings(col) for col in zip(*pending)]
+    return print_columns_streamed(blocks(), header, out, indent, cut=cut, min_widths=min_widths, block=block)
+
+
+def print_columns_streamed(blocks: Iterable[list], header: Sequence[str], out, indent: str = "", *,
+                           cut: Iterable[int] | None = None, min_widths: dict[int, int] | None = None,
+                           block: int = 1000) -> int:
+    """:func:`print_rows_streamed` of rows given a block at a time as columns: one Arrow string array per
+    column, of any number of rows (the first ``block`` rows fix the widths whatever the blocks' sizes)."""
+    import itertools
+
+    from ..export import TableStream
     limit = table_width(out)
 
     def layout(h, w, c):
@@ -231,16 +246,27 @@ def print_rows_streamed(rows: Iterable[Sequence], header: Sequence[str], out, in
         note_left_out(h, chosen, limit)
         return chosen
 
-    it = iter(rows)
-    pending = [[str(v) for v in r] for r in itertools.islice(it, block)]
+    it = iter(blocks)
+    head: list[list] = []  # the first ``block`` rows, in the blocks they came in
+    tail: list[list] = []  # the rest of the block that reached past them
+    n = 0
+    for columns in it:
+        m = len(columns[0]) if columns else 0
+        if n + m > block:
+            head.append([c.slice(0, block - n) for c in columns])
+            tail.append([c.slice(block - n) for c in columns])
+            break
+        head.append(columns)
+        n += m
+        if n == block:
+            break
     if cut is None:
-        cut = [i for i in range(len(header)) if _is_cuttable([r[i] for r in pending])]
+        cut = [i for i in range(len(header)) if any(_is_cuttable(cols[i].to_pylist()) for cols in head)]
     table = TableStream(list(header), out, block=block, cut=cut, min_widths=min_widths, indent=indent,
                         layout=layout)
-    n = 0
-    while pending:
-        n += len(pending)
-        table.write([from_strings(col) for col in zip(*pending)])
-        pending = [[str(v) for v in r] for r in itertools.islice(it, block)]
+    total = 0
+    for columns in itertools.chain(head, tail, it):
+        total += len(columns[0]) if columns else 0
+        table.write(columns)
     table.close()
-    return n
+    return total

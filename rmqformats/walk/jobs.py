@@ -11,6 +11,7 @@ after the other.
 
 from __future__ import annotations
 
+import glob
 import multiprocessing
 import os
 import re
@@ -77,11 +78,12 @@ def start_fork_server(preload: Iterable[str] = ()) -> None:
 
 
 def _commitlog_bytes(path: str, limit: int) -> int:
-    """Bytes of the commit-log segments at ``path`` (a store root, its ``commitlog/`` or a segment), counted
-    until ``limit``; 0 where there are none."""
+    """Bytes of the commit-log segments at ``path`` (a store root, its ``commitlog/`` or DLedger
+    ``dledger-*/data/``, or a segment), counted until ``limit``; 0 where there are none."""
     if os.path.isfile(path):
         return os.path.getsize(path)
-    for folder in (os.path.join(path, "commitlog"), path):
+    dledger = sorted(glob.glob(os.path.join(glob.escape(path), "dledger-*", "data")))
+    for folder in (os.path.join(path, "commitlog"), *dledger, path):
         total = 0
         try:
             with os.scandir(folder) as entries:
