@@ -69,6 +69,9 @@ def test_inspect_shows_compaction_and_changes_nothing(tmp_path, capsys):
     assert comp["queues"][0]["topic"] == "TopicTest" and comp["queues"][0]["messages"] == len(kept)
     assert main(["compaction", str(root), "--topic", "TopicTest", "--queue", "0", "--format", "jsonl"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == len(kept)
+    assert main(["compaction", str(root), "--format", "jsonl"]) == 0
+    (row,) = map(json.loads, capsys.readouterr().out.splitlines())
+    assert (row["topic"], row["queueId"], row["messages"]) == ("TopicTest", 0, len(kept))
     assert _snapshot(root) == before
 
 

@@ -111,8 +111,8 @@ def cmd_tiered(args: argparse.Namespace) -> int:
     rows, code = [], status.OK
     for q in ts.queues():
         log = q.commitlog()
-        scan = log.scan(verify_crc=args.verify_crc)
-        n = sum(1 for _ in scan)
+        scan = log.batches("commitLogOffset", verify_crc=args.verify_crc, decompress=False)
+        n = sum(batch.num_rows for batch in scan)
         cq = q.consume_queue()
         row = {"cluster": q.cluster, "broker": q.broker, "topic": q.topic, "queueId": q.queue_id,
                "commitLogFiles": len(log.segments), "messages": n, "minOffset": cq.min_offset,
@@ -260,8 +260,8 @@ def cmd_compaction(args: argparse.Namespace) -> int:
                          "no compaction topics\n")
     rows, code = [], status.OK
     for q in queues:
-        scan = q.commitlog().scan()
-        n = sum(1 for _ in scan)
+        scan = q.commitlog().batches("commitLogOffset", decompress=False)
+        n = sum(batch.num_rows for batch in scan)
         info = q.consume_queue().info()
         code = max(code, _end_status(scan.end))
         key = f"{q.topic}_{q.queue_id}"
