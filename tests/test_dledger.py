@@ -217,6 +217,60 @@ def test_index_disagreement_is_a_finding(dl, monkeypatch):
     assert sum(1 for _ in log.scan()) == len(placed)  # the data files decide, as in the recovery
 
 
+def _check_entry_by_entry(log, index) -> list[str]:
+    """The index check as the recovery reads it: each entry of the object API against the next unit whose
+    index is not below its own."""
+    found, units = [], index.units()
+    for entry in log.entries():
+        unit = next(units, None)
+        while unit is not None and unit.index < entry.index:
+            unit = next(units, None)
+        if unit is None:
+            return found + [f"entry {entry.index} (position {entry.position}): no index unit (the index ends "
+                            f"before it; files from unit {index.files[0].start // 32})"]
+        got, want = (unit.index, unit.position, unit.size, unit.term), (entry.index, entry.position, entry.size,
+                                                                         entry.term)
+        if got != want:
+            found.append(str(DLedgerEntryError(unit.file, unit.file_offset,
+                                               f"index unit (index, pos, size, term) {got} != entry {want}")))
+            if len(found) >= 100:
+                return found
+    return found
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_index_check_takes_agreeing_units_at_once_and_the_rest_one_by_one(dl, monkeypatch, seed):
+    """Units changed, zeroed or cut off: the check, which takes a batch's units at once where they agree with
+    its entries and compares one by one elsewhere, finds what the entry-by-entry comparison finds; the
+    batches and the blocks of units are made small so that they fall across each other."""
+    import random
+
+    from rmqformats.dledger import index as dindex
+    rnd = random.Random(seed)
+    version, root, placed, _ = dl
+    log = rmqformats.open_store(root).commitlog
+    files = log.index().files
+    for _ in range(rnd.randrange(1, 4)):
+        f = rnd.choice(files)
+        at = rnd.randrange(f.size // 32) * 32
+        how = rnd.choice(["field", "zero", "cut", "shift"])
+        if how == "field":
+            _damage(f.path, at + rnd.choice([4, 12, 16, 24]) + 3, bytes([rnd.randrange(1, 256)]))
+        elif how == "zero":
+            _damage(f.path, at, bytes(32 * rnd.randrange(1, 5)))
+        elif how == "cut":
+            os.truncate(f.path, at)
+        else:  # a unit's index a few ahead: the units between are passed over
+            _damage(f.path, at + 16, (placed[min(at // 32 + 3, len(placed) - 1)].index).to_bytes(8, "big"))
+    log = rmqformats.open_store(root).commitlog
+    want = _check_entry_by_entry(log, log.index())
+    batches = DLedgerCommitLog.batches
+    monkeypatch.setattr(DLedgerCommitLog, "batches", lambda self, *a, **kw: batches(self, *a, batch_size=13, **kw))
+    monkeypatch.setattr(dindex, "_CHUNK", 7)
+    assert check_index(log, log.index()) == want
+    assert sum(1 for _ in log.index().units()) == sum(len(b) for _, _, b in log.index().unit_blocks())
+
+
 def test_from_index_starts_at_the_data_file_the_index_points_to(dl, capsys, monkeypatch):
     """``dledger --from-index`` walks from the data file holding the entry, where the index puts it and the
     entry there confirms; without that agreement it walks from the start, and shows the same entries."""

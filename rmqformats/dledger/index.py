@@ -21,6 +21,8 @@ _NORMAL = layout.UNIT_MAGIC["normal"]
 _CHUNK = 1 << 15
 #: The entry columns of the walk :func:`check_index` compares with each unit's index, position, size and term.
 _CHECKED = ("entryIndex", "entryPosition", "entrySize", "entryTerm")
+#: The unit's fields compared with them.
+_UNIT_FIELDS = ("index", "ofs_entry", "len_entry", "term")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,13 @@ class DLedgerIndex:
 
     def units(self) -> Iterator[IndexUnit]:
         """Every written unit, in index order; the first zero or foreign unit ends them."""
+        for path, at, block in self.unit_blocks():
+            for k, (magic, position, size, index, term) in enumerate(block.tolist()):
+                yield IndexUnit(index, magic, position, size, term, path, at + k * UNIT_SIZE)
+
+    def unit_blocks(self) -> Iterator[tuple[str, int, np.ndarray]]:
+        """:meth:`units` a block at a time: ``(file, offset of its first unit, units)``, the units an array of
+        :data:`UNIT`, each block from one file."""
         for f in self.files:
             with open(f.path, "rb") as fh:
                 pos = 0
@@ -56,11 +65,12 @@ class DLedgerIndex:
                     got = pread_into(fh.fileno(), buf, pos)
                     if got < n * UNIT_SIZE:
                         raise FileChangedError(f.path, pos + got, "the file shrank while it was read")
-                    for k, u in enumerate(buf.tolist()):
-                        magic, position, size, index, term = u
-                        if magic != _NORMAL:
-                            return
-                        yield IndexUnit(index, magic, position, size, term, f.path, pos + k * UNIT_SIZE)
+                    foreign = np.flatnonzero(buf["magic"] != _NORMAL)
+                    if len(foreign):
+                        if foreign[0]:
+                            yield f.path, pos, buf[:foreign[0]]
+                        return
+                    yield f.path, pos, buf
                     pos += n * UNIT_SIZE
 
     def unit(self, index: int) -> IndexUnit | None:
@@ -80,6 +90,47 @@ class DLedgerIndex:
         return None
 
 
+class _UnitCursor:
+    """The units of an index in order, looked at a block at a time and taken one by one or many at once."""
+
+    def __init__(self, index: DLedgerIndex):
+        self._blocks = index.unit_blocks()
+        self._held: list[tuple[str, int, np.ndarray]] = []  # blocks read, the first from ``self._at`` on
+        self._at = 0
+
+    def ahead(self, n: int) -> np.ndarray:
+        """The next ``n`` units (fewer where the index ends), not taken."""
+        have = sum(len(b) for _, _, b in self._held) - self._at
+        while have < n:
+            block = next(self._blocks, None)
+            if block is None:
+                break
+            self._held.append(block)
+            have += len(block[2])
+        parts = [b for _, _, b in self._held]
+        if parts:
+            parts[0] = parts[0][self._at:]
+        return np.concatenate(parts)[:n] if len(parts) > 1 else (parts[0][:n] if parts else np.empty(0, UNIT))
+
+    def skip(self, n: int) -> None:
+        """Take the next ``n`` units (they are held: see :meth:`ahead`)."""
+        self._at += n
+        while self._held and self._at >= len(self._held[0][2]):
+            self._at -= len(self._held[0][2])
+            self._held.pop(0)
+
+    def next(self) -> IndexUnit | None:
+        """Take the next unit."""
+        got = self.ahead(1)
+        if not len(got):
+            return None
+        path, at, _ = self._held[0]
+        magic, position, size, index, term = got.tolist()[0]
+        unit = IndexUnit(index, magic, position, size, term, path, at + self._at * UNIT_SIZE)
+        self.skip(1)
+        return unit
+
+
 def check_index(log, index: DLedgerIndex, *, jobs: int | None = None) -> list[str]:
     """Where the entry index disagrees with the entries of ``log`` (as the DLedger recovery compares them).
 
@@ -89,14 +140,20 @@ def check_index(log, index: DLedgerIndex, *, jobs: int | None = None) -> list[st
     ``jobs`` worker processes (default: the log's :attr:`jobs`).
     """
     found: list[str] = []
-    units = index.units()
+    units = _UnitCursor(index)
     first_file_start = index.files[0].start if index.files else 0
     walk = log.entry_log.batches(_CHECKED, decompress=False, jobs=log.jobs if jobs is None else jobs)
     for batch in walk:
-        for entry in zip(*(batch.column(c).to_pylist() for c in _CHECKED)):
-            unit = next(units, None)
+        entries = [batch.column(c).to_numpy() for c in _CHECKED]
+        # Where the next units are those of the batch's entries, field for field, they are taken at once.
+        near = units.ahead(batch.num_rows)
+        if len(near) == batch.num_rows and all(np.array_equal(near[f], e) for f, e in zip(_UNIT_FIELDS, entries)):
+            units.skip(len(near))
+            continue
+        for entry in zip(*(e.tolist() for e in entries)):
+            unit = units.next()
             while unit is not None and unit.index < entry[0]:
-                unit = next(units, None)
+                unit = units.next()
             if unit is None:
                 found.append(f"entry {entry[0]} (position {entry[1]}): no index unit "
                              f"(the index ends before it; files from unit {first_file_start // UNIT_SIZE})")
