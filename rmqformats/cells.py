@@ -4,9 +4,9 @@ A terminal draws an East Asian wide character (``标``, ``键``) in two cells
 and a combining mark in none; padding or cutting by code points misaligns a
 column of such text. :func:`cells` measures by ``wcwidth``; :func:`pad`,
 :func:`cut_middle` and the Arrow forms :func:`pad_array` and
-:func:`cut_array` pad and cut by it. A column of plain printable ASCII is
-measured and padded by Arrow's kernels (a cell a character); any other
-column is measured a value at a time.
+:func:`cut_array` pad and cut by it. The values of a column that are plain
+printable ASCII are measured, padded and cut by Arrow's kernels (a cell a
+character); the others a value at a time.
 """
 
 from __future__ import annotations
@@ -60,39 +60,61 @@ def pad(text: str, width: int) -> str:
     return text + " " * max(width - cells(text), 0)
 
 
-def _plain(arr: pa.Array) -> bool:
-    """Whether every value of a string array is printable ASCII (one cell a character)."""
-    return bool(pc.all(pc.fill_null(pc.string_is_ascii(arr), scalar(True))).as_py()) and \
-        not bool(pc.any(pc.fill_null(pc.match_substring_regex(arr, r"[\x00-\x1f\x7f]"), scalar(False))).as_py())
+def _plain_values(arr: pa.Array) -> pa.Array:
+    """Which values of a string array are printable ASCII (one cell a character); a null counts as one."""
+    return pc.fill_null(pc.and_(pc.string_is_ascii(arr), pc.invert(pc.match_substring_regex(arr, r"[\x00-\x1f\x7f]"))),
+                        scalar(True))
+
+
+def _others(arr: pa.Array) -> tuple[pa.Array, list[str | None]] | None:
+    """``None`` when every value of a string array is printable ASCII; else which values are not, and
+    those values (measured, padded and cut a value at a time, the others by Arrow's kernels)."""
+    plain = _plain_values(arr)
+    if pc.all(plain).as_py():
+        return None
+    other = pc.invert(plain)
+    return other, pc.filter(arr, other).to_pylist()
 
 
 def widest(arr: pa.Array) -> int:
     """The widest value of a string array, in cells (0 when empty or all null)."""
-    if _plain(arr):
+    others = _others(arr)
+    if others is None:
         return pc.max(pc.utf8_length(arr)).as_py() or 0
-    return max((cells(v) for v in arr.to_pylist() if v is not None), default=0)
+    other, values = others
+    plain = pc.max(pc.utf8_length(pc.filter(arr, pc.invert(other)))).as_py() or 0
+    return max(plain, max((cells(v) for v in values), default=0))
 
 
 def cut_array(arr: pa.Array, width: int) -> pa.Array:
     """Each string wider than ``width`` cells cut in the middle with ``…``, as :func:`cut_middle`."""
-    if _plain(arr):
-        long = pc.fill_null(pc.greater(pc.utf8_length(arr), scalar(width)), scalar(False))
-        if not pc.any(long).as_py():
-            return arr
+    others = _others(arr)
+    long = pc.fill_null(pc.greater(pc.utf8_length(arr), scalar(width)), scalar(False))
+    if others is None and not pc.any(long).as_py():
+        return arr
+    if width <= 1:  # no room around the mark
+        cut = scalar("…"[:max(width, 0)], arr.type)
+    else:
         half = (width - 1) // 2
         tail = width - 1 - half
         empty = scalar("", arr.type)
         cut = pc.binary_join_element_wise(pc.utf8_slice_codeunits(arr, 0, half), scalar("…", arr.type),
-                                          pc.utf8_slice_codeunits(arr, -tail) if tail else empty, empty)
-        return pc.if_else(long, cut, arr)
-    return from_strings([None if v is None else cut_middle(v, width) for v in arr.to_pylist()])
+                                          pc.utf8_slice_codeunits(arr, -tail), empty)
+    done = pc.if_else(long, cut, arr)
+    if others is None:
+        return done
+    other, values = others
+    return pc.replace_with_mask(done, other, from_strings([cut_middle(v, width) for v in values]))
 
 
 def pad_array(arr: pa.Array, width: int) -> pa.Array:
     """Each string padded with spaces to ``width`` cells, as :func:`pad`."""
-    if _plain(arr):
-        return pc.utf8_rpad(arr, width)
-    return from_strings([None if v is None else pad(v, width) for v in arr.to_pylist()])
+    done = pc.utf8_rpad(arr, width)
+    others = _others(arr)
+    if others is None:
+        return done
+    other, values = others
+    return pc.replace_with_mask(done, other, from_strings([pad(v, width) for v in values]))
 
 
 __all__ = ["cells", "cut_array", "cut_middle", "pad", "pad_array", "widest"]

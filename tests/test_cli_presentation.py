@@ -271,6 +271,27 @@ def test_wide_characters_line_up_in_display_cells(capsys):
             assert _cell_at(row, pos)[1] == "键", row
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_arrays_of_mixed_text_are_padded_and_cut_as_each_value_is(seed):
+    """pad_array, cut_array and widest over arrays mixing plain ASCII with wide characters, combining marks,
+    controls and nulls: each value as pad, cut_middle and cells make it (the plain ones by Arrow's
+    kernels, the others a value at a time)."""
+    import random
+
+    from rmqformats.cells import cut_array, cut_middle, pad, pad_array, widest
+    from rmqformats.frames import from_strings
+    rnd = random.Random(seed)
+    letters = ["a", "Z", "9", " ", "标", "键", "\u0301", "\x07", "é", "…", "\x7f"]
+    for _ in range(300):
+        values = [None if rnd.random() < 0.1 else
+                  "".join(rnd.choice(letters if rnd.random() < 0.4 else letters[:4]) for _ in range(rnd.randrange(15)))
+                  for _ in range(rnd.randrange(12))]
+        arr, width = from_strings(values), rnd.randrange(12)
+        assert pad_array(arr, width).to_pylist() == [None if v is None else pad(v, width) for v in values]
+        assert cut_array(arr, width).to_pylist() == [None if v is None else cut_middle(v, width) for v in values]
+        assert widest(arr) == max((cells(v) for v in values if v is not None), default=0)
+
+
 def test_body_text_escapes_one_way_in_tables_and_json(capsys):
     from rmqformats.cli import bodies
     data = b"a\x00b\x92c\\d\te\xe6\xa0\x87"
