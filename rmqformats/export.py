@@ -936,19 +936,69 @@ class TableStream:
         self.out.flush()
 
 
+#: The formats :func:`time_text` writes with :func:`iso_millis` (by the byte between date and time): what
+#: ``strftime`` makes of them for milliseconds in UTC.
+_ISO_SEPARATORS = {"%Y-%m-%dT%H:%M:%SZ": ord("T"), "%Y-%m-%d %H:%M:%SZ": ord(" ")}
+
+
+@njit(**_JIT)
+def iso_millis(ms, sep):
+    """``YYYY-MM-DD<sep>HH:MM:SS.mmmZ`` of each epoch millisecond in the years 1 to 9999, as offsets and data
+    of a string array (the proleptic Gregorian calendar, as ``strftime`` has it)."""
+    n = ms.shape[0]
+    data = np.empty(n * 24, np.uint8)
+    offs = np.empty(n + 1, np.int32)
+    offs[0] = 0
+    for i in range(n):
+        v = ms[i]
+        days = v // 86400000
+        rem = v - days * 86400000
+        # The civil date of a day number (days since 1970-01-01), in eras of 400 years from March 1.
+        z = days + 719468
+        era = z // 146097
+        doe = z - era * 146097
+        yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+        doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+        mp = (5 * doy + 2) // 153
+        day = doy - (153 * mp + 2) // 5 + 1
+        month = mp + 3 if mp < 10 else mp - 9
+        year = yoe + era * 400 + (1 if month <= 2 else 0)
+        o = i * 24
+        for k, (value, width) in enumerate(((year, 4), (month, 2), (day, 2), (rem // 3600000, 2),
+                                            (rem // 60000 % 60, 2), (rem // 1000 % 60, 2), (rem % 1000, 3))):
+            for j in range(width - 1, -1, -1):
+                data[o + j] = 48 + value % 10
+                value //= 10
+            o += width
+            data[o] = (45, 45, sep, 58, 58, 46, 90)[k]  # - - sep : : . Z
+            o += 1
+        offs[i + 1] = o
+    return offs, data
+
+
 def time_text(stamps: pa.Array, format: str = "%Y-%m-%dT%H:%M:%SZ") -> pa.Array:
     """ISO 8601 text of a ``timestamp[ms]`` column as :func:`rmqformats.message.format_millis` writes it.
 
     A value outside the years 1 to 9999 (a damaged field) is the raw number,
     flagged, rather than the text strftime would make of it.
     """
+    if isinstance(stamps, pa.ChunkedArray):
+        return pa.chunked_array([time_text(c, format) for c in stamps.chunks], pa.string())
     ms = pc.cast(stamps, pa.int64())
     bad = pc.or_(pc.less(ms, scalar(MIN_DATETIME_MS)), pc.greater(ms, scalar(MAX_DATETIME_MS)))
+    sep = _ISO_SEPARATORS.get(format) if stamps.type.unit == "ms" and stamps.type.tz == "UTC" else None
+
+    def text(values: pa.Array) -> pa.Array:
+        if sep is None:
+            return pc.strftime(values, format=format)
+        offs, data = iso_millis(to_numpy(pc.fill_null(pc.cast(values, pa.int64()), scalar(0))), sep)
+        out = pa.Array.from_buffers(pa.string(), len(values), [None, pa.py_buffer(offs), pa.py_buffer(data)])
+        return out if values.null_count == 0 else pc.if_else(pc.is_valid(values), out, pa.scalar(None, pa.string()))
     if not pc.any(bad).as_py():
-        return pc.strftime(stamps, format=format)
+        return text(stamps)
     safe = pc.cast(pc.if_else(bad, scalar(0), ms), stamps.type)
     raw = pc.binary_join_element_wise(pc.cast(ms, pa.string()), scalar(OUT_OF_RANGE_MARK), scalar(""))
-    return pc.if_else(bad, raw, pc.strftime(safe, format=format))
+    return pc.if_else(bad, raw, text(safe))
 
 
 def message_table_columns(batch: pa.RecordBatch, topic_width: int = 48) -> list[pa.Array]:

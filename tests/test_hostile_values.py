@@ -63,6 +63,36 @@ def test_time_helpers():
         millis_to_datetime(1 << 62)
 
 
+@pytest.mark.parametrize("fmt", ["%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d %H:%M:%SZ"])
+def test_time_text_is_what_strftime_and_format_millis_write(fmt):
+    """The table and CSV text of a column of store times (its own kernel) is Arrow's strftime of it, and
+    format_millis's text for each value: the years 1 to 9999, leap days and century years among them,
+    before and after 1970, nulls, and values no date can show, raw and flagged; in chunks too."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from rmqformats.export import time_text
+    rng = np.random.default_rng(20261207)
+    edges = [0, -1, 1, -999, 999, 1000, -1000, MAX_DATETIME_MS, MAX_DATETIME_MS + 1, -62135596800000,
+             -62135596800001, 951782400000, 951868799999, 4107542400000, -2203891200000, 946684800000,
+             -(1 << 63), (1 << 63) - 1]
+    ms = np.concatenate([rng.integers(-62135596800000 - 10 ** 12, MAX_DATETIME_MS + 10 ** 12, 20000),
+                         rng.integers(1_500_000_000_000, 2_000_000_000_000, 5000), np.array(edges, np.int64)])
+    stamps = pa.array(ms, pa.timestamp("ms", tz="UTC"), mask=rng.random(len(ms)) < 0.05)
+    got = time_text(stamps, fmt).to_pylist()
+    values = pc.cast(stamps, pa.int64()).to_pylist()
+    shows = [v is not None and -62135596800000 <= v <= MAX_DATETIME_MS for v in values]
+    strftime = pc.strftime(pc.cast(pa.array([v if ok else 0 for v, ok in zip(values, shows)], pa.int64()),
+                                   stamps.type), format=fmt).to_pylist()
+    assert [g for g, ok in zip(got, shows) if ok] == [s for s, ok in zip(strftime, shows) if ok]
+    assert got == [None if v is None else format_millis(v).replace("T", fmt[8]) if ok else format_millis(v)
+                   for v, ok in zip(values, shows)]
+    assert sum(shows) > 15000 and None in got and any(g and g.endswith(FLAG) for g in got)
+    chunked = time_text(pa.chunked_array([stamps[:7], stamps[7:]]), fmt)
+    assert chunked.type == pa.string() and chunked.to_pylist() == got
+
+
 def test_flipped_bit_in_a_store_timestamp(tmp_path, capsys):
     # Byte 56 of the first record is in STORETIMESTAMP: XOR 0x40 puts it past year 9999.
     s = _copy(tmp_path, "rocketmq-4.9.7")
