@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DLedgerEntryError, FileChangedError
+from ..frames import to_numpy
 from ..generated.layouts import rocketmq_dledger_index as layout
 from ..mapped import pread_into
 from ..queuefiles import queue_files
@@ -99,18 +100,22 @@ class _UnitCursor:
         self._at = 0
 
     def ahead(self, n: int) -> np.ndarray:
-        """The next ``n`` units (fewer where the index ends), not taken."""
-        have = sum(len(b) for _, _, b in self._held) - self._at
+        """The next ``n`` units (fewer where the index ends), not taken; only the blocks that hold them are read
+        and joined."""
+        parts: list[np.ndarray] = []
+        have = 0
         while have < n:
-            block = next(self._blocks, None)
-            if block is None:
-                break
-            self._held.append(block)
-            have += len(block[2])
-        parts = [b for _, _, b in self._held]
-        if parts:
-            parts[0] = parts[0][self._at:]
-        return np.concatenate(parts)[:n] if len(parts) > 1 else (parts[0][:n] if parts else np.empty(0, UNIT))
+            if len(parts) == len(self._held):
+                block = next(self._blocks, None)
+                if block is None:
+                    break
+                self._held.append(block)
+            part = self._held[len(parts)][2][self._at if not parts else 0:][:n - have]
+            parts.append(part)
+            have += len(part)
+        if len(parts) == 1:
+            return parts[0]
+        return np.concatenate(parts) if parts else np.empty(0, UNIT)
 
     def skip(self, n: int) -> None:
         """Take the next ``n`` units (they are held: see :meth:`ahead`)."""
@@ -144,7 +149,7 @@ def check_index(log, index: DLedgerIndex, *, jobs: int | None = None) -> list[st
     first_file_start = index.files[0].start if index.files else 0
     walk = log.entry_log.batches(_CHECKED, decompress=False, jobs=log.jobs if jobs is None else jobs)
     for batch in walk:
-        entries = [batch.column(c).to_numpy() for c in _CHECKED]
+        entries = [to_numpy(batch.column(c)) for c in _CHECKED]
         # Where the next units are those of the batch's entries, field for field, they are taken at once.
         near = units.ahead(batch.num_rows)
         if len(near) == batch.num_rows and all(np.array_equal(near[f], e) for f, e in zip(_UNIT_FIELDS, entries)):
