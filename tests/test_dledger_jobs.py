@@ -77,7 +77,8 @@ def assert_walks_equal(root, **options) -> ParallelDLedgerScan:
 
 @pytest.mark.parametrize("options", [{}, {"verify_crc": True}, {"topic": "TopicTest", "from_offset": 300_000},
                                      {"stop": 700_000}, {"start": 262144 + 100, "to_offset": 900_000},
-                                     {"columns": COLUMNS + ENTRY_COLUMNS}, {"columns": ENTRY_COLUMNS, "verify_crc": True}])
+                                     {"columns": COLUMNS + ENTRY_COLUMNS},
+                                     {"columns": ENTRY_COLUMNS, "verify_crc": True}])
 def test_batches_equal_one_job(stores, version, options):
     root, placed = stores[version]
     scan = assert_walks_equal(root, **options)

@@ -206,8 +206,8 @@ def cmd_dledger(args: argparse.Namespace) -> int:
         return status.FINDINGS if found else status.OK
     data = log.entry_log  # of a store switched to DLedger, its DLedger part
     # From the data file holding entry --from-index where the index says (and the entry confirms) where it is.
-    scan = data.batches(_ENTRY_JSON if args.format == "jsonl" else _ENTRY_TABLE, start=data.entry_start(args.from_index), decompress=False,
-                        verify_crc=args.verify_crc, jobs=log.jobs)
+    scan = data.batches(_ENTRY_JSON if args.format == "jsonl" else _ENTRY_TABLE, decompress=False,
+                        start=data.entry_start(args.from_index), verify_crc=args.verify_crc, jobs=log.jobs)
     shown = _shown_entries(scan, args.from_index, args.limit)
     if args.format == "jsonl":
         import pyarrow as pa
