@@ -986,7 +986,9 @@ def time_text(stamps: pa.Array, format: str = "%Y-%m-%dT%H:%M:%SZ") -> pa.Array:
         return pa.chunked_array([time_text(c, format) for c in stamps.chunks], pa.string())
     ms = pc.cast(stamps, pa.int64())
     bad = pc.or_(pc.less(ms, scalar(MIN_DATETIME_MS)), pc.greater(ms, scalar(MAX_DATETIME_MS)))
-    sep = _ISO_SEPARATORS.get(format) if stamps.type.unit == "ms" and stamps.type.tz == "UTC" else None
+    kind = stamps.type
+    sep = _ISO_SEPARATORS.get(format) if pa.types.is_timestamp(kind) and kind.unit == "ms" and kind.tz == "UTC" \
+        else None
 
     def text(values: pa.Array) -> pa.Array:
         if sep is None:
