@@ -336,7 +336,12 @@ class _Target:
         check_target(self.target, folder=self.folder_target, force=force, reads=self.reads, replaceable=replaceable)
 
     def _take_lock(self) -> None:
-        self._lock = TargetLock(self.target)
+        try:
+            with interrupts.deferred():  # taken and held here together: a signal acts after, and is undone below
+                self._lock = TargetLock(self.target)
+        except BaseException:
+            self._release()
+            raise
         try:
             # Checked again under the lock: an earlier writer may have finished in between.
             check_target(self.target, folder=self.folder_target, force=self.force, reads=self.reads,
@@ -353,6 +358,7 @@ class _Target:
 
     def _committed(self) -> None:
         self.committed = True
+        _forget(self)
         self._release()
         _COMMITTED.append(self)
 
@@ -403,10 +409,18 @@ class AtomicFile(_Target):
         self._take_lock()
         try:
             with write_errors(self.target, "cannot write"):
-                self.tmp = _temporary_name(self.target)
-                fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
-                self.stream = os.fdopen(fd, "wb")
+                # Made and recorded together: a signal acts after both, and the temporary is removed below.
+                with interrupts.deferred():
+                    tmp = _temporary_name(self.target)
+                    self.stream = os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666),
+                                            "wb")
+                    self.tmp = tmp
+                    _OPEN.append(self)
         except BaseException:
+            _forget(self)
+            if self.tmp is not None:
+                self.stream.close()
+                _remove(self.tmp)
             self.tmp = None
             self._release()
             raise
@@ -467,11 +481,19 @@ class AtomicFolder(_Target):
         super().__init__(target, force=force, reads=reads, replaceable=replaceable)
         self.marker = marker
         self._take_lock()
+        made = None
         try:
             with write_errors(self.target, "cannot write"):
-                self.path = _temporary_name(self.target)
-                os.mkdir(self.path, 0o777)
+                # Made and recorded together: a signal acts after both, and the folder is removed below.
+                with interrupts.deferred():
+                    path = _temporary_name(self.target)
+                    os.mkdir(path, 0o777)
+                    made = self.path = path
+                    _OPEN.append(self)
         except BaseException:
+            _forget(self)
+            if made is not None:
+                _remove(made)
             self._release()
             raise
 
@@ -539,6 +561,8 @@ class AtomicFolder(_Target):
             _note_abort(self)
 
 
+#: Targets made in this process and neither committed nor aborted yet (:func:`abort_open` removes theirs).
+_OPEN: list[_Target] = []
 #: Targets aborted in this process, latest last (the CLI says what was kept).
 _ABORTED: list[_Target] = []
 #: Targets committed in this process, latest last (a signal after the commit: the CLI says they are complete).
@@ -546,7 +570,20 @@ _COMMITTED: list[_Target] = []
 
 
 def _note_abort(target: _Target) -> None:
+    _forget(target)
     _ABORTED.append(target)
+
+
+def _forget(target: _Target) -> None:
+    if target in _OPEN:
+        _OPEN.remove(target)
+
+
+def abort_open() -> None:
+    """Abort every target of this process that is neither committed nor aborted: the end of a command that a
+    signal stopped, so that no temporary outlives it, even one whose ``with`` block had not begun."""
+    for target in list(_OPEN):
+        target.abort()
 
 
 def take_aborted_note() -> str | None:

@@ -320,3 +320,55 @@ def test_an_exception_an_extension_prints_after_a_signal_prints_nothing():
     assert "ValueError: not a signal's" in parts[0]
     assert parts[1] == ""
     assert "KeyboardInterrupt" in parts[2]
+
+
+_SIGNAL_WHEN_MADE = r"""
+import os, signal, sys
+from rmqformats import interrupts, output
+
+where = sys.argv[1]
+restore = interrupts.install()
+real_mkdir, real_open = os.mkdir, os.open
+
+def mkdir(path, *args, **kw):  # the temporary folder made, then the signal: before the target records it
+    real_mkdir(path, *args, **kw)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+def open_(path, flags, *args, **kw):  # the temporary file (or the lock) made, then the signal
+    fd = real_open(path, flags, *args, **kw)
+    if (".tmp" in os.path.basename(path)) == (sys.argv[2] == "file"):
+        os.kill(os.getpid(), signal.SIGTERM)
+    return fd
+
+for kind in ("folder", "file", "lock"):
+    target = os.path.join(where, kind)
+    os.mkdir, os.open = (mkdir, real_open) if kind == "folder" else (real_mkdir, open_)
+    sys.argv[2] = kind
+    try:
+        (output.AtomicFolder if kind == "folder" else output.AtomicFile)(target)
+        print(kind, "made")
+    except interrupts.Interrupted:
+        print(kind, "interrupted", sorted(os.listdir(where)))
+    finally:
+        os.mkdir, os.open = real_mkdir, real_open
+    restore()
+    restore = interrupts.install()  # a fresh start: the signal taken
+# Made whole, then a signal before its block began: what a command's end aborts.
+made = output.AtomicFolder(os.path.join(where, "late"))
+print("late made", sorted(os.listdir(where)))
+output.abort_open()
+print("late aborted", sorted(os.listdir(where)), output.take_aborted_note())
+"""
+
+
+def test_a_signal_as_an_output_is_made_leaves_nothing(tmp_path):
+    """SIGTERM just after the temporary folder, the temporary file or the lock file is made, before its
+    writer records it: Interrupted, and nothing is left beside the target. A target made whole whose
+    ``with`` block had not begun is removed by the command's end (output.abort_open)."""
+    proc = subprocess.run([sys.executable, "-c", _SIGNAL_WHEN_MADE, str(tmp_path), "-"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[:3] == ["folder interrupted []", "file interrupted []", "lock interrupted []"], proc.stdout
+    assert lines[3].startswith("late made ['.late.") and ".lock" in lines[3], proc.stdout
+    assert lines[4].startswith("late aborted [] nothing written to "), proc.stdout

@@ -149,6 +149,7 @@ def _signalled(name: str) -> int:
     import signal
 
     from .. import output
+    output.abort_open()  # one made just before the signal, outside the block that would have removed it
     signum = interrupts.received() or signal.SIGINT
     line = f"{name}: {interrupts.NAMES[signum]}"
     committed = output.take_committed_note()
