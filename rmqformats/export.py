@@ -990,17 +990,19 @@ def time_text(stamps: pa.Array, format: str = "%Y-%m-%dT%H:%M:%SZ") -> pa.Array:
     sep = _ISO_SEPARATORS.get(format) if pa.types.is_timestamp(kind) and kind.unit == "ms" and kind.tz == "UTC" \
         else None
 
-    def text(values: pa.Array) -> pa.Array:
+    def text(values: pa.Array, millis: pa.Array) -> pa.Array:
+        """The text of ``values``, whose epoch milliseconds are ``millis`` (cast once, above)."""
         if sep is None:
             return pc.strftime(values, format=format)
-        offs, data = iso_millis(to_numpy(pc.fill_null(pc.cast(values, pa.int64()), scalar(0))), sep)
+        nulls = values.null_count
+        offs, data = iso_millis(to_numpy(pc.fill_null(millis, scalar(0)) if nulls else millis), sep)
         out = pa.Array.from_buffers(pa.string(), len(values), [None, pa.py_buffer(offs), pa.py_buffer(data)])
-        return out if values.null_count == 0 else pc.if_else(pc.is_valid(values), out, pa.scalar(None, pa.string()))
+        return pc.if_else(pc.is_valid(values), out, pa.scalar(None, pa.string())) if nulls else out
     if not pc.any(bad).as_py():
-        return text(stamps)
-    safe = pc.cast(pc.if_else(bad, scalar(0), ms), stamps.type)
+        return text(stamps, ms)
+    safe_ms = pc.if_else(bad, scalar(0), ms)
     raw = pc.binary_join_element_wise(pc.cast(ms, pa.string()), scalar(OUT_OF_RANGE_MARK), scalar(""))
-    return pc.if_else(bad, raw, text(safe))
+    return pc.if_else(bad, raw, text(pc.cast(safe_ms, stamps.type), safe_ms))
 
 
 def message_table_columns(batch: pa.RecordBatch, topic_width: int = 48) -> list[pa.Array]:
