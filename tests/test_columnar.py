@@ -363,6 +363,7 @@ def test_damaged_copies(tmp_path, version):
         shutil.copytree(store_path(version), root)
         _patch(root / "commitlog" / seg, at, data)
         _assert_damage(root, version, (seg, at, at + len(data)))
+        shutil.rmtree(root)  # 54 copies of a store at once would take GBs
 
 
 def test_truncated_and_missing_blank(tmp_path, version):
@@ -376,6 +377,7 @@ def test_truncated_and_missing_blank(tmp_path, version):
         shutil.copytree(store_path(version), root)
         os.truncate(root / "commitlog" / seg, cut)
         _assert_damage(root, version)
+        shutil.rmtree(root)
 
 
 def test_crc_mismatch_ends_the_data_like_the_object_api(tmp_path, version):
