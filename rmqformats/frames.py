@@ -87,6 +87,19 @@ def from_strings(values: Sequence[str | None]) -> pa.Array:
     return pa.Array.from_buffers(pa.string(), len(data), [valid, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))])
 
 
+def present_rows(array: pa.Array | pa.ChunkedArray, rows: np.ndarray | None = None) -> dict[int, str]:
+    """The rows of a string array that hold a value (among ``rows``, ascending row numbers, where given),
+    with that value: :func:`map_key_rows` for a column of one property's values."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if array.null_count == len(array):
+        return {}
+    at = np.flatnonzero(to_numpy(array.is_valid()))
+    if rows is not None:
+        at = at[np.isin(at, rows, assume_unique=True)]
+    return dict(zip(at.tolist(), array.take(from_numpy(at)).to_pylist())) if len(at) else {}
+
+
 def map_key_rows(array: pa.MapArray, key: str, rows: np.ndarray | None = None) -> dict[int, str]:
     """The rows of a ``map<string, string>`` array whose map holds ``key`` (among ``rows``, ascending row
     numbers, where given), with its first value there: what ``pyarrow.compute.map_lookup(array, key,

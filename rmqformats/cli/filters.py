@@ -103,7 +103,11 @@ class BatchFilter:
         if tags is not None:
             cols.append("tags")
         if self.properties:
-            cols.append("properties")
+            # Each property looked at is a column of its values, found as the properties are split: no map
+            # of every pair is built for it.
+            from ..walk.arrow import property_column
+            self._property_columns = [property_column(name) for name, _ in self.properties]
+            cols += sorted(set(self._property_columns))
         if outstanding is not None:
             cols += ["topic", "queueId", "queueOffset"]
             import pyarrow as pa
@@ -122,9 +126,8 @@ class BatchFilter:
         masks = []
         if self.tags is not None:
             masks.append(pc.is_in(batch.column("tags"), value_set=pa.array(sorted(self.tags), pa.string())))
-        for name, value in self.properties:
-            masks.append(pc.equal(pc.map_lookup(batch.column("properties"), pa.scalar(name, pa.string()), "first"),
-                                  pa.scalar(value, pa.string())))
+        for column, (_, value) in zip(self._property_columns if self.properties else (), self.properties):
+            masks.append(pc.equal(batch.column(column), pa.scalar(value, pa.string())))
         if self.outstanding is not None:
             # A queue is named by topic NUL queue id: a queue id's digits hold no NUL, so the pair is one key.
             key = pc.binary_join_element_wise(batch.column("topic"), pc.cast(batch.column("queueId"), pa.string()),

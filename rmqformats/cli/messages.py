@@ -96,8 +96,9 @@ def filtered_batches(batches, args: argparse.Namespace, names: list[str]):
 def scan_columns(names, args: argparse.Namespace) -> list[str]:
     """The columns a scan reads for the output columns ``names``: those and the filters' own, schema order."""
     from ..columnar import COLUMNS
+    from ..walk.arrow import property_of
     need = set(names) | set(args.batch_filter.columns) | ({"body"} if BODY_BYTES in names else set())
-    return [c for c in COLUMNS if c in need]
+    return [c for c in COLUMNS if c in need] + sorted(c for c in need if property_of(c) is not None)
 
 
 def _message_row(m: Message) -> list:

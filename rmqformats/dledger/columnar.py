@@ -100,11 +100,13 @@ def resolve_entry_columns(columns) -> tuple[tuple[str, ...], tuple[str, ...]]:
         names = None
     if names is None or not all(isinstance(c, str) for c in names):
         return A.resolve_columns(columns), ()  # its TypeError
-    unknown = [c for c in names if c not in A.COLUMNS and c not in ENTRY_COLUMNS]
+    unknown = [c for c in names if c not in A.COLUMNS and c not in ENTRY_COLUMNS and A.property_of(c) is None]
     if unknown:
         raise ValueError(f"unknown column(s) {', '.join(map(repr, unknown))}; the columns of a DLedger commit log "
-                         f"are {', '.join(A.COLUMNS + ENTRY_COLUMNS)}")
-    return A.resolve_columns([c for c in names if c in A.COLUMNS]), tuple(c for c in ENTRY_COLUMNS if c in names)
+                         f"are {', '.join(A.COLUMNS + ENTRY_COLUMNS)}, and {A.PROPERTY_PREFIX}NAME for the value "
+                         "of property NAME")
+    return (A.resolve_columns([c for c in names if c not in ENTRY_COLUMNS]),
+            tuple(c for c in ENTRY_COLUMNS if c in names))
 
 
 class DLedgerColumnarScan(ColumnarScan):

@@ -52,12 +52,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..consumequeue import DEFAULT_DELAY_LEVELS_MS
-from ..frames import map_key_rows, to_numpy
+from ..frames import to_numpy
 from ..errors import RmqFormatError, RocksDBError
 from ..output import SUCCESS_MARKER, AtomicFolder, OutputError, WriteError
 from ..recovery.crosscheck import (DISPATCH_COLUMNS, TIMER_TOPIC, TRAN_PREPARED, TRAN_ROLLBACK, _index_in_rocksdb,
-                                   _batch_topics,
-                                   dispatch_units, index_keys, transaction_types)
+                                   _batch_topics, dispatch_units, index_keys, property_rows, transaction_types)
 from ..recovery.salvage import PastEnd, intact_past
 from ..rocksdb.consumequeue import FOLDERS as ROCKSDB_QUEUE_FOLDERS
 from ..rocksdb.consumequeue import rocksdb_queues_paths
@@ -570,8 +569,7 @@ def _put_queues(batch: pa.RecordBatch, off: np.ndarray, stamp: np.ndarray, units
     for (topic, qid), (eq, eo, es, et) in units.items():
         if is_batch(topic):
             if inner is None:
-                props = batch.column("properties")
-                inner = (map_key_rows(props, "INNER_BASE"), map_key_rows(props, "INNER_NUM"))
+                inner = (property_rows(batch, "INNER_BASE"), property_rows(batch, "INNER_NUM"))
             rows = np.searchsorted(off, eo)
             qoff = to_numpy(batch.column("queueOffset"))
             bases = np.empty(len(rows), np.int64)

@@ -72,7 +72,8 @@ from ..commitlog import DataEnd
 from ..consumequeue import (DEFAULT_DELAY_LEVELS_MS, INNER_MULTI_DISPATCH, INNER_MULTI_QUEUE_OFFSET, SCHEDULE_TOPIC,
                             deleted_below, tally_units)
 from ..consumequeue import UNIT_DTYPE as CQ_UNIT_DTYPE
-from ..frames import from_numpy, map_key_rows, scalar, to_numpy
+from ..frames import from_numpy, map_key_rows, present_rows, scalar, to_numpy
+from ..walk.arrow import property_column
 from ..errors import RmqFormatError, place
 from ..generated.layouts import rocketmq_commitlog as cl_layout
 from ..generated.layouts import rocketmq_consumequeue as cq_layout
@@ -108,8 +109,11 @@ _CQ_UNIT = CQ_UNIT_DTYPE.itemsize
 _CQ_OFS, _CQ_LEN, _CQ_TAGS = CQ_UNIT_DTYPE.names or ()
 #: ``mappedFileSizeConsumeQueue`` default (300,000 units): names a missing file of a queue with none left.
 _DEFAULT_CQ_FILE = 300_000 * _CQ_UNIT
+#: The properties the dispatch reads besides TAGS, KEYS and UNIQ_KEY: the delay level (the tags code of a
+#: SCHEDULE_TOPIC_XXXX unit), the light queues, and a batch message's first queue offset and count.
+DISPATCH_PROPERTIES = ("DELAY", INNER_MULTI_DISPATCH, INNER_MULTI_QUEUE_OFFSET, "INNER_BASE", "INNER_NUM")
 _COLUMNS = ["commitLogOffset", "storeSize", "queueId", "queueOffset", "sysFlag", "storeTimestamp", "topic",
-            "properties", "tags", "keys", "uniqKey"]
+            "tags", "keys", "uniqKey", *map(property_column, DISPATCH_PROPERTIES)]
 _IS_EXT_ADDRESS = cq_layout.UNIT_VALUES["is_ext_address"]
 
 
@@ -693,6 +697,16 @@ def damaged_ranges(walk) -> tuple:
 DISPATCH_COLUMNS = tuple(_COLUMNS)
 
 
+def property_rows(batch: pa.RecordBatch, name: str, rows: np.ndarray | None = None) -> dict[int, str]:
+    """The rows of ``batch`` (among ``rows``, where given) whose message has property ``name``, with its
+    value: from the batch's column of that property, or from its ``properties`` map where it has no such
+    column."""
+    column = property_column(name)
+    if column in batch.schema.names:
+        return present_rows(batch.column(column), rows)
+    return map_key_rows(batch.column("properties"), name, rows)
+
+
 def transaction_types(batch: pa.RecordBatch) -> np.ndarray:
     """The transaction type of each row (``MessageSysFlag.getTransactionValue``)."""
     return (to_numpy(batch.column("sysFlag")) & _TRAN_MASK) >> _TRAN_SHIFT
@@ -771,7 +785,7 @@ def _expected_tags(batch: pa.RecordBatch, tidx: np.ndarray, names: list, stamp: 
     out = table[idx]
     if SCHEDULE_TOPIC in names:
         rows = np.flatnonzero(tidx == names.index(SCHEDULE_TOPIC))
-        delay = map_key_rows(batch.column("properties"), "DELAY", rows)
+        delay = property_rows(batch, "DELAY", rows)
         for i in rows.tolist():
             try:
                 level = int(delay[i]) if delay.get(i) else 0
@@ -799,9 +813,9 @@ def _expected_units(batch: pa.RecordBatch, rows: np.ndarray, tidx: np.ndarray, n
     cols = (qoff[r], off[r], size[r], etags[r])
     # Light message queues: one more unit per INNER_MULTI_DISPATCH queue.
     extra: dict[tuple[str, int], list[tuple[int, int, int, int]]] = {}
-    multi = map_key_rows(batch.column("properties"), INNER_MULTI_DISPATCH)
+    multi = property_rows(batch, INNER_MULTI_DISPATCH)
     if multi:
-        offsets = map_key_rows(batch.column("properties"), INNER_MULTI_QUEUE_OFFSET)
+        offsets = property_rows(batch, INNER_MULTI_QUEUE_OFFSET)
         for i in sorted(i for i in multi if rows[i]):
             if not _multi_dispatch(names[tidx[i]]):
                 continue

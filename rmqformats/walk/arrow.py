@@ -8,12 +8,19 @@ name. Strings are built from offset buffers filled by the
 compiled kernels; UTF-8 is checked by Arrow, and a batch holding invalid
 UTF-8 (damaged or foreign data) is decoded in Python with U+FFFD for the bad
 bytes, exactly as the object API decodes it.
+
+A column may also be one property's value, asked for by name
+(:func:`property_column`: ``property.DELAY`` holds each message's ``DELAY``
+value, null where it has none). The kernel that splits the properties finds
+those values' places as it finds ``TAGS`` and ``KEYS``, so such a column
+costs one copy of its values, not the map of every pair.
 """
 
 from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
@@ -81,8 +88,36 @@ _NAMED_ON_REQUEST = frozenset(("priority", "liteTopic"))
 MAX_COLUMN_BYTES = (1 << 31) - 1
 
 
+#: A column named this prefix and a property name holds that property's value (see :func:`property_column`).
+PROPERTY_PREFIX = "property."
+
+
+def property_column(name: str) -> str:
+    """The column of property ``name``'s value in each message (null where the message has none).
+
+    A repeated name gives its last value, as ``MessageDecoder.string2messageProperties`` keeps it and as
+    the ``properties`` map holds it.
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"a property column needs a property name, not {name!r}")
+    return PROPERTY_PREFIX + name
+
+
+def property_of(column: str) -> str | None:
+    """The property name of a :func:`property_column`, or ``None`` for any other column."""
+    return column[len(PROPERTY_PREFIX):] if column.startswith(PROPERTY_PREFIX) else None
+
+
+def field(column: str) -> pa.Field:
+    """The Arrow field of a column: one of :data:`SCHEMA`'s, or a property's (a string)."""
+    if column.startswith(PROPERTY_PREFIX):
+        return pa.field(column, pa.string())
+    return SCHEMA.field(column)
+
+
 def resolve_columns(columns) -> tuple[str, ...]:
-    """The requested column names (a name, or an iterable of names) in schema order.
+    """The requested column names (a name, or an iterable of names): :data:`SCHEMA`'s in schema order, then
+    the property columns (:func:`property_column`) in the order asked.
 
     Raises ``ValueError`` for an unknown name and ``TypeError`` for anything but names.
     """
@@ -98,10 +133,12 @@ def resolve_columns(columns) -> tuple[str, ...]:
     wrong = [c for c in wanted if not isinstance(c, str)]
     if wrong:
         raise TypeError(f"columns must be names (str), not {', '.join(sorted({type(c).__name__ for c in wrong}))}")
-    unknown = [c for c in wanted if c not in COLUMNS]
+    unknown = [c for c in wanted if c not in COLUMNS and not (c.startswith(PROPERTY_PREFIX) and c != PROPERTY_PREFIX)]
     if unknown:
-        raise ValueError(f"unknown column(s) {', '.join(map(repr, unknown))}; the columns are {', '.join(COLUMNS)}")
-    return tuple(c for c in COLUMNS if c in wanted)
+        raise ValueError(f"unknown column(s) {', '.join(map(repr, unknown))}; the columns are {', '.join(COLUMNS)}, "
+                         f"and {PROPERTY_PREFIX}NAME for the value of property NAME")
+    return tuple(c for c in COLUMNS if c in wanted) + tuple(dict.fromkeys(c for c in wanted
+                                                                          if c.startswith(PROPERTY_PREFIX)))
 
 
 @dataclass
@@ -140,14 +177,29 @@ def _pick(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return values[sel].copy() if isinstance(sel, slice) else values[sel]
 
 
+@lru_cache(maxsize=64)
+def _names_to_find(on_request: bool, extra: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, int]:
+    """The names the kernel looks for, laid end to end, and their bounds: the first four of ``_NAMED`` (all
+    six ``on_request``), then ``extra``; and where ``extra`` begins among them."""
+    named = _NAMED if on_request else _NAMED[:_NAMED_ALWAYS]
+    encoded = [n.encode("utf-8") for n in named + extra]
+    data = np.frombuffer(b"".join(encoded), np.uint8).copy()
+    return data, np.cumsum([0] + [len(n) for n in encoded]).astype(np.int64), len(named)
+
+
+def _extra_names(wanted) -> tuple[str, ...]:
+    return tuple(sorted(c[len(PROPERTY_PREFIX):] for c in wanted if c.startswith(PROPERTY_PREFIX)))
+
+
 def parse_properties(w: Window, rows: np.ndarray, wanted: set[str] | frozenset[str] = frozenset()) -> tuple:
     """The kernel's split of the properties strings of ``rows``: the value positions of the first four
-    names of ``_NAMED``, and of the others too when ``wanted`` holds ``priority`` or ``liteTopic``; the
-    names and values of every pair when it holds ``properties`` (else that map is left empty)."""
-    n = len(_NAMED) if wanted & _NAMED_ON_REQUEST else _NAMED_ALWAYS
+    names of ``_NAMED``, of the others too when ``wanted`` holds ``priority`` or ``liteTopic``, then of the
+    property columns' names (sorted) it holds; the names and values of every pair when it holds
+    ``properties`` (else that map is left empty)."""
+    names, bounds, _ = _names_to_find(bool(wanted & _NAMED_ON_REQUEST), _extra_names(wanted))
     sel = _sel(rows)
     return K.split_properties(w.buf, w.i64[K.I64_PROPS_POS][sel], w.i64[K.I64_PROPS_LEN][sel],
-                              _NAMED_BYTES[:_NAMED_OFFSETS[n]], _NAMED_OFFSETS[:n + 1], "properties" in wanted)
+                              names, bounds, "properties" in wanted)
 
 
 def _validity(mask: np.ndarray) -> pa.Buffer | None:
@@ -225,6 +277,11 @@ def _property_columns(w: Window, rows: np.ndarray, parsed: tuple, wanted: set[st
         list_off, kp, kl = K.split_keys(w.buf, fpos[NAMED_KEYS], flen[NAMED_KEYS])
         items = _string(*K.gather(w.buf, kp, kl))
         out["keys"] = None if items is None else pa.ListArray.from_arrays(from_numpy(list_off), items)
+    extra = _extra_names(wanted)
+    if extra:
+        first = _names_to_find(bool(wanted & _NAMED_ON_REQUEST), extra)[2]
+        for k, name in enumerate(extra):
+            out[PROPERTY_PREFIX + name] = _named_value(w, fpos[first + k], flen[first + k])
     if any(v is None for v in out.values()):
         return None
     return out
@@ -249,6 +306,8 @@ def _property_columns_slow(w: Window, rows: np.ndarray, wanted: set[str]) -> dic
     if "keys" in wanted:
         out["keys"] = pa.array([[k for k in d.get(props.KEYS, "").split(props.KEY_SEPARATOR) if k] for d in parsed],
                                pa.list_(pa.string()))
+    for name in _extra_names(wanted):
+        out[PROPERTY_PREFIX + name] = pa.array([d.get(name) for d in parsed], pa.string())
     return out
 
 
@@ -405,7 +464,7 @@ def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], decompress_bodi
         arrays["topic"] = _text_slices(w, i64[K.I64_TOPIC_POS][sel], i64[K.I64_TOPIC_LEN][sel])
     if "propertiesString" in wanted:
         arrays["propertiesString"] = _text_slices(w, i64[K.I64_PROPS_POS][sel], i64[K.I64_PROPS_LEN][sel])
-    if wanted & _FROM_PROPERTIES:
+    if wanted & _FROM_PROPERTIES or _extra_names(wanted):
         cols = _property_columns(w, rows, parse_properties(w, rows, wanted), wanted)
         arrays.update(cols if cols is not None else _property_columns_slow(w, rows, wanted))
     errors = None
@@ -420,7 +479,7 @@ def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], decompress_bodi
         arrays["bodyError"] = pa.nulls(m, pa.string()) if errors is None else pa.array(errors, pa.string())
     if "segment" in wanted:
         arrays["segment"] = _text(*K.repeat_string(np.frombuffer(w.name.encode(), np.uint8), m))
-    return pa.RecordBatch.from_arrays([arrays[c] for c in columns], schema=pa.schema([SCHEMA.field(c) for c in columns]))
+    return pa.RecordBatch.from_arrays([arrays[c] for c in columns], schema=pa.schema([field(c) for c in columns]))
 
 
 def body_crc_mismatch(w: Window, rows: np.ndarray) -> int:

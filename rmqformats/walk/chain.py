@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from ..errors import RmqFormatError
 from ..segments import Blank, DataEnd
-from .arrow import SCHEMA, resolve_columns
+from .arrow import field, resolve_columns
 
 
 #: Options of :meth:`rmqformats.commitlog.CommitLog.batches` that do not apply to a log read as a chain of walks.
@@ -43,7 +43,7 @@ class ScanChain:
         self.last_index = self.last_term = -1
         if batches:
             self.columns = resolve_columns(columns)
-            self.schema = pa.schema([SCHEMA.field(c) for c in self.columns])
+            self.schema = pa.schema([field(c) for c in self.columns])
         self._done = 0
         self._current: Any = None
         self._gen = self._run()

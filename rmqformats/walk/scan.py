@@ -138,7 +138,7 @@ class ColumnarScan:
         if max_batch_bytes < 1:
             raise ValueError(f"max_batch_bytes must be at least 1, not {max_batch_bytes}")
         self.columns = A.resolve_columns(columns)
-        self.schema = pa.schema([A.SCHEMA.field(c) for c in self.columns])
+        self.schema = pa.schema([A.field(c) for c in self.columns])
         #: The message columns :meth:`_build_rows` builds (a subclass may add columns of its own after them).
         self._message_columns = self.columns
         self.end: DataEnd | None = None
