@@ -210,6 +210,28 @@ def test_tiered_command(tiered, capsys):
     assert _snapshot(base.parent) == before
 
 
+@pytest.mark.parametrize("fmt", ["jsonl", "table"])
+def test_tiered_topic_listing_is_the_messages_as_objects_show_them(tiered, capsys, fmt):
+    """``tiered --topic`` lists a queue's messages from the walk's batches: the same text as the message
+    objects give, line for line (each queue its own table)."""
+    import io
+
+    from rmqformats.cli.layouts import _write_log, _write_messages
+    version, root, base, moved = tiered
+    queues = [q for q in TieredStore(base).queues() if q.topic == "TopicTest"]
+    assert len(queues) > 1
+    expected = io.StringIO()
+    for q in queues:
+        scan = q.commitlog().scan()
+        _write_messages(scan, fmt, expected)
+        assert _write_log(q.commitlog(), fmt, io.StringIO()) == scan.end
+    assert main(["tiered", str(base), "--topic", "TopicTest", "--format", fmt]) == 0
+    out = capsys.readouterr().out
+    headers = len(queues) if fmt == "table" else 0
+    assert out == expected.getvalue() and out.count("\n") == headers + sum(
+        q.consume_queue().max_offset - q.consume_queue().min_offset for q in queues)
+
+
 def test_store_commands_on_the_tiered_folder_say_what_reads_it(tiered, capsys):
     version, root, base, moved = tiered
     assert main(["messages", str(base)]) == 2

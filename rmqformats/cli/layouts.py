@@ -37,6 +37,23 @@ def _write_messages(msgs, fmt: str, out) -> None:
         print_rows_streamed((_row(m) for m in msgs), _HEADER, out)
 
 
+def _write_log(log, fmt: str, out, *, verify_crc: bool = False):
+    """The messages of a commit log as :func:`_write_messages` writes them, decoded a batch at a time; returns
+    the walk's data end."""
+    from ..export import JSONL_COLUMNS, MESSAGE_TABLE_SOURCE, jsonl_bytes, message_table_columns
+    if fmt == "jsonl":
+        scan = log.batches(JSONL_COLUMNS, verify_crc=verify_crc)
+        for batch in scan:
+            out.write(bytes(jsonl_bytes(batch)).decode("utf-8"))
+        return scan.end
+    scan = log.batches(MESSAGE_TABLE_SOURCE, verify_crc=verify_crc)
+    width = 48 if table_width(out) is not None else 1 << 30  # as short() cuts a topic for a terminal
+    msg_id = MESSAGE_TABLE_SOURCE.index("msgId")
+    print_columns_streamed(([c for i, c in enumerate(message_table_columns(batch, width)) if i != msg_id]
+                            for batch in scan), _HEADER, out)
+    return scan.end
+
+
 def _end_status(end) -> int:
     if end is not None and not end.reason.is_clean:
         sys.stderr.write(f"rmqformats: data ends early: {whole(end)}\n")
@@ -104,9 +121,7 @@ def cmd_tiered(args: argparse.Namespace) -> int:
                                                       + ("" if args.queue is None else f"/{args.queue}"))
         code = status.OK
         for q in queues:
-            scan = q.commitlog().scan(verify_crc=args.verify_crc)
-            _write_messages(scan, args.format, out)
-            code = max(code, _end_status(scan.end))
+            code = max(code, _end_status(_write_log(q.commitlog(), args.format, out, verify_crc=args.verify_crc)))
         return code
     rows, code = [], status.OK
     for q in ts.queues():
