@@ -306,12 +306,14 @@ def _columns_json(d: dict, m: Message, columns: list[str] | None, props: dict | 
     if columns is None:
         return d
     from ..export import OPTIONAL_JSON_KEYS
+    from ..walk.arrow import PROPERTY_PREFIX as PROPERTY_COLUMN
     props = m.properties if props is None else props
     extra = {BODY_BYTES: len(m.shown_body if data is None else data),
              "tags": props.get("TAGS"), "keys": [k for k in (props.get("KEYS") or "").split(" ") if k],
              "uniqKey": props.get("UNIQ_KEY"), "priority": properties.priority_of(props),
              "liteTopic": properties.lite_topic_of(props), "propertiesString": None, "segment": None}
-    out = {c: d[c] if c in d else extra.get(c) for c in columns}
+    out = {c: d[c] if c in d else props.get(c[len(PROPERTY_COLUMN):]) if c.startswith(PROPERTY_COLUMN)
+           else extra.get(c) for c in columns}
     # As the columnar JSON Lines: an optional key (but the first) only where it has a value.
     return {c: v for i, (c, v) in enumerate(out.items()) if v is not None or i == 0 or c not in OPTIONAL_JSON_KEYS}
 
@@ -517,8 +519,8 @@ def cmd_messages(args: argparse.Namespace) -> int:
         if columns is not None:
             import pyarrow as pa
 
-            from ..columnar import SCHEMA
-            cut = [i for i, c in enumerate(columns) if c != BODY_BYTES and pa.types.is_string(SCHEMA.field(c).type)]
+            from ..walk.arrow import field
+            cut = [i for i, c in enumerate(columns) if c != BODY_BYTES and pa.types.is_string(field(c).type)]
             table = TableStream(header, out, cut=cut, layout=lambda h, w, c: _fitted(h, w, c, width))
         else:
             end_offset = max((s.start_offset + s.size for s in log.segments), default=0)
@@ -707,7 +709,7 @@ class _ExportHelp(argparse.RawDescriptionHelpFormatter):
             import textwrap
 
             from ..columnar import COLUMNS
-            text = text.replace("{columns}", textwrap.fill(", ".join(COLUMNS) + ".", width - len(indent)))
+            text = text.replace("{columns}", textwrap.fill(", ".join(COLUMNS) + ",", width - len(indent)))
         return super()._fill_text(text, width, indent)
 
 
@@ -723,12 +725,14 @@ def _seconds(text: str) -> float:
 
 def _column_list(text: str, *, more: tuple[str, ...] = ()) -> list[str]:
     from ..columnar import COLUMNS
+    from ..walk.arrow import PROPERTY_PREFIX as PROPERTY_COLUMN
     names = [c.strip() for c in text.split(",") if c.strip()]
     known = (*COLUMNS, *more)
-    unknown = [c for c in names if c not in known]
+    unknown = [c for c in names if c not in known and not (c.startswith(PROPERTY_COLUMN) and c != PROPERTY_COLUMN)]
     if unknown or not names:
         raise argparse.ArgumentTypeError(f"unknown column(s) {', '.join(unknown) or '(none given)'}; "
-                                         f"the columns are {', '.join(known)}")
+                                         f"the columns are {', '.join(known)}, and {PROPERTY_COLUMN}NAME for the "
+                                         "value of property NAME")
     return names
 
 
@@ -767,7 +771,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.partition_by:
             need.add(args.partition_by)
     prepare_filters(args, store)
-    names = [c for c in COLUMNS if c in need]
+    names = [c for c in COLUMNS if c in need] + [c for c in columns if c not in COLUMNS]  # then property columns
     from .pending import system_decoding
     system = system_decoding(args, store.root)
     shown = names
@@ -827,8 +831,9 @@ def add_commands(sub) -> None:
     sp.add_argument("--columns", type=_message_column_list,
                     help="comma-separated column names, shown in that order (table and jsonl): any of the "
                          "columns of `export --columns` (commitLogOffset, topic, queueId, queueOffset, "
-                         "storeTimestamp, tags, keys, uniqKey, priority, liteTopic, properties, msgId, body, …) "
-                         "and bodyBytes (the body's length, as the table shows it)")
+                         "storeTimestamp, tags, keys, uniqKey, priority, liteTopic, properties, msgId, body, …), "
+                         "bodyBytes (the body's length, as the table shows it), and property.NAME (the value of "
+                         "property NAME, empty where a message has none)")
     sp.add_argument("--count", nargs="?", const="total", choices=["total", "topic", "queue"],
                     help="print the number of matching messages instead of them: in total (the default), or "
                          "per topic or per topic queue (jsonl: one JSON line per count)")
@@ -862,7 +867,9 @@ def add_commands(sub) -> None:
                     "         timestamps are written as 2026-11-21 09:53:00.123Z (UTC), null as an empty field.\n\n"
                     "Columns by default: jsonl those of 'messages --format jsonl' (priority and liteTopic\n"
                     "only on the 5.4+ priority and 5.5+ lite-topic messages that have them); parquet and csv\n"
-                    "also tags, keys and uniqKey. --columns picks any of:\n{columns}\n\n"
+                    "also tags, keys and uniqKey. --columns picks any of:\n{columns}\n"
+                    "and property.NAME: the value of property NAME (null where a message has none), after\n"
+                    "the others.\n\n"
                     "OUT is locked while it is written (a second export to it exits 2: target busy); on an\n"
                     "error or Ctrl-C nothing is left but what was there before.")
     sp.add_argument("store", nargs="?", help="store root, commitlog/ folder or one segment file")
@@ -872,7 +879,8 @@ def add_commands(sub) -> None:
                     help="output format and where to write it (- for stdout with jsonl and csv)")
     add_verify_crc(sp, False)
     add_message_filters(sp)
-    sp.add_argument("--columns", type=_column_list, help="comma-separated column names (written in schema order)")
+    sp.add_argument("--columns", type=_column_list, help="comma-separated column names (written in schema order, "
+                                                           "then the property.NAME columns in the order given)")
     sp.add_argument("--no-decompress", dest="decompress", action="store_false",
                     help="write compressed bodies as stored (default: decompressed by SYSFLAG)")
     sp.add_argument("--partition-by", choices=["topic"], help="parquet: one folder per topic")
