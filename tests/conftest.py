@@ -74,11 +74,31 @@ def skip_without_runtime(lang: str | None = None) -> None:
     pytest.skip(why)
 
 
+#: Free bytes of temporary space below which a run may fail for want of it: the session's store copies, fresh
+#: clones and wheels take about 3 GB at once (a passed test's folder is removed as it ends).
+_LOW_TEMPORARY_SPACE = 4 << 30
+
+
+def _temporary_space() -> tuple[str, int]:
+    import tempfile
+    folder = tempfile.gettempdir()
+    return folder, shutil.disk_usage(folder).free
+
+
+def pytest_report_header(config):
+    folder, free = _temporary_space()
+    return [f"temporary space: {free / (1 << 30):.1f} GiB free in {folder} (a run takes about 3 GiB at once)"]
+
+
 def pytest_terminal_summary(terminalreporter, config):
     """Say loudly, at the end of every run, when the Spark adapter's tests could not run; print the language
     table of tests/test_targets.py (spec x language) when it ran."""
     import sys
 
+    folder, free = _temporary_space()
+    if free < _LOW_TEMPORARY_SPACE:  # errors that a full disk causes look like anything else
+        terminalreporter.write_sep("!", f"LOW TEMPORARY SPACE: {free / (1 << 30):.1f} GiB free in {folder} at the "
+                                        "end of the run", yellow=True, bold=True)
     if importlib.util.find_spec("pyspark") is None:
         terminalreporter.write_sep(
             "!", "SPARK TESTS SKIPPED: pyspark is not installed (make setup-spark installs the [spark] extra)",
