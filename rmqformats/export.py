@@ -997,7 +997,7 @@ def time_text(stamps: pa.Array, format: str = "%Y-%m-%dT%H:%M:%SZ") -> pa.Array:
         nulls = values.null_count
         offs, data = iso_millis(to_numpy(pc.fill_null(millis, scalar(0)) if nulls else millis), sep)
         out = pa.Array.from_buffers(pa.string(), len(values), [None, pa.py_buffer(offs), pa.py_buffer(data)])
-        return pc.if_else(pc.is_valid(values), out, pa.scalar(None, pa.string())) if nulls else out
+        return pc.if_else(pc.is_valid(values), out, scalar(None, pa.string())) if nulls else out
     if not pc.any(bad).as_py():
         return text(stamps, ms)
     safe_ms = pc.if_else(bad, scalar(0), ms)

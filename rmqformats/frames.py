@@ -4,7 +4,7 @@ not a core dependency), Arrow arrays on numpy memory, and a key's rows in a map 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -137,6 +137,20 @@ def map_key_rows(array: pa.MapArray, key: str, rows: np.ndarray | None = None) -
     if array.null_count:  # a null map may still cover pairs
         keep &= to_numpy(array.is_valid())[at_row]
     return dict(zip(at_row[keep].tolist(), items.take(from_numpy(hits[keep])).to_pylist()))
+
+
+def rows_in_millis(table: pa.Table, max_chunksize: int = 1000) -> tuple[Iterator[dict], set[str]]:
+    """The rows of ``table`` as dicts, a batch at a time, with times as epoch milliseconds (exactly); and
+    the names of the time columns. Arrow's own conversion of zoned times would load pandas."""
+    times = {f.name for f in table.schema if pa.types.is_timestamp(f.type)}
+    if times:
+        table = table.cast(pa.schema([pa.field(f.name, pa.int64()) if f.name in times else f for f in table.schema]))
+    return (row for part in table.to_batches(max_chunksize=max_chunksize) for row in part.to_pylist()), times
+
+
+def empty_table(schema: pa.Schema) -> pa.Table:
+    """A table of ``schema`` with no rows: ``schema.empty_table()`` without the import of pandas it makes."""
+    return pa.Table.from_batches([], schema=schema)
 
 
 @functools.lru_cache(maxsize=256)

@@ -363,7 +363,12 @@ def test_the_store_commands_import_no_pandas(version, tmp_path):
                 ["export", store, "--to", "parquet", str(tmp_path / "p")],
                 ["export", store, "--to", "jsonl", str(tmp_path / "j.jsonl")],
                 ["export", store, "--to", "csv", str(tmp_path / "c.csv")],
-                ["messages", store], ["messages", store, "--format", "jsonl"], ["queues", store], ["lag", store]]
+                ["messages", store], ["messages", store, "--format", "jsonl"], ["queues", store], ["lag", store],
+                ["messages", store, "--decode-system"], ["export", store, "--to", "csv", "-", "--decode-system"],
+                ["messages", store, "--tag", "TagA", "--tag", "TagB"], ["messages", store, "--key", "key-1"],
+                ["messages", store, "--property", "CLUSTER=DefaultCluster"],
+                ["messages", store, "--outstanding", "GroupA"], ["pending", store],
+                ["pending", store, "--format", "json"], ["report", store, "-o", str(tmp_path / "r.html")]]
     code = ("import contextlib, io, json, sys\n"
             "from rmqformats.cli import main\n"
             "done = []\n"

@@ -110,10 +110,12 @@ class BatchFilter:
             cols += sorted(set(self._property_columns))
         if outstanding is not None:
             cols += ["topic", "queueId", "queueOffset"]
-            import pyarrow as pa
+            import numpy as np
+
+            from ..frames import from_numpy, from_strings
             keys = list(outstanding.starts)
-            self._keys = pa.array([f"{t}\x00{q}" for t, q in keys], pa.string())
-            self._starts = pa.array([outstanding.starts[k] for k in keys], pa.int64())
+            self._keys = from_strings([f"{t}\x00{q}" for t, q in keys])
+            self._starts = from_numpy(np.array([outstanding.starts[k] for k in keys], np.int64))
         self.columns = tuple(cols)
 
     def __bool__(self) -> bool:
@@ -123,15 +125,17 @@ class BatchFilter:
         """A boolean array: which rows of ``batch`` pass, or ``None`` when every row does."""
         import pyarrow as pa
         import pyarrow.compute as pc
+
+        from ..frames import from_strings, scalar
         masks = []
         if self.tags is not None:
-            masks.append(pc.is_in(batch.column("tags"), value_set=pa.array(sorted(self.tags), pa.string())))
+            masks.append(pc.is_in(batch.column("tags"), value_set=from_strings(sorted(self.tags))))
         for column, (_, value) in zip(self._property_columns if self.properties else (), self.properties):
-            masks.append(pc.equal(batch.column(column), pa.scalar(value, pa.string())))
+            masks.append(pc.equal(batch.column(column), scalar(value)))
         if self.outstanding is not None:
             # A queue is named by topic NUL queue id: a queue id's digits hold no NUL, so the pair is one key.
             key = pc.binary_join_element_wise(batch.column("topic"), pc.cast(batch.column("queueId"), pa.string()),
-                                              "\x00")
+                                              scalar("\x00"))
             start = pc.take(self._starts, pc.index_in(key, value_set=self._keys))
             masks.append(pc.greater_equal(batch.column("queueOffset"), start))
         if not masks:
@@ -139,7 +143,7 @@ class BatchFilter:
         keep = masks[0]
         for m in masks[1:]:
             keep = pc.and_kleene(keep, m)
-        return pc.fill_null(keep, False)
+        return pc.fill_null(keep, scalar(False))
 
     def __call__(self, batch):
         """``batch`` with only the rows that pass."""

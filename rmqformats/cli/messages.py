@@ -655,8 +655,9 @@ def _system_cells(batch) -> list:
     import pyarrow.compute as pc
 
     from ..export import time_text
-    return [batch.column("kind"), pc.fill_null(batch.column("realTopic"), ""),
-            pc.fill_null(time_text(batch.column("dueTime")), "")]
+    from ..frames import scalar
+    return [batch.column("kind"), pc.fill_null(batch.column("realTopic"), scalar("")),
+            pc.fill_null(time_text(batch.column("dueTime")), scalar(""))]
 
 
 class _nothing:

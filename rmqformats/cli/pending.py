@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime, timedelta, timezone
 
 from . import status
 from .common import UsageError, add_jobs, add_store_args, iso, open_from_args
@@ -25,30 +24,14 @@ def delay_levels(path: str | None, root: str | None = None) -> tuple[int, ...]:
         raise UsageError(f"--config {path}: {exc.reason}") from None
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-
-def _millis(value: datetime) -> int:
-    """Epoch milliseconds of a timestamp column's value, exactly (no float on the way)."""
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return (value - _EPOCH) // timedelta(milliseconds=1)
-
-
 def _cell(value) -> object:
-    if isinstance(value, datetime):  # pyarrow gives aware datetimes for the timestamp columns
-        return iso(_millis(value))
     if isinstance(value, list):
         return ",".join(map(str, value))
     return "" if value is None else value
 
 
-def _json_value(value) -> object:
-    """A JSON value: a time as the epoch milliseconds, as every command's JSON gives times."""
-    return _millis(value) if isinstance(value, datetime) else value
-
-
 def cmd_pending(args: argparse.Namespace) -> int:
+    from ..frames import rows_in_millis
     from ..systopics.pending import PARTS, pending
     store = open_from_args(args)
     result = pending(store, delay_levels_ms=delay_levels(args.config, store.root),
@@ -69,14 +52,13 @@ def cmd_pending(args: argparse.Namespace) -> int:
             "rocksdbTimerCheckpoint": None if rcp is None else dict(zip(("scanOffset", "timeline"), rcp)),
             "rocksdbTransactions": result.rocksdb_transactions, "counts": result.counts()}
         for part, attr, _ in PARTS:
-            doc[part] = [{k: _json_value(v) for k, v in row.items()} for row in getattr(result, attr).to_pylist()]
+            doc[part] = list(rows_in_millis(getattr(result, attr))[0])
         out.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
         return status.OK
     if args.format == "jsonl":
         for part, attr, _ in PARTS:
-            for row in getattr(result, attr).to_pylist():
-                out.write(json.dumps({"record": part, **{k: _json_value(v) for k, v in row.items()}},
-                                     ensure_ascii=False) + "\n")
+            for row in rows_in_millis(getattr(result, attr))[0]:
+                out.write(json.dumps({"record": part, **row}, ensure_ascii=False) + "\n")
         return status.OK
     last = result.last_store_time_ms
     out.write(f"last store time: {iso(last) if last is not None else '(no message)'}\n")
@@ -96,9 +78,9 @@ def cmd_pending(args: argparse.Namespace) -> int:
         table = getattr(result, attr)
         out.write(f"\n{title}: {table.num_rows}\n")
         if table.num_rows:
-            rows = ([_cell(v) for v in row.values()]
-                    for part in table.to_batches(max_chunksize=1000) for row in part.to_pylist())
-            print_rows_streamed(rows, table.column_names, out, "  ")
+            rows, times = rows_in_millis(table)
+            print_rows_streamed(([iso(v) if k in times and v is not None else _cell(v) for k, v in row.items()]
+                                 for row in rows), table.column_names, out, "  ")
     return status.OK
 
 

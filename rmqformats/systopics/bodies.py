@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..frames import empty_table, from_strings, scalar
 from . import names as N
 from .columns import _col, prop, to_int
 
@@ -66,11 +67,11 @@ def op_offsets_table(batch: pa.RecordBatch | pa.Table) -> pa.Table:
     not a decimal offset is left out, as the broker's check skips it.
     """
     topic = _col(batch, "topic")
-    is_op = pc.and_(pc.is_in(topic, pa.array([N.TRANS_OP_HALF_TOPIC, N.ROCKSDB_TRANS_OP_HALF_TOPIC])),
-                    pc.equal(prop(batch, N.TAGS), N.TRANS_OP_REMOVE_TAG))
-    is_op = pc.fill_null(is_op, False)
+    is_op = pc.and_(pc.is_in(topic, from_strings([N.TRANS_OP_HALF_TOPIC, N.ROCKSDB_TRANS_OP_HALF_TOPIC])),
+                    pc.equal(prop(batch, N.TAGS), scalar(N.TRANS_OP_REMOVE_TAG)))
+    is_op = pc.fill_null(is_op, scalar(False))
     if not pc.any(is_op).as_py():
-        return OP_SCHEMA.empty_table()
+        return empty_table(OP_SCHEMA)
     body = pc.cast(pc.filter(_col(batch, "body"), is_op), pa.string(), safe=False)
     parts = pc.split_pattern(body, N.TRANS_OP_SEPARATOR)
     rows = pc.list_parent_indices(parts)

@@ -54,7 +54,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import RmqFormatError
-from ..frames import from_numpy
+from ..frames import empty_table, from_numpy, from_strings, scalar, to_numpy
 from . import bodies
 from . import names as N
 from .columns import DECODE_COLUMNS, TIMESTAMP, decode
@@ -126,13 +126,19 @@ class Pending:
 
     def scheduled_by_level(self) -> pa.Table:
         """Pending scheduled messages counted per delay level."""
-        return (self.scheduled.group_by("delayLevel").aggregate([("queueOffset", "count"), ("dueTime", "min"),
-                                                                 ("dueTime", "max")])
-                .rename_columns(["delayLevel", "messages", "firstDue", "lastDue"]).sort_by("delayLevel"))
+        t = self.scheduled
+        groups, levels = _groups(t["delayLevel"], nulls=True)
+        due, known = _ints(t["dueTime"]), _valid(t["dueTime"])
+        return pa.table({"delayLevel": levels,
+                         "messages": _reduced(groups, len(levels), _ints(t["queueOffset"]), np.add,
+                                              _valid(t["queueOffset"]), empty=0),
+                         "firstDue": _reduced(groups, len(levels), due, np.minimum, known).cast(TIMESTAMP),
+                         "lastDue": _reduced(groups, len(levels), due, np.maximum, known).cast(TIMESTAMP)}
+                        ).sort_by("delayLevel")
 
 
 def _concat(parts: list[pa.Table], schema: pa.Schema) -> pa.Table:
-    return pa.concat_tables(parts).cast(schema) if parts else schema.empty_table()
+    return pa.concat_tables(parts).cast(schema) if parts else empty_table(schema)
 
 
 def pending(store: Store, *, delay_levels_ms: tuple[int, ...] | None = None, trace_topics: Iterable[str] = (),
@@ -215,58 +221,57 @@ class PendingWalk:
         self.last_store = top if self.last_store is None else max(self.last_store, top)
         kind = t["kind"]
 
-        s = t.filter(pc.equal(kind, "scheduled"))
+        s = t.filter(pc.equal(kind, scalar("scheduled")))
         if s.num_rows:
-            level = pc.fill_null(pc.cast(s["queueId"], pa.int64()), 0)
-            idx = pc.if_else(pc.and_(pc.greater_equal(level, 0), pc.less(level, len(self.delay_levels_ms))),
-                             pc.add(level, 1), 0)
+            level = pc.fill_null(pc.cast(s["queueId"], pa.int64()), scalar(0))
+            idx = pc.if_else(pc.and_(pc.greater_equal(level, scalar(0)),
+                                     pc.less(level, scalar(len(self.delay_levels_ms)))),
+                             pc.add(level, scalar(1)), scalar(0))
             start = pc.take(self.level_from, idx)
             s = s.append_column("deliverFrom", start).filter(pc.greater_equal(s["queueOffset"], start))
             self.sched.append(s.select(SCHEDULED_SCHEMA.names))
 
-        tm = t.filter(pc.is_in(kind, pa.array(["timer", "timerCancel"])))
+        tm = t.filter(pc.is_in(kind, from_strings(["timer", "timerCancel"])))
         if tm.num_rows:
             if self.walk_timer_cp is not None:
                 due_ms = pc.cast(tm["dueTime"], pa.int64())
-                keep = pc.or_(pc.greater_equal(tm["queueOffset"], self.walk_timer_cp[0]),
-                              pc.fill_null(pc.greater(due_ms, self.walk_timer_cp[1]), True))
+                keep = pc.or_(pc.greater_equal(tm["queueOffset"], scalar(self.walk_timer_cp[0])),
+                              pc.fill_null(pc.greater(due_ms, scalar(self.walk_timer_cp[1])), scalar(True)))
                 tm = tm.filter(keep)
             self.timers.append(tm.select(["queueOffset", "realTopic", "realQueueId", "dueTime", "uniqKey", "kind",
                                           "timerCancelsKey", "commitLogOffset"]))
 
-        h = t.filter(pc.equal(kind, "transactionHalf"))
+        h = t.filter(pc.equal(kind, scalar("transactionHalf")))
         if h.num_rows and self.rocks_trans:
-            in_rocks = pc.equal(h["topic"], N.ROCKSDB_TRANS_HALF_TOPIC)
+            in_rocks = pc.equal(h["topic"], scalar(N.ROCKSDB_TRANS_HALF_TOPIC))
             r = h.filter(in_rocks)
             if r.num_rows:
                 self.rocks_halves.append(r.select(_ROCKS_HALF_COLUMNS))
             h = h.filter(pc.invert(in_rocks))
         if h.num_rows:
             qid = pc.cast(h["queueId"], pa.int64())
-            inside = pc.less(qid, len(self.tx_from))
-            start = pc.if_else(inside, pc.take(self.tx_from, pc.if_else(inside, qid, 0)), 0)
+            inside = pc.less(qid, scalar(len(self.tx_from)))
+            start = pc.if_else(inside, pc.take(self.tx_from, pc.if_else(inside, qid, scalar(0))), scalar(0))
             self.halves.append(h.filter(pc.greater_equal(h["queueOffset"], start)).select(_HALF_COLUMNS))
-        if pc.any(pc.equal(kind, "transactionOp")).as_py():
+        if pc.any(pc.equal(kind, scalar("transactionOp"))).as_py():
             self.ops.append(bodies.op_offsets_table(batch))
         state = t["transactionState"]
-        p = t.filter(pc.equal(state, "prepared"))
+        p = t.filter(pc.equal(state, scalar("prepared")))
         if p.num_rows:
             self.prepared.append(p.select(_PREPARED_COLUMNS))
-        c = t.filter(pc.is_in(state, pa.array(["commit", "rollback"])))
+        c = t.filter(pc.is_in(state, from_strings(["commit", "rollback"])))
         if c.num_rows:
             self.closing.append(c.select(["preparedTransactionOffset"]))
 
         for k, dest in (("popCheckpoint", self.ck_rows), ("popAck", self.ack_rows)):
-            rows = t.filter(pc.equal(kind, k))
+            rows = t.filter(pc.equal(kind, scalar(k)))
             if rows.num_rows:
                 dest.extend(zip(rows["commitLogOffset"].to_pylist(), rows["body"].to_pylist(),
                                 rows["tags"].to_pylist()))
 
-        dl = t.filter(pc.equal(kind, "deadLetter"))
+        dl = t.filter(pc.equal(kind, scalar("deadLetter")))
         if dl.num_rows:
-            self.dlq.append(dl.group_by(["originTopic", "group"], use_threads=False).aggregate(
-                [("queueOffset", "count"), ("retryCount", "max"), ("storeTimestamp", "min"),
-                 ("storeTimestamp", "max")]))
+            self.dlq.append(_dead_letter_counts(dl))
 
     def result(self) -> Pending:
         """What is pending, from the batches given so far (and the RocksDB message store's records)."""
@@ -349,31 +354,38 @@ def _rocksdb_timers(parts: list[pa.Table], ms, checkpoint: tuple[int, int]) -> l
     with a record due at or after its timeline."""
     if not parts:
         return parts
-    waiting = pa.array([e.commitlog_offset for e in ms.timer_entries(start_time=checkpoint[1])], pa.int64())
+    waiting = from_numpy(np.array([e.commitlog_offset for e in ms.timer_entries(start_time=checkpoint[1])],
+                                  np.int64))
     t = pa.concat_tables(parts)
-    keep = pc.or_(pc.greater_equal(t["queueOffset"], checkpoint[0]), pc.is_in(t["commitLogOffset"], waiting))
+    keep = pc.or_(pc.greater_equal(t["queueOffset"], scalar(checkpoint[0])), pc.is_in(t["commitLogOffset"], waiting))
     # A cancellation is kept while it may still name a waiting message.
-    keep = pc.or_(keep, pc.equal(t["kind"], "timerCancel"))
+    keep = pc.or_(keep, pc.equal(t["kind"], scalar("timerCancel")))
     return [t.filter(keep)]
 
 
 def _rocksdb_transactions(parts: list[pa.Table], ms) -> pa.Table:
     """The open transactions of the ``trans`` column family, with what their half messages in the walk say."""
     entries = list(ms.trans_entries())
-    recs = pa.table({"commitLogOffset": pa.array([e.commitlog_offset for e in entries], pa.int64()),
-                     "keyTopic": pa.array([e.topic for e in entries], pa.string()),
-                     "keyUniq": pa.array([e.uniq_key for e in entries], pa.string()),
-                     "checkTimes": pa.array([e.check_times for e in entries], pa.int32())})
+    recs = pa.table({"commitLogOffset": from_numpy(np.array([e.commitlog_offset for e in entries], np.int64)),
+                     "keyTopic": from_strings([e.topic for e in entries]),
+                     "keyUniq": from_strings([e.uniq_key for e in entries]),
+                     "checkTimes": from_numpy(np.array([e.check_times for e in entries], np.int32))})
     halves = (pa.concat_tables(parts) if parts
-              else pa.schema([(n, pa.null()) for n in _ROCKS_HALF_COLUMNS]).empty_table())
+              else empty_table(pa.schema([(n, pa.null()) for n in _ROCKS_HALF_COLUMNS])))
     halves = halves.cast(pa.schema([("commitLogOffset", pa.int64()), ("transactionId", pa.string()),
                                     ("realTopic", pa.string()), ("realQueueId", pa.int32()),
                                     ("queueId", pa.int32()), ("queueOffset", pa.int64()),
                                     ("storeTimestamp", TIMESTAMP), ("producerGroup", pa.string())]))
-    j = recs.join(halves, "commitLogOffset", join_type="left outer", use_threads=False).sort_by("commitLogOffset")
+    # Each record with its half message where the walk read one (offsets are unique in a walk).
+    recs = recs.sort_by("commitLogOffset")
+    at = pc.index_in(recs["commitLogOffset"], value_set=halves["commitLogOffset"].combine_chunks())
+    j = recs
+    for name in halves.column_names:
+        if name != "commitLogOffset":
+            j = j.append_column(name, halves[name].take(at))
     n = j.num_rows
     return pa.table({
-        "transactionId": pc.coalesce(j["transactionId"], j["keyUniq"]), "source": pa.array(["rocksdb"] * n),
+        "transactionId": pc.coalesce(j["transactionId"], j["keyUniq"]), "source": pa.repeat(scalar("rocksdb"), n),
         "realTopic": pc.coalesce(j["realTopic"], j["keyTopic"]), "realQueueId": j["realQueueId"],
         "halfQueueId": j["queueId"], "halfQueueOffset": j["queueOffset"], "commitLogOffset": j["commitLogOffset"],
         "firstStoreTime": j["storeTimestamp"], "checkTimes": j["checkTimes"], "producerGroup": j["producerGroup"]})
@@ -381,18 +393,19 @@ def _rocksdb_transactions(parts: list[pa.Table], ms) -> pa.Table:
 
 def _timers(parts: list[pa.Table]) -> pa.Table:
     if not parts:
-        return TIMER_SCHEMA.empty_table()
+        return empty_table(TIMER_SCHEMA)
     t = pa.concat_tables(parts)
-    cancels = t.filter(pc.equal(t["kind"], "timerCancel"))
-    msgs = t.filter(pc.equal(t["kind"], "timer"))
-    key = pc.binary_join_element_wise(msgs["realTopic"], msgs["uniqKey"], "+")
+    cancels = t.filter(pc.equal(t["kind"], scalar("timerCancel")))
+    msgs = t.filter(pc.equal(t["kind"], scalar("timer")))
+    key = pc.binary_join_element_wise(msgs["realTopic"], msgs["uniqKey"], scalar("+"))
     cancelled = pc.is_in(key, cancels["timerCancelsKey"])
-    state = pc.if_else(pc.fill_null(cancelled, False), pa.scalar("cancelled"), pa.scalar("waiting"))
+    state = pc.if_else(pc.fill_null(cancelled, scalar(False)), scalar("cancelled"), scalar("waiting"))
     msgs = msgs.append_column("state", state)
-    # A message put again (a roll) keeps its UNIQ_KEY: its latest copy stands for it.
-    latest = msgs.group_by("uniqKey", use_threads=False).aggregate([("queueOffset", "max")])
-    msgs = msgs.join(latest.rename_columns(["uniqKey", "queueOffset"]), ["uniqKey", "queueOffset"],
-                     join_type="left semi")
+    # A message put again (a roll) keeps its UNIQ_KEY: its latest copy stands for it (one without a
+    # UNIQ_KEY stands for none).
+    groups, keys = _groups(msgs["uniqKey"])
+    latest = _reduced(groups, len(keys), _ints(msgs["queueOffset"]), np.maximum, _valid(msgs["queueOffset"]))
+    msgs = msgs.filter(from_numpy(_is_group_value(groups, msgs["queueOffset"], latest)))
     return msgs.select(TIMER_SCHEMA.names).cast(TIMER_SCHEMA).sort_by("queueOffset")
 
 
@@ -401,18 +414,30 @@ def _transactions(halves, ops, prepared, closing, last_store, extra: pa.Table | 
     if halves:
         h = pa.concat_tables(halves)
         h = h.append_column("halfQueueId", pc.cast(h["queueId"], pa.int32()))
-        closed_ops = pa.concat_tables(ops) if ops else bodies.OP_SCHEMA.empty_table()
-        closed = h.join(closed_ops.select(["opQueueId", "halfQueueOffset"]), ["halfQueueId", "queueOffset"],
-                        ["opQueueId", "halfQueueOffset"], join_type="left semi")
-        h = h.join(closed.select(["transactionId"]), "transactionId", join_type="left anti")
+        closed_ops = pa.concat_tables(ops) if ops else empty_table(bodies.OP_SCHEMA)
+        # The halves an op message closed, by their (half queue id, queue offset); then every half of their
+        # transactions left out.
+        closed = h.filter(pc.is_in(_pair_keys(h["halfQueueId"], h["queueOffset"]),
+                                   value_set=_pair_keys(closed_ops["opQueueId"], closed_ops["halfQueueOffset"]),
+                                   skip_nulls=True))
+        h = h.filter(pc.invert(pc.is_in(h["transactionId"], value_set=closed["transactionId"].combine_chunks(),
+                                        skip_nulls=True)))
         if h.num_rows:
-            agg = h.group_by(["transactionId"], use_threads=False).aggregate(
-                [("queueOffset", "max"), ("storeTimestamp", "min"), ("transactionCheckTimes", "max")])
-            agg = agg.rename_columns(["transactionId", "halfQueueOffset", "firstStoreTime", "checkTimes"])
-            joined = h.join(agg, ["transactionId"], use_threads=False)
-            latest = joined.filter(pc.equal(joined["queueOffset"], joined["halfQueueOffset"]))
+            # Each transaction (a half without an id is none) by its latest half: the first half's store time,
+            # the most checks of any.
+            groups, ids = _groups(h["transactionId"])
+            last = _reduced(groups, len(ids), _ints(h["queueOffset"]), np.maximum, _valid(h["queueOffset"]))
+            first = _reduced(groups, len(ids), _ints(h["storeTimestamp"]), np.minimum, _valid(h["storeTimestamp"]))
+            checks = _reduced(groups, len(ids), _ints(h["transactionCheckTimes"]), np.maximum,
+                              _valid(h["transactionCheckTimes"]))
+            keep = _is_group_value(groups, h["queueOffset"], last)
+            at = from_numpy(groups[keep])
+            latest = h.filter(from_numpy(keep))
+            latest = latest.append_column("halfQueueOffset", last.take(at)).append_column(
+                "firstStoreTime", first.take(at).cast(TIMESTAMP)).append_column(
+                "checkTimes", checks.take(at).cast(pa.int32()))
             rows.append(pa.table({
-                "transactionId": latest["transactionId"], "source": pa.array(["half"] * latest.num_rows),
+                "transactionId": latest["transactionId"], "source": pa.repeat(scalar("half"), latest.num_rows),
                 "realTopic": latest["realTopic"], "realQueueId": latest["realQueueId"],
                 "halfQueueId": latest["halfQueueId"], "halfQueueOffset": latest["halfQueueOffset"],
                 "commitLogOffset": latest["commitLogOffset"], "firstStoreTime": latest["firstStoreTime"],
@@ -420,20 +445,20 @@ def _transactions(halves, ops, prepared, closing, last_store, extra: pa.Table | 
     if prepared:
         p = pa.concat_tables(prepared)
         if closing:
-            ends = pa.concat_tables(closing).rename_columns(["commitLogOffset"])
-            p = p.join(ends, "commitLogOffset", join_type="left anti")
+            ends = pa.concat_tables(closing).column(0).combine_chunks()
+            p = p.filter(pc.invert(pc.is_in(p["commitLogOffset"], value_set=ends, skip_nulls=True)))
         if p.num_rows:
             n = p.num_rows
             rows.append(pa.table({
-                "transactionId": p["transactionId"], "source": pa.array(["prepared"] * n),
+                "transactionId": p["transactionId"], "source": pa.repeat(scalar("prepared"), n),
                 "realTopic": p["topic"], "realQueueId": pc.cast(p["queueId"], pa.int32()),
                 "halfQueueId": pa.nulls(n, pa.int32()), "halfQueueOffset": pa.nulls(n, pa.int64()),
                 "commitLogOffset": p["commitLogOffset"], "firstStoreTime": p["storeTimestamp"],
                 "checkTimes": pa.nulls(n, pa.int32()), "producerGroup": p["producerGroup"]}))
     if not rows:
-        return TRANSACTION_SCHEMA.empty_table()
+        return empty_table(TRANSACTION_SCHEMA)
     t = pa.concat_tables([r.cast(pa.schema([f for f in TRANSACTION_SCHEMA if f.name != "ageMs"])) for r in rows])
-    age = pc.subtract(pa.scalar(last_store or 0, pa.int64()), pc.cast(t["firstStoreTime"], pa.int64()))
+    age = pc.subtract(scalar(last_store or 0), pc.cast(t["firstStoreTime"], pa.int64()))
     t = t.append_column("ageMs", age)
     return t.select(TRANSACTION_SCHEMA.names).cast(TRANSACTION_SCHEMA).sort_by("commitLogOffset")
 
@@ -461,17 +486,108 @@ def _pop(ck_rows, ack_rows, errors: list[str]) -> pa.Table:
             out.append({"topic": ck.topic, "group": ck.group, "queueId": ck.queue_id, "startOffset": ck.start_offset,
                         "popTime": ck.pop_time, "reviveTime": ck.revive_time, "unackedOffsets": left,
                         "commitLogOffset": offset})
-    return pa.Table.from_pylist(out, POP_SCHEMA) if out else POP_SCHEMA.empty_table()
+    return pa.Table.from_pylist(out, POP_SCHEMA) if out else empty_table(POP_SCHEMA)
 
 
 def _dead_letters(parts: list[pa.Table]) -> pa.Table:
     if not parts:
-        return DEAD_LETTER_SCHEMA.empty_table()
+        return empty_table(DEAD_LETTER_SCHEMA)
     t = pa.concat_tables(parts)
-    agg = t.group_by(["originTopic", "group"], use_threads=False).aggregate(
-        [("queueOffset_count", "sum"), ("retryCount_max", "max"), ("storeTimestamp_min", "min"),
-         ("storeTimestamp_max", "max")])
-    agg = agg.select(["originTopic", "group", "queueOffset_count_sum", "retryCount_max_max",
-                      "storeTimestamp_min_min", "storeTimestamp_max_max"])
-    return agg.rename_columns(DEAD_LETTER_SCHEMA.names).cast(DEAD_LETTER_SCHEMA).sort_by(
-        [("messages", "descending"), ("originTopic", "ascending")])
+    agg = _letters_by_origin(t.select(["originTopic", "group"]), {
+        "messages": (_ints(t["messages"]), np.add, None),
+        "maxRetryCount": (_ints(t["maxRetryCount"]), np.maximum, _valid(t["maxRetryCount"])),
+        "firstStoreTime": (_ints(t["firstStoreTime"]), np.minimum, None),
+        "lastStoreTime": (_ints(t["lastStoreTime"]), np.maximum, None)})
+    return agg.sort_by([("messages", "descending"), ("originTopic", "ascending")])
+
+
+def _dead_letter_counts(dl: pa.Table) -> pa.Table:
+    """The dead letters of one batch (the walk's columns, decoded) counted by origin topic and group."""
+    return _letters_by_origin(dl.select(["originTopic", "group"]), {
+        "messages": (np.ones(dl.num_rows, np.int64), np.add, None),
+        "maxRetryCount": (_ints(dl["retryCount"]), np.maximum, _valid(dl["retryCount"])),
+        "firstStoreTime": (_ints(dl["storeTimestamp"]), np.minimum, None),
+        "lastStoreTime": (_ints(dl["storeTimestamp"]), np.maximum, None)})
+
+
+def _ints(column: pa.ChunkedArray) -> np.ndarray:
+    """A whole-number or timestamp column as int64 values (0 where null)."""
+    return to_numpy(pc.fill_null(pc.cast(column, pa.int64()), scalar(0)))
+
+
+def _valid(column: pa.ChunkedArray) -> np.ndarray:
+    return to_numpy(column.is_valid())
+
+
+def _groups(keys: pa.ChunkedArray, *, nulls: bool = False) -> tuple[np.ndarray, pa.Array]:
+    """Each row's group, numbered by the distinct values of ``keys`` in order of appearance, and those values.
+
+    A null key is a group of its own with ``nulls``; otherwise its rows are in none (group -1), as a join
+    matches no null key. Arrow's group-by and joins would load its query engine, and pandas with it.
+    """
+    encoded = pc.dictionary_encode(keys.combine_chunks(), null_encoding="encode" if nulls else "mask")
+    groups = to_numpy(pc.fill_null(encoded.indices, scalar(-1, encoded.indices.type))).astype(np.int64)
+    return groups, encoded.dictionary
+
+
+def _reduced(groups: np.ndarray, count: int, data: np.ndarray, ufunc, counted: np.ndarray,
+             empty: int | None = None) -> pa.Array:
+    """``data``'s rows that count (``counted``, in a group) reduced by ``ufunc`` (``np.add``, ``np.minimum`` or
+    ``np.maximum``) per group, as int64; a group with none is null, or ``empty`` where given."""
+    rows = np.flatnonzero(counted & (groups >= 0))
+    at = groups[rows]
+    values = np.ones(len(rows), np.int64) if empty is not None and ufunc is np.add else data[rows]
+    start = {np.add: 0, np.minimum: np.iinfo(np.int64).max, np.maximum: np.iinfo(np.int64).min}[ufunc]
+    out = np.full(count, start if empty is None else empty, np.int64)
+    ufunc.at(out, at, values)
+    seen = np.zeros(count, np.bool_)
+    seen[at] = True
+    valid = None if empty is not None or seen.all() else pa.py_buffer(np.packbits(seen, bitorder="little"))
+    return pa.Array.from_buffers(pa.int64(), count, [valid, pa.py_buffer(out)])
+
+
+def _is_group_value(groups: np.ndarray, column: pa.ChunkedArray, per_group: pa.Array) -> np.ndarray:
+    """Which rows are in a group and hold its value of ``per_group`` in ``column`` (a null matches nothing)."""
+    if not len(per_group):
+        return np.zeros(len(groups), np.bool_)
+    held = to_numpy(pc.fill_null(per_group, scalar(0)))
+    known = to_numpy(per_group.is_valid())
+    inside = groups >= 0
+    at = np.where(inside, groups, 0)
+    return inside & known[at] & _valid(column) & (_ints(column) == held[at])
+
+
+def _pair_keys(first: pa.ChunkedArray, second: pa.ChunkedArray) -> pa.Array:
+    """One text key per row of two whole-number columns (null where either is)."""
+    return pc.binary_join_element_wise(pc.cast(first, pa.string()), pc.cast(second, pa.string()),
+                                       scalar("/")).combine_chunks()
+
+
+def _letters_by_origin(keys: pa.Table, values: dict[str, tuple]) -> pa.Table:
+    """Dead letters grouped by origin topic and group (null a key of its own) in :data:`DEAD_LETTER_SCHEMA`:
+    each of ``values`` (column -> (int64 values, numpy ufunc, which rows count or ``None`` for all))
+    reduced by its ufunc over a group's rows; null where no row of the group counts.
+
+    A group-by of Arrow's would load its query engine, and pandas with it, into every process that reads a
+    store holding dead letters.
+    """
+    codes = []
+    for name in keys.column_names:
+        encoded = pc.dictionary_encode(keys[name].combine_chunks(), null_encoding="encode")
+        codes.append((to_numpy(encoded.indices).astype(np.int64), encoded.dictionary))
+    (a, names_a), (b, names_b) = codes
+    groups, first, inverse = np.unique(a * (len(names_b) + 1) + b, return_index=True, return_inverse=True)
+    columns = [names_a.take(from_numpy(a[first])), names_b.take(from_numpy(b[first]))]
+    for name, (data, ufunc, counted) in values.items():
+        rows = np.arange(len(data)) if counted is None else np.flatnonzero(counted)
+        out = np.zeros(len(groups), np.int64) if ufunc is np.add else np.full(
+            len(groups), np.iinfo(np.int64).max if ufunc is np.minimum else np.iinfo(np.int64).min, np.int64)
+        ufunc.at(out, inverse[rows], data[rows])
+        seen = np.zeros(len(groups), np.bool_)
+        seen[inverse[rows]] = True
+        field = DEAD_LETTER_SCHEMA.field(name)
+        column = pa.Array.from_buffers(pa.int64(), len(groups),
+                                       [None if seen.all() else pa.py_buffer(np.packbits(seen, bitorder="little")),
+                                        pa.py_buffer(out)])
+        columns.append(column if field.type == pa.int64() else column.cast(field.type))
+    return pa.Table.from_arrays(columns, schema=DEAD_LETTER_SCHEMA)

@@ -44,6 +44,7 @@ from ..errors import (
     TruncatedRecordError,
 )
 from ..errors import PropertyValueError, UnfinishedRecordError
+from ..frames import scalar, to_numpy
 from ..message import to_millis
 from . import arrow as A
 from . import kernels as K
@@ -661,13 +662,15 @@ class ColumnarScan:
         """Which of ``rows`` carry the ``tag`` (TAGS) and the ``key`` (one of the KEYS, or the UNIQ_KEY)."""
         cols = A.build(w, rows, ("tags", "keys", "uniqKey"))
         keep = np.ones(len(rows), np.bool_)
+        # (Arrow values, not Python ones, given to the compute functions: those would load pandas.)
         if self._tag is not None:
-            keep &= np.asarray(pc.fill_null(pc.equal(cols.column("tags"), self._tag), False))
+            keep &= to_numpy(pc.fill_null(pc.equal(cols.column("tags"), scalar(self._tag)), scalar(False)))
         if self._key is not None:
             keys = cols.column("keys")
-            hit = np.asarray(pc.fill_null(pc.equal(cols.column("uniqKey"), self._key), False)).copy()
-            parents = np.asarray(pc.list_parent_indices(keys))
-            hit[parents[np.asarray(pc.equal(pc.list_flatten(keys), self._key))]] = True
+            key = scalar(self._key)
+            hit = to_numpy(pc.fill_null(pc.equal(cols.column("uniqKey"), key), scalar(False))).copy()
+            parents = to_numpy(pc.list_parent_indices(keys))
+            hit[parents[to_numpy(pc.fill_null(pc.equal(pc.list_flatten(keys), key), scalar(False)))]] = True
             keep &= hit
         return keep
 
