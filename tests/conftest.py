@@ -75,8 +75,9 @@ def skip_without_runtime(lang: str | None = None) -> None:
 
 
 #: Free bytes of temporary space below which a run may fail for want of it: the session's store copies, fresh
-#: clones and wheels take about 3 GB at once (a passed test's folder is removed as it ends).
-_LOW_TEMPORARY_SPACE = 4 << 30
+#: clones, wheels and the largest test's files took up to 7 GiB at once (a passed test's folder is removed as
+#: it ends).
+_LOW_TEMPORARY_SPACE = 8 << 30
 
 
 def _temporary_space() -> tuple[str, int]:
@@ -87,7 +88,7 @@ def _temporary_space() -> tuple[str, int]:
 
 def pytest_report_header(config):
     folder, free = _temporary_space()
-    return [f"temporary space: {free / (1 << 30):.1f} GiB free in {folder} (a run takes about 3 GiB at once)"]
+    return [f"temporary space: {free / (1 << 30):.1f} GiB free in {folder} (a run takes up to about 7 GiB at once)"]
 
 
 def pytest_terminal_summary(terminalreporter, config):
@@ -96,7 +97,7 @@ def pytest_terminal_summary(terminalreporter, config):
     import sys
 
     folder, free = _temporary_space()
-    if free < _LOW_TEMPORARY_SPACE:  # errors that a full disk causes look like anything else
+    if free < _LOW_TEMPORARY_SPACE:  # the errors a full disk causes look like any other
         terminalreporter.write_sep("!", f"LOW TEMPORARY SPACE: {free / (1 << 30):.1f} GiB free in {folder} at the "
                                         "end of the run", yellow=True, bold=True)
     if importlib.util.find_spec("pyspark") is None:
