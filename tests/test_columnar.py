@@ -536,3 +536,18 @@ def test_the_walk_stores_exactly_the_records_check_record_passes():
             rmqformats.decode_message(data, 0, "seg")
         assert (type(err.value), str(err.value)) == (type(expected), str(expected))
     assert reasons >= {K.REC_OK, K.REC_BAD_MAGIC, K.REC_SMALL, K.REC_PAST_END, K.REC_LENGTHS}
+
+
+@pytest.mark.parametrize("hosts", [1, 3, 10, 64, 65, 300])
+def test_host_texts_with_many_hosts_in_a_batch(tmp_path, hosts):
+    """``bornHost`` of a batch of many producers (fewer, as many as, and more than the kernel's cache holds,
+    so that hosts share its slots): each message's own ``ip:port``, as the object API gives it."""
+    rng = random.Random(hosts)
+    peers = [(f"{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(256)}",
+              rng.choice([0, 1, 80, 65535, rng.randrange(1 << 16)])) for _ in range(hosts)]
+    specs = [synth.MessageSpec(topic="T", body=b"b", queue_offset=i, born_host=rng.choice(peers)) for i in range(2000)]
+    synth.write_commitlog(tmp_path / "s" / "commitlog", specs, segment_size=1 << 20)
+    log = rmqformats.open_store(tmp_path / "s").commitlog
+    got = log.to_arrow(["bornHost"], batch_size=700).column(0).to_pylist()
+    assert got == [f"{s.born_host[0]}:{s.born_host[1]}" for s in specs]
+    assert got == [m.born_host for m in log.scan()]
