@@ -387,7 +387,12 @@ class BatchConsumeQueue:
         stop = self.max_offset if stop is None else min(stop, self.max_offset)
         if start >= stop:
             return
-        first = self.find(start).index
+        yield from self.messages_from(self.find(start).index, start, stop)
+
+    def messages_from(self, first: int, start: int, stop: int) -> Iterator[QueueMessage]:
+        """:meth:`messages` of the queue offsets ``start`` to ``stop - 1`` (within the queue's), from unit
+        number ``first`` on: the unit holding ``start``, or a later one where a caller took the messages of
+        the units before it another way."""
         for unit in self.units(first):
             if unit.msg_base_offset >= stop:
                 return

@@ -9,6 +9,8 @@ written by the broker) are read as they are.
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
@@ -89,3 +91,115 @@ def test_a_compaction_under_way(tmp_path):
     assert [(q.topic, q.sub_folder) for q in queues] == [("TopicTest", ""), ("TopicTest", "compacting")]
     assert [u.message.body_raw for u in queues[1].messages()] == [m.body_raw for m in kept[:3]]
     assert [u.message.body_raw for u in queues[0].messages()] == [m.body_raw for m in kept]
+
+
+def _listings(root, fmt):
+    """``compaction --topic`` of each queue of ``root``, as the batch road writes it and as the message
+    objects write it: (text, error) each."""
+    import io
+
+    from rmqformats.cli.layouts import _queue_pieces, _write_messages, _write_pieces
+    from rmqformats.export import JSONL_COLUMNS, MESSAGE_TABLE_SOURCE
+    out = []
+    for q in rmqformats.open_store(root).compaction().queues():
+        done = []
+        for write in ("pieces", "objects"):
+            buf, error = io.StringIO(), None
+            try:
+                if write == "pieces":
+                    _write_pieces(_queue_pieces(q.consume_queue(), q.commitlog(),
+                                                JSONL_COLUMNS if fmt == "jsonl" else MESSAGE_TABLE_SOURCE), fmt, buf)
+                else:
+                    _write_messages((u.message for u in q.messages()), fmt, buf)
+            except rmqformats.RmqFormatError as exc:
+                error = (type(exc), str(exc))
+            done.append((buf.getvalue(), error))
+        out.append(done)
+    return out
+
+
+def _unit_at(root, k: int) -> tuple[Path, int]:
+    cq = rmqformats.open_store(root).compaction().queues()[0].consume_queue()
+    return tuple(map(Path, cq.location(k)[:1])) + (cq.location(k)[1],)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "table"])
+@pytest.mark.parametrize("damage", [None, "offset", "size", "base", "batch", "cut", "zero"])
+def test_compaction_topic_listing_is_the_message_objects(tmp_path, fmt, damage):
+    """``compaction --topic`` lists a queue's kept messages from its log's batches: the same text as the
+    message objects give, and where a unit does not agree with its record (or points past the log), the
+    same messages before it and the same error."""
+    import struct
+
+    from rmqformats.batch_consumequeue import UNIT_DTYPE
+    root, kept, placed = compaction_store("rocketmq-5.3.3", tmp_path / "store", log_file_size=4096,
+                                          cq_units_per_file=1000)
+    assert len(kept) > 20
+    k = len(kept) // 2
+    path, pos = _unit_at(root, k)
+    fields = {name: UNIT_DTYPE.fields[name][1] for name in UNIT_DTYPE.names}
+    ofs, size, _, _, base, num, *_ = UNIT_DTYPE.names
+    with open(path, "r+b") as f:
+        f.seek(pos)
+        unit = bytearray(f.read(UNIT_DTYPE.itemsize))
+        if damage == "offset":  # the next record's place
+            unit[fields[ofs]:fields[ofs] + 8] = struct.pack(">q", placed[k + 1][0])
+        elif damage == "size":
+            unit[fields[size]:fields[size] + 4] = struct.pack(">i", kept[k].store_size + 1)
+        elif damage == "base":
+            unit[fields[base]:fields[base] + 8] = struct.pack(">q", placed[k][1] + 1000)
+        elif damage == "batch":
+            unit[fields[num]:fields[num] + 2] = struct.pack(">h", 2)
+        f.seek(pos)
+        f.write(unit)
+    log = root / "compaction" / "compactionLog" / "TopicTest" / "0"
+    segment = sorted(log.iterdir())[-1]
+    if damage == "cut":  # the last file of the log cut short: its last units point past it
+        os.truncate(segment, 100)
+    elif damage == "zero":
+        with open(segment, "r+b") as f:
+            f.write(bytes(64))
+    (pieces, objects), = _listings(root, fmt)
+    assert pieces == objects
+    if damage is None:
+        assert objects[1] is None and objects[0].count("\n") == len(kept) + (fmt == "table")
+        from rmqformats.cli.layouts import _queue_pieces
+        q = rmqformats.open_store(root).compaction().queues()[0]
+        pieces = list(_queue_pieces(q.consume_queue(), q.commitlog(), ["commitLogOffset"]))
+        assert all(hasattr(p, "schema") for p in pieces)  # the walk's batches alone
+        assert sum(p.num_rows for p in pieces) == len(kept)
+    elif damage == "base":  # past the queue's end: the listing ends there
+        assert objects[1] is None and objects[0].count("\n") == k + (fmt == "table")
+    elif damage != "batch":
+        assert objects[1] is not None
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "table"])
+@pytest.mark.parametrize("bad", [None, 1500, 2499])
+def test_a_long_compaction_queue_listed_as_the_objects_list_it(tmp_path, fmt, bad):
+    """2,500 kept messages over many log files (tables of several blocks), and a unit past the first block
+    that disagrees with its record: the same text up to it, and the same error."""
+    import struct
+
+    from rmqformats.batch_consumequeue import UNIT_DTYPE
+    from rmqformats.synth import MessageSpec, encode_message
+    from rmqformats.synth.compaction import write_compaction
+    root = tmp_path / "store"
+    (root / "commitlog").mkdir(parents=True)
+    records = [encode_message(MessageSpec(topic="Kv", body=b"v%d" % i, queue_offset=i,
+                                          properties={"KEYS": f"k{i}", "TAGS": f"t{i % 7}"}), 0) for i in range(2500)]
+    placed = write_compaction(root, "Kv", 0, records, log_file_size=64 << 10, cq_units_per_file=1024)
+    if bad is not None:
+        cq = rmqformats.open_store(root).compaction().queues()[0].consume_queue()
+        path, pos = cq.location(bad)
+        field = UNIT_DTYPE.fields[UNIT_DTYPE.names[1]][1]  # the size
+        with open(path, "r+b") as f:
+            f.seek(pos + field)
+            f.write(struct.pack(">i", 7))
+    (pieces, objects), = _listings(root, fmt)
+    assert pieces == objects
+    assert (objects[1] is None) == (bad is None)
+    lines = objects[0].count("\n")
+    assert lines == (2500 if bad is None else bad if fmt == "jsonl" else bad // 1000 * 1000) + (
+        fmt == "table" and (bad is None or bad >= 1000))
+    assert len(placed) == 2500

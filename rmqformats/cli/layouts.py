@@ -11,7 +11,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..errors import StoreNotFoundError, WrongLayoutError
 from ..store import open_store
@@ -52,6 +52,106 @@ def _write_log(log, fmt: str, out, *, verify_crc: bool = False):
     print_columns_streamed(([c for i, c in enumerate(message_table_columns(batch, width)) if i != msg_id]
                             for batch in scan), _HEADER, out)
     return scan.end
+
+
+def _queue_pieces(cq, log, columns: Sequence[str]) -> Iterator:
+    """A batch consume queue's messages, as :meth:`~rmqformats.batch_consumequeue.BatchConsumeQueue.messages`
+    gives them, in pieces: record batches of ``columns`` from its log's walk while its units point, one for
+    one and in order, at the records there and agree with them, as a compaction queue's do; then, from the
+    first unit that does not (an inner batch, a unit of several messages, a record no unit points at, a
+    damaged one), an iterator of the message objects of the rest, which says why where one is wrong."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    from ..batch_consumequeue import INNER_BASE, INNER_NUM, UNIT_DTYPE
+    from ..frames import scalar, to_numpy
+    from ..walk import layout as L
+    from ..walk.arrow import property_column
+    ofs, size, _, _, base, num, *_ = UNIT_DTYPE.names or ()
+    start, stop = cq.min_offset, cq.max_offset
+    if start >= stop:
+        return
+    unit = cq.find(start).index
+    end_unit = cq.end_unit
+    inner = [property_column(INNER_BASE), property_column(INNER_NUM)]
+    checked = ["commitLogOffset", "topic", "queueId", "queueOffset", "storeSize", "sysFlag", *inner]
+    walk = log.batches(list(dict.fromkeys([*columns, *checked])),
+                                from_offset=int(cq.unit_array(unit, unit + 1)[ofs][0]))
+    for batch in walk:
+        units = cq.unit_array(unit, min(end_unit, unit + batch.num_rows))
+        n = len(units)
+        last = np.flatnonzero(units[base] >= stop)  # the units from here hold nothing to list
+        n = int(last[0]) if len(last) else n
+        offsets = to_numpy(batch.column("commitLogOffset"))[:n]
+        good = ((units[ofs][:n] == offsets) & (units[base][:n] >= start) & (units[num][:n] == 1)
+                & (units[size][:n] == to_numpy(batch.column("storeSize"))[:n])
+                & (units[base][:n] == to_numpy(batch.column("queueOffset"))[:n])
+                & (to_numpy(batch.column("queueId"))[:n] == cq.queue_id)
+                & (to_numpy(batch.column("sysFlag"))[:n] & L.INNER_BATCH == 0))
+        for name in inner:
+            good &= ~to_numpy(batch.column(name).is_valid())[:n]
+        good &= to_numpy(pc.fill_null(pc.equal(batch.column("topic"), scalar(cq.topic)), scalar(False)))[:n]
+        bad = np.flatnonzero(~good)
+        taken = int(bad[0]) if len(bad) else n
+        if taken:
+            yield batch.select(list(columns)).slice(0, taken)
+        unit += taken
+        if taken < n:
+            break
+        if n < len(units) or unit >= end_unit:
+            return
+    if unit < end_unit:
+        yield (m.message for m in cq.messages_from(unit, start, stop))
+
+
+def _write_pieces(pieces: Iterator, fmt: str, out) -> None:
+    """The messages of :func:`_queue_pieces` as :func:`_write_messages` writes them (one table)."""
+    from ..export import MESSAGE_TABLE_SOURCE, jsonl_bytes, message_table_columns
+    if fmt == "jsonl":
+        for piece in pieces:
+            if hasattr(piece, "schema"):
+                out.write(bytes(jsonl_bytes(piece)).decode("utf-8"))
+            else:
+                _write_messages(piece, fmt, out)
+        return
+    width = 48 if table_width(out) is not None else 1 << 30  # as short() cuts a topic for a terminal
+    msg_id = MESSAGE_TABLE_SOURCE.index("msgId")
+
+    def blocks():
+        import itertools
+
+        from ..frames import from_strings
+        for piece in pieces:
+            if hasattr(piece, "schema"):
+                yield [c for i, c in enumerate(message_table_columns(piece, width)) if i != msg_id]
+            else:
+                rows = (_row(m) for m in piece)
+                while block := [[str(v) for v in r] for r in itertools.islice(rows, _BLOCK)]:
+                    yield [from_strings(col) for col in zip(*block)]
+    print_columns_streamed(_blocks_of(blocks(), _BLOCK), _HEADER, out)
+
+
+#: Rows of a table block (``print_rows_streamed``'s): the rows a table holds before it writes them.
+_BLOCK = 1000
+
+
+def _blocks_of(blocks: Iterator[list], size: int) -> Iterator[list]:
+    """Column blocks of any sizes as blocks of exactly ``size`` rows (the last one fewer), so that a table
+    writes its rows at the same places whatever the pieces it was given."""
+    import pyarrow as pa
+    held: list[list] = []
+    count = 0
+    for columns in blocks:
+        held.append(columns)
+        count += len(columns[0])
+        while count >= size:
+            joined = [pa.concat_arrays([b[i] for b in held]) for i in range(len(columns))]
+            yield [c.slice(0, size) for c in joined]
+            rest = [c.slice(size) for c in joined]
+            count -= size
+            held = [rest] if count else []
+    if count:
+        yield [pa.concat_arrays([b[i] for b in held]) for i in range(len(held[0]))]
 
 
 def _end_status(end) -> int:
@@ -267,7 +367,10 @@ def cmd_compaction(args: argparse.Namespace) -> int:
         for q in queues:
             if q.sub_folder and not args.in_progress:
                 continue
-            _write_messages((u.message for u in q.messages()), args.format, out)
+            from ..export import JSONL_COLUMNS, MESSAGE_TABLE_SOURCE
+            _write_pieces(_queue_pieces(q.consume_queue(), q.commitlog(),
+                                        JSONL_COLUMNS if args.format == "jsonl" else MESSAGE_TABLE_SOURCE),
+                          args.format, out)
         return code
     cp = comp.position_checkpoint()
     if not queues:

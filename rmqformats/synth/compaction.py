@@ -25,6 +25,13 @@ from .queues import BcqUnitSpec, write_batch_consumequeue
 MIN_BLANK = 8
 
 
+def _file(files: dict[int, bytearray], start: int, size: int) -> bytearray:
+    """The log file starting at ``start``, made zeroed when first written (not at every record)."""
+    if start not in files:
+        files[start] = bytearray(size)
+    return files[start]
+
+
 def write_compaction(root: str | os.PathLike[str], topic: str, queue_id: int, records: Iterable[bytes], *,
                      log_file_size: int, cq_units_per_file: int, sub_folder: str = "") -> list[tuple[int, int]]:
     """Write the compaction log and queue of ``topic``/``queue_id`` under ``<root>/compaction``.
@@ -43,13 +50,13 @@ def write_compaction(root: str | os.PathLike[str], topic: str, queue_id: int, re
         left = log_file_size - offset % log_file_size
         if len(record) + MIN_BLANK > left:
             start = offset - offset % log_file_size
-            files.setdefault(start, bytearray(log_file_size))[log_file_size - left:log_file_size - left + 8] = \
+            _file(files, start, log_file_size)[log_file_size - left:log_file_size - left + 8] = \
                 encode_blank(left)
             offset += left
         data = relocate_record(record, offset, recompute_crc=False)
         m = decode_message(data, 0)
         start = offset - offset % log_file_size
-        files.setdefault(start, bytearray(log_file_size))[offset - start:offset - start + len(data)] = data
+        _file(files, start, log_file_size)[offset - start:offset - start + len(data)] = data
         units.append(BcqUnitSpec(offset, len(data), tags_code(m.tags), m.store_timestamp, m.queue_offset))
         placed.append((offset, m.queue_offset))
         offset += len(data)

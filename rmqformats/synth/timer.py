@@ -118,7 +118,9 @@ class TimerLogWriter:
 
     def _segment(self, offset: int) -> tuple[bytearray, int]:
         base = offset - offset % self.segment_size
-        seg = self.segments.setdefault(base, bytearray(self.segment_size))
+        seg = self.segments.get(base)
+        if seg is None:  # made when first written, not at every record
+            seg = self.segments[base] = bytearray(self.segment_size)
         return seg, offset - base
 
     def append(self, data: bytes) -> int:

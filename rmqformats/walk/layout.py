@@ -90,6 +90,7 @@ MAGIC_BLANK = _L.MAGIC_CODE["blank"]
 BORN_V6 = _L.SYS_FLAG_BITS["is_born_host_v6"][0]
 STORE_V6 = _L.SYS_FLAG_BITS["is_store_host_v6"][0]
 COMPRESSED = _L.SYS_FLAG_BITS["is_compressed"][0]
+INNER_BATCH = _L.SYS_FLAG_BITS["is_inner_batch"][0]
 COMPRESSION_MASK, COMPRESSION_SHIFT = _L.SYS_FLAG_BITS["compression_type"]
 COMPRESSION_NAMES = {v: k for k, v in _L.COMPRESSION_TYPE.items()}
 
