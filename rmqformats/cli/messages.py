@@ -1,4 +1,10 @@
-"""``messages`` and ``export``: the messages of the commit log, filtered, as a table, JSON Lines or files."""
+"""``messages`` and ``export``: the messages of the commit log, filtered, as a table, JSON Lines or files.
+
+One module for both commands: they take the same filters, column lists and body options, and each
+writes through the same two roads, the walk's batches and, where a store's inner batches are searched
+message by message or one message is looked up by id, the message objects; kept together, the roads
+cannot drift apart.
+"""
 
 from __future__ import annotations
 
