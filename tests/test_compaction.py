@@ -203,3 +203,21 @@ def test_a_long_compaction_queue_listed_as_the_objects_list_it(tmp_path, fmt, ba
     assert lines == (2500 if bad is None else bad if fmt == "jsonl" else bad // 1000 * 1000) + (
         fmt == "table" and (bad is None or bad >= 1000))
     assert len(placed) == 2500
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_column_blocks_regrouped_in_blocks_of_a_table(seed):
+    import random
+
+    import pyarrow as pa
+
+    from rmqformats.cli.layouts import _blocks_of
+    rng = random.Random(seed)
+    sizes = [rng.choice([0, 1, 7, 999, 1000, 1001, 2500, rng.randrange(5000)]) for _ in range(rng.randrange(1, 8))]
+    values = iter(range(1 << 30))
+    blocks = [[pa.array([str(next(values)) for _ in range(n)]) for _ in range(1)] for n in sizes]
+    blocks = [[b[0], pa.array([v + "x" for v in b[0].to_pylist()])] for b in blocks]
+    out = list(_blocks_of(iter(blocks), 1000))
+    assert all(len(b[0]) == 1000 for b in out[:-1]) and (not out or 0 < len(out[-1][0]) <= 1000)
+    for i in range(2):
+        assert [v for b in out for v in b[i].to_pylist()] == [v for b in blocks for v in b[i].to_pylist()]

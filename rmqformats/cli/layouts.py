@@ -40,17 +40,9 @@ def _write_messages(msgs, fmt: str, out) -> None:
 def _write_log(log, fmt: str, out, *, verify_crc: bool = False):
     """The messages of a commit log as :func:`_write_messages` writes them, decoded a batch at a time; returns
     the walk's data end."""
-    from ..export import JSONL_COLUMNS, MESSAGE_TABLE_SOURCE, jsonl_bytes, message_table_columns
-    if fmt == "jsonl":
-        scan = log.batches(JSONL_COLUMNS, verify_crc=verify_crc)
-        for batch in scan:
-            out.write(bytes(jsonl_bytes(batch)).decode("utf-8"))
-        return scan.end
-    scan = log.batches(MESSAGE_TABLE_SOURCE, verify_crc=verify_crc)
-    width = 48 if table_width(out) is not None else 1 << 30  # as short() cuts a topic for a terminal
-    msg_id = MESSAGE_TABLE_SOURCE.index("msgId")
-    print_columns_streamed(([c for i, c in enumerate(message_table_columns(batch, width)) if i != msg_id]
-                            for batch in scan), _HEADER, out)
+    from ..export import JSONL_COLUMNS, MESSAGE_TABLE_SOURCE
+    scan = log.batches(JSONL_COLUMNS if fmt == "jsonl" else MESSAGE_TABLE_SOURCE, verify_crc=verify_crc)
+    _write_pieces(scan, fmt, out)
     return scan.end
 
 
@@ -76,7 +68,7 @@ def _queue_pieces(cq, log, columns: Sequence[str]) -> Iterator:
     inner = [property_column(INNER_BASE), property_column(INNER_NUM)]
     checked = ["commitLogOffset", "topic", "queueId", "queueOffset", "storeSize", "sysFlag", *inner]
     walk = log.batches(list(dict.fromkeys([*columns, *checked])),
-                                from_offset=int(cq.unit_array(unit, unit + 1)[ofs][0]))
+                       from_offset=int(cq.unit_array(unit, unit + 1)[ofs][0]))
     for batch in walk:
         units = cq.unit_array(unit, min(end_unit, unit + batch.num_rows))
         n = len(units)
@@ -105,11 +97,15 @@ def _queue_pieces(cq, log, columns: Sequence[str]) -> Iterator:
 
 
 def _write_pieces(pieces: Iterator, fmt: str, out) -> None:
-    """The messages of :func:`_queue_pieces` as :func:`_write_messages` writes them (one table)."""
+    """Record batches (of :data:`~rmqformats.export.JSONL_COLUMNS` for JSON Lines, else of
+    :data:`~rmqformats.export.MESSAGE_TABLE_SOURCE`) and iterators of message objects, in turn, as
+    :func:`_write_messages` writes messages (one table)."""
+    import pyarrow as pa
+
     from ..export import MESSAGE_TABLE_SOURCE, jsonl_bytes, message_table_columns
     if fmt == "jsonl":
         for piece in pieces:
-            if hasattr(piece, "schema"):
+            if isinstance(piece, pa.RecordBatch):
                 out.write(bytes(jsonl_bytes(piece)).decode("utf-8"))
             else:
                 _write_messages(piece, fmt, out)
@@ -122,7 +118,7 @@ def _write_pieces(pieces: Iterator, fmt: str, out) -> None:
 
         from ..frames import from_strings
         for piece in pieces:
-            if hasattr(piece, "schema"):
+            if isinstance(piece, pa.RecordBatch):
                 yield [c for i, c in enumerate(message_table_columns(piece, width)) if i != msg_id]
             else:
                 rows = (_row(m) for m in piece)
@@ -144,14 +140,17 @@ def _blocks_of(blocks: Iterator[list], size: int) -> Iterator[list]:
     for columns in blocks:
         held.append(columns)
         count += len(columns[0])
-        while count >= size:
-            joined = [pa.concat_arrays([b[i] for b in held]) for i in range(len(columns))]
-            yield [c.slice(0, size) for c in joined]
-            rest = [c.slice(size) for c in joined]
-            count -= size
-            held = [rest] if count else []
+        if count < size:
+            continue
+        joined = held[0] if len(held) == 1 else [pa.concat_arrays([b[i] for b in held]) for i in range(len(columns))]
+        at = 0
+        while count - at >= size:
+            yield [c.slice(at, size) for c in joined]
+            at += size
+        count -= at
+        held = [[c.slice(at) for c in joined]] if count else []
     if count:
-        yield [pa.concat_arrays([b[i] for b in held]) for i in range(len(held[0]))]
+        yield held[0] if len(held) == 1 else [pa.concat_arrays([b[i] for b in held]) for i in range(len(held[0]))]
 
 
 def _end_status(end) -> int:
