@@ -215,8 +215,8 @@ def test_column_blocks_regrouped_in_blocks_of_a_table(seed):
     rng = random.Random(seed)
     sizes = [rng.choice([0, 1, 7, 999, 1000, 1001, 2500, rng.randrange(5000)]) for _ in range(rng.randrange(1, 8))]
     values = iter(range(1 << 30))
-    blocks = [[pa.array([str(next(values)) for _ in range(n)]) for _ in range(1)] for n in sizes]
-    blocks = [[b[0], pa.array([v + "x" for v in b[0].to_pylist()])] for b in blocks]
+    blocks = [[pa.array([str(next(values)) for _ in range(n)], pa.string())] for n in sizes]
+    blocks = [[b[0], pa.array([v + "x" for v in b[0].to_pylist()], pa.string())] for b in blocks]
     out = list(_blocks_of(iter(blocks), 1000))
     assert all(len(b[0]) == 1000 for b in out[:-1]) and (not out or 0 < len(out[-1][0]) <= 1000)
     for i in range(2):
