@@ -189,3 +189,32 @@ def test_messages_and_export_take_property_columns(version, capfdbinary, tmp_pat
     with pytest.raises(SystemExit) as exit_:
         _cli(capfdbinary, "messages", root, "--columns", "topic,property.", "--format", "jsonl")
     assert exit_.value.code == 2 and b"property.NAME for the value of property NAME" in capfdbinary.readouterr().err
+
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+# Names and values from a small alphabet with the separators in it, so that pairs without a name or a value,
+# repeated names, names that share their first eight bytes and names longer than eight bytes all come up.
+_PART = st.text(alphabet=["A", "B", "_", "Ü", "\x01", "\x02", "0", "\u4e2d"], max_size=11)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(st.lists(st.tuples(_PART, _PART), max_size=6), min_size=1, max_size=8),
+       asked=st.lists(_PART.filter(lambda s: s and "\x01" not in s and "\x02" not in s), min_size=1, max_size=4),
+       trailing=st.booleans())
+def test_random_properties_read_as_the_broker_reads_them(tmp_path_factory, texts, asked, trailing):
+    """Property strings made of names and values with separators, repeats and non-ASCII characters: each
+    property column holds what ``string2messageProperties`` reads (the object API's parse), and the map too."""
+    from rmqformats import synth
+    raw = ["\x02".join(f"{n}\x01{v}" for n, v in pairs) + ("\x02" if trailing and pairs else "")
+           for pairs in texts]
+    root = tmp_path_factory.mktemp("props")
+    synth.write_commitlog(root / "commitlog", [synth.MessageSpec(topic="T", body=b"b", queue_offset=i,
+                                                                 properties=text) for i, text in enumerate(raw)])
+    names = list(dict.fromkeys(asked + ["TAGS"]))
+    table = rmqformats.open_store(root).commitlog.to_arrow(["properties", *map(property_column, names)])
+    parsed = [props.parse_properties(text) for text in raw]
+    for name in names:
+        assert table.column(property_column(name)).to_pylist() == [p.get(name) for p in parsed], name
+    assert [dict(m) for m in table.column("properties").to_pylist()] == parsed
