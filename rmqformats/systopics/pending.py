@@ -130,7 +130,7 @@ class Pending:
         groups, levels = _groups(t["delayLevel"], nulls=True)
         due, known = _ints(t["dueTime"]), _valid(t["dueTime"])
         return pa.table({"delayLevel": levels,
-                         "messages": _reduced(groups, len(levels), _ints(t["queueOffset"]), np.add,
+                         "messages": _reduced(groups, len(levels), np.ones(t.num_rows, np.int64), np.add,
                                               _valid(t["queueOffset"]), empty=0),
                          "firstDue": _reduced(groups, len(levels), due, np.minimum, known).cast(TIMESTAMP),
                          "lastDue": _reduced(groups, len(levels), due, np.maximum, known).cast(TIMESTAMP)}
@@ -404,8 +404,9 @@ def _timers(parts: list[pa.Table]) -> pa.Table:
     # A message put again (a roll) keeps its UNIQ_KEY: its latest copy stands for it (one without a
     # UNIQ_KEY stands for none).
     groups, keys = _groups(msgs["uniqKey"])
-    latest = _reduced(groups, len(keys), _ints(msgs["queueOffset"]), np.maximum, _valid(msgs["queueOffset"]))
-    msgs = msgs.filter(from_numpy(_is_group_value(groups, msgs["queueOffset"], latest)))
+    offsets, known = _ints(msgs["queueOffset"]), _valid(msgs["queueOffset"])
+    latest = _reduced(groups, len(keys), offsets, np.maximum, known)
+    msgs = msgs.filter(from_numpy(_is_group_value(groups, offsets, known, latest)))
     return msgs.select(TIMER_SCHEMA.names).cast(TIMER_SCHEMA).sort_by("queueOffset")
 
 
@@ -426,11 +427,12 @@ def _transactions(halves, ops, prepared, closing, last_store, extra: pa.Table | 
             # Each transaction (a half without an id is none) by its latest half: the first half's store time,
             # the most checks of any.
             groups, ids = _groups(h["transactionId"])
-            last = _reduced(groups, len(ids), _ints(h["queueOffset"]), np.maximum, _valid(h["queueOffset"]))
+            offsets, known = _ints(h["queueOffset"]), _valid(h["queueOffset"])
+            last = _reduced(groups, len(ids), offsets, np.maximum, known)
             first = _reduced(groups, len(ids), _ints(h["storeTimestamp"]), np.minimum, _valid(h["storeTimestamp"]))
             checks = _reduced(groups, len(ids), _ints(h["transactionCheckTimes"]), np.maximum,
                               _valid(h["transactionCheckTimes"]))
-            keep = _is_group_value(groups, h["queueOffset"], last)
+            keep = _is_group_value(groups, offsets, known, last)
             at = from_numpy(groups[keep])
             latest = h.filter(from_numpy(keep))
             latest = latest.append_column("halfQueueOffset", last.take(at)).append_column(
@@ -536,25 +538,25 @@ def _reduced(groups: np.ndarray, count: int, data: np.ndarray, ufunc, counted: n
     ``np.maximum``) per group, as int64; a group with none is null, or ``empty`` where given."""
     rows = np.flatnonzero(counted & (groups >= 0))
     at = groups[rows]
-    values = np.ones(len(rows), np.int64) if empty is not None and ufunc is np.add else data[rows]
     start = {np.add: 0, np.minimum: np.iinfo(np.int64).max, np.maximum: np.iinfo(np.int64).min}[ufunc]
     out = np.full(count, start if empty is None else empty, np.int64)
-    ufunc.at(out, at, values)
+    ufunc.at(out, at, data[rows])
     seen = np.zeros(count, np.bool_)
     seen[at] = True
     valid = None if empty is not None or seen.all() else pa.py_buffer(np.packbits(seen, bitorder="little"))
     return pa.Array.from_buffers(pa.int64(), count, [valid, pa.py_buffer(out)])
 
 
-def _is_group_value(groups: np.ndarray, column: pa.ChunkedArray, per_group: pa.Array) -> np.ndarray:
-    """Which rows are in a group and hold its value of ``per_group`` in ``column`` (a null matches nothing)."""
+def _is_group_value(groups: np.ndarray, values: np.ndarray, valid: np.ndarray, per_group: pa.Array) -> np.ndarray:
+    """Which rows are in a group and hold its value of ``per_group`` (``values`` where ``valid``; a null matches
+    nothing)."""
     if not len(per_group):
         return np.zeros(len(groups), np.bool_)
     held = to_numpy(pc.fill_null(per_group, scalar(0)))
     known = to_numpy(per_group.is_valid())
     inside = groups >= 0
     at = np.where(inside, groups, 0)
-    return inside & known[at] & _valid(column) & (_ints(column) == held[at])
+    return inside & known[at] & valid & (values == held[at])
 
 
 def _pair_keys(first: pa.ChunkedArray, second: pa.ChunkedArray) -> pa.Array:
@@ -571,23 +573,11 @@ def _letters_by_origin(keys: pa.Table, values: dict[str, tuple]) -> pa.Table:
     A group-by of Arrow's would load its query engine, and pandas with it, into every process that reads a
     store holding dead letters.
     """
-    codes = []
-    for name in keys.column_names:
-        encoded = pc.dictionary_encode(keys[name].combine_chunks(), null_encoding="encode")
-        codes.append((to_numpy(encoded.indices).astype(np.int64), encoded.dictionary))
-    (a, names_a), (b, names_b) = codes
-    groups, first, inverse = np.unique(a * (len(names_b) + 1) + b, return_index=True, return_inverse=True)
+    (a, names_a), (b, names_b) = (_groups(keys[name], nulls=True) for name in keys.column_names)
+    pairs, first, groups = np.unique(a * (len(names_b) + 1) + b, return_index=True, return_inverse=True)
     columns = [names_a.take(from_numpy(a[first])), names_b.take(from_numpy(b[first]))]
     for name, (data, ufunc, counted) in values.items():
-        rows = np.arange(len(data)) if counted is None else np.flatnonzero(counted)
-        out = np.zeros(len(groups), np.int64) if ufunc is np.add else np.full(
-            len(groups), np.iinfo(np.int64).max if ufunc is np.minimum else np.iinfo(np.int64).min, np.int64)
-        ufunc.at(out, inverse[rows], data[rows])
-        seen = np.zeros(len(groups), np.bool_)
-        seen[inverse[rows]] = True
+        column = _reduced(groups, len(pairs), data, ufunc, np.ones(len(data), np.bool_) if counted is None else counted)
         field = DEAD_LETTER_SCHEMA.field(name)
-        column = pa.Array.from_buffers(pa.int64(), len(groups),
-                                       [None if seen.all() else pa.py_buffer(np.packbits(seen, bitorder="little")),
-                                        pa.py_buffer(out)])
         columns.append(column if field.type == pa.int64() else column.cast(field.type))
     return pa.Table.from_arrays(columns, schema=DEAD_LETTER_SCHEMA)
