@@ -18,7 +18,7 @@ from ..store import open_store
 from . import status
 from .common import Unknown, add_jobs, cpus, iso, print_table, short
 from .present import whole
-from .tables import print_columns_streamed, print_rows_streamed, table_width
+from .tables import print_columns_streamed, print_rows_streamed, row_blocks, table_width
 
 _HEADER = ["commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp", "tags", "keys", "bodyBytes"]
 
@@ -114,16 +114,11 @@ def _write_pieces(pieces: Iterator, fmt: str, out) -> None:
     msg_id = MESSAGE_TABLE_SOURCE.index("msgId")
 
     def blocks():
-        import itertools
-
-        from ..frames import from_strings
         for piece in pieces:
             if isinstance(piece, pa.RecordBatch):
                 yield [c for i, c in enumerate(message_table_columns(piece, width)) if i != msg_id]
             else:
-                rows = (_row(m) for m in piece)
-                while block := [[str(v) for v in r] for r in itertools.islice(rows, _BLOCK)]:
-                    yield [from_strings(col) for col in zip(*block)]
+                yield from row_blocks((_row(m) for m in piece), _BLOCK)
     print_columns_streamed(_blocks_of(blocks(), _BLOCK), _HEADER, out)
 
 

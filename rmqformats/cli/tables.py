@@ -23,7 +23,7 @@ import os
 import re
 import sys
 import textwrap
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..cells import cells, cut_middle, pad
 
@@ -220,15 +220,19 @@ def print_rows_streamed(rows: Iterable[Sequence], header: Sequence[str], out, in
     overflow their column rather than lose digits. While the rows fit in one
     block, the table is :func:`print_table`'s.
     """
+    return print_columns_streamed(row_blocks(rows, block), header, out, indent, cut=cut, min_widths=min_widths,
+                                  block=block)
+
+
+def row_blocks(rows: Iterable[Sequence], block: int = 1000) -> Iterator[list]:
+    """``rows`` (read once) as :func:`print_columns_streamed`'s blocks: ``block`` rows at a time, each
+    column an Arrow string array of the values' text."""
     import itertools
 
     from ..frames import from_strings
     it = iter(rows)
-
-    def blocks():
-        while pending := [[str(v) for v in r] for r in itertools.islice(it, block)]:
-            yield [from_strings(col) for col in zip(*pending)]
-    return print_columns_streamed(blocks(), header, out, indent, cut=cut, min_widths=min_widths, block=block)
+    while pending := [[str(v) for v in r] for r in itertools.islice(it, block)]:
+        yield [from_strings(col) for col in zip(*pending)]
 
 
 def print_columns_streamed(blocks: Iterable[list], header: Sequence[str], out, indent: str = "", *,
