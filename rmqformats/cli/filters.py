@@ -102,12 +102,13 @@ class BatchFilter:
         cols: list[str] = []
         if tags is not None:
             cols.append("tags")
+        #: The column of each property looked at: its values, found as the properties are split (no map of
+        #: every pair is built for it).
+        self._property_values: list[tuple[str, str]] = []
         if self.properties:
-            # Each property looked at is a column of its values, found as the properties are split: no map
-            # of every pair is built for it.
             from ..walk.arrow import property_column
-            self._property_columns = [property_column(name) for name, _ in self.properties]
-            cols += sorted(set(self._property_columns))
+            self._property_values = [(property_column(name), value) for name, value in self.properties]
+            cols += sorted({column for column, _ in self._property_values})
         if outstanding is not None:
             cols += ["topic", "queueId", "queueOffset"]
             import numpy as np
@@ -130,7 +131,7 @@ class BatchFilter:
         masks = []
         if self.tags is not None:
             masks.append(pc.is_in(batch.column("tags"), value_set=from_strings(sorted(self.tags))))
-        for column, (_, value) in zip(self._property_columns if self.properties else (), self.properties):
+        for column, value in self._property_values:
             masks.append(pc.equal(batch.column(column), scalar(value)))
         if self.outstanding is not None:
             # A queue is named by topic NUL queue id: a queue id's digits hold no NUL, so the pair is one key.

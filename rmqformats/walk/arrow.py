@@ -77,8 +77,6 @@ _FROM_PROPERTIES = frozenset(("properties", "tags", "keys", "uniqKey", "priority
 #: Property names whose values get their own columns (and the record CRC check), in this order.
 _NAMED = (props.TAGS, props.KEYS, props.UNIQ_KEY, props.CRC32, props.PRIORITY, props.LITE_TOPIC)
 NAMED_TAGS, NAMED_KEYS, NAMED_UNIQ, NAMED_CRC, NAMED_PRIORITY, NAMED_LITE = range(len(_NAMED))
-_NAMED_BYTES = np.frombuffer("".join(_NAMED).encode(), np.uint8).copy()
-_NAMED_OFFSETS = np.cumsum([0] + [len(n.encode()) for n in _NAMED]).astype(np.int64)
 #: The names after the first four are looked for only when their columns are asked for (each name
 #: looked for costs every property pair a comparison).
 _NAMED_ALWAYS = NAMED_CRC + 1
