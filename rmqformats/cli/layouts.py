@@ -63,12 +63,11 @@ def _queue_pieces(cq, log, columns: Sequence[str]) -> Iterator:
     start, stop = cq.min_offset, cq.max_offset
     if start >= stop:
         return
-    unit = cq.find(start).index
-    end_unit = cq.end_unit
+    first = cq.find(start)
+    unit, end_unit = first.index, cq.end_unit
     inner = [property_column(INNER_BASE), property_column(INNER_NUM)]
     checked = ["commitLogOffset", "topic", "queueId", "queueOffset", "storeSize", "sysFlag", *inner]
-    walk = log.batches(list(dict.fromkeys([*columns, *checked])),
-                       from_offset=int(cq.unit_array(unit, unit + 1)[ofs][0]))
+    walk = log.batches(list(dict.fromkeys([*columns, *checked])), from_offset=first.commitlog_offset)
     for batch in walk:
         units = cq.unit_array(unit, min(end_unit, unit + batch.num_rows))
         n = len(units)
@@ -249,10 +248,12 @@ _ENTRY_JSON = (*_ENTRY_TABLE, "entryChannel", "entryChainCrc", "entryBodyCrc", "
 def _shown_entries(batches, from_index: int, limit: int | None) -> Iterator:
     """The batches' rows from entry index ``from_index`` on, at most ``limit`` of them."""
     import pyarrow.compute as pc
+
+    from ..frames import scalar
     n = 0
     for batch in batches:
         if from_index > 0:
-            batch = batch.filter(pc.greater_equal(batch.column("entryIndex"), from_index))
+            batch = batch.filter(pc.greater_equal(batch.column("entryIndex"), scalar(from_index)))
         if limit is not None:
             batch = batch.slice(0, limit - n)
         if batch.num_rows:
@@ -319,10 +320,12 @@ def cmd_dledger(args: argparse.Namespace) -> int:
                         start=data.entry_start(args.from_index), verify_crc=args.verify_crc, jobs=log.jobs)
     shown = _shown_entries(scan, args.from_index, args.limit)
     if args.format == "jsonl":
-        import pyarrow as pa
-        files = (pa.array([os.path.basename(seg.path) for seg in data.segments], pa.string()),
-                 pa.array([seg.path for seg in data.segments], pa.string()),
-                 pa.array([seg.start_offset for seg in data.segments], pa.int64()))
+        import numpy as np
+
+        from ..frames import from_numpy, from_strings
+        files = (from_strings([os.path.basename(seg.path) for seg in data.segments]),
+                 from_strings([seg.path for seg in data.segments]),
+                 from_numpy(np.array([seg.start_offset for seg in data.segments], np.int64)))
         n = 0
         for batch in shown:
             out.write(_entries_json(batch, files))

@@ -49,6 +49,7 @@ from ..errors import (
     RecordSizeError,
     TruncatedRecordError,
 )
+from ..frames import from_numpy
 from ..message import Message
 from ..segments import Blank, DataEnd, EndReason, Segment
 from .entry import DLedgerEndReason, DLedgerEntry
@@ -400,7 +401,7 @@ class DLedgerColumnarScan(ColumnarScan):
             n = len(rows) if batch is None else batch.num_rows
             picked = rows[at:at + n]
             at += n
-            entries = [pa.array(e64[_ENTRY_ROWS[c]][picked].astype(_ENTRY_DTYPES[c])) for c in self._entry_columns]
+            entries = [from_numpy(e64[_ENTRY_ROWS[c]][picked].astype(_ENTRY_DTYPES[c])) for c in self._entry_columns]
             yield pa.RecordBatch.from_arrays(([] if batch is None else batch.columns) + entries, schema=self.schema)
 
     # -- what the plain walk has and the entry walk has not ---------------------------------
