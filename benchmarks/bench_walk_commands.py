@@ -11,8 +11,10 @@ a shared, loaded machine the wall clock measures the neighbours):
     ``inspect``   ``rmqformats inspect STORE --jobs 1``
     ``check``     ``rmqformats check STORE --jobs 1``
     ``export``    ``rmqformats export STORE --to parquet OUT --jobs 1``
+    ``dump summary``  ``rmqformats dump --summary SEGMENT… --jobs 1``, every commit-log segment
+    ``dump jsonl``    ``rmqformats dump --format jsonl SEGMENT… --jobs 1`` (the text to ``/dev/null``)
 
-and each command's ratio to ``batches`` (the goal: at most 1.5).
+and each command's ratio to ``batches`` (the goal for ``inspect``, ``check`` and ``export``: at most 1.5).
 
     .venv/bin/python benchmarks/bench_walk_commands.py --mib 256 --segment-mib 128
 """
@@ -49,8 +51,11 @@ def measure(store: str, repeat: int) -> dict[str, float]:
         shutil.rmtree(out, ignore_errors=True)
         cli(["export", store, "--to", "parquet", out, "--jobs", "1"])
 
+    segments = sorted(os.path.join(store, "commitlog", name) for name in os.listdir(os.path.join(store, "commitlog")))
     tasks = {"batches": batches, "inspect": lambda: cli(["inspect", store, "--jobs", "1"]),
-             "check": lambda: cli(["check", store, "--jobs", "1"]), "export": export}
+             "check": lambda: cli(["check", store, "--jobs", "1"]), "export": export,
+             "dump summary": lambda: cli(["dump", "--summary", "--jobs", "1", *segments]),
+             "dump jsonl": lambda: cli(["dump", "--format", "jsonl", "--jobs", "1", *segments])}
     best = {name: float("inf") for name in tasks}
     try:
         with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):

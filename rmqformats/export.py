@@ -393,6 +393,37 @@ def write_jsonl(batch: pa.RecordBatch, stream) -> None:
             stream.write(jsonl_bytes(piece))
 
 
+class JsonArrayStream:
+    """A byte stream that takes JSON Lines and writes them as the records of a JSON array: each record after
+    ``\\n  ``, a comma between (``[`` and ``]`` are the caller's)."""
+
+    def __init__(self, out):
+        self.out = out
+        self.before = b"\n  "  # written before the next record
+        self.open = False  # within a record
+
+    def write(self, data) -> None:
+        data = bytes(data)
+        if not data:
+            return
+        if not self.open:
+            self.out.write(self.before)
+            self.before = b",\n  "
+            self.open = True
+        # A JSON string holds no raw line end: each one ends a record.
+        *done, rest = data.split(b"\n")
+        if done:
+            self.out.write(self.before.join(done))
+            self.open = False
+            if rest:
+                self.out.write(self.before)
+                self.open = True
+        self.out.write(rest)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
 # -- CSV -----------------------------------------------------------------------------------------------
 
 def csv_batch(batch: pa.RecordBatch) -> pa.RecordBatch:

@@ -87,6 +87,11 @@ def from_strings(values: Sequence[str | None]) -> pa.Array:
     return pa.Array.from_buffers(pa.string(), len(data), [valid, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))])
 
 
+def repeated(text: str, n: int) -> pa.Array:
+    """A string array of ``text`` ``n`` times."""
+    return from_strings([text]).take(from_numpy(np.zeros(n, np.int32)))
+
+
 def present_rows(array: pa.Array | pa.ChunkedArray, rows: np.ndarray | None = None) -> dict[int, str]:
     """The rows of a string array that hold a value (among ``rows``, ascending row numbers, where given),
     with that value: :func:`map_key_rows` for a column of one property's values."""

@@ -359,6 +359,7 @@ def test_the_store_commands_import_no_pandas(version, tmp_path):
     Python or numpy values into Arrow ones, or Arrow ones into numpy: the commands that walk a store do
     neither (the walk's workers run the same code)."""
     store = str(store_path(version))
+    segment = str(store_path(version) / "commitlog" / ("0" * 20))
     commands = [["check", store, "--format", "jsonl"], ["inspect", store], ["inspect", store, "--format", "jsonl"],
                 ["export", store, "--to", "parquet", str(tmp_path / "p")],
                 ["export", store, "--to", "jsonl", str(tmp_path / "j.jsonl")],
@@ -368,7 +369,9 @@ def test_the_store_commands_import_no_pandas(version, tmp_path):
                 ["messages", store, "--tag", "TagA", "--tag", "TagB"], ["messages", store, "--key", "key-1"],
                 ["messages", store, "--property", "CLUSTER=DefaultCluster"],
                 ["messages", store, "--outstanding", "GroupA"], ["pending", store],
-                ["pending", store, "--format", "json"], ["report", store, "-o", str(tmp_path / "r.html")]]
+                ["pending", store, "--format", "json"], ["report", store, "-o", str(tmp_path / "r.html")],
+                ["dump", segment, "--format", "jsonl"], ["dump", segment, "--deep", "--format", "json"],
+                ["dump", segment, "--summary"]]
     code = ("import contextlib, io, json, sys\n"
             "from rmqformats.cli import main\n"
             "done = []\n"

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from rmqformats import filekind, open_store
-from rmqformats.cli import main
+from rmqformats.cli import dump, main
+from rmqformats.commitlog import CommitLog
+from rmqformats.errors import DecompressionError
 
 from conftest import FIXTURES, store_path
 
@@ -163,6 +165,105 @@ def test_summary_counts_and_ranges(capsys):
     assert s["ranges"]["commitLogOffset"] == [min(offsets), max(offsets)]
     code, out, _ = run(capsys, "dump", str(path), "--summary")
     assert code == 0 and f"{len(rows):,} records, {path.stat().st_size:,} bytes" in out
+
+
+def _records_text(path: Path, deep: bool, body: str | None) -> tuple[list[dict], str]:
+    """The records of a commit-log segment from the record-by-record view, and their JSON Lines as json.dumps
+    writes them: what the output written from the walk's columns is held to."""
+    whole = str(path.resolve())
+    records = list(dump._commitlog(whole, dump.DumpOptions(deep, body, None, False)))
+    text = "".join(json.dumps({"file": whole, "kind": "commitlog", **r}, ensure_ascii=False) + "\n" for r in records)
+    return records, text
+
+
+def _document(path: Path, records: list[dict]) -> str:
+    head = json.dumps({"file": str(path.resolve()), "kind": "commitlog"}, ensure_ascii=False)[:-1]
+    inner = ",".join("\n  " + json.dumps(r, ensure_ascii=False) for r in records)
+    return "[\n" + head + ', "records": [' + inner + "\n]}\n]\n"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_commitlog_json_from_the_walk_is_the_records_text(capsys, version):
+    for path in sorted((store_path(version) / "commitlog").iterdir()):
+        for deep, body in ((False, None), (True, None), (False, "none"), (True, "base64")):
+            options = (["--deep"] if deep else []) + (["--body", body] if body else [])
+            records, want = _records_text(path, deep, body)
+            code, out, err = run(capsys, "dump", str(path), "--format", "jsonl", *options)
+            assert (code, out, err) == (0, want, "")
+            code, out, err = run(capsys, "dump", str(path), "--format", "json", *options)
+            assert (code, out, err) == (0, _document(path, records), "")
+
+
+def _corrupt_compressed_body(tmp_path: Path) -> tuple[Path, int]:
+    """A copy of a 5.3.3 segment whose second compressed body is damaged, and that record's file offset."""
+    source = store_path("rocketmq-5.3.3") / "commitlog" / "00000000000000000000"
+    data = bytearray(source.read_bytes())
+    batch = next(iter(CommitLog(str(source)).batches(["commitLogOffset", "storeSize", "sysFlag", "body"],
+                                                     decompress=False)))
+    row = [i for i, flag in enumerate(batch.column("sysFlag").to_pylist()) if flag & 1][1]
+    offset, size = batch.column("commitLogOffset")[row].as_py(), batch.column("storeSize")[row].as_py()
+    stored = batch.column("body")[row].as_py()
+    at = data.find(stored, offset, offset + size)
+    for k in range(at + 4, at + len(stored) - 2):
+        data[k] ^= 0x5A
+    copy = tmp_path / "00000000000000000000"
+    copy.write_bytes(bytes(data))
+    return copy, offset
+
+
+def test_commitlog_body_that_does_not_decompress_ends_the_output_there(capsys, tmp_path):
+    path, offset = _corrupt_compressed_body(tmp_path)
+    for deep in (False, True):
+        whole = str(path.resolve())
+        before = []
+        with pytest.raises(DecompressionError) as raised:
+            for r in dump._commitlog(whole, dump.DumpOptions(deep, None, None, False)):
+                before.append(r)
+        assert raised.value.offset == offset and before[-1]["commitLogOffset"] < offset
+        code, out, err = run(capsys, "dump", str(path), "--format", "jsonl", *(["--deep"] if deep else []))
+        assert code == 2 and [json.loads(line) for line in out.splitlines()] == [
+            {"file": whole, "kind": "commitlog", **r} for r in before]
+        assert err == f"rmqformats: error: {whole} @ {offset:#x}: {raised.value.reason}\n"
+        code, out, err = run(capsys, "dump", str(path), "--format", "json", *(["--deep"] if deep else []))
+        assert code == 2 and json.loads(out)[0]["records"] == before
+    # The summary reads no body: every record is counted.
+    (s,) = dump_records(capsys, path, "--summary")
+    assert s["records"] == 282 and s["recordKinds"] == {"BLANK": 1, "MESSAGE": 281}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_commitlog_summary_is_that_of_the_records(capsys, version):
+    for path in sorted((store_path(version) / "commitlog").iterdir()):
+        records = list(dump._commitlog(str(path.resolve()), dump.DumpOptions(False, None, None, False)))
+        (s,) = dump_records(capsys, path, "--summary")
+        kinds: dict[str, int] = {}
+        for r in records:
+            kinds[r["record"]] = kinds.get(r["record"], 0) + 1
+        assert s["records"] == len(records) and s.get("recordKinds", {}) == dict(sorted(kinds.items()))
+        for name in ("commitLogOffset", "queueOffset", "storeTimestamp"):
+            values = [r[name] for r in records if name in r]
+            assert s["ranges"].get(name) == ([min(values), max(values)] if values else None)
+
+
+def test_commitlog_cut_short_ends_early_in_every_view(capsys, tmp_path):
+    source = store_path("rocketmq-4.9.7") / "commitlog" / "00000000000000000000"
+    path = tmp_path / source.name
+    path.write_bytes(source.read_bytes()[:5000])
+    records, want = _records_text(path, False, None)
+    code, out, err = run(capsys, "dump", str(path), "--format", "jsonl")
+    assert code == 0 and out == want and "rmqformats: data ends early: " in err and str(path) in err
+    (s,) = dump_records(capsys, path, "--summary")
+    assert s["records"] == len(records) > 0
+
+
+def test_commitlog_jobs_give_the_same_bytes(capsys, monkeypatch):
+    monkeypatch.setenv("RMQFORMATS_JOB_RANGE", "4096")  # many ranges, walked by worker processes
+    monkeypatch.setenv("RMQFORMATS_JOBS_MIN_BYTES", "0")
+    for version in VERSIONS:
+        for path in sorted((store_path(version) / "commitlog").iterdir()):
+            for options in (["--format", "jsonl"], ["--format", "jsonl", "--deep"], ["--summary"], []):
+                serial = run(capsys, "dump", str(path), "--jobs", "1", *options)
+                assert run(capsys, "dump", str(path), "--jobs", "2", *options) == serial
 
 
 def test_bodies_as_text_hex_and_base64_with_a_limit(capsys):

@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 
 
 #: The commands that walk the commit log with ``--jobs`` worker processes (a test holds this to the parser).
-WALKING = frozenset({"check", "dledger", "export", "inspect", "lag", "messages", "pending", "preflight", "rebuild",
-                     "report", "sql"})
+WALKING = frozenset({"check", "dledger", "dump", "export", "inspect", "lag", "messages", "pending", "preflight",
+                     "rebuild", "report", "sql"})
 #: Modules the folds of a command's walk need in the workers, imported once by their fork server (a worker
 #: would import them on its first range). pandas is not among them: the folds turn no column into numpy
 #: through pyarrow's own conversions, which would import it (0.3-0.6 s, and tens of MiB in every worker).

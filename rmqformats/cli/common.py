@@ -140,6 +140,27 @@ def print_table(rows: list[list], header: list[str], out, indent: str = "") -> N
     tables.print_table(rows, header, out, indent)
 
 
+def byte_stream(out):
+    """The byte stream under the text stream ``out``, after what was written to it as text (a stream that
+    decodes the bytes into ``out`` where it has none, as a ``StringIO``)."""
+    out.flush()
+    raw = getattr(out, "buffer", None)
+    return raw if raw is not None else _TextBytes(out)
+
+
+class _TextBytes:
+    """Bytes written to a text stream as UTF-8 text."""
+
+    def __init__(self, out):
+        self.out = out
+
+    def write(self, data) -> None:
+        self.out.write(bytes(data).decode("utf-8"))
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
 def add_store_args(sp: argparse.ArgumentParser, formats: tuple[str, ...] = ("table", "jsonl")) -> None:
     """STORE, ``--sample`` and ``--format`` (one of ``formats``): the options of most commands."""
     sp.add_argument("store", nargs="?", help="store root, commitlog/ folder or one segment file")

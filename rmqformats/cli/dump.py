@@ -10,6 +10,15 @@ One folder is read as a whole: the 5.4+ RocksDB message store
 (``rocksdbstore/``, kind ``rocksdbstore``), whose records are keys and
 values of its ``timer``, ``trans`` and ``default`` (index) column families
 (``record`` says which); they have no file offset.
+
+A commit-log segment is read by the walk (``--jobs``). Its JSON (default
+view or ``--deep``, bodies whole in base64 or left out) and its summary
+are written from the walk's columns, a batch at a time; the table and the
+other body views are made record by record, the same records.
+
+One module past 800 lines: the dumpers of every kind share its options,
+registry and writers, and each is a few lines over its kind's reader; the
+commit-log segment's is the largest.
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ from .. import filekind
 from ..errors import RmqFormatError
 from . import bodies, status
 from .present import whole
-from .common import UsageError, iso, print_table
+from .common import UsageError, add_jobs, byte_stream, cpus, iso, print_table
 
 #: Records of a table written at a time (a table's widths come from its first block).
 _TABLE_BLOCK = 1000
@@ -40,6 +49,8 @@ class DumpOptions:
     #: An index file's slot and entry counts (the broker's maxHashSlotNum, maxIndexNum) when not inferred.
     hash_slots: int | None = None
     index_num: int | None = None
+    #: Worker processes walking a commit-log segment (``None``: this process alone).
+    jobs: int | None = None
 
 
 #: A dumper: ``(path, options) -> records``, each a dict with ``fileOffset`` first.
@@ -76,6 +87,7 @@ _COMMITLOG_COLUMNS = ("commitLogOffset", "storeSize", "queueId", "queueOffset", 
 def _commitlog(path: str, o: DumpOptions) -> Iterator[dict]:
     from ..commitlog import CommitLog
     log = CommitLog(path)
+    log.jobs = o.jobs or 1
     if o.deep:  # every field of every message: the object view of the walk
         scan = log.scan()
         for m in scan:
@@ -89,9 +101,7 @@ def _commitlog(path: str, o: DumpOptions) -> Iterator[dict]:
     for b in scan.blanks:
         yield {"fileOffset": b.file_offset, "record": "BLANK", "commitLogOffset": b.commitlog_offset,
                "storeSize": b.length}
-    end = scan.end
-    if end is not None and not end.reason.is_clean:
-        sys.stderr.write(f"rmqformats: data ends early: {whole(end)}\n")
+    _note_end(scan)
 
 
 def _commitlog_rows(log, scan, o: DumpOptions) -> Iterator[dict]:
@@ -322,9 +332,182 @@ def _index_summary(path: str, o: DumpOptions) -> dict:
     return {"records": n + 1, "recordKinds": {"ENTRY": n, "HEADER": 1} if n else {"HEADER": 1}, "ranges": ranges}
 
 
+# -- commit-log segments: the walk's columns written whole ---------------------------------------------
+
+def _json_from_walk(o: DumpOptions, fmt: str) -> bool:
+    """Whether a commit-log segment's records are written from the walk's columns as JSON: bodies whole in
+    base64 (the default) or left out. Other views (a table, text or hex bodies, a limit) go record by record."""
+    return fmt != "table" and o.body in (None, "base64", "none") and o.body_limit is None
+
+
+class _BadBody(Exception):
+    """A compressed body of a batch that does not decompress: the batch's rows before ``row`` are good."""
+
+    def __init__(self, row: int, error: Exception):
+        super().__init__(row)
+        self.row = row
+        self.error = error
+
+
+def _shown_bodies(batch, path: str, start: int):
+    """The bodies of a batch of stored ones as the object view shows them: decompressed by SYSFLAG (a
+    ``large_binary`` array where any is). :class:`_BadBody` for the first that does not decompress."""
+    import numpy as np
+    import pyarrow as pa
+
+    from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError
+    from ..errors import DecompressionError
+    from ..frames import to_numpy
+    from ..walk import arrow as A
+    from ..walk import layout as L
+    stored = batch.column("body")
+    flags = to_numpy(batch.column("sysFlag"))
+    rows = np.flatnonzero(flags & L.COMPRESSED)
+    if not len(rows):
+        return stored
+    n = len(stored)
+    offsets = np.frombuffer(stored.buffers()[1], np.int32)[stored.offset:stored.offset + n + 1].astype(np.int64)
+    data = memoryview(stored.buffers()[2]) if stored.buffers()[2] is not None else memoryview(b"")
+    sizes = np.diff(offsets)
+    pieces = []
+    at = int(offsets[0])
+    for r in rows.tolist():
+        flag = int(flags[r])
+        try:
+            plain = A.body_decompressor_of((flag & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT)(
+                data[offsets[r]:offsets[r + 1]], DEFAULT_MAX_BODY_SIZE)
+        except BodyDecompressionError as exc:
+            offset = batch.column("commitLogOffset")[r].as_py() - start
+            raise _BadBody(r, DecompressionError(path, offset, str(exc))) from None
+        pieces.append(data[at:offsets[r]])
+        pieces.append(plain)
+        sizes[r] = len(plain)
+        at = int(offsets[r + 1])
+    pieces.append(data[at:offsets[n]])
+    bounds = np.zeros(n + 1, np.int64)
+    np.cumsum(sizes, out=bounds[1:])
+    return pa.Array.from_buffers(pa.large_binary(), n, [None, pa.py_buffer(bounds), pa.py_buffer(b"".join(pieces))])
+
+
+def _deep_columns() -> tuple[str, ...]:
+    """The message columns of ``--deep``: the keys of ``Message.to_json_dict``, the body moved last (a body
+    that does not decompress ends the output, so ``bodyError`` is never written)."""
+    from ..export import JSONL_COLUMNS
+    return tuple(c for c in JSONL_COLUMNS if c not in ("body", "bodyError")) + ("body",)
+
+
+def _json_batch(batch, o: DumpOptions, head: dict, start: int, body):
+    """The records of ``batch`` (the walk's columns) as the columns of their JSON objects, in order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..frames import repeated, scalar
+    n = batch.num_rows
+    cols = {name: repeated(value, n) for name, value in head.items()}
+    offsets = batch.column("commitLogOffset")
+    cols["fileOffset"] = pc.subtract(offsets, scalar(start))
+    cols["record"] = repeated("MESSAGE", n)
+    if o.deep:
+        for name in _deep_columns()[:-1]:
+            cols[name] = batch.column(name)
+    else:
+        for name in ("commitLogOffset", "storeSize", "topic", "queueId", "queueOffset", "storeTimestamp", "tags"):
+            cols[name] = batch.column(name)
+        cols["keys"] = pc.fill_null(pc.binary_join(batch.column("keys"), scalar(" ")), scalar(""))
+        cols["msgId"] = batch.column("msgId")
+        cols["bodyBytes"] = pc.binary_length(batch.column("body"))
+    if o.body != "none":
+        cols["body"] = body
+    return pa.RecordBatch.from_arrays(list(cols.values()), names=list(cols))
+
+
+def _write_commitlog_json(path: str, o: DumpOptions, out, *, lines: bool) -> None:
+    """The records of a commit-log segment as JSON Lines (``lines``) or as the records of a JSON document,
+    written from the walk's batches: the text :func:`_commitlog`'s dicts give through ``json.dumps``.
+
+    A compressed body that does not decompress ends the output there with its typed error, after the
+    records before it, as in the record-by-record view.
+    """
+    from ..commitlog import CommitLog
+    from ..export import JsonArrayStream, write_jsonl
+    log = CommitLog(path)
+    log.jobs = o.jobs or 1
+    segment = log.segments[0]
+    head = {"file": path, "kind": "commitlog"} if lines else {}
+    raw = byte_stream(out)
+    sink = raw if lines else JsonArrayStream(raw)
+    columns = _deep_columns() if o.deep else _COMMITLOG_COLUMNS
+    scan = log.batches(columns, decompress=False, batch_size=_BATCH_ROWS)
+    try:
+        for batch in scan:
+            try:
+                body = _shown_bodies(batch, segment.path, segment.start_offset)
+            except _BadBody as bad:
+                if bad.row:
+                    good = batch.slice(0, bad.row)
+                    write_jsonl(_json_batch(good, o, head, segment.start_offset,
+                                            _shown_bodies(good, segment.path, segment.start_offset)), sink)
+                raise bad.error from None
+            write_jsonl(_json_batch(batch, o, head, segment.start_offset, body), sink)
+            batch = body = None  # not held while the next batch is decoded
+        for b in scan.blanks:
+            d = {**head, "fileOffset": b.file_offset, "record": "BLANK", "commitLogOffset": b.commitlog_offset,
+                 "storeSize": b.length}
+            sink.write((json.dumps(d, ensure_ascii=False) + "\n").encode("utf-8"))
+    finally:
+        raw.flush()
+    _note_end(scan)
+
+
+def _note_end(scan) -> None:
+    """Say on stderr where the data of a walk ended early (damage, a cut record)."""
+    end = scan.end
+    if end is not None and not end.reason.is_clean:
+        sys.stderr.write(f"rmqformats: data ends early: {whole(end)}\n")
+
+
+def _commitlog_summary(path: str, o: DumpOptions) -> dict:
+    """``--summary`` of a commit-log segment from the walk's columns (no body is read)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..commitlog import CommitLog
+    log = CommitLog(path)
+    log.jobs = o.jobs or 1
+    fields = RANGES["commitlog"]
+    low: dict[str, int] = {}
+    high: dict[str, int] = {}
+
+    def add(name: str, lo: int, hi: int) -> None:
+        low[name] = min(low.get(name, lo), lo)
+        high[name] = max(high.get(name, hi), hi)
+
+    n = 0
+    scan = log.batches(fields, decompress=False)
+    for batch in scan:
+        n += batch.num_rows
+        for name in fields:
+            column = batch.column(name)
+            if pa.types.is_timestamp(column.type):
+                column = column.cast(pa.int64())
+            lo, hi = (v.as_py() for v in pc.min_max(column).values())
+            if lo is not None:
+                add(name, lo, hi)
+    blanks = list(scan.blanks)
+    for b in blanks:
+        add("commitLogOffset", b.commitlog_offset, b.commitlog_offset)
+    _note_end(scan)
+    kinds = {name: k for name, k in (("BLANK", len(blanks)), ("MESSAGE", n)) if k}
+    out: dict = {"records": n + len(blanks)}
+    if kinds:
+        out["recordKinds"] = kinds
+    out["ranges"] = {f: [low[f], high[f]] for f in fields if f in low}
+    return out
+
+
 #: Kinds whose ``--summary`` has a faster way than reading every record:
 #: ``(path, options) -> records, recordKinds, ranges``.
-SUMMARIES: dict[str, Callable[[str, DumpOptions], dict]] = {"index": _index_summary}
+SUMMARIES: dict[str, Callable[[str, DumpOptions], dict]] = {"index": _index_summary, "commitlog": _commitlog_summary}
 
 
 register("commitlog", _commitlog, ("commitLogOffset", "queueOffset", "storeTimestamp"))
@@ -558,7 +741,9 @@ def cmd_dump(args: argparse.Namespace) -> int:
             if dumper is None:
                 raise filekind.UnknownFileKindError(whole, None, f"{kind.description}: no dumper for this kind yet")
             opts = DumpOptions(args.deep, args.body, args.body_limit, fmt == "table", args.hash_slots,
-                               args.index_num)
+                               args.index_num, cpus() if args.jobs is None else args.jobs)
+            # A commit-log segment's JSON is written from the walk's columns, a batch at a time.
+            walked = kind.name == "commitlog" and _json_from_walk(opts, fmt)
             records = dumper(whole, opts)
             if args.summary:
                 s = _summary(whole, kind, records, opts)
@@ -577,7 +762,9 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 if n == 0:
                     out.write("  (no records)\n")
             elif fmt == "jsonl":
-                for r in records:
+                if walked:
+                    _write_commitlog_json(whole, opts, out, lines=True)
+                for r in () if walked else records:
                     out.write(json.dumps({"file": whole, "kind": kind.name, **r}, ensure_ascii=False) + "\n")
             else:
                 out.write(("" if first_doc else ",") + "\n" + json.dumps(
@@ -585,7 +772,9 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 first_doc = False
                 sep = ""
                 try:
-                    for r in records:
+                    if walked:
+                        _write_commitlog_json(whole, opts, out, lines=False)
+                    for r in () if walked else records:
                         out.write(sep + "\n  " + json.dumps(r, ensure_ascii=False))
                         sep = ","
                 finally:  # the document stays valid JSON when a file fails part way
@@ -610,6 +799,7 @@ def add_commands(sub) -> None:
     sp.add_argument("--kind", metavar="KIND", help="read every FILE as this kind (one of the kinds above)")
     sp.add_argument("--summary", action="store_true", help="counts and ranges instead of the records")
     sp.add_argument("--deep", action="store_true", help="every field of each record")
+    add_jobs(sp)
     sp.add_argument("--format", choices=["table", "jsonl", "json"], default="table", help="output format")
     sp.add_argument("--hash-slots", type=_count, metavar="N",
                     help="index files: the broker's maxHashSlotNum (default: inferred from the size; a size that "
