@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rmqformats import filekind, open_store
-from rmqformats.cli import dump, main
+from rmqformats.cli import main, segment_dump
 from rmqformats.commitlog import CommitLog
 from rmqformats.errors import DecompressionError
 
@@ -171,7 +171,7 @@ def _records_text(path: Path, deep: bool, body: str | None) -> tuple[list[dict],
     """The records of a commit-log segment from the record-by-record view, and their JSON Lines as json.dumps
     writes them: what the output written from the walk's columns is held to."""
     whole = str(path.resolve())
-    records = list(dump._commitlog(whole, dump.DumpOptions(deep, body, None, False)))
+    records = list(segment_dump.records(whole, deep=deep, body=body))
     text = "".join(json.dumps({"file": whole, "kind": "commitlog", **r}, ensure_ascii=False) + "\n" for r in records)
     return records, text
 
@@ -192,6 +192,22 @@ def test_commitlog_json_from_the_walk_is_the_records_text(capsys, version):
             assert (code, out, err) == (0, want, "")
             code, out, err = run(capsys, "dump", str(path), "--format", "json", *options)
             assert (code, out, err) == (0, _document(path, records), "")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_commitlog_table_from_the_walk_is_the_records_table(capsys, monkeypatch, version):
+    import io
+
+    from rmqformats.cli import dump
+    for width in ("", "100"):
+        monkeypatch.setenv("COLUMNS", width)  # plain, then fitted (text cut, columns left out)
+        for path in sorted((store_path(version) / "commitlog").iterdir()):
+            want = io.StringIO()
+            want.write(f"{path}\n  commit-log segment (commitlog)\n")
+            dump._write_table(segment_dump.records(str(path.resolve()), table=True), want)
+            capsys.readouterr()
+            code, out, _ = run(capsys, "dump", str(path))
+            assert (code, out) == (0, want.getvalue())
 
 
 def _corrupt_compressed_body(tmp_path: Path) -> tuple[Path, int]:
@@ -217,7 +233,7 @@ def test_commitlog_body_that_does_not_decompress_ends_the_output_there(capsys, t
         whole = str(path.resolve())
         before = []
         with pytest.raises(DecompressionError) as raised:
-            for r in dump._commitlog(whole, dump.DumpOptions(deep, None, None, False)):
+            for r in segment_dump.records(whole, deep=deep):
                 before.append(r)
         assert raised.value.offset == offset and before[-1]["commitLogOffset"] < offset
         code, out, err = run(capsys, "dump", str(path), "--format", "jsonl", *(["--deep"] if deep else []))
@@ -226,6 +242,9 @@ def test_commitlog_body_that_does_not_decompress_ends_the_output_there(capsys, t
         assert err == f"rmqformats: error: {whole} @ {offset:#x}: {raised.value.reason}\n"
         code, out, err = run(capsys, "dump", str(path), "--format", "json", *(["--deep"] if deep else []))
         assert code == 2 and json.loads(out)[0]["records"] == before
+    # The table: the whole blocks of 1,000 records before it (none here), then the error.
+    code, out, err = run(capsys, "dump", str(path))
+    assert code == 2 and out == f"{path}\n  commit-log segment (commitlog)\n" and f"@ {offset:#x}: " in err
     # The summary reads no body: every record is counted.
     (s,) = dump_records(capsys, path, "--summary")
     assert s["records"] == 282 and s["recordKinds"] == {"BLANK": 1, "MESSAGE": 281}
@@ -234,7 +253,7 @@ def test_commitlog_body_that_does_not_decompress_ends_the_output_there(capsys, t
 @pytest.mark.parametrize("version", VERSIONS)
 def test_commitlog_summary_is_that_of_the_records(capsys, version):
     for path in sorted((store_path(version) / "commitlog").iterdir()):
-        records = list(dump._commitlog(str(path.resolve()), dump.DumpOptions(False, None, None, False)))
+        records = list(segment_dump.records(str(path.resolve())))
         (s,) = dump_records(capsys, path, "--summary")
         kinds: dict[str, int] = {}
         for r in records:

@@ -180,3 +180,30 @@ def test_a_table_streamed_as_columns_is_the_one_streamed_as_rows(monkeypatch, co
     by_columns = io.StringIO()
     assert print_columns_streamed(iter(blocks), header, by_columns, block=4) == 13
     assert by_columns.getvalue() == by_rows.getvalue()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_table_of_columns_is_the_table_of_its_rows(seed):
+    """print_columns (one string array per column) writes what print_table writes of the same rows: plain
+    and fitted to widths that cut text and leave columns out, with wide characters, combining marks,
+    digits that are not ASCII, trailing spaces and values the fitting never cuts (numbers, times, ids)."""
+    import random
+
+    from rmqformats.cli import tables
+    from rmqformats.frames import from_strings
+    rnd = random.Random(seed)
+    letters = ["a", "Z", "9", " ", "标", "\u0301", "\u0663", "\x1f", "é", "-"]
+    whole = ["12345", "2026-11-22T19:50:22.289Z", "7F00000100002A9F0000000000000000", "-7", "1,024"]
+    header = ["fileOffset", "record", "topic", "storeTimestamp", "keys", "msgId", "bodyBytes"]
+    for _ in range(60):
+        n = rnd.randrange(1, 30)
+        rows = [[rnd.choice(whole) if rnd.random() < 0.3 else
+                 "".join(rnd.choice(letters) for _ in range(rnd.randrange(20))) for _ in header] for _ in range(n)]
+        columns = [from_strings([r[i] for r in rows]) for i in range(len(header))]
+        for width in (None, rnd.randrange(20, 140)):
+            tables._state["noted"] = False
+            held, streamed = io.StringIO(), io.StringIO()
+            print_table(rows, header, held, "  ", width=width)
+            tables._state["noted"] = False
+            tables.print_columns(columns, header, streamed, "  ", width=width)
+            assert streamed.getvalue() == held.getvalue()

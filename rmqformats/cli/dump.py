@@ -11,14 +11,9 @@ One folder is read as a whole: the 5.4+ RocksDB message store
 values of its ``timer``, ``trans`` and ``default`` (index) column families
 (``record`` says which); they have no file offset.
 
-A commit-log segment is read by the walk (``--jobs``). Its JSON (default
-view or ``--deep``, bodies whole in base64 or left out) and its summary
-are written from the walk's columns, a batch at a time; the table and the
-other body views are made record by record, the same records.
-
-One module past 800 lines: the dumpers of every kind share its options,
-registry and writers, and each is a few lines over its kind's reader; the
-commit-log segment's is the largest.
+A commit-log segment is read by the walk (``--jobs``), in
+:mod:`.segment_dump`: its JSON, its default table and its summary are made
+from the walk's columns a batch at a time.
 """
 
 from __future__ import annotations
@@ -32,9 +27,9 @@ from dataclasses import dataclass
 
 from .. import filekind
 from ..errors import RmqFormatError
-from . import bodies, status
-from .present import whole
-from .common import UsageError, add_jobs, byte_stream, cpus, iso, print_table
+from . import bodies, segment_dump, status
+from .common import UsageError, add_jobs, cpus, iso, print_table
+from .tables import print_columns
 
 #: Records of a table written at a time (a table's widths come from its first block).
 _TABLE_BLOCK = 1000
@@ -66,73 +61,10 @@ def register(kind: str, dumper: Dumper, ranges: tuple[str, ...] = ()) -> None:
     RANGES[kind] = ranges
 
 
-def _body(data: bytes, o: DumpOptions) -> dict:
-    if o.table:
-        if o.body in (None, "none"):
-            return {}
-        limit = bodies.TABLE_LIMIT if o.body_limit is None else o.body_limit
-        return {"body": bodies.render(data, o.body, limit, table=True)}
-    return bodies.json_fields(data, o.body, o.body_limit)
-
-
 # -- the kinds ------------------------------------------------------------------------------------
 
-#: Rows of a batch of the walk for the default view (records are written as they are made from it).
-_BATCH_ROWS = 8192
-#: The columns of a message record's default view, from the walk's batches.
-_COMMITLOG_COLUMNS = ("commitLogOffset", "storeSize", "queueId", "queueOffset", "sysFlag", "storeTimestamp", "topic",
-                      "msgId", "body", "tags", "keys", "segment")
-
-
 def _commitlog(path: str, o: DumpOptions) -> Iterator[dict]:
-    from ..commitlog import CommitLog
-    log = CommitLog(path)
-    log.jobs = o.jobs or 1
-    if o.deep:  # every field of every message: the object view of the walk
-        scan = log.scan()
-        for m in scan:
-            d = {"fileOffset": m.file_offset, "record": "MESSAGE", **m.to_json_dict()}
-            d.pop("body")
-            d.update(_body(m.body, o))
-            yield d
-    else:
-        scan = log.batches(_COMMITLOG_COLUMNS, decompress=False, batch_size=_BATCH_ROWS)
-        yield from _commitlog_rows(log, scan, o)
-    for b in scan.blanks:
-        yield {"fileOffset": b.file_offset, "record": "BLANK", "commitLogOffset": b.commitlog_offset,
-               "storeSize": b.length}
-    _note_end(scan)
-
-
-def _commitlog_rows(log, scan, o: DumpOptions) -> Iterator[dict]:
-    """The default view of the messages, a batch of the walk's columns at a time."""
-    import pyarrow as pa
-
-    from ..walk import arrow as A
-    from ..walk import layout as L
-    from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError
-    from ..errors import DecompressionError
-    segments = {os.path.basename(s.path): s for s in log.segments}
-    for batch in scan:
-        col = {name: batch.column(name).to_pylist() for name in _COMMITLOG_COLUMNS if name != "storeTimestamp"}
-        col["storeTimestamp"] = batch.column("storeTimestamp").cast(pa.int64()).to_pylist()
-        for (offset, size, queue_id, queue_offset, sys_flag, store_ts, topic, msg_id, stored, tags, keys,
-             name) in zip(*(col[c] for c in _COMMITLOG_COLUMNS)):
-            seg = segments[name]
-            file_offset = offset - seg.start_offset
-            d = {"fileOffset": file_offset, "record": "MESSAGE", "commitLogOffset": offset, "storeSize": size,
-                 "topic": topic, "queueId": queue_id, "queueOffset": queue_offset, "storeTimestamp": store_ts,
-                 "tags": tags, "keys": " ".join(keys or ()), "msgId": msg_id, "bodyBytes": len(stored)}
-            body = stored
-            if sys_flag & L.COMPRESSED:  # the body as the object view gives it: decompressed, or its error
-                try:
-                    body = A.body_decompressor_of((sys_flag & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT)(
-                        stored, DEFAULT_MAX_BODY_SIZE)
-                except BodyDecompressionError as exc:
-                    raise DecompressionError(seg.path, file_offset, str(exc)) from None
-                body = body if isinstance(body, bytes) else bytes(body)
-            d.update(_body(body, o))
-            yield d
+    return segment_dump.records(path, deep=o.deep, body=o.body, body_limit=o.body_limit, table=o.table, jobs=o.jobs)
 
 
 def _start_offset(path: str, kind: str) -> int:
@@ -332,185 +264,13 @@ def _index_summary(path: str, o: DumpOptions) -> dict:
     return {"records": n + 1, "recordKinds": {"ENTRY": n, "HEADER": 1} if n else {"HEADER": 1}, "ranges": ranges}
 
 
-# -- commit-log segments: the walk's columns written whole ---------------------------------------------
-
-def _json_from_walk(o: DumpOptions, fmt: str) -> bool:
-    """Whether a commit-log segment's records are written from the walk's columns as JSON: bodies whole in
-    base64 (the default) or left out. Other views (a table, text or hex bodies, a limit) go record by record."""
-    return fmt != "table" and o.body in (None, "base64", "none") and o.body_limit is None
-
-
-class _BadBody(Exception):
-    """A compressed body of a batch that does not decompress: the batch's rows before ``row`` are good."""
-
-    def __init__(self, row: int, error: Exception):
-        super().__init__(row)
-        self.row = row
-        self.error = error
-
-
-def _shown_bodies(batch, path: str, start: int):
-    """The bodies of a batch of stored ones as the object view shows them: decompressed by SYSFLAG (a
-    ``large_binary`` array where any is). :class:`_BadBody` for the first that does not decompress."""
-    import numpy as np
-    import pyarrow as pa
-
-    from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError
-    from ..errors import DecompressionError
-    from ..frames import to_numpy
-    from ..walk import arrow as A
-    from ..walk import layout as L
-    stored = batch.column("body")
-    flags = to_numpy(batch.column("sysFlag"))
-    rows = np.flatnonzero(flags & L.COMPRESSED)
-    if not len(rows):
-        return stored
-    n = len(stored)
-    offsets = np.frombuffer(stored.buffers()[1], np.int32)[stored.offset:stored.offset + n + 1].astype(np.int64)
-    data = memoryview(stored.buffers()[2]) if stored.buffers()[2] is not None else memoryview(b"")
-    sizes = np.diff(offsets)
-    pieces = []
-    at = int(offsets[0])
-    for r in rows.tolist():
-        flag = int(flags[r])
-        try:
-            plain = A.body_decompressor_of((flag & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT)(
-                data[offsets[r]:offsets[r + 1]], DEFAULT_MAX_BODY_SIZE)
-        except BodyDecompressionError as exc:
-            offset = batch.column("commitLogOffset")[r].as_py() - start
-            raise _BadBody(r, DecompressionError(path, offset, str(exc))) from None
-        pieces.append(data[at:offsets[r]])
-        pieces.append(plain)
-        sizes[r] = len(plain)
-        at = int(offsets[r + 1])
-    pieces.append(data[at:offsets[n]])
-    bounds = np.zeros(n + 1, np.int64)
-    np.cumsum(sizes, out=bounds[1:])
-    return pa.Array.from_buffers(pa.large_binary(), n, [None, pa.py_buffer(bounds), pa.py_buffer(b"".join(pieces))])
-
-
-def _deep_columns() -> tuple[str, ...]:
-    """The message columns of ``--deep``: the keys of ``Message.to_json_dict``, the body moved last (a body
-    that does not decompress ends the output, so ``bodyError`` is never written)."""
-    from ..export import JSONL_COLUMNS
-    return tuple(c for c in JSONL_COLUMNS if c not in ("body", "bodyError")) + ("body",)
-
-
-def _json_batch(batch, o: DumpOptions, head: dict, start: int, body):
-    """The records of ``batch`` (the walk's columns) as the columns of their JSON objects, in order."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from ..frames import repeated, scalar
-    n = batch.num_rows
-    cols = {name: repeated(value, n) for name, value in head.items()}
-    offsets = batch.column("commitLogOffset")
-    cols["fileOffset"] = pc.subtract(offsets, scalar(start))
-    cols["record"] = repeated("MESSAGE", n)
-    if o.deep:
-        for name in _deep_columns()[:-1]:
-            cols[name] = batch.column(name)
-    else:
-        for name in ("commitLogOffset", "storeSize", "topic", "queueId", "queueOffset", "storeTimestamp", "tags"):
-            cols[name] = batch.column(name)
-        cols["keys"] = pc.fill_null(pc.binary_join(batch.column("keys"), scalar(" ")), scalar(""))
-        cols["msgId"] = batch.column("msgId")
-        cols["bodyBytes"] = pc.binary_length(batch.column("body"))
-    if o.body != "none":
-        cols["body"] = body
-    return pa.RecordBatch.from_arrays(list(cols.values()), names=list(cols))
-
-
-def _write_commitlog_json(path: str, o: DumpOptions, out, *, lines: bool) -> None:
-    """The records of a commit-log segment as JSON Lines (``lines``) or as the records of a JSON document,
-    written from the walk's batches: the text :func:`_commitlog`'s dicts give through ``json.dumps``.
-
-    A compressed body that does not decompress ends the output there with its typed error, after the
-    records before it, as in the record-by-record view.
-    """
-    from ..commitlog import CommitLog
-    from ..export import JsonArrayStream, write_jsonl
-    log = CommitLog(path)
-    log.jobs = o.jobs or 1
-    segment = log.segments[0]
-    head = {"file": path, "kind": "commitlog"} if lines else {}
-    raw = byte_stream(out)
-    sink = raw if lines else JsonArrayStream(raw)
-    columns = _deep_columns() if o.deep else _COMMITLOG_COLUMNS
-    scan = log.batches(columns, decompress=False, batch_size=_BATCH_ROWS)
-    try:
-        for batch in scan:
-            try:
-                body = _shown_bodies(batch, segment.path, segment.start_offset)
-            except _BadBody as bad:
-                if bad.row:
-                    good = batch.slice(0, bad.row)
-                    write_jsonl(_json_batch(good, o, head, segment.start_offset,
-                                            _shown_bodies(good, segment.path, segment.start_offset)), sink)
-                raise bad.error from None
-            write_jsonl(_json_batch(batch, o, head, segment.start_offset, body), sink)
-            batch = body = None  # not held while the next batch is decoded
-        for b in scan.blanks:
-            d = {**head, "fileOffset": b.file_offset, "record": "BLANK", "commitLogOffset": b.commitlog_offset,
-                 "storeSize": b.length}
-            sink.write((json.dumps(d, ensure_ascii=False) + "\n").encode("utf-8"))
-    finally:
-        raw.flush()
-    _note_end(scan)
-
-
-def _note_end(scan) -> None:
-    """Say on stderr where the data of a walk ended early (damage, a cut record)."""
-    end = scan.end
-    if end is not None and not end.reason.is_clean:
-        sys.stderr.write(f"rmqformats: data ends early: {whole(end)}\n")
-
-
-def _commitlog_summary(path: str, o: DumpOptions) -> dict:
-    """``--summary`` of a commit-log segment from the walk's columns (no body is read)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from ..commitlog import CommitLog
-    log = CommitLog(path)
-    log.jobs = o.jobs or 1
-    fields = RANGES["commitlog"]
-    low: dict[str, int] = {}
-    high: dict[str, int] = {}
-
-    def add(name: str, lo: int, hi: int) -> None:
-        low[name] = min(low.get(name, lo), lo)
-        high[name] = max(high.get(name, hi), hi)
-
-    n = 0
-    scan = log.batches(fields, decompress=False)
-    for batch in scan:
-        n += batch.num_rows
-        for name in fields:
-            column = batch.column(name)
-            if pa.types.is_timestamp(column.type):
-                column = column.cast(pa.int64())
-            lo, hi = (v.as_py() for v in pc.min_max(column).values())
-            if lo is not None:
-                add(name, lo, hi)
-    blanks = list(scan.blanks)
-    for b in blanks:
-        add("commitLogOffset", b.commitlog_offset, b.commitlog_offset)
-    _note_end(scan)
-    kinds = {name: k for name, k in (("BLANK", len(blanks)), ("MESSAGE", n)) if k}
-    out: dict = {"records": n + len(blanks)}
-    if kinds:
-        out["recordKinds"] = kinds
-    out["ranges"] = {f: [low[f], high[f]] for f in fields if f in low}
-    return out
-
-
 #: Kinds whose ``--summary`` has a faster way than reading every record:
 #: ``(path, options) -> records, recordKinds, ranges``.
-SUMMARIES: dict[str, Callable[[str, DumpOptions], dict]] = {"index": _index_summary, "commitlog": _commitlog_summary}
+SUMMARIES: dict[str, Callable[[str, DumpOptions], dict]] = {
+    "index": _index_summary, "commitlog": lambda path, o: segment_dump.summary(path, jobs=o.jobs)}
 
 
-register("commitlog", _commitlog, ("commitLogOffset", "queueOffset", "storeTimestamp"))
+register("commitlog", _commitlog, segment_dump.RANGES)
 register("consumequeue", _consumequeue, ("cqOffset", "commitLogOffset"))
 register("batchconsumequeue", _batchconsumequeue, ("msgBaseOffset", "commitLogOffset", "storeTime"))
 register("consumequeue_ext", _ext, ("extOffset", "msgStoreTime"))
@@ -702,6 +462,20 @@ def _write_table(records: Iterator[dict], out) -> int:
     return n
 
 
+def _write_segment_table(path: str, o: DumpOptions, out) -> int:
+    """A commit-log segment's default table from the walk's columns: the text :func:`_write_table` makes of
+    its records, block by block; returns the count."""
+    n = 0
+    blanks = []
+    for part in segment_dump.table_blocks(path, block=_TABLE_BLOCK, jobs=o.jobs):
+        if isinstance(part, dict):
+            blanks.append(part)
+        else:
+            print_columns(part, segment_dump.TABLE_HEADER, out, "  ")
+            n += len(part[0])
+    return n + _write_table(iter(blanks), out)
+
+
 def _write_summary_text(s: dict, out) -> None:
     w = out.write
     w(f"  {s['records']:,} records, {s['bytes']:,} bytes\n")
@@ -742,8 +516,10 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 raise filekind.UnknownFileKindError(whole, None, f"{kind.description}: no dumper for this kind yet")
             opts = DumpOptions(args.deep, args.body, args.body_limit, fmt == "table", args.hash_slots,
                                args.index_num, cpus() if args.jobs is None else args.jobs)
-            # A commit-log segment's JSON is written from the walk's columns, a batch at a time.
-            walked = kind.name == "commitlog" and _json_from_walk(opts, fmt)
+            # A commit-log segment's JSON and default table are written from the walk's columns.
+            segment = kind.name == "commitlog" and not args.summary
+            walked = segment and (segment_dump.table_from_walk(deep=opts.deep, body=opts.body) if fmt == "table"
+                                  else segment_dump.json_from_walk(body=opts.body, body_limit=opts.body_limit))
             records = dumper(whole, opts)
             if args.summary:
                 s = _summary(whole, kind, records, opts)
@@ -758,12 +534,12 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 continue
             if fmt == "table":
                 out.write(f"{path}\n  {kind.description} ({kind.name})\n")
-                n = _write_table(records, out)
+                n = _write_segment_table(whole, opts, out) if walked else _write_table(records, out)
                 if n == 0:
                     out.write("  (no records)\n")
             elif fmt == "jsonl":
                 if walked:
-                    _write_commitlog_json(whole, opts, out, lines=True)
+                    segment_dump.write_json(whole, out, lines=True, deep=opts.deep, body=opts.body, jobs=opts.jobs)
                 for r in () if walked else records:
                     out.write(json.dumps({"file": whole, "kind": kind.name, **r}, ensure_ascii=False) + "\n")
             else:
@@ -773,7 +549,8 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 sep = ""
                 try:
                     if walked:
-                        _write_commitlog_json(whole, opts, out, lines=False)
+                        segment_dump.write_json(whole, out, lines=False, deep=opts.deep, body=opts.body,
+                                                jobs=opts.jobs)
                     for r in () if walked else records:
                         out.write(sep + "\n  " + json.dumps(r, ensure_ascii=False))
                         sep = ","

@@ -1,0 +1,333 @@
+"""``dump`` of a commit-log segment: its records from the walk (``--jobs`` worker processes), as dicts, JSON
+text, table blocks or a summary.
+
+The records are those of :func:`records`, a dict each (the default view,
+or every field with ``deep``), made record by record. The JSON text
+(:func:`write_json`), the default table's blocks (:func:`table_blocks`)
+and the summary (:func:`summary`) are the same records made from the
+walk's columns a batch at a time, held to :func:`records` by the tests. A
+compressed body that does not decompress ends the records there with its
+typed error; the summary reads no body.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+
+from . import bodies
+from .present import whole
+
+#: Rows of a batch of the walk (records are written as they are made from it).
+BATCH_ROWS = 8192
+#: The columns of a message record's default view, from the walk's batches.
+COLUMNS = ("commitLogOffset", "storeSize", "queueId", "queueOffset", "sysFlag", "storeTimestamp", "topic", "msgId",
+           "body", "tags", "keys", "segment")
+#: The header of the default view's table.
+TABLE_HEADER = ["fileOffset", "record", "commitLogOffset", "storeSize", "topic", "queueId", "queueOffset",
+                "storeTimestamp", "tags", "keys", "msgId", "bodyBytes"]
+#: The fields whose range the summary gives.
+RANGES = ("commitLogOffset", "queueOffset", "storeTimestamp")
+
+
+def _open(path: str, jobs: int | None):
+    from ..commitlog import CommitLog
+    log = CommitLog(path)
+    log.jobs = jobs or 1
+    return log
+
+
+def _body(data: bytes, body: str | None, body_limit: int | None, table: bool) -> dict:
+    if table:
+        if body in (None, "none"):
+            return {}
+        limit = bodies.TABLE_LIMIT if body_limit is None else body_limit
+        return {"body": bodies.render(data, body, limit, table=True)}
+    return bodies.json_fields(data, body, body_limit)
+
+
+def note_end(scan) -> None:
+    """Say on stderr where the data of a walk ended early (damage, a cut record)."""
+    end = scan.end
+    if end is not None and not end.reason.is_clean:
+        sys.stderr.write(f"rmqformats: data ends early: {whole(end)}\n")
+
+
+def _blank(b, head: dict | None = None) -> dict:
+    return {**(head or {}), "fileOffset": b.file_offset, "record": "BLANK", "commitLogOffset": b.commitlog_offset,
+            "storeSize": b.length}
+
+
+def records(path: str, *, deep: bool = False, body: str | None = None, body_limit: int | None = None,
+            table: bool = False, jobs: int | None = None) -> Iterator[dict]:
+    """The records of the segment at ``path`` as dicts, ``fileOffset`` first: its messages (the default
+    view, or every field with ``deep``; the body shown as ``body`` and ``body_limit`` say, for a ``table``
+    or for JSON), then its BLANK record."""
+    log = _open(path, jobs)
+    if deep:  # every field of every message: the object view of the walk
+        scan = log.scan()
+        for m in scan:
+            d = {"fileOffset": m.file_offset, "record": "MESSAGE", **m.to_json_dict()}
+            d.pop("body")
+            d.update(_body(m.body, body, body_limit, table))
+            yield d
+    else:
+        scan = log.batches(COLUMNS, decompress=False, batch_size=BATCH_ROWS)
+        yield from _rows(log, scan, body, body_limit, table)
+    for b in scan.blanks:
+        yield _blank(b)
+    note_end(scan)
+
+
+def _rows(log, scan, body_view: str | None, body_limit: int | None, table: bool) -> Iterator[dict]:
+    """The default view of the messages, a batch of the walk's columns at a time."""
+    import os
+
+    import pyarrow as pa
+
+    from ..walk import arrow as A
+    from ..walk import layout as L
+    from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError
+    from ..errors import DecompressionError
+    segments = {os.path.basename(s.path): s for s in log.segments}
+    for batch in scan:
+        col = {name: batch.column(name).to_pylist() for name in COLUMNS if name != "storeTimestamp"}
+        col["storeTimestamp"] = batch.column("storeTimestamp").cast(pa.int64()).to_pylist()
+        for (offset, size, queue_id, queue_offset, sys_flag, store_ts, topic, msg_id, stored, tags, keys,
+             name) in zip(*(col[c] for c in COLUMNS)):
+            seg = segments[name]
+            file_offset = offset - seg.start_offset
+            d = {"fileOffset": file_offset, "record": "MESSAGE", "commitLogOffset": offset, "storeSize": size,
+                 "topic": topic, "queueId": queue_id, "queueOffset": queue_offset, "storeTimestamp": store_ts,
+                 "tags": tags, "keys": " ".join(keys or ()), "msgId": msg_id, "bodyBytes": len(stored)}
+            data = stored
+            if sys_flag & L.COMPRESSED:  # the body as the object view gives it: decompressed, or its error
+                try:
+                    data = A.body_decompressor_of((sys_flag & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT)(
+                        stored, DEFAULT_MAX_BODY_SIZE)
+                except BodyDecompressionError as exc:
+                    raise DecompressionError(seg.path, file_offset, str(exc)) from None
+                data = data if isinstance(data, bytes) else bytes(data)
+            d.update(_body(data, body_view, body_limit, table))
+            yield d
+
+
+# -- the same records from the walk's columns ---------------------------------------------------------
+
+def json_from_walk(*, body: str | None, body_limit: int | None) -> bool:
+    """Whether :func:`write_json` writes the records asked for: bodies whole in base64 (the default) or left
+    out. Text or hex bodies, and a limit, are made record by record (:func:`records`)."""
+    return body in (None, "base64", "none") and body_limit is None
+
+
+def table_from_walk(*, deep: bool, body: str | None) -> bool:
+    """Whether :func:`table_blocks` gives the table asked for: the default view without bodies."""
+    return not deep and body in (None, "none")
+
+
+class _BadBody(Exception):
+    """A compressed body of a batch that does not decompress: the batch's rows before ``row`` are good."""
+
+    def __init__(self, row: int, error: Exception):
+        super().__init__(row)
+        self.row = row
+        self.error = error
+
+
+def _shown_bodies(batch, path: str, start: int):
+    """The bodies of a batch of stored ones as the object view shows them: decompressed by SYSFLAG (a
+    ``large_binary`` array where any is). :class:`_BadBody` for the first that does not decompress."""
+    import numpy as np
+    import pyarrow as pa
+
+    from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError
+    from ..errors import DecompressionError
+    from ..frames import to_numpy
+    from ..walk import arrow as A
+    from ..walk import layout as L
+    stored = batch.column("body")
+    flags = to_numpy(batch.column("sysFlag"))
+    rows = np.flatnonzero(flags & L.COMPRESSED)
+    if not len(rows):
+        return stored
+    n = len(stored)
+    offsets = np.frombuffer(stored.buffers()[1], np.int32)[stored.offset:stored.offset + n + 1].astype(np.int64)
+    data = memoryview(stored.buffers()[2]) if stored.buffers()[2] is not None else memoryview(b"")
+    sizes = np.diff(offsets)
+    pieces = []
+    at = int(offsets[0])
+    for r in rows.tolist():
+        flag = int(flags[r])
+        try:
+            plain = A.body_decompressor_of((flag & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT)(
+                data[offsets[r]:offsets[r + 1]], DEFAULT_MAX_BODY_SIZE)
+        except BodyDecompressionError as exc:
+            offset = batch.column("commitLogOffset")[r].as_py() - start
+            raise _BadBody(r, DecompressionError(path, offset, str(exc))) from None
+        pieces.append(data[at:offsets[r]])
+        pieces.append(plain)
+        sizes[r] = len(plain)
+        at = int(offsets[r + 1])
+    pieces.append(data[at:offsets[n]])
+    bounds = np.zeros(n + 1, np.int64)
+    np.cumsum(sizes, out=bounds[1:])
+    return pa.Array.from_buffers(pa.large_binary(), n, [None, pa.py_buffer(bounds), pa.py_buffer(b"".join(pieces))])
+
+
+def _good_batches(log, columns) -> Iterator[tuple]:
+    """``(scan, batch, bodies)`` of the walk: each batch with its bodies as shown; at a body that does not
+    decompress, the rows before it, then its typed error."""
+    segment = log.segments[0]
+    scan = log.batches(columns, decompress=False, batch_size=BATCH_ROWS)
+    for batch in scan:
+        try:
+            shown = _shown_bodies(batch, segment.path, segment.start_offset)
+        except _BadBody as bad:
+            if bad.row:
+                good = batch.slice(0, bad.row)
+                yield scan, good, _shown_bodies(good, segment.path, segment.start_offset)
+            raise bad.error from None
+        yield scan, batch, shown
+        batch = shown = None  # not held while the next batch is decoded
+    yield scan, None, None
+
+
+def _deep_columns() -> tuple[str, ...]:
+    """The message columns of ``deep``: the keys of ``Message.to_json_dict``, the body moved last (a body
+    that does not decompress ends the output, so ``bodyError`` is never written)."""
+    from ..export import JSONL_COLUMNS
+    return tuple(c for c in JSONL_COLUMNS if c not in ("body", "bodyError")) + ("body",)
+
+
+def _json_batch(batch, *, deep: bool, body: str | None, head: dict, start: int, shown):
+    """The records of ``batch`` (the walk's columns) as the columns of their JSON objects, in order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..frames import repeated, scalar
+    n = batch.num_rows
+    cols = {name: repeated(value, n) for name, value in head.items()}
+    cols["fileOffset"] = pc.subtract(batch.column("commitLogOffset"), scalar(start))
+    cols["record"] = repeated("MESSAGE", n)
+    if deep:
+        for name in _deep_columns()[:-1]:
+            cols[name] = batch.column(name)
+    else:
+        for name in ("commitLogOffset", "storeSize", "topic", "queueId", "queueOffset", "storeTimestamp", "tags"):
+            cols[name] = batch.column(name)
+        cols["keys"] = pc.fill_null(pc.binary_join(batch.column("keys"), scalar(" ")), scalar(""))
+        cols["msgId"] = batch.column("msgId")
+        cols["bodyBytes"] = pc.binary_length(batch.column("body"))
+    if body != "none":
+        cols["body"] = shown
+    return pa.RecordBatch.from_arrays(list(cols.values()), names=list(cols))
+
+
+def write_json(path: str, out, *, lines: bool, deep: bool = False, body: str | None = None,
+               jobs: int | None = None) -> None:
+    """The records of the segment at ``path`` (as :func:`records` gives them with ``body`` whole, see
+    :func:`json_from_walk`) to the text stream ``out``: JSON Lines with ``file`` and ``kind`` first
+    (``lines``), or the records of a JSON array (each after ``\\n  ``, a comma between)."""
+    from ..export import JsonArrayStream, write_jsonl
+    from .common import byte_stream
+    log = _open(path, jobs)
+    start = log.segments[0].start_offset
+    head = {"file": path, "kind": "commitlog"} if lines else {}
+    raw = byte_stream(out)
+    sink = raw if lines else JsonArrayStream(raw)
+    try:
+        for scan, batch, shown in _good_batches(log, _deep_columns() if deep else COLUMNS):
+            if batch is not None:
+                write_jsonl(_json_batch(batch, deep=deep, body=body, head=head, start=start, shown=shown), sink)
+        for b in scan.blanks:
+            sink.write((json.dumps(_blank(b, head), ensure_ascii=False) + "\n").encode("utf-8"))
+    finally:
+        raw.flush()
+    note_end(scan)
+
+
+def _table_cells(batch, start: int) -> list:
+    """The default table's cells of a batch, one string array per column of :data:`TABLE_HEADER`."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..export import time_text
+    from ..frames import repeated, scalar
+    col = batch.column
+    ms = col("storeTimestamp").cast(pa.int64())
+    text = [pc.cast(pc.subtract(col("commitLogOffset"), scalar(start)), pa.string()),
+            repeated("MESSAGE", batch.num_rows)]
+    text += [pc.cast(col(name), pa.string()) for name in ("commitLogOffset", "storeSize")]
+    text.append(col("topic"))
+    text += [pc.cast(col(name), pa.string()) for name in ("queueId", "queueOffset")]
+    # An ISO time for a positive one, the number otherwise (as the records' table cells).
+    text.append(pc.if_else(pc.greater(ms, scalar(0)), time_text(col("storeTimestamp")), pc.cast(ms, pa.string())))
+    text.append(col("tags"))
+    text.append(pc.binary_join(col("keys"), scalar(" ")))
+    text.append(col("msgId"))
+    text.append(pc.cast(pc.binary_length(col("body")), pa.string()))
+    return [pc.fill_null(c, scalar("")) for c in text]
+
+
+def table_blocks(path: str, *, block: int, jobs: int | None = None) -> Iterator[list | dict]:
+    """The default table of the segment at ``path`` (see :func:`table_from_walk`): its messages' cells in
+    blocks of ``block`` rows (one string array per column of :data:`TABLE_HEADER`; the last block may be
+    shorter), then its BLANK record as a dict. At a body that does not decompress, the whole blocks before
+    it, then its typed error."""
+    import pyarrow as pa
+    log = _open(path, jobs)
+    start = log.segments[0].start_offset
+    held: list | None = None  # the cells of the rows not yet in a block
+    for scan, batch, _ in _good_batches(log, COLUMNS):
+        if batch is None:
+            break
+        cells = _table_cells(batch, start)
+        if held is not None:
+            cells = [pa.concat_arrays([a, b]) for a, b in zip(held, cells)]
+        n = len(cells[0])
+        whole_rows = n - n % block
+        for at in range(0, whole_rows, block):
+            yield [c.slice(at, block) for c in cells]
+        held = [c.slice(whole_rows) for c in cells] if whole_rows < n else None
+    if held is not None:
+        yield held
+    for b in scan.blanks:
+        yield _blank(b)
+    note_end(scan)
+
+
+def summary(path: str, *, jobs: int | None = None) -> dict:
+    """The record count, the records per kind and the ranges of :data:`RANGES` of the segment at ``path``,
+    from the walk's columns (no body is read)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    log = _open(path, jobs)
+    low: dict[str, int] = {}
+    high: dict[str, int] = {}
+
+    def add(name: str, lo: int, hi: int) -> None:
+        low[name] = min(low.get(name, lo), lo)
+        high[name] = max(high.get(name, hi), hi)
+
+    n = 0
+    scan = log.batches(RANGES, decompress=False)
+    for batch in scan:
+        n += batch.num_rows
+        for name in RANGES:
+            column = batch.column(name)
+            if pa.types.is_timestamp(column.type):
+                column = column.cast(pa.int64())
+            lo, hi = (v.as_py() for v in pc.min_max(column).values())
+            if lo is not None:
+                add(name, lo, hi)
+    blanks = list(scan.blanks)
+    for b in blanks:
+        add("commitLogOffset", b.commitlog_offset, b.commitlog_offset)
+    note_end(scan)
+    kinds = {name: k for name, k in (("BLANK", len(blanks)), ("MESSAGE", n)) if k}
+    out: dict = {"records": n + len(blanks)}
+    if kinds:
+        out["recordKinds"] = kinds
+    out["ranges"] = {f: [low[f], high[f]] for f in RANGES if f in low}
+    return out
