@@ -214,6 +214,65 @@ def base64_encode(offsets, data, valid, quote, alphabet, pairs, null):
     return out_off, out
 
 
+@njit(**_JIT)
+def map_bytes(offsets, data, lens, table):
+    """Each value of ``data[offsets[i]:offsets[i+1]]`` with every byte ``b`` written as the ``lens[b]`` bytes
+    at ``table[b]``. Returns the new offsets, the bytes, and per value whether it holds a byte whose
+    ``lens`` is 0 (left for the caller: such a value's text here is empty)."""
+    n = len(offsets) - 1
+    out_off = np.empty(n + 1, np.int64)
+    other = np.zeros(n, np.bool_)
+    total = 0
+    for i in range(n):
+        out_off[i] = total
+        m = 0
+        for p in range(offsets[i], offsets[i + 1]):
+            e = lens[data[p]]
+            if e == 0:
+                other[i] = True
+                m = 0
+                break
+            m += e
+        total += m
+    out_off[n] = total
+    out = np.empty(total, np.uint8)
+    for i in range(n):
+        if other[i]:
+            continue
+        o = out_off[i]
+        for p in range(offsets[i], offsets[i + 1]):
+            c = data[p]
+            for k in range(lens[c]):
+                out[o + k] = table[c, k]
+            o += lens[c]
+    return out_off, out, other
+
+
+def _byte_table(texts: dict[int, bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`map_bytes`' ``lens`` and ``table`` for the bytes ``texts`` names (the others 0)."""
+    lens = np.zeros(256, np.int64)
+    table = np.zeros((256, 4), np.uint8)
+    for b, text in texts.items():
+        lens[b] = len(text)
+        table[b, :len(text)] = np.frombuffer(text, np.uint8)
+    return lens, table
+
+
+#: Hexadecimal text of each byte; the text of ``rmqformats.cli.present.escape_text`` for each ASCII byte (a
+#: value with another byte is escaped by that function).
+HEX_BYTES = _byte_table({b: b"%02x" % b for b in range(256)})
+_ASCII_SHORT = {9: b"\\t", 10: b"\\n", 13: b"\\r", 92: b"\\\\"}
+TEXT_BYTES_ASCII = _byte_table({b: _ASCII_SHORT.get(b, bytes([b]) if 32 <= b < 127 else b"\\x%02x" % b)
+                                for b in range(128)})
+
+
+def mapped_text(arr: pa.Array, tables: tuple[np.ndarray, np.ndarray]) -> tuple[pa.Array, np.ndarray]:
+    """:func:`map_bytes` over a binary array (no nulls): ``large_string`` text, and which values it left."""
+    offsets, data, _ = _parts(arr)
+    out_off, out, other = map_bytes(offsets, data, *tables)
+    return _text(len(arr), out_off, out), other
+
+
 def _parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Offsets, data bytes and validity of a string or binary array (slices included)."""
     n = len(arr)
@@ -289,6 +348,8 @@ def json_values(arr: pa.Array) -> pa.Array:
         arr, t = pc.cast(arr, pa.int64()), pa.int64()
     if pa.types.is_integer(t):
         return pc.fill_null(pc.cast(arr, _LS), _lit("null"))
+    if pa.types.is_boolean(t):
+        return pc.fill_null(pc.if_else(arr, _lit("true"), _lit("false")), _lit("null"))
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return quoted(arr)
     if pa.types.is_binary(t) or pa.types.is_large_binary(t):
@@ -300,16 +361,16 @@ def json_values(arr: pa.Array) -> pa.Array:
     raise TypeError(f"no JSON text for a column of type {t}")
 
 
-def jsonl_lines(batch: pa.RecordBatch) -> pa.Array:
+def jsonl_lines(batch: pa.RecordBatch, optional: frozenset[str] = OPTIONAL_JSON_KEYS) -> pa.Array:
     """One JSON object and a newline per row of ``batch``, keys in column order, as ``large_string``.
 
-    A column of :data:`OPTIONAL_JSON_KEYS` (but the first) is a key only in the rows where it is not null.
+    A column named in ``optional`` (but the first) is a key only in the rows where it is not null.
     """
     parts: list = []
     for i, name in enumerate(batch.schema.names):
         key = _lit(("{" if i == 0 else ", ") + json.dumps(name, ensure_ascii=False) + ": ")
         column = batch.column(i)
-        if name in OPTIONAL_JSON_KEYS and i > 0:  # (the first key is always written: it opens the object)
+        if name in optional and i > 0:  # (the first key is always written: it opens the object)
             if column.null_count < len(column):
                 parts.append(pc.if_else(pc.is_null(column), _empty(), _join(key, json_values(column))))
             continue
@@ -327,9 +388,9 @@ def text_bytes(lines: pa.Array) -> memoryview:
     return memoryview(lines.buffers()[2])[int(offsets[0]):int(offsets[-1])]
 
 
-def jsonl_bytes(batch: pa.RecordBatch) -> memoryview:
-    """The JSON Lines text of ``batch`` as UTF-8 bytes."""
-    return text_bytes(jsonl_lines(batch))
+def jsonl_bytes(batch: pa.RecordBatch, optional: frozenset[str] = OPTIONAL_JSON_KEYS) -> memoryview:
+    """The JSON Lines text of ``batch`` as UTF-8 bytes (``optional``: see :func:`jsonl_lines`)."""
+    return text_bytes(jsonl_lines(batch, optional))
 
 
 def text_slices(batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
@@ -365,11 +426,11 @@ def _binary_bytes(batch: pa.RecordBatch) -> int:
                if pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type))
 
 
-def _write_long_row(row: pa.RecordBatch, stream) -> None:
+def _write_long_row(row: pa.RecordBatch, stream, optional: frozenset[str] = OPTIONAL_JSON_KEYS) -> None:
     """The JSON line of one row with large binary values, written with their base64 a piece at a time."""
     for i, name in enumerate(row.schema.names):
         column = row.column(i)
-        if name in OPTIONAL_JSON_KEYS and i > 0 and column.null_count:
+        if name in optional and i > 0 and column.null_count:
             continue
         stream.write((("{" if i == 0 else ", ") + json.dumps(name, ensure_ascii=False) + ": ").encode())
         t = column.type
@@ -384,13 +445,14 @@ def _write_long_row(row: pa.RecordBatch, stream) -> None:
     stream.write(b"}\n")
 
 
-def write_jsonl(batch: pa.RecordBatch, stream) -> None:
-    """Write the JSON Lines of ``batch`` to a binary ``stream``, a slice of rows at a time (bounding the text held)."""
+def write_jsonl(batch: pa.RecordBatch, stream, optional: frozenset[str] = OPTIONAL_JSON_KEYS) -> None:
+    """Write the JSON Lines of ``batch`` to a binary ``stream``, a slice of rows at a time (bounding the text held);
+    ``optional``: see :func:`jsonl_lines`."""
     for piece in text_slices(batch):
         if piece.num_rows == 1 and _binary_bytes(piece) > TEXT_BYTES:
-            _write_long_row(piece, stream)
+            _write_long_row(piece, stream, optional)
         else:
-            stream.write(jsonl_bytes(piece))
+            stream.write(jsonl_bytes(piece, optional))
 
 
 class JsonArrayStream:

@@ -371,7 +371,8 @@ def test_the_store_commands_import_no_pandas(version, tmp_path):
                 ["messages", store, "--outstanding", "GroupA"], ["pending", store],
                 ["pending", store, "--format", "json"], ["report", store, "-o", str(tmp_path / "r.html")],
                 ["dump", segment, "--format", "jsonl"], ["dump", segment, "--deep", "--format", "json"],
-                ["dump", segment, "--summary"]]
+                ["dump", segment, "--summary"], ["messages", store, "--body", "text"],
+                ["messages", store, "--format", "jsonl", "--body", "hex", "--body-limit", "9"]]
     code = ("import contextlib, io, json, sys\n"
             "from rmqformats.cli import main\n"
             "done = []\n"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import os
 from pathlib import Path
@@ -9,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rmqformats import filekind, open_store
-from rmqformats.cli import main, segment_dump
+from rmqformats.cli import dump, main, segment_dump
 from rmqformats.commitlog import CommitLog
 from rmqformats.errors import DecompressionError
 
@@ -196,9 +198,6 @@ def test_commitlog_json_from_the_walk_is_the_records_text(capsys, version):
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_commitlog_table_from_the_walk_is_the_records_table(capsys, monkeypatch, version):
-    import io
-
-    from rmqformats.cli import dump
     for width in ("", "100"):
         monkeypatch.setenv("COLUMNS", width)  # plain, then fitted (text cut, columns left out)
         for path in sorted((store_path(version) / "commitlog").iterdir()):
@@ -208,6 +207,35 @@ def test_commitlog_table_from_the_walk_is_the_records_table(capsys, monkeypatch,
             capsys.readouterr()
             code, out, _ = run(capsys, "dump", str(path))
             assert (code, out) == (0, want.getvalue())
+
+
+def test_commitlog_json_of_long_bodies_written_in_pieces(capsys, monkeypatch, tmp_path):
+    """Bodies longer than the text written at a time go out in pieces (JSON Lines) and still make whole
+    records of the JSON document, and a batch whose bodies decompress past the bound is made a few rows at a
+    time: the same text as the records', and the same table."""
+    import zlib
+
+    from rmqformats import export, synth
+    bodies = [b"short", bytes(range(256)) * 40, b"", b"x" * 70_000, b"tail"]
+    specs = [synth.MessageSpec(topic="TopicLong", body=zlib.compress(b) if i % 2 else b,
+                               sys_flag=1 if i % 2 else 0, queue_offset=i, properties={"KEYS": f"k{i}"})
+             for i, b in enumerate(bodies)]
+    synth.write_commitlog(tmp_path / "commitlog", specs, segment_size=1 << 20)
+    path = tmp_path / "commitlog" / ("0" * 20)
+    monkeypatch.setattr(export, "TEXT_BYTES", 1000)
+    monkeypatch.setattr(export, "_B64_PIECE", 300)
+    monkeypatch.setattr(segment_dump, "PIECE_BYTES", 5000)  # bodies decompressed a few rows at a time
+    for deep in (False, True):
+        records, want = _records_text(path, deep, None)
+        assert [base64.b64decode(r["body"]) for r in records if r["record"] == "MESSAGE"] == bodies
+        code, out, err = run(capsys, "dump", str(path), "--format", "jsonl", *(["--deep"] if deep else []))
+        assert (code, out, err) == (0, want, "")
+        code, out, err = run(capsys, "dump", str(path), "--format", "json", *(["--deep"] if deep else []))
+        assert (code, out, err) == (0, _document(path, records), "")
+    table = io.StringIO()
+    table.write(f"{path}\n  commit-log segment (commitlog)\n")
+    dump._write_table(segment_dump.records(str(path), table=True), table)
+    assert run(capsys, "dump", str(path), "--wide")[:2] == (0, table.getvalue())
 
 
 def _corrupt_compressed_body(tmp_path: Path) -> tuple[Path, int]:

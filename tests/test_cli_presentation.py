@@ -4,6 +4,7 @@ offsets, one JSON value per line, and tables aligned in display cells with wide 
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 
@@ -374,3 +375,47 @@ def test_pending_json_times_are_the_epoch_ms_messages_gives(capsys, version):
     decoded = {(d := json.loads(line))["commitLogOffset"]: d.get("dueTime")
                for line in capsys.readouterr().out.splitlines()}
     assert due and all(isinstance(v, int) and decoded[o] == v for o, v in due.items()), (due, version)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bodies_rendered_as_arrays_are_rendered_one_by_one(seed):
+    """bodies.render_array (compiled, with Python's rule only for text with bytes over 0x7f) gives each body's
+    bodies.render text: every view, limits that cut inside a character, in a table and in JSON."""
+    import random
+
+    import pyarrow as pa
+
+    from rmqformats.cli import bodies
+    rnd = random.Random(seed)
+    pieces = [b"a", b"Z", b" ", b"\\", b"\t", b"\n", b"\r", b"\x00", b"\x7f", "标".encode(), b"\x92", b"\xe6",
+              "é".encode(), "\u2028".encode(), b"x" * 5]
+    for _ in range(150):
+        values = [b"".join(rnd.choice(pieces if rnd.random() < 0.5 else pieces[:3]) for _ in range(rnd.randrange(12)))
+                  for _ in range(rnd.randrange(1, 15))]
+        arr = pa.array(values, pa.binary())
+        for view in bodies.VIEWS:
+            for limit in (None, 0, 1, 3, 7, 100):
+                for table in (False, True):
+                    assert bodies.render_array(arr, view, limit, table=table).to_pylist() == [
+                        bodies.render(v, view, limit, table=table) for v in values], (view, limit, table, values)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_body_views_in_json_lines_are_those_of_each_message(capsys, version):
+    """``messages --format jsonl`` with ``--body`` and ``--body-limit`` (made from the columns) is each default
+    line with its body's fields as bodies.apply_json makes them (the body's fields last)."""
+    from rmqformats.cli import bodies
+    root = str(store_path(version))
+    assert main(["messages", root, "--format", "jsonl"]) == 0
+    plain = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    data = [base64.b64decode(d["body"]) for d in plain]
+    for view in (None, *bodies.VIEWS):
+        for limit in (None, 0, 4, 40):
+            if view in (None, "base64") and limit is None:
+                continue
+            argv = ["messages", root, "--format", "jsonl"] + (["--body", view] if view else []) + (
+                ["--body-limit", str(limit)] if limit is not None else [])
+            assert main(argv) == 0
+            want = "".join(json.dumps(bodies.apply_json(dict(d), b, view, limit), ensure_ascii=False) + "\n"
+                           for d, b in zip(plain, data))
+            assert capsys.readouterr().out == want, argv

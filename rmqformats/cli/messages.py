@@ -24,7 +24,7 @@ from ..message import Message, add_derived_json
 from . import bodies, status, tables
 from .common import (UsageError, iso, open_from_args, short, print_table, with_progress, add_message_filters, add_store_args,
                      add_verify_crc, add_commitlog_arg)
-from .common import add_jobs, add_salvage, refuse_empty_filters, store_paths
+from .common import add_jobs, add_salvage, byte_stream, refuse_empty_filters, store_paths
 from .common import batches_with_progress as _batches_with_progress
 from .present import whole
 
@@ -362,9 +362,60 @@ def _column_cells(batch, names: list[str], args: argparse.Namespace, width: int 
         else:  # the body, as --body shows it (text unless asked otherwise)
             view = args.body if args.body not in (None, "none") else "text"
             limit = bodies.TABLE_LIMIT if args.body_limit is None else args.body_limit
-            cells.append(pa.array([bodies.render(b or b"", view, limit, table=True) for b in col.to_pylist()],
-                                  pa.string()))
+            cells.append(pc.cast(bodies.render_array(col, view, limit, table=True), pa.string()))
     return cells
+
+
+#: The keys the body's fields add to a message's JSON only where they apply (see :func:`bodies.json_fields`).
+_BODY_VIEW_OPTIONAL = frozenset(("bodyTruncated", BODY_BYTES))
+
+
+def write_body_view_jsonl(batch, view: str | None, limit: int | None, stream) -> None:
+    """The JSON Lines of a batch with a ``body`` column, the body as ``--body`` and ``--body-limit`` show it:
+    what :func:`bodies.apply_json` makes of each line (the body's fields last), written to a byte stream."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..export import OPTIONAL_JSON_KEYS, text_slices, write_jsonl
+    from ..frames import repeated, scalar
+    view = view or "base64"
+    optional = OPTIONAL_JSON_KEYS
+    for part in text_slices(batch):  # bounded in bytes of bodies: their text is made a slice at a time
+        data = part.column("body")
+        names = [n for n in part.schema.names if n != "body"]
+        arrays = [part.column(n) for n in names]
+        if view != "none":
+            names.append("body")
+            arrays.append(bodies.render_array(data, view, limit))
+            if view != "base64":
+                names.append("bodyView")
+                arrays.append(repeated(view, part.num_rows))
+            if limit is not None:
+                length = pc.binary_length(data)
+                cut = pc.greater(length, scalar(limit))
+                names.append("bodyTruncated")
+                arrays.append(pc.if_else(cut, scalar(True), scalar(None, pa.bool_())))
+                if BODY_BYTES not in names[:-1]:  # (a bodyBytes column asked for holds the same length already)
+                    names.append(BODY_BYTES)
+                    arrays.append(pc.if_else(cut, length, scalar(None, length.type)))
+                optional = OPTIONAL_JSON_KEYS | _BODY_VIEW_OPTIONAL - set(part.schema.names)
+        write_jsonl(pa.RecordBatch.from_arrays(arrays, names=names), stream, optional)
+
+
+def _body_cells(batch, args: argparse.Namespace):
+    """The ``body`` cells of the message table (``--body``): as :func:`_with_body` shows each body."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..frames import scalar
+    limit = bodies.TABLE_LIMIT if args.body_limit is None else args.body_limit
+    shown = pc.cast(bodies.render_array(batch.column("body"), args.body, limit, table=True), pa.string())
+    error = batch.column("bodyError")
+    if error.null_count == len(error):
+        return shown
+    # A body that does not decompress is shown as stored, after the reason.
+    told = pc.binary_join_element_wise(scalar("[not decompressed: "), error, scalar("] "), shown, scalar(""))
+    return pc.if_else(pc.is_null(error), shown, told)
 
 
 class _Counts:
@@ -564,10 +615,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
                         else:
                             cells = message_table_columns(batch, 48 if width is not None else 1 << 30)
                         if body and columns is None:
-                            import pyarrow as pa
-                            cells.append(pa.array([_with_body([], b, args, e)[0] for b, e in
-                                                   zip(batch.column("body").to_pylist(),
-                                                       batch.column("bodyError").to_pylist())], pa.string()))
+                            cells.append(_body_cells(batch, args))
                         if decoder is not None and columns is None:
                             import pyarrow.compute as pc
                             first, *rest = decoder.names[:-1]
@@ -581,10 +629,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
                     elif raw is not None:
                         write_jsonl(batch, raw)
                     elif reshape:
-                        data = batch.column("body").to_pylist()
-                        for line, b in zip(bytes(jsonl_bytes(batch)).decode("utf-8").splitlines(), data):
-                            d = bodies.apply_json(json.loads(line), b or b"", args.body, args.body_limit)
-                            out.write(json.dumps(d, ensure_ascii=False) + "\n")
+                        write_body_view_jsonl(batch, args.body, args.body_limit, byte_stream(out))
                     else:
                         out.write(bytes(jsonl_bytes(batch)).decode("utf-8"))
                 # Not held while the next batch is decoded: a batch can hold hundreds of MiB of bodies.

@@ -126,18 +126,15 @@ def table_from_walk(*, deep: bool, body: str | None) -> bool:
     return not deep and body in (None, "none")
 
 
-class _BadBody(Exception):
-    """A compressed body of a batch that does not decompress: the batch's rows before ``row`` are good."""
-
-    def __init__(self, row: int, error: Exception):
-        super().__init__(row)
-        self.row = row
-        self.error = error
+#: Bytes of bodies, decompressed, made at a time (a batch whose bodies decompress to more goes in pieces).
+PIECE_BYTES = 64 << 20
 
 
-def _shown_bodies(batch, path: str, start: int):
-    """The bodies of a batch of stored ones as the object view shows them: decompressed by SYSFLAG (a
-    ``large_binary`` array where any is). :class:`_BadBody` for the first that does not decompress."""
+def _shown_pieces(batch, path: str, start: int) -> Iterator[tuple]:
+    """``batch`` (of stored bodies) in pieces of rows with their bodies as the object view shows them:
+    decompressed by SYSFLAG (``large_binary`` where any is), at most :data:`PIECE_BYTES` of bodies a piece
+    (or one body), however far they decompress. At a body that does not decompress: the rows before it, then
+    its typed error."""
     import numpy as np
     import pyarrow as pa
 
@@ -146,50 +143,62 @@ def _shown_bodies(batch, path: str, start: int):
     from ..frames import to_numpy
     from ..walk import arrow as A
     from ..walk import layout as L
+    bound = PIECE_BYTES
     stored = batch.column("body")
     flags = to_numpy(batch.column("sysFlag"))
-    rows = np.flatnonzero(flags & L.COMPRESSED)
-    if not len(rows):
-        return stored
+    compressed = np.flatnonzero(flags & L.COMPRESSED).tolist()
+    if not compressed:
+        yield batch, stored
+        return
     n = len(stored)
     offsets = np.frombuffer(stored.buffers()[1], np.int32)[stored.offset:stored.offset + n + 1].astype(np.int64)
     data = memoryview(stored.buffers()[2]) if stored.buffers()[2] is not None else memoryview(b"")
     sizes = np.diff(offsets)
-    pieces = []
-    at = int(offsets[0])
-    for r in rows.tolist():
+
+    def piece(first: int, end: int, plain: dict):
+        parts, at = [], int(offsets[first])
+        for r, value in plain.items():
+            parts += [data[at:offsets[r]], value]
+            at = int(offsets[r + 1])
+        parts.append(data[at:offsets[end]])
+        bounds = np.zeros(end - first + 1, np.int64)
+        np.cumsum(sizes[first:end], out=bounds[1:])
+        return batch.slice(first, end - first), pa.Array.from_buffers(
+            pa.large_binary(), end - first, [None, pa.py_buffer(bounds), pa.py_buffer(b"".join(parts))])
+
+    first, plain = 0, {}
+    held, done = 0, 0  # bytes of the bodies of rows first..done-1
+    for r in compressed:
         flag = int(flags[r])
+        held += int(offsets[r] - offsets[done])  # the stored bodies before it
         try:
-            plain = A.body_decompressor_of((flag & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT)(
+            value = A.body_decompressor_of((flag & L.COMPRESSION_MASK) >> L.COMPRESSION_SHIFT)(
                 data[offsets[r]:offsets[r + 1]], DEFAULT_MAX_BODY_SIZE)
         except BodyDecompressionError as exc:
-            offset = batch.column("commitLogOffset")[r].as_py() - start
-            raise _BadBody(r, DecompressionError(path, offset, str(exc))) from None
-        pieces.append(data[at:offsets[r]])
-        pieces.append(plain)
-        sizes[r] = len(plain)
-        at = int(offsets[r + 1])
-    pieces.append(data[at:offsets[n]])
-    bounds = np.zeros(n + 1, np.int64)
-    np.cumsum(sizes, out=bounds[1:])
-    return pa.Array.from_buffers(pa.large_binary(), n, [None, pa.py_buffer(bounds), pa.py_buffer(b"".join(pieces))])
+            if r > first:
+                yield piece(first, r, plain)
+            raise DecompressionError(path, batch.column("commitLogOffset")[r].as_py() - start, str(exc)) from None
+        plain[r] = value
+        sizes[r] = len(value)
+        held += len(value)
+        done = r + 1
+        if held >= bound:  # full: made now, before the next body is decompressed
+            yield piece(first, done, plain)
+            first, plain, held = done, {}, 0
+    if first < n:
+        yield piece(first, n, plain)
 
 
 def _good_batches(log, columns) -> Iterator[tuple]:
-    """``(scan, batch, bodies)`` of the walk: each batch with its bodies as shown; at a body that does not
-    decompress, the rows before it, then its typed error."""
+    """``(scan, batch, bodies)`` of the walk: its batches (in pieces where their bodies decompress to more
+    than :data:`PIECE_BYTES`) with their bodies as shown; at a body that does not decompress, the rows before
+    it, then its typed error; last ``(scan, None, None)``."""
     segment = log.segments[0]
     scan = log.batches(columns, decompress=False, batch_size=BATCH_ROWS)
     for batch in scan:
-        try:
-            shown = _shown_bodies(batch, segment.path, segment.start_offset)
-        except _BadBody as bad:
-            if bad.row:
-                good = batch.slice(0, bad.row)
-                yield scan, good, _shown_bodies(good, segment.path, segment.start_offset)
-            raise bad.error from None
-        yield scan, batch, shown
-        batch = shown = None  # not held while the next batch is decoded
+        for part, shown in _shown_pieces(batch, segment.path, segment.start_offset):
+            yield scan, part, shown
+            part = shown = None  # not held while the next is made
     yield scan, None, None
 
 
