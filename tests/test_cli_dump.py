@@ -169,11 +169,11 @@ def test_summary_counts_and_ranges(capsys):
     assert code == 0 and f"{len(rows):,} records, {path.stat().st_size:,} bytes" in out
 
 
-def _records_text(path: Path, deep: bool, body: str | None) -> tuple[list[dict], str]:
+def _records_text(path: Path, deep: bool, body: str | None, limit: int | None = None) -> tuple[list[dict], str]:
     """The records of a commit-log segment from the record-by-record view, and their JSON Lines as json.dumps
     writes them: what the output written from the walk's columns is held to."""
     whole = str(path.resolve())
-    records = list(segment_dump.records(whole, deep=deep, body=body))
+    records = list(segment_dump.records(whole, deep=deep, body=body, body_limit=limit))
     text = "".join(json.dumps({"file": whole, "kind": "commitlog", **r}, ensure_ascii=False) + "\n" for r in records)
     return records, text
 
@@ -186,10 +186,12 @@ def _document(path: Path, records: list[dict]) -> str:
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_commitlog_json_from_the_walk_is_the_records_text(capsys, version):
+    views = ((None, None), ("none", None), ("base64", None), ("text", None), ("hex", 3), (None, 0), ("text", 8))
     for path in sorted((store_path(version) / "commitlog").iterdir()):
-        for deep, body in ((False, None), (True, None), (False, "none"), (True, "base64")):
-            options = (["--deep"] if deep else []) + (["--body", body] if body else [])
-            records, want = _records_text(path, deep, body)
+        for deep, (body, limit) in ((deep, view) for deep in (False, True) for view in views):
+            options = (["--deep"] if deep else []) + (["--body", body] if body else []) + (
+                ["--body-limit", str(limit)] if limit is not None else [])
+            records, want = _records_text(path, deep, body, limit)
             code, out, err = run(capsys, "dump", str(path), "--format", "jsonl", *options)
             assert (code, out, err) == (0, want, "")
             code, out, err = run(capsys, "dump", str(path), "--format", "json", *options)
@@ -198,15 +200,17 @@ def test_commitlog_json_from_the_walk_is_the_records_text(capsys, version):
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_commitlog_table_from_the_walk_is_the_records_table(capsys, monkeypatch, version):
-    for width in ("", "100"):
-        monkeypatch.setenv("COLUMNS", width)  # plain, then fitted (text cut, columns left out)
+    for width, body, limit in (("", None, None), ("100", None, None), ("", "text", None), ("90", "hex", 5),
+                               ("", "base64", 2)):
+        monkeypatch.setenv("COLUMNS", width)  # plain, or fitted (text cut, columns left out)
+        options = (["--body", body] if body else []) + (["--body-limit", str(limit)] if limit is not None else [])
         for path in sorted((store_path(version) / "commitlog").iterdir()):
             want = io.StringIO()
             want.write(f"{path}\n  commit-log segment (commitlog)\n")
-            dump._write_table(segment_dump.records(str(path.resolve()), table=True), want)
+            dump._write_table(segment_dump.records(str(path.resolve()), body=body, body_limit=limit, table=True), want)
             capsys.readouterr()
-            code, out, _ = run(capsys, "dump", str(path))
-            assert (code, out) == (0, want.getvalue())
+            code, out, _ = run(capsys, "dump", str(path), *options)
+            assert (code, out) == (0, want.getvalue()), options
 
 
 def test_commitlog_json_of_long_bodies_written_in_pieces(capsys, monkeypatch, tmp_path):

@@ -467,11 +467,13 @@ def _write_segment_table(path: str, o: DumpOptions, out) -> int:
     its records, block by block; returns the count."""
     n = 0
     blanks = []
-    for part in segment_dump.table_blocks(path, block=_TABLE_BLOCK, jobs=o.jobs):
+    header = segment_dump.table_header(body=o.body)
+    for part in segment_dump.table_blocks(path, block=_TABLE_BLOCK, body=o.body, body_limit=o.body_limit,
+                                          jobs=o.jobs):
         if isinstance(part, dict):
             blanks.append(part)
         else:
-            print_columns(part, segment_dump.TABLE_HEADER, out, "  ")
+            print_columns(part, header, out, "  ")
             n += len(part[0])
     return n + _write_table(iter(blanks), out)
 
@@ -518,8 +520,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
                                args.index_num, cpus() if args.jobs is None else args.jobs)
             # A commit-log segment's JSON and default table are written from the walk's columns.
             segment = kind.name == "commitlog" and not args.summary
-            walked = segment and (segment_dump.table_from_walk(deep=opts.deep, body=opts.body) if fmt == "table"
-                                  else segment_dump.json_from_walk(body=opts.body, body_limit=opts.body_limit))
+            walked = segment and (fmt != "table" or segment_dump.table_from_walk(deep=opts.deep))
             records = dumper(whole, opts)
             if args.summary:
                 s = _summary(whole, kind, records, opts)
@@ -539,7 +540,8 @@ def cmd_dump(args: argparse.Namespace) -> int:
                     out.write("  (no records)\n")
             elif fmt == "jsonl":
                 if walked:
-                    segment_dump.write_json(whole, out, lines=True, deep=opts.deep, body=opts.body, jobs=opts.jobs)
+                    segment_dump.write_json(whole, out, lines=True, deep=opts.deep, body=opts.body,
+                                            body_limit=opts.body_limit, jobs=opts.jobs)
                 for r in () if walked else records:
                     out.write(json.dumps({"file": whole, "kind": kind.name, **r}, ensure_ascii=False) + "\n")
             else:
@@ -550,7 +552,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 try:
                     if walked:
                         segment_dump.write_json(whole, out, lines=False, deep=opts.deep, body=opts.body,
-                                                jobs=opts.jobs)
+                                                body_limit=opts.body_limit, jobs=opts.jobs)
                     for r in () if walked else records:
                         out.write(sep + "\n  " + json.dumps(r, ensure_ascii=False))
                         sep = ","

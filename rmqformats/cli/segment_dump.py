@@ -115,15 +115,10 @@ def _rows(log, scan, body_view: str | None, body_limit: int | None, table: bool)
 
 # -- the same records from the walk's columns ---------------------------------------------------------
 
-def json_from_walk(*, body: str | None, body_limit: int | None) -> bool:
-    """Whether :func:`write_json` writes the records asked for: bodies whole in base64 (the default) or left
-    out. Text or hex bodies, and a limit, are made record by record (:func:`records`)."""
-    return body in (None, "base64", "none") and body_limit is None
-
-
-def table_from_walk(*, deep: bool, body: str | None) -> bool:
-    """Whether :func:`table_blocks` gives the table asked for: the default view without bodies."""
-    return not deep and body in (None, "none")
+def table_from_walk(*, deep: bool) -> bool:
+    """Whether :func:`table_blocks` gives the table asked for: the default view (``deep`` is made record by
+    record)."""
+    return not deep
 
 
 #: Bytes of bodies, decompressed, made at a time (a batch whose bodies decompress to more goes in pieces).
@@ -209,7 +204,11 @@ def _deep_columns() -> tuple[str, ...]:
     return tuple(c for c in JSONL_COLUMNS if c not in ("body", "bodyError")) + ("body",)
 
 
-def _json_batch(batch, *, deep: bool, body: str | None, head: dict, start: int, shown):
+#: The keys a body's fields add to a record's JSON only where the body was cut (see bodies.json_fields).
+_CUT_KEYS = frozenset(("bodyTruncated", "bodyBytes"))
+
+
+def _json_batch(batch, *, deep: bool, body: str | None, body_limit: int | None, head: dict, start: int, shown):
     """The records of ``batch`` (the walk's columns) as the columns of their JSON objects, in order."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -227,28 +226,41 @@ def _json_batch(batch, *, deep: bool, body: str | None, head: dict, start: int, 
             cols[name] = batch.column(name)
         cols["keys"] = pc.fill_null(pc.binary_join(batch.column("keys"), scalar(" ")), scalar(""))
         cols["msgId"] = batch.column("msgId")
-        cols["bodyBytes"] = pc.binary_length(batch.column("body"))
-    if body != "none":
-        cols["body"] = shown
+        cols["bodyBytes"] = pc.binary_length(batch.column("body")).cast(pa.int64())
+    view = body or "base64"
+    if view != "none":  # the fields bodies.json_fields gives, the body's own after the record's
+        plain = view == "base64" and body_limit is None
+        cols["body"] = shown if plain else bodies.render_array(shown, view, body_limit)
+        if view != "base64":
+            cols["bodyView"] = repeated(view, n)
+        if body_limit is not None:
+            length = pc.binary_length(shown).cast(pa.int64())
+            cut = pc.greater(length, scalar(body_limit))
+            cols["bodyTruncated"] = pc.if_else(cut, scalar(True), scalar(None, pa.bool_()))
+            # A cut body's length as shown: in place of the stored length of the default view, else added.
+            cols["bodyBytes"] = pc.if_else(cut, length, cols.get("bodyBytes", scalar(None, pa.int64())))
     return pa.RecordBatch.from_arrays(list(cols.values()), names=list(cols))
 
 
 def write_json(path: str, out, *, lines: bool, deep: bool = False, body: str | None = None,
-               jobs: int | None = None) -> None:
-    """The records of the segment at ``path`` (as :func:`records` gives them with ``body`` whole, see
-    :func:`json_from_walk`) to the text stream ``out``: JSON Lines with ``file`` and ``kind`` first
-    (``lines``), or the records of a JSON array (each after ``\\n  ``, a comma between)."""
-    from ..export import JsonArrayStream, write_jsonl
+               body_limit: int | None = None, jobs: int | None = None) -> None:
+    """The records of the segment at ``path`` (as :func:`records` gives them for JSON) to the text stream
+    ``out``: JSON Lines with ``file`` and ``kind`` first (``lines``), or the records of a JSON array (each
+    after ``\\n  ``, a comma between)."""
+    from ..export import OPTIONAL_JSON_KEYS, JsonArrayStream, write_jsonl
     from .common import byte_stream
     log = _open(path, jobs)
     start = log.segments[0].start_offset
     head = {"file": path, "kind": "commitlog"} if lines else {}
     raw = byte_stream(out)
     sink = raw if lines else JsonArrayStream(raw)
+    # Keys only where they apply: the cut body's (bodyBytes is the default view's own column).
+    optional = OPTIONAL_JSON_KEYS | (_CUT_KEYS if deep else _CUT_KEYS - {"bodyBytes"})
     try:
         for scan, batch, shown in _good_batches(log, _deep_columns() if deep else COLUMNS):
             if batch is not None:
-                write_jsonl(_json_batch(batch, deep=deep, body=body, head=head, start=start, shown=shown), sink)
+                write_jsonl(_json_batch(batch, deep=deep, body=body, body_limit=body_limit, head=head, start=start,
+                                        shown=shown), sink, optional)
         for b in scan.blanks:
             sink.write((json.dumps(_blank(b, head), ensure_ascii=False) + "\n").encode("utf-8"))
     finally:
@@ -279,19 +291,29 @@ def _table_cells(batch, start: int) -> list:
     return [pc.fill_null(c, scalar("")) for c in text]
 
 
-def table_blocks(path: str, *, block: int, jobs: int | None = None) -> Iterator[list | dict]:
+def table_header(*, body: str | None) -> list[str]:
+    """The header of :func:`table_blocks`' cells: :data:`TABLE_HEADER`, and ``body`` when a view shows it."""
+    return TABLE_HEADER + (["body"] if body not in (None, "none") else [])
+
+
+def table_blocks(path: str, *, block: int, body: str | None = None, body_limit: int | None = None,
+                 jobs: int | None = None) -> Iterator[list | dict]:
     """The default table of the segment at ``path`` (see :func:`table_from_walk`): its messages' cells in
-    blocks of ``block`` rows (one string array per column of :data:`TABLE_HEADER`; the last block may be
+    blocks of ``block`` rows (one string array per column of :func:`table_header`; the last block may be
     shorter), then its BLANK record as a dict. At a body that does not decompress, the whole blocks before
     it, then its typed error."""
     import pyarrow as pa
+    import pyarrow.compute as pc
     log = _open(path, jobs)
     start = log.segments[0].start_offset
+    limit = bodies.TABLE_LIMIT if body_limit is None else body_limit
     held: list | None = None  # the cells of the rows not yet in a block
-    for scan, batch, _ in _good_batches(log, COLUMNS):
+    for scan, batch, shown in _good_batches(log, COLUMNS):
         if batch is None:
             break
         cells = _table_cells(batch, start)
+        if body not in (None, "none"):
+            cells.append(pc.cast(bodies.render_array(shown, body, limit, table=True), pa.string()))
         if held is not None:
             cells = [pa.concat_arrays([a, b]) for a, b in zip(held, cells)]
         n = len(cells[0])
