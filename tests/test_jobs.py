@@ -89,7 +89,9 @@ def cli_outputs(capfdbinary, root: Path, out: Path, jobs: int) -> dict[str, obje
     got: dict[str, object] = {}
     for name, argv in (("messages", ["messages", root, "--format", "jsonl"]),
                        ("inspect", ["inspect", root, "--format", "jsonl"]),
-                       ("check", ["check", root, "--format", "jsonl"])):
+                       ("check", ["check", root, "--format", "jsonl"]),
+                       ("dump", ["dump", *sorted(Path(root, "commitlog").iterdir()), "--format", "jsonl"]),
+                       ("dump summary", ["dump", *sorted(Path(root, "commitlog").iterdir()), "--summary"])):
         got[name] = run(capfdbinary, *argv, "--jobs", jobs)
     for fmt in ("jsonl", "csv"):
         target = out / f"export-{jobs}.{fmt}"
