@@ -44,7 +44,7 @@ class DumpOptions:
     #: An index file's slot and entry counts (the broker's maxHashSlotNum, maxIndexNum) when not inferred.
     hash_slots: int | None = None
     index_num: int | None = None
-    #: Worker processes walking a commit-log segment (``None``: this process alone).
+    #: Worker processes walking a commit-log segment (``--jobs``; ``None``: this process alone).
     jobs: int | None = None
 
 
@@ -518,7 +518,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 raise filekind.UnknownFileKindError(whole, None, f"{kind.description}: no dumper for this kind yet")
             opts = DumpOptions(args.deep, args.body, args.body_limit, fmt == "table", args.hash_slots,
                                args.index_num, cpus() if args.jobs is None else args.jobs)
-            # A commit-log segment's JSON and default table are written from the walk's columns.
+            # A commit-log segment's JSON and table (but --deep's) are written from the walk's columns.
             segment = kind.name == "commitlog" and not args.summary
             walked = segment and (fmt != "table" or segment_dump.table_from_walk(deep=opts.deep))
             records = dumper(whole, opts)
