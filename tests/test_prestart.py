@@ -195,3 +195,25 @@ def test_check_with_workers_imports_no_pandas(version, tmp_path):
                          timeout=300, env=env, cwd=tmp_path).stdout
     code, main_pandas, workers = json.loads(out.splitlines()[-1])
     assert code == 0 and main_pandas is False and workers == [False, False]
+
+
+def test_each_command_is_parsed_by_its_group_alone():
+    """The parser of one command's run imports that command's group alone: the groups add the commands
+    ``COMMANDS`` names for them, and a run's parser gives the same arguments as the whole parser."""
+    import argparse
+
+    from rmqformats.cli import COMMANDS, _groups, _parser_class, build_parser
+
+    added = {}
+    for group in _groups():
+        sub = _parser_class()(prog="rmqformats").add_subparsers(dest="command")
+        group.add_commands(sub)
+        added.update({name: group.__name__.rsplit(".", 1)[1] for name in sub.choices})
+    assert added == COMMANDS
+    whole = build_parser()
+    sub = next(a for a in whole._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(sub.choices) == set(COMMANDS)
+    root = str(store_path(VERSIONS[-1]))
+    for argv in (["dump", root + "/checkpoint", "--format", "json"], ["inspect", root, "--jobs", "2"],
+                 ["messages", root, "--body", "text", "--wide"], ["sql", root, "SELECT 1"], ["lag", root]):
+        assert build_parser(argv[0]).parse_known_args(argv) == whole.parse_known_args(argv)

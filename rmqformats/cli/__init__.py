@@ -35,10 +35,21 @@ def _parser_class() -> type[argparse.ArgumentParser]:
     return Parser
 
 
-def _groups() -> tuple:
-    from . import (config, cut, dump, inspect, layouts, messages, pending, preflight, queues, rebuild, report, schema,
-                   sql)
-    return (inspect, messages, queues, config, dump, cut, report, layouts, schema, rebuild, preflight, pending, sql)
+#: The command groups' modules, in the order of ``--help``.
+_GROUPS = ("inspect", "messages", "queues", "config", "dump", "cut", "report", "layouts", "schema", "rebuild",
+           "preflight", "pending", "sql")
+#: The group module of each command: the parser of a run of one command imports that module alone (the
+#: others load numpy, pyarrow and numba for nothing). A test holds this to what the groups add.
+COMMANDS = {"inspect": "inspect", "messages": "messages", "export": "messages", "queue": "queues",
+            "lookup": "queues", "check": "queues", "config": "config", "lag": "config", "dump": "dump", "cut": "cut",
+            "report": "report", "tiered": "layouts", "dledger": "layouts", "compaction": "layouts",
+            "schema-diff": "schema", "schema": "schema", "rebuild": "rebuild", "preflight": "preflight",
+            "pending": "pending", "sql": "sql"}
+
+
+def _groups(names: tuple[str, ...] = _GROUPS) -> tuple:
+    import importlib
+    return tuple(importlib.import_module(f"{__name__}.{name}") for name in names)
 
 
 def __getattr__(name: str):
@@ -47,8 +58,9 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``rmqformats`` command."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of the ``rmqformats`` command; given one of its ``command`` names, a parser of
+    that command's group alone (which parses a run of that command as the whole parser does)."""
     import argparse
 
     from .. import __version__
@@ -57,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
                         epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    for group in _groups():
+    for group in _groups((COMMANDS[command],) if command in COMMANDS else _GROUPS):
         group.add_commands(sub)
     for command in sub.choices.values():  # every command's tables fit the terminal unless --wide
         if "--wide" not in command._option_string_actions:
@@ -129,11 +141,11 @@ def _command(argv: list[str] | None, name: list[str]) -> int:
     if command in WALKING:
         jobs.prestart(words, preload=_FOLDS.get(command, ()))
     from . import tables
-    parser = build_parser()
+    parser = build_parser(command)
     args, extra = parser.parse_known_args(argv)
     name[0] = f"rmqformats {args.command}"
     if extra:
-        return _fail(_unrecognized(parser, args.command, extra))
+        return _fail(_unrecognized(build_parser(), args.command, extra))  # (every command: which have them)
     tables.set_wide(getattr(args, "wide", False))
     if hasattr(sys.stdout, "reconfigure"):
         # Text read from files can hold what no encoding writes (a lone surrogate from a \ud800
