@@ -200,14 +200,17 @@ def test_commitlog_json_from_the_walk_is_the_records_text(capsys, version):
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_commitlog_table_from_the_walk_is_the_records_table(capsys, monkeypatch, version):
-    for width, body, limit in (("", None, None), ("100", None, None), ("", "text", None), ("90", "hex", 5),
-                               ("", "base64", 2)):
+    for width, body, limit, deep in (("", None, None, False), ("100", None, None, False), ("", "text", None, False),
+                                     ("90", "hex", 5, False), ("", "base64", 2, False), ("", None, None, True),
+                                     ("120", "text", 6, True)):
         monkeypatch.setenv("COLUMNS", width)  # plain, or fitted (text cut, columns left out)
-        options = (["--body", body] if body else []) + (["--body-limit", str(limit)] if limit is not None else [])
+        options = (["--body", body] if body else []) + (["--body-limit", str(limit)] if limit is not None else []) + (
+            ["--deep"] if deep else [])
         for path in sorted((store_path(version) / "commitlog").iterdir()):
             want = io.StringIO()
             want.write(f"{path}\n  commit-log segment (commitlog)\n")
-            dump._write_table(segment_dump.records(str(path.resolve()), body=body, body_limit=limit, table=True), want)
+            dump._write_table(segment_dump.records(str(path.resolve()), deep=deep, body=body, body_limit=limit,
+                                                   table=True), want)
             capsys.readouterr()
             code, out, _ = run(capsys, "dump", str(path), *options)
             assert (code, out) == (0, want.getvalue()), options
@@ -240,6 +243,32 @@ def test_commitlog_json_of_long_bodies_written_in_pieces(capsys, monkeypatch, tm
     table.write(f"{path}\n  commit-log segment (commitlog)\n")
     dump._write_table(segment_dump.records(str(path), table=True), table)
     assert run(capsys, "dump", str(path), "--wide")[:2] == (0, table.getvalue())
+
+
+def test_commitlog_deep_table_breaks_blocks_where_the_fields_change(capsys, monkeypatch, tmp_path):
+    """``--deep`` records have ``priority`` and ``liteTopic`` only where a message does: the table starts a new
+    block (and header) there, and every 1,000 rows of a run, across the walk's batches, as the records' table."""
+    from rmqformats import synth
+    from rmqformats.synth.commitlog import lite_message, priority_message
+    specs = []
+    for i in range(3000):
+        fields = dict(body=b"b%d" % i, queue_offset=i, properties={"KEYS": f"k{i}"})
+        if 1200 <= i < 1300 or i % 97 == 5:
+            specs.append(priority_message("TopicP", i % 9, **fields))
+        elif i % 89 == 3 or 2500 <= i < 2510:
+            specs.append(lite_message("TopicL", f"lite{i % 4}", lmq_offset=i, **fields))
+        else:
+            specs.append(synth.MessageSpec(topic="TopicA", **fields))
+    synth.write_commitlog(tmp_path / "commitlog", specs, segment_size=1 << 20)
+    path = tmp_path / "commitlog" / ("0" * 20)
+    monkeypatch.setattr(segment_dump, "BATCH_ROWS", 300)  # runs and blocks across batches
+    for options in ([], ["--body", "text"]):
+        want = io.StringIO()
+        want.write(f"{path}\n  commit-log segment (commitlog)\n")
+        n = dump._write_table(segment_dump.records(str(path), deep=True, body=options[1] if options else None,
+                                                   table=True), want)
+        assert n == 3000 and want.getvalue().count("liteTopic") > 5 and want.getvalue().count("priority") > 5
+        assert run(capsys, "dump", str(path), "--deep", "--wide", *options)[:2] == (0, want.getvalue())
 
 
 def _corrupt_compressed_body(tmp_path: Path) -> tuple[Path, int]:

@@ -463,18 +463,18 @@ def _write_table(records: Iterator[dict], out) -> int:
 
 
 def _write_segment_table(path: str, o: DumpOptions, out) -> int:
-    """A commit-log segment's default table from the walk's columns: the text :func:`_write_table` makes of
-    its records, block by block; returns the count."""
+    """A commit-log segment's table from the walk's columns: the text :func:`_write_table` makes of its
+    records, block by block; returns the count."""
     n = 0
     blanks = []
-    header = segment_dump.table_header(body=o.body)
-    for part in segment_dump.table_blocks(path, block=_TABLE_BLOCK, body=o.body, body_limit=o.body_limit,
-                                          jobs=o.jobs):
+    for part in segment_dump.table_blocks(path, block=_TABLE_BLOCK, deep=o.deep, body=o.body,
+                                          body_limit=o.body_limit, jobs=o.jobs):
         if isinstance(part, dict):
             blanks.append(part)
         else:
-            print_columns(part, header, out, "  ")
-            n += len(part[0])
+            header, columns = part
+            print_columns(columns, header, out, "  ")
+            n += len(columns[0])
     return n + _write_table(iter(blanks), out)
 
 
@@ -518,9 +518,8 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 raise filekind.UnknownFileKindError(whole, None, f"{kind.description}: no dumper for this kind yet")
             opts = DumpOptions(args.deep, args.body, args.body_limit, fmt == "table", args.hash_slots,
                                args.index_num, cpus() if args.jobs is None else args.jobs)
-            # A commit-log segment's JSON and table (but --deep's) are written from the walk's columns.
-            segment = kind.name == "commitlog" and not args.summary
-            walked = segment and (fmt != "table" or segment_dump.table_from_walk(deep=opts.deep))
+            # A commit-log segment's records are written from the walk's columns.
+            walked = kind.name == "commitlog" and not args.summary
             records = dumper(whole, opts)
             if args.summary:
                 s = _summary(whole, kind, records, opts)

@@ -3,9 +3,9 @@ text, table blocks or a summary.
 
 The records are those of :func:`records`, a dict each (the default view,
 or every field with ``deep``), made record by record. The JSON text
-(:func:`write_json`), the default table's blocks (:func:`table_blocks`)
-and the summary (:func:`summary`) are the same records made from the
-walk's columns a batch at a time, held to :func:`records` by the tests. A
+(:func:`write_json`), the table's blocks (:func:`table_blocks`) and the
+summary (:func:`summary`) are the same records made from the walk's
+columns a batch at a time, held to :func:`records` by the tests. A
 compressed body that does not decompress ends the records there with its
 typed error; the summary reads no body.
 """
@@ -24,7 +24,7 @@ BATCH_ROWS = 8192
 #: The columns of a message record's default view, from the walk's batches.
 COLUMNS = ("commitLogOffset", "storeSize", "queueId", "queueOffset", "sysFlag", "storeTimestamp", "topic", "msgId",
            "body", "tags", "keys", "segment")
-#: The header of the default view's table.
+#: The fields of a message record of the default view (its table's header).
 TABLE_HEADER = ["fileOffset", "record", "commitLogOffset", "storeSize", "topic", "queueId", "queueOffset",
                 "storeTimestamp", "tags", "keys", "msgId", "bodyBytes"]
 #: The fields whose range the summary gives.
@@ -114,12 +114,6 @@ def _rows(log, scan, body_view: str | None, body_limit: int | None, table: bool)
 
 
 # -- the same records from the walk's columns ---------------------------------------------------------
-
-def table_from_walk(*, deep: bool) -> bool:
-    """Whether :func:`table_blocks` gives the table asked for: the default view (``deep`` is made record by
-    record)."""
-    return not deep
-
 
 #: Bytes of bodies, decompressed, made at a time (a batch whose bodies decompress to more goes in pieces).
 PIECE_BYTES = 64 << 20
@@ -268,61 +262,94 @@ def write_json(path: str, out, *, lines: bool, deep: bool = False, body: str | N
     note_end(scan)
 
 
-def _table_cells(batch, start: int) -> list:
-    """The default table's cells of a batch, one string array per column of :data:`TABLE_HEADER`."""
+def _time_cells(stamps):
+    """Table cells of a time column: ISO text for a positive time, the number otherwise (as the records')."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from ..export import time_text
-    from ..frames import repeated, scalar
-    col = batch.column
-    ms = col("storeTimestamp").cast(pa.int64())
-    text = [pc.cast(pc.subtract(col("commitLogOffset"), scalar(start)), pa.string()),
-            repeated("MESSAGE", batch.num_rows)]
-    text += [pc.cast(col(name), pa.string()) for name in ("commitLogOffset", "storeSize")]
-    text.append(col("topic"))
-    text += [pc.cast(col(name), pa.string()) for name in ("queueId", "queueOffset")]
-    # An ISO time for a positive one, the number otherwise (as the records' table cells).
-    text.append(pc.if_else(pc.greater(ms, scalar(0)), time_text(col("storeTimestamp")), pc.cast(ms, pa.string())))
-    text.append(col("tags"))
-    text.append(pc.binary_join(col("keys"), scalar(" ")))
-    text.append(col("msgId"))
-    text.append(pc.cast(pc.binary_length(col("body")), pa.string()))
-    return [pc.fill_null(c, scalar("")) for c in text]
+    from ..frames import scalar
+    ms = stamps.cast(pa.int64())
+    return pc.if_else(pc.greater(ms, scalar(0)), time_text(stamps), pc.cast(ms, pa.string()))
 
 
-def table_header(*, body: str | None) -> list[str]:
-    """The header of :func:`table_blocks`' cells: :data:`TABLE_HEADER`, and ``body`` when a view shows it."""
-    return TABLE_HEADER + (["body"] if body not in (None, "none") else [])
+#: The fields a ``deep`` record has only where the message does (``Message.to_json_dict``), in order.
+_DEEP_OPTIONAL = ("priority", "liteTopic")
 
 
-def table_blocks(path: str, *, block: int, body: str | None = None, body_limit: int | None = None,
-                 jobs: int | None = None) -> Iterator[list | dict]:
-    """The default table of the segment at ``path`` (see :func:`table_from_walk`): its messages' cells in
-    blocks of ``block`` rows (one string array per column of :func:`table_header`; the last block may be
-    shorter), then its BLANK record as a dict. At a body that does not decompress, the whole blocks before
-    it, then its typed error."""
+def _table_cells(batch, start: int, deep: bool) -> dict:
+    """The table cells of a batch's messages, one string array per field of their records (with ``deep``,
+    :data:`_DEEP_OPTIONAL` too, whatever rows have them)."""
     import pyarrow as pa
     import pyarrow.compute as pc
+
+    from ..export import json_object
+    from ..frames import repeated, scalar
+    col = batch.column
+    cells = {"fileOffset": pc.cast(pc.subtract(col("commitLogOffset"), scalar(start)), pa.string()),
+             "record": repeated("MESSAGE", batch.num_rows)}
+    names = _deep_columns()[:-1] if deep else TABLE_HEADER[2:]
+    for name in names:
+        if name in ("keys", "bodyBytes") and not deep:
+            cells[name] = (pc.binary_join(col("keys"), scalar(" ")) if name == "keys"
+                           else pc.cast(pc.binary_length(col("body")), pa.string()))
+        elif name in ("bornTimestamp", "storeTimestamp"):
+            cells[name] = _time_cells(col(name))
+        elif name == "properties":
+            cells[name] = pc.cast(json_object(col(name)), pa.string())
+        elif pa.types.is_integer(col(name).type):
+            cells[name] = pc.cast(col(name), pa.string())
+        else:
+            cells[name] = col(name)
+    return {name: pc.fill_null(c, scalar("")) for name, c in cells.items()}
+
+
+def table_blocks(path: str, *, block: int, deep: bool = False, body: str | None = None,
+                 body_limit: int | None = None, jobs: int | None = None) -> Iterator[tuple[list[str], list] | dict]:
+    """The table of the segment at ``path``: its messages' cells in blocks of at most ``block`` rows, each
+    ``(header, one string array per column)``, as the records' table lays them out (a new block where a
+    record's fields change: with ``deep``, a message with or without a priority or lite topic); then its
+    BLANK record as a dict. At a body that does not decompress, the whole blocks before it, then its typed
+    error."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..frames import to_numpy
     log = _open(path, jobs)
     start = log.segments[0].start_offset
     limit = bodies.TABLE_LIMIT if body_limit is None else body_limit
-    held: list | None = None  # the cells of the rows not yet in a block
-    for scan, batch, shown in _good_batches(log, COLUMNS):
+    shows_body = body not in (None, "none")
+    held: dict | None = None  # the cells of the rows not yet in a block, and their fields
+    held_names: list[str] = []
+    for scan, batch, shown in _good_batches(log, _deep_columns() if deep else COLUMNS):
         if batch is None:
             break
-        cells = _table_cells(batch, start)
-        if body not in (None, "none"):
-            cells.append(pc.cast(bodies.render_array(shown, body, limit, table=True), pa.string()))
-        if held is not None:
-            cells = [pa.concat_arrays([a, b]) for a, b in zip(held, cells)]
-        n = len(cells[0])
-        whole_rows = n - n % block
-        for at in range(0, whole_rows, block):
-            yield [c.slice(at, block) for c in cells]
-        held = [c.slice(whole_rows) for c in cells] if whole_rows < n else None
+        cells = _table_cells(batch, start, deep)
+        if shows_body:
+            cells["body"] = pc.cast(bodies.render_array(shown, body, limit, table=True), pa.string())
+        # Which optional fields each row has: a run of rows with the same ones is laid out together.
+        kinds = np.zeros(batch.num_rows, np.int8)
+        if deep:
+            for bit, name in enumerate(_DEEP_OPTIONAL):
+                kinds |= to_numpy(batch.column(name).is_valid()).astype(np.int8) << bit
+        bounds = [0, *(np.flatnonzero(np.diff(kinds)) + 1).tolist(), batch.num_rows]
+        for a, b in zip(bounds, bounds[1:]):
+            names = [n for n in cells if n not in _DEEP_OPTIONAL or kinds[a] >> _DEEP_OPTIONAL.index(n) & 1]
+            part = {n: cells[n].slice(a, b - a) for n in names}
+            if held is not None and held_names != names:
+                yield held_names, list(held.values())
+                held = None
+            if held is not None:
+                part = {n: pa.concat_arrays([held[n], part[n]]) for n in names}
+            rows = b - a + (0 if held is None else len(held[names[0]]))
+            whole_rows = rows - rows % block
+            for at in range(0, whole_rows, block):
+                yield names, [c.slice(at, block) for c in part.values()]
+            held = {n: c.slice(whole_rows) for n, c in part.items()} if whole_rows < rows else None
+            held_names = names
     if held is not None:
-        yield held
+        yield held_names, list(held.values())
     for b in scan.blanks:
         yield _blank(b)
     note_end(scan)
