@@ -81,6 +81,35 @@ def render_array(data, view: str, limit: int | None, *, table: bool = False):
     return text
 
 
+#: The keys :func:`json_fields` gives only for a body it cut.
+CUT_KEYS = frozenset(("bodyTruncated", "bodyBytes"))
+
+
+def json_columns(columns: dict, data, view: str | None, limit: int | None) -> tuple[dict, frozenset[str]]:
+    """:func:`apply_json` over columns: ``columns`` (a record's JSON fields as Arrow columns, in order) with
+    the fields :func:`json_fields` gives for the bodies ``data`` (a binary array) in their place, last; and
+    the keys among them to write only where not null (:data:`CUT_KEYS`, but a ``bodyBytes`` the record
+    had, whose value a cut body's length replaces)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..frames import repeated, scalar
+    out = {name: column for name, column in columns.items() if name != "body"}
+    view = view or "base64"
+    if view == "none":
+        return out, frozenset()
+    out["body"] = data if view == "base64" and limit is None else render_array(data, view, limit)
+    if view != "base64":
+        out["bodyView"] = repeated(view, len(data))
+    if limit is None:
+        return out, frozenset()
+    length = pc.binary_length(data).cast(pa.int64())
+    cut = pc.greater(length, scalar(limit))
+    out["bodyTruncated"] = pc.if_else(cut, scalar(True), scalar(None, pa.bool_()))
+    out["bodyBytes"] = pc.if_else(cut, length, columns.get("bodyBytes", scalar(None, pa.int64())))
+    return out, CUT_KEYS - set(columns)
+
+
 def json_fields(data: bytes, view: str | None, limit: int | None) -> dict:
     """The JSON fields for a body: ``body`` in the view (base64 by default), ``bodyView``/``bodyTruncated``
     when they differ from the default; nothing for ``none``."""

@@ -366,40 +366,17 @@ def _column_cells(batch, names: list[str], args: argparse.Namespace, width: int 
     return cells
 
 
-#: The keys the body's fields add to a message's JSON only where they apply (see :func:`bodies.json_fields`).
-_BODY_VIEW_OPTIONAL = frozenset(("bodyTruncated", BODY_BYTES))
-
-
 def write_body_view_jsonl(batch, view: str | None, limit: int | None, stream) -> None:
     """The JSON Lines of a batch with a ``body`` column, the body as ``--body`` and ``--body-limit`` show it:
     what :func:`bodies.apply_json` makes of each line (the body's fields last), written to a byte stream."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     from ..export import OPTIONAL_JSON_KEYS, text_slices, write_jsonl
-    from ..frames import repeated, scalar
-    view = view or "base64"
-    optional = OPTIONAL_JSON_KEYS
     for part in text_slices(batch):  # bounded in bytes of bodies: their text is made a slice at a time
-        data = part.column("body")
-        names = [n for n in part.schema.names if n != "body"]
-        arrays = [part.column(n) for n in names]
-        if view != "none":
-            names.append("body")
-            arrays.append(bodies.render_array(data, view, limit))
-            if view != "base64":
-                names.append("bodyView")
-                arrays.append(repeated(view, part.num_rows))
-            if limit is not None:
-                length = pc.binary_length(data)
-                cut = pc.greater(length, scalar(limit))
-                names.append("bodyTruncated")
-                arrays.append(pc.if_else(cut, scalar(True), scalar(None, pa.bool_())))
-                if BODY_BYTES not in names[:-1]:  # (a bodyBytes column asked for holds the same length already)
-                    names.append(BODY_BYTES)
-                    arrays.append(pc.if_else(cut, length, scalar(None, length.type)))
-                optional = OPTIONAL_JSON_KEYS | _BODY_VIEW_OPTIONAL - set(part.schema.names)
-        write_jsonl(pa.RecordBatch.from_arrays(arrays, names=names), stream, optional)
+        columns, optional = bodies.json_columns(dict(zip(part.schema.names, part.columns)), part.column("body"),
+                                                view, limit)
+        write_jsonl(pa.RecordBatch.from_arrays(list(columns.values()), names=list(columns)), stream,
+                    OPTIONAL_JSON_KEYS | optional)
 
 
 def _body_cells(batch, args: argparse.Namespace):
@@ -544,7 +521,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
     # The columnar decoder, a batch at a time: the output starts before the scan ends and memory stays flat.
     from ..columnar import DEFAULT_BATCH_SIZE
     from ..errors import DecompressionError
-    from ..export import (JSONL_COLUMNS, MESSAGE_TABLE_SOURCE, TableStream, jsonl_bytes, message_table_columns,
+    from ..export import (JSONL_COLUMNS, MESSAGE_TABLE_SOURCE, TableStream, message_table_columns,
                          write_jsonl)
     jsonl = args.format == "jsonl"
     limit = args.limit
@@ -569,7 +546,7 @@ def cmd_messages(args: argparse.Namespace) -> int:
     # Every body shown or measured is decompressed: bodyBytes is the length of the body as shown.
     decompress = shows_body or BODY_BYTES in names
     reshape = jsonl and shows_body and (args.body not in (None, "base64") or args.body_limit is not None)
-    raw = _binary_stdout() if jsonl and not reshape and counts is None else None
+    raw = byte_stream(out) if jsonl and counts is None else None  # JSON Lines are written as bytes
     table = None
     width = tables.table_width(out)
     if not jsonl and counts is None:
@@ -626,14 +603,12 @@ def cmd_messages(args: argparse.Namespace) -> int:
                         if system is not None:
                             cells.extend(_system_cells(batch))
                         table.write(cells)
-                    elif raw is not None:
-                        write_jsonl(batch, raw)
                     elif reshape:
-                        write_body_view_jsonl(batch, args.body, args.body_limit, byte_stream(out))
+                        write_body_view_jsonl(batch, args.body, args.body_limit, raw)
                     else:
-                        out.write(bytes(jsonl_bytes(batch)).decode("utf-8"))
+                        write_jsonl(batch, raw)
                 # Not held while the next batch is decoded: a batch can hold hundreds of MiB of bodies.
-                batch = cells = data = None
+                batch = cells = None
                 if more:
                     break
             if follow is None or more or (limit is not None and n >= limit):
