@@ -211,13 +211,13 @@ def test_column_blocks_regrouped_in_blocks_of_a_table(seed):
 
     import pyarrow as pa
 
-    from rmqformats.cli.layouts import _blocks_of
+    from rmqformats.cli.tables import column_blocks
     rng = random.Random(seed)
     sizes = [rng.choice([0, 1, 7, 999, 1000, 1001, 2500, rng.randrange(5000)]) for _ in range(rng.randrange(1, 8))]
     values = iter(range(1 << 30))
     blocks = [[pa.array([str(next(values)) for _ in range(n)], pa.string())] for n in sizes]
     blocks = [[b[0], pa.array([v + "x" for v in b[0].to_pylist()], pa.string())] for b in blocks]
-    out = list(_blocks_of(iter(blocks), 1000))
+    out = list(column_blocks(iter(blocks), 1000))
     assert all(len(b[0]) == 1000 for b in out[:-1]) and (not out or 0 < len(out[-1][0]) <= 1000)
     for i in range(2):
         assert [v for b in out for v in b[i].to_pylist()] == [v for b in blocks for v in b[i].to_pylist()]

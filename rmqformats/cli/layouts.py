@@ -18,7 +18,7 @@ from ..store import open_store
 from . import status
 from .common import Unknown, add_jobs, cpus, iso, print_table, short
 from .present import whole
-from .tables import print_columns_streamed, print_rows_streamed, row_blocks, table_width
+from .tables import column_blocks, print_columns_streamed, print_rows_streamed, row_blocks, table_width
 
 _HEADER = ["commitLogOffset", "topic", "queueId", "queueOffset", "storeTimestamp", "tags", "keys", "bodyBytes"]
 
@@ -118,33 +118,11 @@ def _write_pieces(pieces: Iterator, fmt: str, out) -> None:
                 yield [c for i, c in enumerate(message_table_columns(piece, width)) if i != msg_id]
             else:
                 yield from row_blocks((_row(m) for m in piece), _BLOCK)
-    print_columns_streamed(_blocks_of(blocks(), _BLOCK), _HEADER, out)
+    print_columns_streamed(column_blocks(blocks(), _BLOCK), _HEADER, out)
 
 
 #: Rows of a table block (``print_rows_streamed``'s): the rows a table holds before it writes them.
 _BLOCK = 1000
-
-
-def _blocks_of(blocks: Iterator[list], size: int) -> Iterator[list]:
-    """Column blocks of any sizes as blocks of exactly ``size`` rows (the last one fewer), so that a table
-    writes its rows at the same places whatever the pieces it was given."""
-    import pyarrow as pa
-    held: list[list] = []
-    count = 0
-    for columns in blocks:
-        held.append(columns)
-        count += len(columns[0])
-        if count < size:
-            continue
-        joined = held[0] if len(held) == 1 else [pa.concat_arrays([b[i] for b in held]) for i in range(len(columns))]
-        at = 0
-        while count - at >= size:
-            yield [c.slice(at, size) for c in joined]
-            at += size
-        count -= at
-        held = [[c.slice(at) for c in joined]] if count else []
-    if count:
-        yield held[0] if len(held) == 1 else [pa.concat_arrays([b[i] for b in held]) for i in range(len(held[0]))]
 
 
 def _end_status(end) -> int:

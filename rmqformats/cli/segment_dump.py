@@ -178,17 +178,19 @@ def _shown_pieces(batch, path: str, start: int) -> Iterator[tuple]:
         yield piece(first, n, plain)
 
 
-def _good_batches(log, columns) -> Iterator[tuple]:
-    """``(scan, batch, bodies)`` of the walk: its batches (in pieces where their bodies decompress to more
-    than :data:`PIECE_BYTES`) with their bodies as shown; at a body that does not decompress, the rows before
-    it, then its typed error; last ``(scan, None, None)``."""
-    segment = log.segments[0]
-    scan = log.batches(columns, decompress=False, batch_size=BATCH_ROWS)
+def _walk(log, deep: bool):
+    """The walk of a segment's records, of the columns the view needs, bodies as stored."""
+    return log.batches(_deep_columns() if deep else COLUMNS, decompress=False, batch_size=BATCH_ROWS)
+
+
+def _shown_batches(scan, segment) -> Iterator[tuple]:
+    """``(batch, bodies)`` of the walk ``scan`` of ``segment``: its batches (in pieces where their bodies
+    decompress to more than :data:`PIECE_BYTES`) with their bodies as shown; at a body that does not
+    decompress, the rows before it, then its typed error."""
     for batch in scan:
         for part, shown in _shown_pieces(batch, segment.path, segment.start_offset):
-            yield scan, part, shown
+            yield part, shown
             part = shown = None  # not held while the next is made
-    yield scan, None, None
 
 
 def _deep_columns() -> tuple[str, ...]:
@@ -198,42 +200,36 @@ def _deep_columns() -> tuple[str, ...]:
     return tuple(c for c in JSONL_COLUMNS if c not in ("body", "bodyError")) + ("body",)
 
 
-#: The keys a body's fields add to a record's JSON only where the body was cut (see bodies.json_fields).
-_CUT_KEYS = frozenset(("bodyTruncated", "bodyBytes"))
-
-
-def _json_batch(batch, *, deep: bool, body: str | None, body_limit: int | None, head: dict, start: int, shown):
-    """The records of ``batch`` (the walk's columns) as the columns of their JSON objects, in order."""
+def _fields(batch, start: int, deep: bool) -> dict:
+    """The fields of the records of ``batch``'s messages, ``fileOffset`` first, as Arrow columns (with
+    ``deep``, :data:`_DEEP_OPTIONAL` too, null where a message has none); their bodies are the caller's."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from ..frames import repeated, scalar
-    n = batch.num_rows
-    cols = {name: repeated(value, n) for name, value in head.items()}
-    cols["fileOffset"] = pc.subtract(batch.column("commitLogOffset"), scalar(start))
-    cols["record"] = repeated("MESSAGE", n)
-    if deep:
-        for name in _deep_columns()[:-1]:
+    cols = {"fileOffset": pc.subtract(batch.column("commitLogOffset"), scalar(start)),
+            "record": repeated("MESSAGE", batch.num_rows)}
+    for name in _deep_columns()[:-1] if deep else TABLE_HEADER[2:]:
+        if name == "keys":
+            cols[name] = pc.fill_null(pc.binary_join(batch.column("keys"), scalar(" ")), scalar(""))
+        elif name == "bodyBytes":  # the stored body's
+            cols[name] = pc.binary_length(batch.column("body")).cast(pa.int64())
+        else:
             cols[name] = batch.column(name)
-    else:
-        for name in ("commitLogOffset", "storeSize", "topic", "queueId", "queueOffset", "storeTimestamp", "tags"):
-            cols[name] = batch.column(name)
-        cols["keys"] = pc.fill_null(pc.binary_join(batch.column("keys"), scalar(" ")), scalar(""))
-        cols["msgId"] = batch.column("msgId")
-        cols["bodyBytes"] = pc.binary_length(batch.column("body")).cast(pa.int64())
-    view = body or "base64"
-    if view != "none":  # the fields bodies.json_fields gives, the body's own after the record's
-        plain = view == "base64" and body_limit is None
-        cols["body"] = shown if plain else bodies.render_array(shown, view, body_limit)
-        if view != "base64":
-            cols["bodyView"] = repeated(view, n)
-        if body_limit is not None:
-            length = pc.binary_length(shown).cast(pa.int64())
-            cut = pc.greater(length, scalar(body_limit))
-            cols["bodyTruncated"] = pc.if_else(cut, scalar(True), scalar(None, pa.bool_()))
-            # A cut body's length as shown: in place of the stored length of the default view, else added.
-            cols["bodyBytes"] = pc.if_else(cut, length, cols.get("bodyBytes", scalar(None, pa.int64())))
-    return pa.RecordBatch.from_arrays(list(cols.values()), names=list(cols))
+    return cols
+
+
+def _json_batch(batch, *, deep: bool, body: str | None, body_limit: int | None, head: dict, start: int,
+                shown) -> tuple:
+    """The records of ``batch`` (the walk's columns) as the columns of their JSON objects, in order, and the
+    keys to write only where not null."""
+    import pyarrow as pa
+
+    from ..frames import repeated
+    cols = {name: repeated(value, batch.num_rows) for name, value in head.items()}
+    cols.update(_fields(batch, start, deep))
+    cols, optional = bodies.json_columns(cols, shown, body, body_limit)
+    return pa.RecordBatch.from_arrays(list(cols.values()), names=list(cols)), optional
 
 
 def write_json(path: str, out, *, lines: bool, deep: bool = False, body: str | None = None,
@@ -248,13 +244,12 @@ def write_json(path: str, out, *, lines: bool, deep: bool = False, body: str | N
     head = {"file": path, "kind": "commitlog"} if lines else {}
     raw = byte_stream(out)
     sink = raw if lines else JsonArrayStream(raw)
-    # Keys only where they apply: the cut body's (bodyBytes is the default view's own column).
-    optional = OPTIONAL_JSON_KEYS | (_CUT_KEYS if deep else _CUT_KEYS - {"bodyBytes"})
+    scan = _walk(log, deep)
     try:
-        for scan, batch, shown in _good_batches(log, _deep_columns() if deep else COLUMNS):
-            if batch is not None:
-                write_jsonl(_json_batch(batch, deep=deep, body=body, body_limit=body_limit, head=head, start=start,
-                                        shown=shown), sink, optional)
+        for batch, shown in _shown_batches(scan, log.segments[0]):
+            records, optional = _json_batch(batch, deep=deep, body=body, body_limit=body_limit, head=head,
+                                            start=start, shown=shown)
+            write_jsonl(records, sink, OPTIONAL_JSON_KEYS | optional)
         for b in scan.blanks:
             sink.write((json.dumps(_blank(b, head), ensure_ascii=False) + "\n").encode("utf-8"))
     finally:
@@ -277,31 +272,21 @@ def _time_cells(stamps):
 _DEEP_OPTIONAL = ("priority", "liteTopic")
 
 
-def _table_cells(batch, start: int, deep: bool) -> dict:
-    """The table cells of a batch's messages, one string array per field of their records (with ``deep``,
-    :data:`_DEEP_OPTIONAL` too, whatever rows have them)."""
+def _cell_text(column):
+    """Table cells of a field's column, as the records' table shows each value: a time as ISO text when
+    positive, properties as JSON, a number as decimal text, nothing for a null."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from ..export import json_object
-    from ..frames import repeated, scalar
-    col = batch.column
-    cells = {"fileOffset": pc.cast(pc.subtract(col("commitLogOffset"), scalar(start)), pa.string()),
-             "record": repeated("MESSAGE", batch.num_rows)}
-    names = _deep_columns()[:-1] if deep else TABLE_HEADER[2:]
-    for name in names:
-        if name in ("keys", "bodyBytes") and not deep:
-            cells[name] = (pc.binary_join(col("keys"), scalar(" ")) if name == "keys"
-                           else pc.cast(pc.binary_length(col("body")), pa.string()))
-        elif name in ("bornTimestamp", "storeTimestamp"):
-            cells[name] = _time_cells(col(name))
-        elif name == "properties":
-            cells[name] = pc.cast(json_object(col(name)), pa.string())
-        elif pa.types.is_integer(col(name).type):
-            cells[name] = pc.cast(col(name), pa.string())
-        else:
-            cells[name] = col(name)
-    return {name: pc.fill_null(c, scalar("")) for name, c in cells.items()}
+    from ..frames import scalar
+    if pa.types.is_timestamp(column.type):
+        column = _time_cells(column)
+    elif pa.types.is_map(column.type):
+        column = pc.cast(json_object(column), pa.string())
+    elif pa.types.is_integer(column.type):
+        column = pc.cast(column, pa.string())
+    return pc.fill_null(column, scalar(""))
 
 
 def table_blocks(path: str, *, block: int, deep: bool = False, body: str | None = None,
@@ -311,45 +296,38 @@ def table_blocks(path: str, *, block: int, deep: bool = False, body: str | None 
     record's fields change: with ``deep``, a message with or without a priority or lite topic); then its
     BLANK record as a dict. At a body that does not decompress, the whole blocks before it, then its typed
     error."""
+    import itertools
+
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from ..frames import to_numpy
+    from .tables import column_blocks
     log = _open(path, jobs)
-    start = log.segments[0].start_offset
+    segment = log.segments[0]
     limit = bodies.TABLE_LIMIT if body_limit is None else body_limit
-    shows_body = body not in (None, "none")
-    held: dict | None = None  # the cells of the rows not yet in a block, and their fields
-    held_names: list[str] = []
-    for scan, batch, shown in _good_batches(log, _deep_columns() if deep else COLUMNS):
-        if batch is None:
-            break
-        cells = _table_cells(batch, start, deep)
-        if shows_body:
-            cells["body"] = pc.cast(bodies.render_array(shown, body, limit, table=True), pa.string())
-        # Which optional fields each row has: a run of rows with the same ones is laid out together.
-        kinds = np.zeros(batch.num_rows, np.int8)
-        if deep:
-            for bit, name in enumerate(_DEEP_OPTIONAL):
-                kinds |= to_numpy(batch.column(name).is_valid()).astype(np.int8) << bit
-        bounds = [0, *(np.flatnonzero(np.diff(kinds)) + 1).tolist(), batch.num_rows]
-        for a, b in zip(bounds, bounds[1:]):
-            names = [n for n in cells if n not in _DEEP_OPTIONAL or kinds[a] >> _DEEP_OPTIONAL.index(n) & 1]
-            part = {n: cells[n].slice(a, b - a) for n in names}
-            if held is not None and held_names != names:
-                yield held_names, list(held.values())
-                held = None
-            if held is not None:
-                part = {n: pa.concat_arrays([held[n], part[n]]) for n in names}
-            rows = b - a + (0 if held is None else len(held[names[0]]))
-            whole_rows = rows - rows % block
-            for at in range(0, whole_rows, block):
-                yield names, [c.slice(at, block) for c in part.values()]
-            held = {n: c.slice(whole_rows) for n, c in part.items()} if whole_rows < rows else None
-            held_names = names
-    if held is not None:
-        yield held_names, list(held.values())
+    scan = _walk(log, deep)
+
+    def runs() -> Iterator[tuple[list[str], list]]:
+        """``(fields, cells)`` of the runs of rows whose records have the same fields."""
+        for batch, shown in _shown_batches(scan, segment):
+            cells = {name: _cell_text(c) for name, c in _fields(batch, segment.start_offset, deep).items()}
+            if body not in (None, "none"):
+                cells["body"] = pc.cast(bodies.render_array(shown, body, limit, table=True), pa.string())
+            # Which optional fields each row has.
+            kinds = np.zeros(batch.num_rows, np.int8)
+            if deep:
+                for bit, name in enumerate(_DEEP_OPTIONAL):
+                    kinds |= to_numpy(batch.column(name).is_valid()).astype(np.int8) << bit
+            bounds = [0, *(np.flatnonzero(np.diff(kinds)) + 1).tolist(), batch.num_rows]
+            for a, b in zip(bounds, bounds[1:]):
+                names = [n for n in cells if n not in _DEEP_OPTIONAL or kinds[a] >> _DEEP_OPTIONAL.index(n) & 1]
+                yield names, [cells[n].slice(a, b - a) for n in names]
+
+    for names, run in itertools.groupby(runs(), key=lambda r: r[0]):
+        for columns in column_blocks((cells for _, cells in run), block):
+            yield names, columns
     for b in scan.blanks:
         yield _blank(b)
     note_end(scan)

@@ -259,6 +259,28 @@ def row_blocks(rows: Iterable[Sequence], block: int = 1000) -> Iterator[list]:
         yield [from_strings(col) for col in zip(*pending)]
 
 
+def column_blocks(blocks: Iterable[list], size: int) -> Iterator[list]:
+    """Column blocks of any sizes as blocks of exactly ``size`` rows (the last one fewer), so that a table
+    writes its rows at the same places whatever the pieces it was given."""
+    import pyarrow as pa
+    held: list[list] = []
+    count = 0
+    for columns in blocks:
+        held.append(columns)
+        count += len(columns[0])
+        if count < size:
+            continue
+        joined = held[0] if len(held) == 1 else [pa.concat_arrays([b[i] for b in held]) for i in range(len(columns))]
+        at = 0
+        while count - at >= size:
+            yield [c.slice(at, size) for c in joined]
+            at += size
+        count -= at
+        held = [[c.slice(at) for c in joined]] if count else []
+    if count:
+        yield held[0] if len(held) == 1 else [pa.concat_arrays([b[i] for b in held]) for i in range(len(held[0]))]
+
+
 def print_columns_streamed(blocks: Iterable[list], header: Sequence[str], out, indent: str = "", *,
                            cut: Iterable[int] | None = None, min_widths: dict[int, int] | None = None,
                            block: int = 1000) -> int:
