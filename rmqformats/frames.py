@@ -88,8 +88,13 @@ def from_strings(values: Sequence[str | None]) -> pa.Array:
 
 
 def repeated(text: str, n: int) -> pa.Array:
-    """A string array of ``text`` ``n`` times."""
-    return from_strings([text]).take(from_numpy(np.zeros(n, np.int32)))
+    """A string array of ``text`` ``n`` times, built from buffers (``OverflowError`` past 2 GiB of text)."""
+    data = text.encode("utf-8")
+    offsets = np.arange(n + 1, dtype=np.int64) * len(data)
+    if offsets[-1] >= 1 << 31:
+        raise OverflowError(f"{n} times {len(data)} bytes do not fit a string array")
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets.astype(np.int32)),
+                                                  pa.py_buffer(data * n)])
 
 
 def present_rows(array: pa.Array | pa.ChunkedArray, rows: np.ndarray | None = None) -> dict[int, str]:

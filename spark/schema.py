@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import pyarrow as pa
 from pyspark.sql.pandas.types import from_arrow_type, to_arrow_schema
 from pyspark.sql.types import DataType, LongType, StringType, StructField, StructType, TimestampType
@@ -27,6 +26,7 @@ from pyspark.sql.types import DataType, LongType, StringType, StructField, Struc
 from rmqformats.columnar import SCHEMA as MESSAGE_ARROW
 from rmqformats.columnar.queues import INDEX_SCHEMA as INDEX_ARROW
 from rmqformats.columnar.queues import QUEUE_UNITS_SCHEMA as QUEUE_ARROW
+from rmqformats.frames import repeated
 
 from .options import OptionError
 
@@ -108,13 +108,10 @@ def arrow_schema(schema: StructType) -> pa.Schema:
 
 
 def repeat_string(value: str, n: int) -> pa.Array:
-    """A string column holding ``value`` ``n`` times, built from buffers."""
-    data = value.encode("utf-8")
-    offsets = np.arange(n + 1, dtype=np.int64) * len(data)
-    if offsets[-1] >= 1 << 31:
+    """A string column holding ``value`` ``n`` times (:func:`rmqformats.frames.repeated`)."""
+    if len(value.encode("utf-8")) * n >= 1 << 31:
         return pa.array([value] * n, pa.large_string()).cast(pa.string())
-    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets.astype(np.int32)),
-                                                   pa.py_buffer(data * n)])
+    return repeated(value, n)
 
 
 class Converter:
