@@ -24,15 +24,9 @@ def delay_levels(path: str | None, root: str | None = None) -> tuple[int, ...]:
         raise UsageError(f"--config {path}: {exc.reason}") from None
 
 
-def _cell(value) -> object:
-    if isinstance(value, list):
-        return ",".join(map(str, value))
-    return "" if value is None else value
-
-
 def cmd_pending(args: argparse.Namespace) -> int:
     from ..frames import rows_in_millis
-    from ..systopics.pending import PARTS, pending
+    from ..systopics.pending import PARTS, pending, table_cells
     store = open_from_args(args)
     result = pending(store, delay_levels_ms=delay_levels(args.config, store.root),
                      trace_topics=args.trace_topic or ())
@@ -78,9 +72,7 @@ def cmd_pending(args: argparse.Namespace) -> int:
         table = getattr(result, attr)
         out.write(f"\n{title}: {table.num_rows}\n")
         if table.num_rows:
-            rows, times = rows_in_millis(table)
-            print_rows_streamed(([iso(v) if k in times and v is not None else _cell(v) for k, v in row.items()]
-                                 for row in rows), table.column_names, out, "  ")
+            print_rows_streamed(table_cells(table, iso), table.column_names, out, "  ")
     return status.OK
 
 

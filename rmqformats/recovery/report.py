@@ -696,16 +696,9 @@ def render_html(report: StoreReport, *, plotly_src: str | None = None) -> str:
         + "</body></html>\n")
 
 
-def _pending_cell(value) -> object:
-    if isinstance(value, list):
-        return ",".join(map(str, value))
-    return "" if value is None else value
-
-
 def _pending_section(report: StoreReport) -> str:
     """Counts per kind of what is pending, then the first :data:`PENDING_LISTED` rows of each kind."""
-    from ..frames import rows_in_millis
-    from ..systopics.pending import PARTS
+    from ..systopics.pending import PARTS, table_cells
     result = report.pending
     if result is None:
         body = f"<p>{_e(report.pending_error or 'Not read.')}</p>"
@@ -716,11 +709,9 @@ def _pending_section(report: StoreReport) -> str:
             table = getattr(result, attr)
             if not table.num_rows:
                 continue
-            shown, times = rows_in_millis(table.slice(0, PENDING_LISTED))
             more = f" (first {PENDING_LISTED} of {table.num_rows:,})" if table.num_rows > PENDING_LISTED else ""
             body += (f'<h3 id="pending-{_e(part)}">{_e(title)}{more}</h3>'
-                     + _table(table.column_names, [[_iso(v) if k in times and v is not None else _pending_cell(v)
-                                                    for k, v in row.items()] for row in shown]))
+                     + _table(table.column_names, list(table_cells(table.slice(0, PENDING_LISTED), _iso))))
     return f'<section id="pending"><h2>Still pending (as rmqformats pending lists it)</h2>{body}</section>'
 
 

@@ -45,7 +45,7 @@ the reason instead of raising.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -54,7 +54,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import RmqFormatError
-from ..frames import empty_table, from_numpy, from_strings, scalar, to_numpy
+from ..frames import empty_table, from_numpy, from_strings, rows_in_millis, scalar, to_numpy
 from . import bodies
 from . import names as N
 from .columns import DECODE_COLUMNS, TIMESTAMP, decode
@@ -91,6 +91,15 @@ PARTS = (("scheduled", "scheduled", "scheduled messages not yet delivered (past 
          ("popCheckpoint", "pop_checkpoints", "POP checkpoints with offsets no ack names"),
          ("deadLetter", "dead_letters", "dead-letter messages per origin topic and group"))
 
+
+
+def table_cells(table: pa.Table, time_text: Callable[[int], str]) -> Iterator[list]:
+    """The rows of a part of :class:`Pending` as the cells of a table, a batch at a time: times (epoch ms)
+    as ``time_text`` writes them, lists joined by commas, nothing for a null."""
+    rows, times = rows_in_millis(table)
+    for row in rows:
+        yield [("" if v is None else time_text(v)) if k in times else
+               ",".join(map(str, v)) if isinstance(v, list) else "" if v is None else v for k, v in row.items()]
 
 @dataclass
 class Pending:
