@@ -139,12 +139,14 @@ def test_the_pools_end_before_the_exit_hook_of_concurrent_futures():
     # threading runs them last registered first
     assert hooks.index(parallel.close_pools) > hooks.index(process._python_exit)
     pool = parallel._pool(2)
-    running = [pool.submit(time.sleep, 0.2) for _ in range(6)]
+    # Tasks long enough that a loaded host cannot finish them before the shutdown: two run, one waits in the
+    # pool's call queue, and the rest are still pending when it is shut down.
+    running = [pool.submit(time.sleep, 1.0) for _ in range(8)]
     wakeup = pool._executor_manager_thread_wakeup
     thread = pool._executor_manager_thread
     parallel.close_pools()
     assert wakeup._closed and not thread.is_alive()  # the hook passes a closed pipe by
-    assert sum(f.cancelled() for f in running) >= 2 and all(f.done() for f in running)
+    assert sum(f.cancelled() for f in running) >= 3 and all(f.done() for f in running)
     again = parallel._pool(2)
     assert again is not pool and again.submit(os.getpid).result() != os.getpid()
 
