@@ -184,6 +184,14 @@ class ConsumeQueue:
         units to check the tags). In ``SCHEDULE_TOPIC_XXXX`` tags codes are
         delivery times, so ``tag`` is rejected there.
         """
+        for chunk in self.unit_chunks(start, stop, tag=tag):
+            for o, p, s, t in zip(*(values.tolist() for values in chunk)):
+                yield CqUnit(o, p, s, t)
+
+    def unit_chunks(self, start: int | None = None, stop: int | None = None, *,
+                    tag: str | None = None) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """The units of :meth:`units` a chunk at a time, as arrays: their logical offsets, commit-log
+        offsets, sizes and tags codes."""
         code = self._tag_filter(tag)
         unit = self.files.first_unit() if start is None else max(start, self.files.first_unit())
         stop = self.max_offset if stop is None else min(stop, self.max_offset)
@@ -195,8 +203,9 @@ class ConsumeQueue:
             if code is not None:
                 keep &= array[_TAGS] == code
             index = np.flatnonzero(keep)
-            for i, u in zip(index.tolist(), _units(array[index], 0)):
-                yield u._replace(cq_offset=unit + i)
+            if len(index):
+                picked = array[index]
+                yield index + unit, picked[_OFS], picked[_LEN], picked[_TAGS]
             unit += len(array)
 
     def _tag_filter(self, tag: str | None) -> int | None:

@@ -361,23 +361,37 @@ def json_values(arr: pa.Array) -> pa.Array:
     raise TypeError(f"no JSON text for a column of type {t}")
 
 
-def jsonl_lines(batch: pa.RecordBatch, optional: frozenset[str] = OPTIONAL_JSON_KEYS) -> pa.Array:
+def jsonl_lines(batch: pa.RecordBatch, optional: frozenset[str] = OPTIONAL_JSON_KEYS, *,
+                raw: frozenset[str] = frozenset()) -> pa.Array:
     """One JSON object and a newline per row of ``batch``, keys in column order, as ``large_string``.
 
-    A column named in ``optional`` (but the first) is a key only in the rows where it is not null.
+    A column named in ``optional`` (but the first) is a key only in the rows where it is not null; one
+    named in ``raw`` holds JSON text already (:func:`json_objects`, say), written as it is.
     """
+    return _join(*_object_parts(batch, optional, raw), _lit("}\n"))
+
+
+def json_objects(batch: pa.RecordBatch, optional: frozenset[str] = OPTIONAL_JSON_KEYS, *,
+                 raw: frozenset[str] = frozenset()) -> pa.Array:
+    """:func:`jsonl_lines` without the newlines: one JSON object per row, to nest in another's JSON."""
+    return _join(*_object_parts(batch, optional, raw), _lit("}"))
+
+
+def _object_parts(batch: pa.RecordBatch, optional: frozenset[str], raw: frozenset[str]) -> list:
+    """The text pieces of :func:`jsonl_lines`' objects up to the closing brace, each an array or a scalar."""
     parts: list = []
     for i, name in enumerate(batch.schema.names):
         key = _lit(("{" if i == 0 else ", ") + json.dumps(name, ensure_ascii=False) + ": ")
         column = batch.column(i)
+        values = column if name in raw else None
         if name in optional and i > 0:  # (the first key is always written: it opens the object)
             if column.null_count < len(column):
-                parts.append(pc.if_else(pc.is_null(column), _empty(), _join(key, json_values(column))))
+                shown = json_values(column) if values is None else values
+                parts.append(pc.if_else(pc.is_null(column), _empty(), _join(key, shown)))
             continue
         parts.append(key)
-        parts.append(json_values(column))
-    parts.append(_lit("}\n"))
-    return _join(*parts)
+        parts.append(json_values(column) if values is None else values)
+    return parts
 
 
 def text_bytes(lines: pa.Array) -> memoryview:

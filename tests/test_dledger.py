@@ -6,6 +6,8 @@ schemas from the vector stores' own record bytes (see its docstring).
 
 from __future__ import annotations
 
+import json
+
 import os
 
 import pytest
@@ -109,6 +111,14 @@ def test_queue_check_and_lag_resolve_through_dledger(dl, capsys):
     capsys.readouterr()
     assert main(["messages", str(root), "--format", "jsonl"]) == 0
     assert capsys.readouterr().out.count('"commitLogOffset"') == len(placed)
+    # Units resolved through the DLedger reader (a unit at a time): the plain vector's messages, at new offsets.
+    for where in (root, store_path(version)):
+        assert main(["queue", str(where), "TopicTest", "1", "--resolve", "--format", "jsonl"]) == 0
+    dledger, plain = capsys.readouterr().out.split('{"cqOffset": 0,')[1:]
+    ours, theirs = ([json.loads('{"cqOffset": 0,' + part.split("\n")[0])] for part in (dledger, plain))
+    assert ours[0]["status"] == theirs[0]["status"] == "OK"
+    assert ours[0]["message"]["msgId"] != theirs[0]["message"]["msgId"]
+    assert ours[0]["message"]["body"] == theirs[0]["message"]["body"]
 
 
 def test_columnar_batches_equal_the_object_scan(dl):

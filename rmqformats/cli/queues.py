@@ -45,7 +45,7 @@ def _unit_row(r, args: argparse.Namespace | None = None) -> list:
         row += [r.status.name] + ([iso(m.store_timestamp), m.tags or "", " ".join(m.keys), m.msg_id]
                                   if m is not None else ["", "", "", r.detail])
         if args is not None and _body_shown(args):
-            row.append(_body_cell(m.body if m is not None else b"", args))
+            row.append(_message_body_cell(m, args) if m is not None else "")
     return row
 
 
@@ -56,6 +56,13 @@ def _body_shown(args: argparse.Namespace) -> bool:
 def _body_cell(data: bytes, args: argparse.Namespace) -> str:
     limit = bodies.TABLE_LIMIT if args.body_limit is None else args.body_limit
     return bodies.render(data, args.body, limit, table=True)
+
+
+def _message_body_cell(m, args: argparse.Namespace) -> str:
+    """A message's body cell; a body that does not decompress is shown as stored, after the reason (as the
+    message table shows it)."""
+    shown = _body_cell(m.shown_body, args)
+    return shown if m.body_error is None else f"[not decompressed: {m.body_error}] {shown}"
 
 
 def _unknown_queue(store, topic: str, queue_id: int | None) -> Unknown:
@@ -105,18 +112,22 @@ def cmd_queue(args: argparse.Namespace) -> int:
             return _batch_queue(args, bcq, topic, queue_id)
         raise _unknown_queue(store, topic, queue_id)
     stop = args.to_offset
-    if args.resolve:
-        items = cq.messages(args.from_offset, stop, tag=args.tag)
-    elif args.tag is not None and topic == SCHEDULE_TOPIC:  # tags codes are delivery times there: check messages
-        items = (r.unit for r in cq.messages(args.from_offset, stop, tag=args.tag))
-    else:
-        items = cq.units(args.from_offset, stop, tag=args.tag)
     header = ["cqOffset", "commitLogOffset", "size", "tagsCode"]
     if args.resolve:
         header += ["status", "storeTimestamp", "tags", "keys", "msgId"] + (["body"] if _body_shown(args) else [])
     where = "RocksDB consume queue" if cq.kind == "rocksdb" else f"{len(cq.files.files)} file(s)"
-    n = _write_queue(items, args, out, _unit_json, _unit_row, header,
-                     f"# {topic}/{queue_id}: offsets {cq.min_offset}..{cq.max_offset}, {where}")
+    title = f"# {topic}/{queue_id}: offsets {cq.min_offset}..{cq.max_offset}, {where}"
+    from ..columnar.resolve import can_resolve
+    if args.resolve and can_resolve(cq):
+        n = _write_resolved(cq, args, out, header, title)
+    else:
+        if args.resolve:  # a DLedger commit log: a unit at a time, through its reader
+            items = cq.messages(args.from_offset, stop, tag=args.tag)
+        elif args.tag is not None and topic == SCHEDULE_TOPIC:  # tags codes are delivery times: check messages
+            items = (r.unit for r in cq.messages(args.from_offset, stop, tag=args.tag))
+        else:
+            items = cq.units(args.from_offset, stop, tag=args.tag)
+        n = _write_queue(items, args, out, _unit_json, _unit_row, header, title)
     if n == 0 and args.limit != 0:
         sys.stderr.write(f"rmqformats: no unit of {topic}/{queue_id} matched\n")
     return 0
@@ -198,6 +209,135 @@ def _write_queue(items, args: argparse.Namespace, out, json_of, row_of, header: 
     return print_rows_streamed((row_of(item, args) for item in items), header, out)
 
 
+#: The message columns a resolved unit's table row shows (``bodyError`` for a body that does not decompress).
+_RESOLVED_TABLE_COLUMNS = ("storeTimestamp", "tags", "keys", "msgId", "body", "bodyError")
+
+
+def _write_resolved(cq, args: argparse.Namespace, out, header: list[str], title: str) -> int:
+    """``queue --resolve`` from the resolved units' columns (:mod:`rmqformats.columnar.resolve`): the text
+    :func:`_write_queue` makes of :func:`_unit_json` or :func:`_unit_row`; returns how many units it wrote."""
+    from ..columnar.resolve import resolved_batches
+    from ..export import JSONL_COLUMNS
+    from .tables import print_columns_streamed
+    jsonl = args.format == "jsonl"
+    batches = _at_most(resolved_batches(cq, args.from_offset, args.to_offset, tag=args.tag,
+                                        columns=JSONL_COLUMNS if jsonl else _RESOLVED_TABLE_COLUMNS), args.limit)
+    if not jsonl:
+        out.write(title + "\n")
+        return print_columns_streamed((_resolved_cells(b, args) for b in batches), header, out)
+    from .common import byte_stream
+    stream = byte_stream(out)
+    n = 0
+    for batch in batches:
+        for piece in _body_pieces(batch):
+            stream.write(_resolved_jsonl(piece, args))
+            n += piece.units.num_rows
+    return n
+
+
+def _at_most(batches, limit: int | None):
+    """The resolved batches up to ``limit`` units in all."""
+    if limit is None:
+        yield from batches
+        return
+    left = limit
+    for batch in batches:
+        if left <= 0:
+            return
+        if batch.units.num_rows > left:
+            batch = _units_slice(batch, 0, left)
+        left -= batch.units.num_rows
+        yield batch
+
+
+def _units_slice(batch, start: int, stop: int):
+    """The units ``start`` to ``stop - 1`` of a resolved batch, with their messages."""
+    import numpy as np
+
+    from ..columnar.resolve import ResolvedBatch
+    before = int(np.count_nonzero(batch.ok[:start]))
+    ok = batch.ok[start:stop]
+    return ResolvedBatch(batch.units.slice(start, stop - start),
+                         batch.messages.slice(before, int(np.count_nonzero(ok))), ok)
+
+
+def _body_pieces(batch):
+    """A resolved batch in pieces whose messages' bodies are bounded in bytes (their text is made whole)."""
+    import numpy as np
+
+    from ..export import text_slices
+    pieces = list(text_slices(batch.messages))
+    if len(pieces) <= 1:
+        yield batch
+        return
+    rows = np.flatnonzero(batch.ok)
+    start = 0
+    done = 0
+    for i, piece in enumerate(pieces):
+        done += piece.num_rows
+        stop = len(batch.ok) if i == len(pieces) - 1 else int(rows[done - 1]) + 1
+        yield _units_slice(batch, start, stop)
+        start = stop
+
+
+def _scattered(values, ok, fill):
+    """An array with a row per unit: the values of the units ``ok`` marks (one per such unit, in order),
+    ``fill`` (an Arrow scalar) elsewhere."""
+    import numpy as np
+    import pyarrow as pa
+
+    from ..frames import from_numpy
+    if ok.all():
+        return values
+    index = np.where(ok, np.cumsum(ok) - 1, len(values))
+    return pa.concat_arrays([values, pa.repeat(fill.cast(values.type), 1)]).take(from_numpy(index))
+
+
+def _resolved_jsonl(batch, args: argparse.Namespace) -> memoryview:
+    """The JSON Lines of a resolved batch: :func:`_unit_json` of each unit."""
+    import pyarrow as pa
+
+    from ..export import OPTIONAL_JSON_KEYS, json_objects, jsonl_lines, text_bytes
+    from ..frames import scalar
+    messages = batch.messages
+    columns, optional = dict(zip(messages.schema.names, messages.columns)), frozenset()
+    if args.body not in (None, "base64") or args.body_limit is not None:  # (else the body stays in its place)
+        columns, optional = bodies.json_columns(columns, messages.column("body"), args.body, args.body_limit)
+    objects = json_objects(pa.RecordBatch.from_arrays(list(columns.values()), names=list(columns)),
+                           OPTIONAL_JSON_KEYS | optional)
+    units = batch.units
+    names = ["cqOffset", "commitLogOffset", "size", "tagsCode", "status"]
+    lines = pa.RecordBatch.from_arrays(
+        [units.column(c) for c in names] + [_scattered(objects, batch.ok, scalar("null", pa.large_string())),
+                                            units.column("detail")],
+        names=names + ["message", "detail"])
+    return text_bytes(jsonl_lines(lines, frozenset(("detail",)), raw=frozenset(("message",))))
+
+
+def _resolved_cells(batch, args: argparse.Namespace) -> list:
+    """The table cells of a resolved batch: :func:`_unit_row` of each unit, a string array per column."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..export import time_text
+    from ..frames import from_numpy, scalar
+    units, messages, ok = batch.units, batch.messages, batch.ok
+    empty = scalar("")
+    cells = [pc.cast(units.column(c), pa.string()) for c in ("cqOffset", "commitLogOffset", "size", "tagsCode")]
+    cells.append(units.column("status"))
+    cells.append(_scattered(time_text(messages.column("storeTimestamp")), ok, empty))
+    cells.append(_scattered(pc.fill_null(messages.column("tags"), empty), ok, empty))
+    keys = pc.fill_null(pc.binary_join(messages.column("keys"), scalar(" ")), empty)
+    cells.append(_scattered(keys, ok, empty))
+    # No message: the reason in the msgId column.
+    cells.append(pc.if_else(from_numpy(ok), _scattered(messages.column("msgId"), ok, empty),
+                            pc.fill_null(units.column("detail"), empty)))
+    if _body_shown(args):  # (no message: an empty body's cell, which is empty in every view)
+        from .messages import _body_cells
+        cells.append(_scattered(pc.cast(_body_cells(messages, args), pa.string()), ok, empty))
+    return cells
+
+
 def _unit_json(item, args: argparse.Namespace) -> dict:
     """A ``queue`` JSON line of a consume queue's unit, resolved (a :class:`ResolvedUnit`) or not."""
     if not args.resolve:
@@ -205,7 +345,7 @@ def _unit_json(item, args: argparse.Namespace) -> dict:
     d = item.unit.to_json_dict()
     d["status"] = item.status.name
     m = item.message
-    d["message"] = (bodies.apply_json(m.to_json_dict(), m.body, args.body, args.body_limit)
+    d["message"] = (bodies.apply_json(m.to_json_dict(), m.shown_body, args.body, args.body_limit)
                     if m is not None else None)
     if item.detail:
         d["detail"] = item.detail

@@ -406,12 +406,20 @@ class RocksDBConsumeQueue(ConsumeQueue):
 
     def units(self, start: int | None = None, stop: int | None = None, *,
               tag: str | None = None) -> Iterator[CqUnit]:
+        for chunk in self.unit_chunks(start, stop, tag=tag):
+            for o, p, s, t in zip(*(values.tolist() for values in chunk)):
+                yield CqUnit(o, p, s, t)
+
+    def unit_chunks(self, start: int | None = None, stop: int | None = None, *,
+                    tag: str | None = None) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
         code = self._tag_filter(tag)
         stop = self.max_offset if stop is None else min(stop, self.max_offset)
         for offsets, rows in self._rows(0 if start is None else start, stop):
-            keep = np.ones(len(rows), bool) if code is None else rows[_TAGS] == code
-            for o, p, s, t in zip(offsets[keep].tolist(), *(rows[n][keep].tolist() for n in (_OFS, _LEN, _TAGS))):
-                yield CqUnit(o, p, s, t)
+            if code is not None:
+                keep = rows[_TAGS] == code
+                offsets, rows = offsets[keep], rows[keep]
+            if len(offsets):
+                yield offsets, rows[_OFS], rows[_LEN], rows[_TAGS]
 
     def missing_units(self, max_problems: int = 1000) -> list[Inconsistency]:
         """Offsets from ``min_offset`` to ``max_offset - 1`` without a key, one problem per run.

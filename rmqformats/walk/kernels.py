@@ -412,6 +412,33 @@ def walk_records(buf, start, end, at_eof, stop_at, cap, i32, i64, trusted=-1):
 
 
 @njit(**_JIT)
+def records_at(buf, positions, ends, i32, i64, ok):
+    """Decode the message record at each of ``positions`` of ``buf``, the one at ``positions[k]`` within
+    ``buf[:ends[k]]``, as :func:`walk_records` takes a record it is told starts there (no frontier check).
+
+    The fields of each record it accepts go to the next column of
+    ``i32``/``i64``, in the order of ``positions``, and ``ok[k]`` is set; a
+    position where no whole message record lies leaves ``ok[k]`` false.
+    Returns how many records it stored.
+    """
+    n = 0
+    for k in range(positions.shape[0]):
+        ok[k] = False
+        pos = positions[k]
+        end = ends[k]
+        if pos < 0 or pos + _HEADER > end:
+            continue
+        size = _s32(buf, pos)
+        magic = _s32(buf, pos + 4)
+        if (magic != _MAGIC_V1 and magic != _MAGIC_V2) or size < _HEADER or pos + size > end:
+            continue
+        if decode_record(buf, pos, pos + size, size, magic, n, i32, i64):
+            ok[k] = True
+            n += 1
+    return n
+
+
+@njit(**_JIT)
 def store_times(buf, i64, n, target, out):
     """What :func:`time_bounds` keeps of the first ``n`` records :func:`walk_records` stored in ``i64`` (their
     fields in ``buf``): ``out[0]``, ``out[1]`` widened to their least and greatest STORETIMESTAMP, ``out[2]``
@@ -1099,6 +1126,7 @@ def warm_up() -> None:
     i32 = np.empty((N_I32, 1), np.int32)
     i64 = np.empty((N_I64, 1), np.int64)
     walk_records(buf, 0, 64, True, 65, 1, i32, i64, -1)
+    records_at(buf, np.zeros(1, np.int64), np.full(1, 64, np.int64), i32, i64, np.zeros(1, np.bool_))
     time_bounds(buf, 0, 64, True, 0, 1, buf[:1], i32, i64, np.zeros(4, np.int64))
     store_times(buf, i64, 0, buf[:1], np.zeros(3, np.int64))
     walk_entries(buf, 0, 64, 64, 0, 1, i32, i64, np.empty((N_E, 2), np.int64), -1, -1)

@@ -1,0 +1,218 @@
+"""Message records at given commit-log offsets, as the walk's columns: what a consume queue's units point at.
+
+A record is read where a unit says it starts, not walked to: the offsets are
+grouped into windows (records closer than :data:`GAP` bytes are read with one
+``pread``, a window at most about :data:`WINDOW` bytes), the windows are read
+into one buffer, and the walk's kernel (:func:`rmqformats.walk.kernels.records_at`)
+decodes the record at each offset as :func:`rmqformats.walk.record.decode_message`
+does one. A record longer than its unit says, or far from the others, is read
+by itself, its size taken from its own header. The columns are those of the
+walk (:func:`rmqformats.walk.arrow.build`). An offset where no whole message
+record lies is only marked; its caller says why (the reader's ``read`` gives
+the typed error).
+
+Files are opened read-only and never mapped; a file cut while it is read
+gives short reads, and the offsets in the bytes that are missing are marked.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from ..compression import DEFAULT_MAX_BODY_SIZE
+from ..frames import from_numpy, from_strings
+from ..segments import Segment
+from . import arrow as A
+from . import kernels as K
+from . import layout as L
+
+#: Records this close (bytes between one's end and the next one's start) are read with one ``pread``.
+GAP = 16 << 10
+#: A window is closed once it spans this many bytes (the record it ends with may take it further).
+WINDOW = 8 << 20
+#: Bytes one :meth:`RecordGather.read` reads at most through windows (:meth:`RecordGather.chunks` bounds them).
+CHUNK_BYTES = 64 << 20
+#: Offsets one :meth:`RecordGather.read` takes at most.
+CHUNK_ROWS = 8192
+
+
+class RecordGather:
+    """Reads message records at commit-log offsets of ``segments`` (in offset order), a chunk at a time.
+
+    Use as a context manager, or call :meth:`close`: it keeps a read-only
+    descriptor of each segment it has read.
+    """
+
+    def __init__(self, segments: Sequence[Segment]):
+        self.segments = list(segments)
+        self.starts = np.array([s.start_offset for s in self.segments], np.int64)
+        self.sizes = np.array([s.size for s in self.segments], np.int64)
+        self._fds: dict[int, int] = {}
+
+    def __enter__(self) -> "RecordGather":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the segments' descriptors."""
+        fds, self._fds = self._fds, {}
+        for fd in fds.values():
+            os.close(fd)
+
+    def covered(self, offsets: np.ndarray) -> np.ndarray:
+        """Whether each of ``offsets`` lies inside a segment's bytes."""
+        seg = np.searchsorted(self.starts, offsets, side="right") - 1
+        inside = seg >= 0
+        at = np.where(inside, seg, 0)
+        return inside & (offsets < self.starts[at] + self.sizes[at]) if len(self.segments) else inside
+
+    def chunks(self, sizes: np.ndarray) -> Iterator[slice]:
+        """Slices of offsets whose records :meth:`read` takes at a time: at most :data:`CHUNK_ROWS`, and
+        records (as ``sizes``, the sizes the units give, say) and gaps of at most :data:`CHUNK_BYTES`."""
+        n = len(sizes)
+        cost = np.cumsum(np.clip(sizes.astype(np.int64), 0, WINDOW) + GAP)
+        at = 0
+        while at < n:
+            base = int(cost[at - 1]) if at else 0
+            stop = int(np.searchsorted(cost, base + CHUNK_BYTES, side="right"))
+            stop = min(max(stop, at + 1), at + CHUNK_ROWS, n)
+            yield slice(at, stop)
+            at = stop
+
+    def read(self, offsets: np.ndarray, sizes: np.ndarray, columns: tuple[str, ...], *,
+             decompress_bodies: bool = True, max_body: int = DEFAULT_MAX_BODY_SIZE
+             ) -> tuple[pa.RecordBatch, np.ndarray]:
+        """The records at ``offsets`` (each inside a segment, see :meth:`covered`; ``sizes``: the
+        records' sizes as a unit gives them) as a batch of ``columns``, one row per offset where a whole
+        message record lies, in the order given; and whether one does at each offset."""
+        offsets = np.asarray(offsets, np.int64)
+        sizes = np.asarray(sizes, np.int64)
+        seg = np.searchsorted(self.starts, offsets, side="right") - 1
+        pos = offsets - self.starts[seg]
+        left = self.sizes[seg] - pos
+        windowed = (sizes > 0) & (sizes <= WINDOW) & (sizes <= left)
+        buf_pos = np.full(len(offsets), -1, np.int64)
+        buf_end = np.zeros(len(offsets), np.int64)
+        reads = self._windows(seg, offsets, sizes, windowed, buf_pos, buf_end)
+        # The records read by themselves: those not windowed (their size from their own header).
+        alone = [int(k) for k in np.flatnonzero(~windowed)]
+        total = reads[-1][2] + reads[-1][3] if reads else 0
+        total = self._alone(alone, seg, pos, reads, buf_pos, buf_end, total)
+        buf = self._fill(reads, total)
+        ok, i32, i64, n = _decode(buf, buf_pos, buf_end)
+        # A windowed record longer than its unit says: read by itself, and every offset decoded again.
+        longer = [int(k) for k in np.flatnonzero(windowed & ~ok)]
+        if longer:
+            more: list = []
+            end = self._alone(longer, seg, pos, more, buf_pos, buf_end, total)
+            if more:
+                buf = np.concatenate([buf[:total], self._fill([(i, p, at - total, size) for i, p, at, size in more],
+                                                              end - total)])
+                ok, i32, i64, n = _decode(buf, buf_pos, buf_end)
+        w = A.Window(buf, i32, i64, 0, 0, "", "")
+        wanted = tuple(c for c in columns if c not in ("commitLogOffset", "segment"))
+        batch = A.build(w, np.arange(n), wanted, decompress_bodies, max_body)
+        arrays = {name: batch.column(name) for name in wanted}
+        if "commitLogOffset" in columns:
+            arrays["commitLogOffset"] = from_numpy(offsets[ok])
+        if "segment" in columns:
+            names = np.array([s.name for s in self.segments], object)
+            arrays["segment"] = from_strings(names[seg[ok]].tolist())
+        return pa.RecordBatch.from_arrays([arrays[c] for c in columns],
+                                          schema=pa.schema([A.field(c) for c in columns])), ok
+
+    def _windows(self, seg: np.ndarray, offsets: np.ndarray, sizes: np.ndarray, windowed: np.ndarray,
+                 buf_pos: np.ndarray, buf_end: np.ndarray) -> list[tuple[int, int, int, int]]:
+        """The windows that hold the ``windowed`` records, as ``(segment, file position, buffer position,
+        length)``; sets those records' places in the buffer."""
+        which = np.flatnonzero(windowed)
+        if not len(which):
+            return []
+        order = which[np.argsort(offsets[which], kind="stable")]
+        start = offsets[order]
+        end = start + sizes[order]
+        reach = np.maximum.accumulate(end)
+        s = seg[order]
+        new = np.ones(len(order), bool)
+        new[1:] = (s[1:] != s[:-1]) | (start[1:] > reach[:-1] + GAP)
+        firsts = list(np.flatnonzero(new))
+        # A run longer than WINDOW is split where a record starts past it.
+        cut: list[int] = []
+        for a, b in zip(firsts, firsts[1:] + [len(order)]):
+            cut.append(a)
+            while start[b - 1] - start[a] >= WINDOW:
+                a = int(np.searchsorted(start[a:b], start[a] + WINDOW)) + a
+                cut.append(a)
+        firsts_arr = np.array(cut, np.int64)
+        ends = np.maximum.reduceat(end, firsts_arr)
+        reads = []
+        at = 0
+        run = np.repeat(np.arange(len(firsts_arr)), np.diff(np.append(firsts_arr, len(order))))
+        w_start = start[firsts_arr]
+        w_buf = np.zeros(len(firsts_arr), np.int64)
+        for i, (a, lo, hi) in enumerate(zip(firsts_arr.tolist(), w_start.tolist(), ends.tolist())):
+            k = int(s[a])
+            w_buf[i] = at
+            reads.append((k, lo - int(self.starts[k]), at, hi - lo))
+            at += hi - lo
+        buf_pos[order] = start - w_start[run] + w_buf[run]
+        buf_end[order] = (ends - w_start + w_buf)[run]
+        return reads
+
+    def _alone(self, which: list[int], seg: np.ndarray, pos: np.ndarray, reads: list, buf_pos: np.ndarray,
+               buf_end: np.ndarray, total: int) -> int:
+        """Plan a read of each record of ``which`` by itself, its size from its header (a record whose
+        header is not a message's, or whose size runs past its file, is left unread); returns the buffer's
+        new length."""
+        for k in which:
+            i = int(seg[k])
+            p = int(pos[k])
+            head = os.pread(self._fd(i), L.HEADER, p)
+            if len(head) < L.HEADER:
+                continue
+            size = int.from_bytes(head[:4], "big", signed=True)
+            magic = int.from_bytes(head[4:8], "big", signed=True)
+            if magic not in (L.MAGIC_V1, L.MAGIC_V2) or size < L.HEADER or size > int(self.sizes[i]) - p:
+                continue
+            reads.append((i, p, total, size))
+            buf_pos[k] = total
+            buf_end[k] = total + size
+            total += size
+        return total
+
+    def _fill(self, reads: list, total: int) -> np.ndarray:
+        """A buffer of ``total`` bytes with each of ``reads`` read into its place; a read the file cuts
+        short leaves the rest of its place zero (its records do not decode)."""
+        buf = np.zeros(total, np.uint8) if total else np.zeros(1, np.uint8)
+        view = memoryview(buf)
+        for i, p, at, length in reads:
+            fd = self._fd(i)
+            done = 0
+            while done < length:
+                got = os.preadv(fd, [view[at + done:at + length]], p + done)
+                if got <= 0:
+                    break
+                done += got
+        return buf
+
+    def _fd(self, i: int) -> int:
+        fd = self._fds.get(i)
+        if fd is None:
+            fd = self._fds[i] = os.open(self.segments[i].path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        return fd
+
+
+def _decode(buf: np.ndarray, buf_pos: np.ndarray, buf_end: np.ndarray):
+    """The kernel's rows of the records at ``buf_pos`` (within ``buf_end``)."""
+    m = len(buf_pos)
+    i32 = np.empty((K.N_I32, max(m, 1)), np.int32)
+    i64 = np.empty((K.N_I64, max(m, 1)), np.int64)
+    ok = np.zeros(m, np.bool_)
+    n = K.records_at(buf, buf_pos, buf_end, i32, i64, ok) if m else 0
+    return ok, i32, i64, int(n)
