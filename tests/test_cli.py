@@ -372,7 +372,10 @@ def test_the_store_commands_import_no_pandas(version, tmp_path):
                 ["pending", store, "--format", "json"], ["report", store, "-o", str(tmp_path / "r.html")],
                 ["dump", segment, "--format", "jsonl"], ["dump", segment, "--deep", "--format", "json"],
                 ["dump", segment, "--summary"], ["messages", store, "--body", "text"],
-                ["messages", store, "--format", "jsonl", "--body", "hex", "--body-limit", "9"]]
+                ["messages", store, "--format", "jsonl", "--body", "hex", "--body-limit", "9"],
+                ["messages", store, "--body-decoder", "json"], ["messages", store, "--body-decoder", "text:utf-8"],
+                ["queue", store, "TopicTest", "0", "--resolve", "--format", "jsonl", "--body", "text"],
+                ["queue", store, "TopicTest", "0", "--resolve", "--body", "hex"]]
     code = ("import contextlib, io, json, sys\n"
             "from rmqformats.cli import main\n"
             "done = []\n"

@@ -31,6 +31,7 @@ from typing import Any, Union
 
 import pyarrow as pa
 
+from ..frames import from_strings
 from .decoder import BodyDecoder, BodyDecoderError
 from .values import FIELD_PREFIX, FieldPath, as_json, parse_fields, pick
 
@@ -162,7 +163,8 @@ class BodyDecoding:
     def batch(self, batch: pa.RecordBatch) -> pa.RecordBatch:
         """``batch`` with :attr:`columns` appended, decoded from its ``body`` column."""
         rows = [self.decode(body) for body in batch.column("body").to_pylist()]
-        arrays = [pa.array([row[i] for row in rows], pa.string()) for i in range(len(self.columns))]
+        # (from_strings: pa.array of Python texts imports pandas the first time)
+        arrays = [from_strings([row[i] for row in rows]) for i in range(len(self.columns))]
         return pa.RecordBatch.from_arrays([*batch.columns, *arrays], schema=self.schema(batch.schema))
 
     def nulls(self, batch: pa.RecordBatch) -> pa.RecordBatch:

@@ -595,10 +595,14 @@ def cmd_messages(args: argparse.Namespace) -> int:
                             cells.append(_body_cells(batch, args))
                         if decoder is not None and columns is None:
                             import pyarrow.compute as pc
+
+                            from ..frames import scalar
                             first, *rest = decoder.names[:-1]
+                            # Arrow scalars, not Python texts: turning those into Arrow values imports pandas.
                             cells.append(pc.coalesce(batch.column(first),
-                                                     pc.binary_join_element_wise("[", batch.column("bodyDecodeError"),
-                                                                                 "]", "")))
+                                                     pc.binary_join_element_wise(scalar("["),
+                                                                                 batch.column("bodyDecodeError"),
+                                                                                 scalar("]"), scalar(""))))
                             cells.extend(batch.column(name) for name in rest)
                         if system is not None:
                             cells.extend(_system_cells(batch))
