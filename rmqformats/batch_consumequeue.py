@@ -16,6 +16,7 @@ item of the record's body that has that offset (item
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -365,13 +366,16 @@ class BatchConsumeQueue:
 
     def resolve(self, unit: BcqUnit) -> Message:
         """The commit-log record of ``unit``; raises :class:`UnitMismatchError` naming the unit."""
-        commitlog = self._commitlog()
-        try:
-            return commitlog.read(unit.commitlog_offset)
-        except RmqFormatError as exc:
+        return self._resolved(unit, next(self._commitlog().read_each([unit.commitlog_offset], [unit.size])))
+
+    def _resolved(self, unit: BcqUnit, msg: Message | RmqFormatError) -> Message:
+        """``msg`` (:meth:`CommitLog.read_each`'s answer for ``unit``); raises :class:`UnitMismatchError`
+        naming the unit where it is an error."""
+        if isinstance(msg, RmqFormatError):
             path, pos = self.location(unit.index)
             raise UnitMismatchError(path, pos, f"unit {unit.index} points at commit-log offset "
-                                               f"{unit.commitlog_offset}: {exc}") from exc
+                                               f"{unit.commitlog_offset}: {msg}") from msg
+        return msg
 
     def messages(self, start: int | None = None, stop: int | None = None) -> Iterator[QueueMessage]:
         """The message of each queue offset from ``start`` to ``stop - 1`` (default: the whole queue).
@@ -393,10 +397,10 @@ class BatchConsumeQueue:
         """:meth:`messages` of the queue offsets ``start`` to ``stop - 1`` (within the queue's), from unit
         number ``first`` on: the unit holding ``start``, or a later one where a caller took the messages of
         the units before it another way."""
-        for unit in self.units(first):
-            if unit.msg_base_offset >= stop:
-                return
-            msg = self.resolve(unit)
+        units = itertools.takewhile(lambda u: u.msg_base_offset < stop, self.units(first))
+        for unit, found in self._commitlog().read_along(units, offset=lambda u: u.commitlog_offset,
+                                                        size=lambda u: u.size):
+            msg = self._resolved(unit, found)
             problems = [p for p in unit_problems(unit, msg, self.topic, self.queue_id)
                         if p[0] not in ("storeTime", "tagsCode")]
             items: list[InnerMessage] = []
@@ -424,21 +428,20 @@ class BatchConsumeQueue:
         by retention) are skipped. At most ``max_problems`` are listed.
         """
         out: list[BcqInconsistency] = []
-        commitlog = self._commitlog()
         phy_min = self._commitlog_min() or 0
         previous: BcqUnit | None = None
-        for unit in self.units():
+        for unit, msg in self._commitlog().read_along(self.units(), offset=lambda u: u.commitlog_offset,
+                                                      size=lambda u: u.size,
+                                                      wanted=lambda u: u.commitlog_offset >= phy_min):
             found: list[tuple[str, object, object]] = []
             if previous is not None and unit.msg_base_offset != previous.end_offset:
                 found.append(("msgBaseOffset", unit.msg_base_offset,
                               f"{previous.end_offset} (end of unit {previous.index})"))
             previous = unit
             if unit.commitlog_offset >= phy_min:
-                try:
-                    msg = commitlog.read(unit.commitlog_offset)
-                except RmqFormatError as exc:
+                if isinstance(msg, RmqFormatError):
                     found.append(("message", f"a message at commit-log offset {unit.commitlog_offset}",
-                                  exc.reason))
+                                  msg.reason))
                 else:
                     found += unit_problems(unit, msg, self.topic, self.queue_id)
             where = self.files.where(unit.index) if found else ""

@@ -19,13 +19,15 @@ below this one.
 
 from __future__ import annotations
 
+import itertools
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from .compression import DEFAULT_MAX_BODY_SIZE
-from .errors import InvalidMessageIdError, MessageNotFoundError, RecordError, RecordSizeError, TruncatedRecordError
+from .errors import (InvalidMessageIdError, MessageNotFoundError, RecordError, RecordSizeError, RmqFormatError,
+                     TruncatedRecordError)
 from .frames import require_pandas
 from .mapped import pread as _pread, pread_exact
 from .message import Message
@@ -63,8 +65,15 @@ if TYPE_CHECKING:
     from .walk.parallel import Fold
     from .walk.scan import ColumnarScan
 
+T = TypeVar("T")
+
 #: Segment files :meth:`CommitLog.read` keeps open between reads.
 _OPEN_SEGMENTS = 8
+#: Items :meth:`CommitLog.read_along` takes at a time (their records read together).
+READ_ALONG = 4096
+#: Bytes :meth:`CommitLog.read_each` reads at an offset whose record size it is not told (a longer record
+#: is read again by itself, its size taken from its header).
+_GUESSED_SIZE = 1024
 
 
 class Scan:
@@ -320,6 +329,80 @@ class CommitLog:
             return _record().decode_message(data, 0, seg.path, seg.start_offset + pos)._replace(file_offset=pos)
         except RecordError as exc:  # positions in ``data`` are relative to the record
             raise type(exc)(exc.path, pos + (exc.offset or 0), exc.reason) from None
+
+    def read_each(self, offsets: Iterable[int], sizes: Iterable[int] | None = None
+                  ) -> Iterator[Message | RmqFormatError]:
+        """What :meth:`read` gives for each of ``offsets``, in order: the message, or the error it would
+        raise (returned, not raised).
+
+        ``sizes``: the records' sizes where the caller knows them (a queue
+        unit's). A file commit log reads the records a chunk at a time, those
+        close together with one ``pread``, and decodes them with the walk's
+        kernel (:class:`rmqformats.walk.gather.RecordGather`): far cheaper than
+        a :meth:`read` each. An offset where no message is read gets
+        :meth:`read`'s own error.
+        """
+        if type(self).read is not CommitLog.read:  # a log whose records sit in entries: its own read
+            for offset in offsets:
+                try:
+                    yield self.read(offset)
+                except RmqFormatError as exc:
+                    yield exc
+            return
+        import numpy as np
+
+        from .walk.gather import CHUNK_ROWS, RecordGather
+        offsets = iter(offsets)
+        sizes = iter(sizes) if sizes is not None else None
+        with RecordGather(self.segments) as gather:
+            while chunk := list(itertools.islice(offsets, CHUNK_ROWS)):
+                at = np.array(chunk, np.int64)
+                size = (np.full(len(at), _GUESSED_SIZE, np.int64) if sizes is None else
+                        np.array(list(itertools.islice(sizes, len(at))), np.int64))
+                inside = np.flatnonzero(gather.covered(at))
+                found: list = []
+                ok = np.zeros(0, bool)
+                for part in gather.chunks(size[inside]):
+                    got, read = gather.messages(at[inside][part], size[inside][part])
+                    found += got
+                    ok = np.concatenate([ok, read])
+                done = np.zeros(len(at), bool)
+                done[inside[ok]] = True
+                messages = iter(found)
+                for offset, here in zip(chunk, done.tolist()):
+                    if here:
+                        yield next(messages)
+                        continue
+                    try:  # the reader's own answer: its typed error, nearly always
+                        yield self.read(offset)
+                    except RmqFormatError as exc:
+                        yield exc
+
+    def read_along(self, items: Iterable[T], *, offset: Callable[[T], int], size: Callable[[T], int] | None = None,
+                   wanted: Callable[[T], bool] | None = None) -> Iterator[tuple[T, Message | RmqFormatError | None]]:
+        """Each of ``items`` (queue units, say) with what :meth:`read_each` gives for the record at its
+        ``offset`` (``None`` for an item not ``wanted``); ``size``: the record's size as the item says.
+
+        The records of :data:`READ_ALONG` items are read together. An error
+        that ``items`` raises comes after the items before it, as it would
+        if they were taken one at a time.
+        """
+        it = iter(items)
+        while True:
+            chunk: list = []
+            failed = None
+            try:
+                chunk.extend(itertools.islice(it, READ_ALONG))
+            except Exception as exc:  # noqa: BLE001 - raised again below, after the items before it
+                failed = exc
+            picked = chunk if wanted is None else [x for x in chunk if wanted(x)]
+            found = self.read_each([offset(x) for x in picked], None if size is None else [size(x) for x in picked])
+            for x in chunk:
+                yield x, (next(found) if wanted is None or wanted(x) else None)
+            if failed is not None:
+                raise failed
+            if len(chunk) < READ_ALONG:
+                return
 
     def _fd(self, path: str) -> int:
         """A read-only descriptor of a segment, kept open for the next reads (a few at a time)."""

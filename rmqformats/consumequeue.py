@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from . import properties as props
-from .errors import MessageNotFoundError, RmqFormatError, UnitNotFoundError
+from .errors import RmqFormatError, UnitNotFoundError
 from .frames import require_pandas
 from .generated.layouts import rocketmq_consumequeue as layout
 from .javahash import java_string_hash, tags_code
@@ -249,28 +249,37 @@ class ConsumeQueue:
 
     def resolve(self, unit: CqUnit) -> ResolvedUnit:
         """Read the message ``unit`` points at, or say why there is none."""
-        if unit.is_placeholder:
-            return ResolvedUnit(unit, UnitStatus.PLACEHOLDER, None)
+        return next(self.resolve_each([unit]))
+
+    def resolve_each(self, units: Iterable[CqUnit]) -> Iterator[ResolvedUnit]:
+        """:meth:`resolve` of each of ``units``, in order: their messages read a chunk at a time
+        (:meth:`~rmqformats.commitlog.CommitLog.read_along`)."""
         commitlog = self._store().commitlog
         segments = commitlog.segments
-        if not segments or unit.commitlog_offset < segments[0].start_offset:
-            return ResolvedUnit(unit, UnitStatus.DELETED, None,
-                                "no commit-log segment holds this offset any more")
-        if unit.commitlog_offset >= segments[-1].start_offset + segments[-1].size:
-            return ResolvedUnit(unit, UnitStatus.BEYOND_END, None)
-        try:
-            return ResolvedUnit(unit, UnitStatus.OK, commitlog.read(unit.commitlog_offset))
-        except MessageNotFoundError as exc:
-            return ResolvedUnit(unit, UnitStatus.NO_MESSAGE, None, str(exc))
-        except RmqFormatError as exc:
-            return ResolvedUnit(unit, UnitStatus.NO_MESSAGE, None, str(exc))
+        first = segments[0].start_offset if segments else None
+        end = segments[-1].start_offset + segments[-1].size if segments else None
+
+        def readable(u: CqUnit) -> bool:
+            return not u.is_placeholder and first is not None and first <= u.commitlog_offset < end
+
+        for unit, m in commitlog.read_along(units, offset=lambda u: u.commitlog_offset, size=lambda u: u.size,
+                                            wanted=readable):
+            if unit.is_placeholder:
+                yield ResolvedUnit(unit, UnitStatus.PLACEHOLDER, None)
+            elif first is None or unit.commitlog_offset < first:
+                yield ResolvedUnit(unit, UnitStatus.DELETED, None, "no commit-log segment holds this offset any more")
+            elif unit.commitlog_offset >= end:
+                yield ResolvedUnit(unit, UnitStatus.BEYOND_END, None)
+            elif isinstance(m, RmqFormatError):
+                yield ResolvedUnit(unit, UnitStatus.NO_MESSAGE, None, str(m))
+            else:
+                yield ResolvedUnit(unit, UnitStatus.OK, m)
 
     def messages(self, start: int | None = None, stop: int | None = None, *,
                  tag: str | None = None) -> Iterator[ResolvedUnit]:
         """Units resolved to their messages; with ``tag``, only messages carrying that tag."""
         hash_filter = None if self.topic == SCHEDULE_TOPIC else tag
-        for unit in self.units(start, stop, tag=hash_filter):
-            resolved = self.resolve(unit)
+        for resolved in self.resolve_each(self.units(start, stop, tag=hash_filter)):
             if tag is not None and (resolved.message is None or resolved.message.tags != tag):
                 continue
             yield resolved

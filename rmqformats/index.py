@@ -623,17 +623,13 @@ def lookup(store: StoreView, topic: str, key: str, *, begin: int | str | datetim
     with IndexFiles(store.path("index"), num_hash_slots=num_hash_slots, num_index=num_index) as files:
         raw = files._query(topic, key, max_num, begin, end, True)
         found = [(f.name, n, phy, t) for f, n, phy, t in raw]
+    if not check_keys:
+        return [IndexHit(phy, name, n, t, None, None) for name, n, phy, t in found]
     hits = []
-    for name, n, phy, t in found:
-        if not check_keys:
-            hits.append(IndexHit(phy, name, n, t, None, None))
-            continue
-        try:
-            msg = store.commitlog.read(phy)
-        except RmqFormatError as exc:
-            hits.append(IndexHit(phy, name, n, t, None, None, str(exc)))
-            continue
-        if msg.topic == topic and (msg.uniq_key == key or key in msg.keys):
+    for (name, n, phy, t), msg in zip(found, store.commitlog.read_each([phy for _, _, phy, _ in found])):
+        if isinstance(msg, RmqFormatError):
+            hits.append(IndexHit(phy, name, n, t, None, None, str(msg)))
+        elif msg.topic == topic and (msg.uniq_key == key or key in msg.keys):
             hits.append(IndexHit(phy, name, n, t, msg, True))
     return hits
 
@@ -679,4 +675,9 @@ def find_uniq_key(store: StoreView, uniq_key: str) -> tuple[list, str]:
     for batch in store.commitlog.batches(["commitLogOffset", "uniqKey"], key=key):
         hit = pc.equal(batch.column("uniqKey"), key)
         offsets += batch.column("commitLogOffset").filter(pc.fill_null(hit, False)).to_pylist()
-    return [store.commitlog.read(o) for o in offsets], "found by scanning the commit log's UNIQ_KEY properties"
+    messages = []
+    for msg in store.commitlog.read_each(offsets):
+        if isinstance(msg, RmqFormatError):  # (the walk just read it: the file changed since)
+            raise msg
+        messages.append(msg)
+    return messages, "found by scanning the commit log's UNIQ_KEY properties"

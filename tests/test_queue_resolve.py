@@ -227,3 +227,83 @@ def test_a_dledger_log_is_resolved_by_its_reader(tmp_path):
     assert not R.can_resolve(ConsumeQueue(str(tmp_path), "T", 0))
     with pytest.raises(ValueError, match="one at a time"):
         next(R.resolved_batches(ConsumeQueue(str(tmp_path), "T", 0), columns=JSONL_COLUMNS))
+
+
+def _read_or_error(log, offset):
+    from rmqformats.errors import RmqFormatError
+    try:
+        return log.read(offset)
+    except RmqFormatError as exc:
+        return exc
+
+
+def _same_answer(a, b) -> bool:
+    if isinstance(a, Exception) or isinstance(b, Exception):
+        return type(a) is type(b) and str(a) == str(b)
+    return a == b
+
+
+@pytest.mark.parametrize("how", [None, "noise", "cut"])
+@pytest.mark.parametrize("small", [False, True])
+def test_read_each_gives_what_read_gives(how, small, version, tmp_path, monkeypatch):
+    """``CommitLog.read_each`` answers each offset as ``read`` does, message or typed error (same type and
+    text), whatever the order, the sizes given, and the windows' sizes; on the vectors and damaged copies."""
+    if small:
+        monkeypatch.setattr(G, "GAP", 100)
+        monkeypatch.setattr(G, "WINDOW", 700)
+    root = str(store_path(version)) if how is None else _damaged(tmp_path, version, how)
+    log = rmqformats.open_store(root).commitlog
+    starts = [r["commitLogOffset"] for r in _walk_rows(str(store_path(version) / "commitlog")).values()]
+    rng = random.Random(f"{version}{how}{small}")
+    end = log.segments[-1].start_offset + log.segments[-1].size
+    offsets = starts + [s + rng.randrange(1, 50) for s in rng.sample(starts, 30)] + [-1, 0, end - 3, end, end + 9]
+    rng.shuffle(offsets)
+    sizes = [rng.choice([0, 200, 300, 1 << 20, -4]) for _ in offsets]
+    want = [_read_or_error(log, o) for o in offsets]
+    for got in (list(log.read_each(offsets)), list(log.read_each(offsets, sizes))):
+        assert len(got) == len(want)
+        assert all(_same_answer(a, b) for a, b in zip(want, got))
+    assert sum(not isinstance(a, Exception) for a in want) > (250 if how is None else 100)
+
+
+def test_read_along_keeps_the_items_before_an_error(monkeypatch):
+    """``read_along``: each item with its record (``None`` where not wanted), a chunk of items at a time;
+    an error the items raise comes after the items before it."""
+    from rmqformats import commitlog as C
+
+    monkeypatch.setattr(C, "READ_ALONG", 7)
+    log = rmqformats.open_store(str(store_path(VERSIONS[-1]))).commitlog
+    starts = [m.commitlog_offset for m in log.scan()][:30]
+
+    def items():
+        yield from starts[:17]
+        raise ValueError("the items end here")
+
+    seen = []
+    with pytest.raises(ValueError, match="end here"):
+        for offset, m in log.read_along(items(), offset=lambda o: o, wanted=lambda o: o % 2 == 0):
+            seen.append((offset, None if m is None else m.commitlog_offset))
+    assert seen == [(o, o if o % 2 == 0 else None) for o in starts[:17]]
+    pairs = list(log.read_along(starts, offset=lambda o: o, size=lambda o: 1))
+    assert [(o, m.commitlog_offset) for o, m in pairs] == [(o, o) for o in starts]
+
+
+def test_read_each_of_a_dledger_log_reads_each_record(tmp_path):
+    """A DLedger log's records sit in entries: ``read_each`` is its ``read`` of each offset."""
+    from rmqformats.dledger.commitlog import DLedgerCommitLog
+
+    calls = []
+
+    class Log(DLedgerCommitLog):
+        def __init__(self):
+            pass
+
+        def read(self, offset):
+            calls.append(offset)
+            if offset < 0:
+                raise rmqformats.errors.MessageNotFoundError("x", offset, "no message")
+            return offset
+
+    got = list(Log().read_each([5, -1, 7]))
+    assert calls == [5, -1, 7] and got[0] == 5 and got[2] == 7
+    assert isinstance(got[1], rmqformats.errors.MessageNotFoundError)

@@ -1658,7 +1658,8 @@ def _check_timer(store: Store, data_end: int | None, segs: _Segments, found: _Fi
         n = 0
         paths = {seg.start: seg.path for seg in ts.log_segments}
         scan = ts.scan()
-        for u in scan:
+        for u, record in _with_timer_targets(store, scan, segs.first, data_end, lambda u: u.commitlog_offset,
+                                              lambda u: u.commitlog_size):
             n += 1
             o = u.commitlog_offset
             if o < segs.first:
@@ -1670,17 +1671,7 @@ def _check_timer(store: Store, data_end: int | None, segs: _Segments, found: _Fi
                                   f"{u.commitlog_size}, past the end of the data ({data_end})",
                                   segs.place(o), where, commitlog_offset=o))
                 continue
-            try:
-                msg = store.commitlog.read(o)
-                why = None
-                if msg.topic != TIMER_TOPIC:
-                    why = f"a message of topic {msg.topic!r}, not {TIMER_TOPIC}"
-                elif TIMER_OUT_MS not in msg.properties:
-                    why = f"a {TIMER_TOPIC} message without {TIMER_OUT_MS}"
-                elif msg.store_size != u.commitlog_size:
-                    why = f"a record of {msg.store_size} bytes, the unit says {u.commitlog_size}"
-            except RmqFormatError as exc:
-                why = f"no message: {exc.reason}"
+            why = _not_a_timer_message(record, u.commitlog_size, "unit")
             if why is not None:
                 found.add(Finding(Kind.TIMER_NOT_TIMER,
                                   f"timer-log unit at {u.offset} points at commit-log offset {o}: {why}",
@@ -1988,7 +1979,8 @@ def _check_rocksdb_messages(store: Store, data_end: int | None, segs: _Segments,
     n = 0
     try:
         if timer and ms.has(CF_TIMER):
-            for e in ms.timer_entries():
+            for e, record in _with_timer_targets(store, ms.timer_entries(), segs.first, data_end,
+                                                  lambda e: e.commitlog_offset, lambda e: e.size):
                 n += 1
                 o = e.commitlog_offset
                 if o < segs.first:
@@ -2000,7 +1992,7 @@ def _check_rocksdb_messages(store: Store, data_end: int | None, segs: _Segments,
                                       f"offset {o} size {e.size}, past the end of the data ({data_end})",
                                       segs.place(o), where, commitlog_offset=o))
                     continue
-                why = _timer_target(store, o, e.size)
+                why = _not_a_timer_message(record, e.size, "record")
                 if why is not None:
                     found.add(Finding(Kind.TIMER_NOT_TIMER,
                                       f"RocksDB timer record {e.uniq_key} (due {e.delivery_time}) points at commit-log "
@@ -2030,18 +2022,26 @@ def _check_rocksdb_messages(store: Store, data_end: int | None, segs: _Segments,
     return n
 
 
-def _timer_target(store: Store, offset: int, size: int) -> str | None:
-    """Why the record at ``offset`` is not the timer message a timer unit or record of ``size`` points at."""
-    try:
-        msg = store.commitlog.read(offset)
-    except RmqFormatError as exc:
-        return f"no message: {exc.reason}"
+def _with_timer_targets(store: Store, items: Iterable, first: int, data_end: int | None, offset_of: Callable,
+                        size_of: Callable):
+    """Each of ``items`` (timer units or records) with what :meth:`CommitLog.read_along` reads for the record
+    it points at, where it is one to check (in one of the store's segments, and within ``data_end``)."""
+    return store.commitlog.read_along(items, offset=offset_of, size=size_of,
+                                      wanted=lambda x: offset_of(x) >= first and not (
+                                          data_end is not None and offset_of(x) + size_of(x) > data_end))
+
+
+def _not_a_timer_message(msg, size: int, whose: str) -> str | None:
+    """Why ``msg`` (a :class:`Message`, or the error of reading one) is not the timer message that a timer
+    ``whose`` ("unit" or "record") of ``size`` points at."""
+    if isinstance(msg, RmqFormatError):
+        return f"no message: {msg.reason}"
     if msg.topic != TIMER_TOPIC:
         return f"a message of topic {msg.topic!r}, not {TIMER_TOPIC}"
     if TIMER_OUT_MS not in msg.properties:
         return f"a {TIMER_TOPIC} message without {TIMER_OUT_MS}"
     if msg.store_size != size:
-        return f"a record of {msg.store_size} bytes, the record says {size}"
+        return f"a record of {msg.store_size} bytes, the {whose} says {size}"
     return None
 
 

@@ -25,10 +25,12 @@ import pyarrow as pa
 
 from ..compression import DEFAULT_MAX_BODY_SIZE
 from ..frames import from_numpy, from_strings
+from ..message import Message
 from ..segments import Segment
 from . import arrow as A
 from . import kernels as K
 from . import layout as L
+from .record import placed_messages
 
 #: Records this close (bytes between one's end and the next one's start) are read with one ``pread``.
 GAP = 16 << 10
@@ -91,6 +93,39 @@ class RecordGather:
         """The records at ``offsets`` (each inside a segment, see :meth:`covered`; ``sizes``: the
         records' sizes as a unit gives them) as a batch of ``columns``, one row per offset where a whole
         message record lies, in the order given; and whether one does at each offset."""
+        w, ok, n, seg, _ = self._decode(offsets, sizes)
+        offsets = np.asarray(offsets, np.int64)
+        wanted = tuple(c for c in columns if c not in ("commitLogOffset", "segment"))
+        batch = A.build(w, np.arange(n), wanted, decompress_bodies, max_body)
+        arrays = {name: batch.column(name) for name in wanted}
+        if "commitLogOffset" in columns:
+            arrays["commitLogOffset"] = from_numpy(offsets[ok])
+        if "segment" in columns:
+            names = np.array([s.name for s in self.segments], object)
+            arrays["segment"] = from_strings(names[seg[ok]].tolist())
+        return pa.RecordBatch.from_arrays([arrays[c] for c in columns],
+                                          schema=pa.schema([A.field(c) for c in columns])), ok
+
+    def messages(self, offsets: np.ndarray, sizes: np.ndarray) -> tuple[list[Message], np.ndarray]:
+        """:meth:`read` as :class:`~rmqformats.message.Message` objects: one per offset where a whole
+        message record lies, as :func:`rmqformats.walk.record.decode_message` makes it (its segment, and
+        its position in that file), and whether one does at each offset."""
+        w, ok, n, seg, pos = self._decode(offsets, sizes)
+        found = np.flatnonzero(ok)
+        # Made in the order of their bytes in the buffer (as a walk's rows are), then put in the order asked.
+        order = np.argsort(w.i64[K.I64_POS][:n], kind="stable")
+        at = found[order]
+        paths = np.array([s.path for s in self.segments] or [""], object)
+        made = placed_messages(w, order, np.asarray(offsets, np.int64)[at].tolist(), pos[at].tolist(),
+                               paths[seg[at]].tolist())
+        ordered: list = [None] * n
+        for k, m in zip(order.tolist(), made):
+            ordered[k] = m
+        return ordered, ok
+
+    def _decode(self, offsets: np.ndarray, sizes: np.ndarray):
+        """The kernel's rows of the records at ``offsets``: the window (all offsets' bytes in one buffer),
+        whether a record was decoded at each offset, how many, and each offset's segment and position."""
         offsets = np.asarray(offsets, np.int64)
         sizes = np.asarray(sizes, np.int64)
         seg = np.searchsorted(self.starts, offsets, side="right") - 1
@@ -115,17 +150,7 @@ class RecordGather:
                 buf = np.concatenate([buf[:total], self._fill([(i, p, at - total, size) for i, p, at, size in more],
                                                               end - total)])
                 ok, i32, i64, n = _decode(buf, buf_pos, buf_end)
-        w = A.Window(buf, i32, i64, 0, 0, "", "")
-        wanted = tuple(c for c in columns if c not in ("commitLogOffset", "segment"))
-        batch = A.build(w, np.arange(n), wanted, decompress_bodies, max_body)
-        arrays = {name: batch.column(name) for name in wanted}
-        if "commitLogOffset" in columns:
-            arrays["commitLogOffset"] = from_numpy(offsets[ok])
-        if "segment" in columns:
-            names = np.array([s.name for s in self.segments], object)
-            arrays["segment"] = from_strings(names[seg[ok]].tolist())
-        return pa.RecordBatch.from_arrays([arrays[c] for c in columns],
-                                          schema=pa.schema([A.field(c) for c in columns])), ok
+        return A.Window(buf, i32, i64, 0, 0, "", ""), ok, n, seg, pos
 
     def _windows(self, seg: np.ndarray, offsets: np.ndarray, sizes: np.ndarray, windowed: np.ndarray,
                  buf_pos: np.ndarray, buf_end: np.ndarray) -> list[tuple[int, int, int, int]]:

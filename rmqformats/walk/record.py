@@ -10,6 +10,7 @@ reader can use it.
 
 from __future__ import annotations
 
+import itertools
 import threading
 
 import numpy as np
@@ -37,12 +38,23 @@ _CRC_RESERVED = props.CRC32_RESERVED
 
 def messages(w: A.Window, rows: np.ndarray) -> list[Message]:
     """The :class:`Message` of each of ``rows`` of a window, in order."""
-    return _messages(w.i32[:, rows].tolist(), w.i64[:, rows].tolist(), w.buf, w.base, w.file_pos, w.path)
+    positions = w.i64[K.I64_POS][rows]
+    return _messages(w.i32[:, rows].tolist(), w.i64[:, rows].tolist(), w.buf, (positions + w.base).tolist(),
+                     (positions + w.file_pos).tolist(), itertools.repeat(w.path))
 
 
-def _messages(i32: list, i64: list, buf: np.ndarray, base: int, file_pos: int, path: str | None) -> list[Message]:
-    """The messages of the kernel's rows as lists (one list per field) of a window ``buf`` whose first byte
-    is at commit-log offset ``base`` and file position ``file_pos``."""
+def placed_messages(w: A.Window, rows: np.ndarray, offsets: list[int], file_offsets: list[int],
+                    paths: list[str]) -> list[Message]:
+    """The :class:`Message` of each of ``rows`` of a window whose records come from many places (records
+    gathered from several segments into one buffer, in the order of their bytes there): each row's
+    commit-log offset, position in its file and segment path given."""
+    return _messages(w.i32[:, rows].tolist(), w.i64[:, rows].tolist(), w.buf, offsets, file_offsets, paths)
+
+
+def _messages(i32: list, i64: list, buf: np.ndarray, offsets: list, file_offsets: list, paths) -> list[Message]:
+    """The messages of the kernel's rows as lists (one list per field) of a window ``buf``, rows in the order
+    of their bytes there; each row's commit-log offset, file position and segment path from ``offsets``,
+    ``file_offsets`` and ``paths``."""
     if not i32[0]:
         return []
     # One copy of the rows' bytes, sliced as bytes: cheaper per field than slicing the window's memory.
@@ -55,7 +67,8 @@ def _messages(i32: list, i64: list, buf: np.ndarray, base: int, file_pos: int, p
     make = tuple.__new__
     for (size, body_crc, queue_id, flag, sys_flag, born_port, store_port, reconsume, version,
          pos, queue_offset, physical, born_ts, store_ts, prepared, body_pos, body_len, topic_pos, topic_len,
-         props_pos, props_len, born_addr, store_addr) in zip(*i32, *i64):
+         props_pos, props_len, born_addr, store_addr, offset, file_offset, path) in zip(*i32, *i64, offsets,
+                                                                                        file_offsets, paths):
         at = props_pos - lo
         properties = data[at:at + props_len].decode("utf-8", "replace") if props_len else ""
         record_crc = None
@@ -66,11 +79,11 @@ def _messages(i32: list, i64: list, buf: np.ndarray, base: int, file_pos: int, p
         body_pos -= lo
         topic_pos -= lo
         append(make(Message, (
-            base + pos, size, version, body_crc, queue_id, flag, queue_offset, physical, sys_flag, born_ts,
+            offset, size, version, body_crc, queue_id, flag, queue_offset, physical, sys_flag, born_ts,
             data[born_addr:born_addr + (v6 if sys_flag & born_v6 else v4)], born_port, store_ts,
             data[store_addr:store_addr + (v6 if sys_flag & store_v6 else v4)], store_port, reconsume, prepared,
             data[body_pos:body_pos + body_len], data[topic_pos:topic_pos + topic_len].decode("utf-8", "replace"),
-            properties, path, file_pos + pos, record_crc,
+            properties, path, file_offset, record_crc,
         )))
     return out
 
@@ -136,7 +149,7 @@ def decode_message(buf, pos: int, segment: str | None = None, base_offset: int =
     # Trusted at ``pos``: the record is taken as it is, not checked as a frontier record.
     n = K.walk_records(arr, pos, end, True, pos + 1, 1, i32, i64, pos)[0] if 0 <= pos <= end else 0
     if n == 1:
-        return _messages(i32.tolist(), i64.tolist(), arr, base_offset, 0, segment)[0]
+        return _messages(i32.tolist(), i64.tolist(), arr, [base_offset + pos], [pos], [segment])[0]
     reason, value = K.check_record(arr, pos, end) if pos >= 0 else (K.REC_HEADER_CUT, end - pos)
     size = int.from_bytes(arr[pos:pos + 4].tobytes(), "big", signed=True) if 0 <= pos <= end - 4 else 0
     if reason == K.REC_OK:  # not reached: the walk stores every record the check passes
