@@ -395,10 +395,16 @@ class CommitLog:
                 chunk.extend(itertools.islice(it, READ_ALONG))
             except Exception as exc:  # noqa: BLE001 - raised again below, after the items before it
                 failed = exc
-            picked = chunk if wanted is None else [x for x in chunk if wanted(x)]
-            found = self.read_each([offset(x) for x in picked], None if size is None else [size(x) for x in picked])
-            for x in chunk:
-                yield x, (next(found) if wanted is None or wanted(x) else None)
+            if wanted is None:
+                found = self.read_each([offset(x) for x in chunk], None if size is None else [size(x) for x in chunk])
+                yield from zip(chunk, found)
+            else:
+                asked = [wanted(x) for x in chunk]
+                picked = [x for x, w in zip(chunk, asked) if w]
+                found = self.read_each([offset(x) for x in picked],
+                                       None if size is None else [size(x) for x in picked])
+                for x, w in zip(chunk, asked):
+                    yield x, (next(found) if w else None)
             if failed is not None:
                 raise failed
             if len(chunk) < READ_ALONG:

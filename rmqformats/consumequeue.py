@@ -260,20 +260,19 @@ class ConsumeQueue:
         end = segments[-1].start_offset + segments[-1].size if segments else None
 
         def readable(u: CqUnit) -> bool:
-            return not u.is_placeholder and first is not None and first <= u.commitlog_offset < end
+            return first is not None and first <= u.commitlog_offset < end and not u.is_placeholder
 
         for unit, m in commitlog.read_along(units, offset=lambda u: u.commitlog_offset, size=lambda u: u.size,
                                             wanted=readable):
-            if unit.is_placeholder:
+            if m is not None:
+                yield (ResolvedUnit(unit, UnitStatus.NO_MESSAGE, None, str(m)) if isinstance(m, RmqFormatError)
+                       else ResolvedUnit(unit, UnitStatus.OK, m))
+            elif unit.is_placeholder:
                 yield ResolvedUnit(unit, UnitStatus.PLACEHOLDER, None)
             elif first is None or unit.commitlog_offset < first:
                 yield ResolvedUnit(unit, UnitStatus.DELETED, None, "no commit-log segment holds this offset any more")
-            elif unit.commitlog_offset >= end:
-                yield ResolvedUnit(unit, UnitStatus.BEYOND_END, None)
-            elif isinstance(m, RmqFormatError):
-                yield ResolvedUnit(unit, UnitStatus.NO_MESSAGE, None, str(m))
             else:
-                yield ResolvedUnit(unit, UnitStatus.OK, m)
+                yield ResolvedUnit(unit, UnitStatus.BEYOND_END, None)
 
     def messages(self, start: int | None = None, stop: int | None = None, *,
                  tag: str | None = None) -> Iterator[ResolvedUnit]:
