@@ -343,11 +343,7 @@ class CommitLog:
         :meth:`read`'s own error.
         """
         if type(self).read is not CommitLog.read:  # a log whose records sit in entries: its own read
-            for offset in offsets:
-                try:
-                    yield self.read(offset)
-                except RmqFormatError as exc:
-                    yield exc
+            yield from map(self._read_or_error, offsets)
             return
         import numpy as np
 
@@ -360,23 +356,29 @@ class CommitLog:
                 size = (np.full(len(at), _GUESSED_SIZE, np.int64) if sizes is None else
                         np.array(list(itertools.islice(sizes, len(at))), np.int64))
                 inside = np.flatnonzero(gather.covered(at))
-                found: list = []
-                ok = np.zeros(0, bool)
+                done = 0  # the offsets of the chunk answered
                 for part in gather.chunks(size[inside]):
-                    got, read = gather.messages(at[inside][part], size[inside][part])
-                    found += got
-                    ok = np.concatenate([ok, read])
-                done = np.zeros(len(at), bool)
-                done[inside[ok]] = True
-                messages = iter(found)
-                for offset, here in zip(chunk, done.tolist()):
-                    if here:
-                        yield next(messages)
-                        continue
-                    try:  # the reader's own answer: its typed error, nearly always
-                        yield self.read(offset)
-                    except RmqFormatError as exc:
-                        yield exc
+                    where = inside[part]
+                    for got, messages, ok in gather.messages(at[where], size[where]):
+                        # Up to this part's last offset read, or to the next part's first, or to the end.
+                        more = where[got.stop] if got.stop < len(where) else (
+                            inside[part.stop] if part.stop < len(inside) else len(at))
+                        read = np.zeros(len(at), bool)
+                        read[where[got][ok]] = True
+                        found = iter(messages)
+                        for k in range(done, int(more)):
+                            yield next(found) if read[k] else self._read_or_error(chunk[k])
+                        done = int(more)
+                for k in range(done, len(at)):  # (offsets in no segment)
+                    yield self._read_or_error(chunk[k])
+
+    def _read_or_error(self, offset: int) -> Message | RmqFormatError:
+        """:meth:`read`'s message, or the error it raises (the typed error of an offset where no message is
+        read, nearly always)."""
+        try:
+            return self.read(offset)
+        except RmqFormatError as exc:
+            return exc
 
     def read_along(self, items: Iterable[T], *, offset: Callable[[T], int], size: Callable[[T], int] | None = None,
                    wanted: Callable[[T], bool] | None = None) -> Iterator[tuple[T, Message | RmqFormatError | None]]:

@@ -190,10 +190,28 @@ def test_records_at_offsets_equal_the_walk(gap, window, version, monkeypatch):
         assert inside.all()
         got = []
         for part in gather.chunks(np.array(sizes, np.int64)):
-            batch, ok = gather.read(offsets_arr[part], np.array(sizes[part], np.int64), COLUMNS)
-            assert ok.tolist() == [o in rows for o in offsets[part]]
-            got += batch.to_pylist()
+            asked = offsets[part]
+            for within, batch, ok in gather.read(offsets_arr[part], np.array(sizes[part], np.int64), COLUMNS):
+                assert ok.tolist() == [o in rows for o in asked[within]]
+                got += batch.to_pylist()
     assert got == [rows[o] for o in offsets if o in rows]
+
+
+def test_records_read_by_themselves_are_read_a_part_at_a_time(version, monkeypatch):
+    """Records whose size no unit gives are read by themselves; past CHUNK_BYTES of them the offsets are
+    read in parts (the memory held stays bounded whatever the sizes), with the same rows and messages."""
+    monkeypatch.setattr(G, "CHUNK_BYTES", 3000)
+    log = CommitLog(str(store_path(version) / "commitlog"))
+    rows = _walk_rows(str(store_path(version) / "commitlog"))
+    offsets = np.array(sorted(rows)[:120], np.int64)
+    with G.RecordGather(log.segments) as gather:
+        parts = list(gather.read(offsets, np.zeros(len(offsets), np.int64), COLUMNS))
+        assert len(parts) > 5 and parts[0][0].start == 0 and parts[-1][0].stop == len(offsets)
+        assert all(a[0].stop == b[0].start for a, b in zip(parts, parts[1:]))
+        assert [r for _, b, _ in parts for r in b.to_pylist()] == [rows[o] for o in offsets.tolist()]
+        made = [m for _, ms, _ in gather.messages(offsets, np.full(len(offsets), -1, np.int64)) for m in ms]
+    assert made == [log.read(o) for o in offsets.tolist()]
+    assert [m for m in log.read_each(offsets.tolist())] == made
 
 
 def test_chunks_are_bounded_in_rows_and_bytes():
@@ -307,3 +325,17 @@ def test_read_each_of_a_dledger_log_reads_each_record(tmp_path):
     got = list(Log().read_each([5, -1, 7]))
     assert calls == [5, -1, 7] and got[0] == 5 and got[2] == 7
     assert isinstance(got[1], rmqformats.errors.MessageNotFoundError)
+
+
+def test_a_gather_keeps_few_segments_open(monkeypatch):
+    """Records across every segment, read with two descriptors kept open at most."""
+    monkeypatch.setattr(G, "OPEN_SEGMENTS", 2)
+    log = CommitLog(str(store_path("rocketmq-4.9.7") / "commitlog"))
+    assert len(log.segments) == 5
+    rows = _walk_rows(str(store_path("rocketmq-4.9.7") / "commitlog"))
+    offsets = np.array(sorted(rows)[::-1], np.int64)  # last segment first
+    with G.RecordGather(log.segments) as gather:
+        got = [r for _, b, _ in gather.read(offsets, np.full(len(offsets), 300, np.int64), COLUMNS)
+               for r in b.to_pylist()]
+        assert len(gather._fds) <= 2
+    assert got == [rows[o] for o in offsets.tolist()] and not gather._fds

@@ -45,7 +45,7 @@ class ResolvedBatch:
 def can_resolve(cq: ConsumeQueue) -> bool:
     """Whether :func:`resolved_batches` reads this queue's messages: a queue opened through its store, whose
     commit log is a file one (a DLedger log's records sit in entries, which its reader checks)."""
-    return cq.store is not None and type(cq.store.commitlog) is CommitLog
+    return cq.store is not None and type(cq.store.commitlog).read is CommitLog.read
 
 
 def resolved_batches(cq: ConsumeQueue, start: int | None = None, stop: int | None = None, *,
@@ -64,18 +64,19 @@ def resolved_batches(cq: ConsumeQueue, start: int | None = None, stop: int | Non
         for chunk in cq.unit_chunks(start, stop, tag=hash_filter):
             values = [np.asarray(v, np.int64) for v in chunk]
             for part in gather.chunks(values[2]):
-                batch = _resolve(commitlog, gather, first, [v[part] for v in values], wanted)
-                if tag is not None:
-                    batch = _with_tag(batch, tag)
-                if wanted != columns:
-                    batch.messages = batch.messages.select(list(columns))
-                if batch.units.num_rows:
-                    yield batch
+                for batch in _resolve(commitlog, gather, first, [v[part] for v in values], wanted):
+                    if tag is not None:
+                        batch = _with_tag(batch, tag)
+                    if wanted != columns:
+                        batch.messages = batch.messages.select(list(columns))
+                    if batch.units.num_rows:
+                        yield batch
 
 
 def _resolve(commitlog: CommitLog, gather: RecordGather, first: int, values: list[np.ndarray],
-             columns: tuple[str, ...]) -> ResolvedBatch:
-    """The units ``values`` (logical offsets, commit-log offsets, sizes, tags codes) resolved."""
+             columns: tuple[str, ...]) -> Iterator[ResolvedBatch]:
+    """The units ``values`` (logical offsets, commit-log offsets, sizes, tags codes) resolved, in parts
+    as :meth:`RecordGather.read` reads their records."""
     cq_offsets, offsets, sizes, codes = values
     n = len(offsets)
     status = np.full(n, _NO_MESSAGE.name, object)
@@ -90,17 +91,23 @@ def _resolve(commitlog: CommitLog, gather: RecordGather, first: int, values: lis
     status[beyond & ~deleted] = _BEYOND.name
     asked = ~deleted & ~beyond
     which = np.flatnonzero(asked & gather.covered(offsets))
-    messages, found = gather.read(offsets[which], sizes[which], columns)
-    ok = np.zeros(n, bool)
-    ok[which[found]] = True
-    status[ok] = _OK.name
-    for k in np.flatnonzero(asked & ~ok).tolist():  # in no segment's bytes (a gap), or no message there
-        detail[k] = _why(commitlog, int(offsets[k]))
-    units = pa.RecordBatch.from_arrays(
-        [from_numpy(np.ascontiguousarray(cq_offsets)), from_numpy(np.ascontiguousarray(offsets)),
-         from_numpy(sizes.astype(np.int32)), from_numpy(np.ascontiguousarray(codes)),
-         from_strings(status.tolist()), from_strings(detail.tolist())], schema=UNIT_SCHEMA)
-    return ResolvedBatch(units, messages, ok)
+    lo = 0
+    for part, messages, found in gather.read(offsets[which], sizes[which], columns):
+        # This part's units: up to its last unit read, or to the next part's first (the units between, not
+        # read, with this one), or to the end.
+        hi = n if part.stop >= len(which) else int(which[part.stop])
+        ok = np.zeros(hi - lo, bool)
+        ok[which[part][found] - lo] = True
+        here = slice(lo, hi)
+        status[here][ok] = _OK.name
+        for k in np.flatnonzero(asked[here] & ~ok).tolist():  # in no segment's bytes (a gap), or no message
+            detail[lo + k] = _why(commitlog, int(offsets[lo + k]))
+        units = pa.RecordBatch.from_arrays(
+            [from_numpy(np.ascontiguousarray(cq_offsets[here])), from_numpy(np.ascontiguousarray(offsets[here])),
+             from_numpy(sizes[here].astype(np.int32)), from_numpy(np.ascontiguousarray(codes[here])),
+             from_strings(status[here].tolist()), from_strings(detail[here].tolist())], schema=UNIT_SCHEMA)
+        yield ResolvedBatch(units, messages, ok)
+        lo = hi
 
 
 def _why(commitlog: CommitLog, offset: int) -> str:

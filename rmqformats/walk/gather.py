@@ -42,13 +42,15 @@ WINDOW = 8 << 20
 CHUNK_BYTES = 64 << 20
 #: Offsets one :meth:`RecordGather.read` takes at most.
 CHUNK_ROWS = 8192
+#: Segment files a :class:`RecordGather` keeps open.
+OPEN_SEGMENTS = 8
 
 
 class RecordGather:
     """Reads message records at commit-log offsets of ``segments`` (in offset order), a chunk at a time.
 
-    Use as a context manager, or call :meth:`close`: it keeps a read-only
-    descriptor of each segment it has read.
+    Use as a context manager, or call :meth:`close`: it keeps read-only
+    descriptors of the last segments it has read.
     """
 
     def __init__(self, segments: Sequence[Segment]):
@@ -91,68 +93,86 @@ class RecordGather:
 
     def read(self, offsets: np.ndarray, sizes: np.ndarray, columns: tuple[str, ...], *,
              decompress_bodies: bool = True, max_body: int = DEFAULT_MAX_BODY_SIZE
-             ) -> tuple[pa.RecordBatch, np.ndarray]:
+             ) -> Iterator[tuple[slice, pa.RecordBatch, np.ndarray]]:
         """The records at ``offsets`` (each inside a segment, see :meth:`covered`; ``sizes``: the
-        records' sizes as a unit gives them) as a batch of ``columns``, one row per offset where a whole
-        message record lies, in the order given; and whether one does at each offset."""
-        w, ok, n, seg, _ = self._decode(offsets, sizes)
-        offsets = np.asarray(offsets, np.int64)
-        wanted = tuple(c for c in columns if c not in ("commitLogOffset", "segment"))
-        batch = A.build(w, np.arange(n), wanted, decompress_bodies, max_body)
-        arrays = {name: batch.column(name) for name in wanted}
-        if "commitLogOffset" in columns:
-            arrays["commitLogOffset"] = from_numpy(offsets[ok])
-        if "segment" in columns:
-            names = np.array([s.name for s in self.segments], object)
-            arrays["segment"] = from_strings(names[seg[ok]].tolist())
-        return pa.RecordBatch.from_arrays([arrays[c] for c in columns],
-                                          schema=pa.schema([A.field(c) for c in columns])), ok
-
-    def messages(self, offsets: np.ndarray, sizes: np.ndarray) -> tuple[list[Message], np.ndarray]:
-        """:meth:`read` as :class:`~rmqformats.message.Message` objects: one per offset where a whole
-        message record lies, as :func:`rmqformats.walk.record.decode_message` makes it (its segment, and
-        its position in that file), and whether one does at each offset."""
-        w, ok, n, seg, pos = self._decode(offsets, sizes)
-        found = np.flatnonzero(ok)
-        # Made in the order of their bytes in the buffer (as a walk's rows are), then put in the order asked.
-        order = np.argsort(w.i64[K.I64_POS][:n], kind="stable")
-        at = found[order]
-        paths = np.array([s.path for s in self.segments] or [""], object)
-        made = placed_messages(w, order, np.asarray(offsets, np.int64)[at].tolist(), pos[at].tolist(),
-                               paths[seg[at]].tolist())
-        ordered: list = [None] * n
-        for k, m in zip(order.tolist(), made):
-            ordered[k] = m
-        return ordered, ok
-
-    def _decode(self, offsets: np.ndarray, sizes: np.ndarray):
-        """The kernel's rows of the records at ``offsets``: the window (all offsets' bytes in one buffer),
-        whether a record was decoded at each offset, how many, and each offset's segment and position."""
+        records' sizes as a unit gives them), a part of the offsets at a time (one part at least, empty
+        for no offsets): the part's slice of ``offsets``, a batch of ``columns`` with one row per offset
+        of it where a whole message record lies, in the order given, and whether one does at each."""
         offsets = np.asarray(offsets, np.int64)
         sizes = np.asarray(sizes, np.int64)
+        for part, (w, ok, n, seg, _) in self._parts(offsets, sizes):
+            wanted = tuple(c for c in columns if c not in ("commitLogOffset", "segment"))
+            batch = A.build(w, np.arange(n), wanted, decompress_bodies, max_body)
+            arrays = {name: batch.column(name) for name in wanted}
+            if "commitLogOffset" in columns:
+                arrays["commitLogOffset"] = from_numpy(offsets[part][ok])
+            if "segment" in columns:
+                names = np.array([s.name for s in self.segments] or [""], object)
+                arrays["segment"] = from_strings(names[seg[ok]].tolist())
+            yield part, pa.RecordBatch.from_arrays([arrays[c] for c in columns],
+                                                   schema=pa.schema([A.field(c) for c in columns])), ok
+
+    def messages(self, offsets: np.ndarray, sizes: np.ndarray) -> Iterator[tuple[slice, list[Message], np.ndarray]]:
+        """:meth:`read` as :class:`~rmqformats.message.Message` objects: for each part, one per offset
+        where a whole message record lies, as :func:`rmqformats.walk.record.decode_message` makes it (its
+        segment, and its position in that file)."""
+        offsets = np.asarray(offsets, np.int64)
+        sizes = np.asarray(sizes, np.int64)
+        paths = np.array([s.path for s in self.segments] or [""], object)
+        for part, (w, ok, n, seg, pos) in self._parts(offsets, sizes):
+            found = np.flatnonzero(ok)
+            # Made in the order of their bytes in the buffer (as a walk's rows are), then put in the order asked.
+            order = np.argsort(w.i64[K.I64_POS][:n], kind="stable")
+            at = found[order]
+            made = placed_messages(w, order, offsets[part][at].tolist(), pos[at].tolist(), paths[seg[at]].tolist())
+            ordered: list = [None] * n
+            for k, m in zip(order.tolist(), made):
+                ordered[k] = m
+            yield part, ordered, ok
+
+    def _parts(self, offsets: np.ndarray, sizes: np.ndarray):
+        """:meth:`_decode` of the offsets from the first, then from where it stopped, and so on."""
+        at = 0
+        while True:
+            decoded = self._decode(offsets[at:], sizes[at:])
+            stop = at + len(decoded[1])
+            yield slice(at, stop), decoded
+            at = stop
+            if at >= len(offsets):
+                return
+
+    def _decode(self, offsets: np.ndarray, sizes: np.ndarray):
+        """The kernel's rows of the records at the first of ``offsets``, as many as its buffer holds: the
+        window (their bytes in one buffer), whether a record was decoded at each of them (the length of
+        this array says how many offsets were taken), how many, and each one's segment and position.
+
+        The records read by themselves (not in a window) take at most
+        :data:`CHUNK_BYTES` of the buffer, or one record: the offsets after
+        the one that would pass that are left for the next call.
+        """
         seg = np.searchsorted(self.starts, offsets, side="right") - 1
-        pos = offsets - self.starts[seg]
-        left = self.sizes[seg] - pos
+        pos = offsets - self.starts[np.maximum(seg, 0)]
+        left = self.sizes[np.maximum(seg, 0)] - pos
         windowed = (sizes > 0) & (sizes <= WINDOW) & (sizes <= left)
         buf_pos = np.full(len(offsets), -1, np.int64)
         buf_end = np.zeros(len(offsets), np.int64)
         reads = self._windows(seg, offsets, sizes, windowed, buf_pos, buf_end)
         # The records read by themselves: those not windowed (their size from their own header).
-        alone = [int(k) for k in np.flatnonzero(~windowed)]
-        total = reads[-1][2] + reads[-1][3] if reads else 0
-        total = self._alone(alone, seg, pos, reads, buf_pos, buf_end, total)
+        windows = reads[-1][2] + reads[-1][3] if reads else 0
+        total, stop = self._alone(np.flatnonzero(~windowed), seg, pos, reads, buf_pos, buf_end, windows, windows,
+                                  len(offsets))
         buf = self._fill(reads, total)
-        ok, i32, i64, n = _decode(buf, buf_pos, buf_end)
-        # A windowed record longer than its unit says: read by itself, and every offset decoded again.
-        longer = [int(k) for k in np.flatnonzero(windowed & ~ok)]
-        if longer:
+        ok, i32, i64, n = _decode(buf, buf_pos[:stop], buf_end[:stop])
+        # A windowed record longer than its unit says: read by itself, and the offsets decoded again.
+        longer = np.flatnonzero(windowed[:stop] & ~ok)
+        if len(longer):
             more: list = []
-            end = self._alone(longer, seg, pos, more, buf_pos, buf_end, total)
+            end, stop = self._alone(longer, seg, pos, more, buf_pos, buf_end, total, windows, stop)
             if more:
                 buf = np.concatenate([buf[:total], self._fill([(i, p, at - total, size) for i, p, at, size in more],
                                                               end - total)])
-                ok, i32, i64, n = _decode(buf, buf_pos, buf_end)
-        return A.Window(buf, i32, i64, 0, 0, "", ""), ok, n, seg, pos
+            ok, i32, i64, n = _decode(buf, buf_pos[:stop], buf_end[:stop])
+        return A.Window(buf, i32, i64, 0, 0, "", ""), ok, n, seg[:stop], pos[:stop]
 
     def _windows(self, seg: np.ndarray, offsets: np.ndarray, sizes: np.ndarray, windowed: np.ndarray,
                  buf_pos: np.ndarray, buf_end: np.ndarray) -> list[tuple[int, int, int, int]]:
@@ -190,12 +210,16 @@ class RecordGather:
         buf_end[order] = (ends - w_start + w_buf)[run]
         return reads
 
-    def _alone(self, which: list[int], seg: np.ndarray, pos: np.ndarray, reads: list, buf_pos: np.ndarray,
-               buf_end: np.ndarray, total: int) -> int:
-        """Plan a read of each record of ``which`` by itself, its size from its header (a record whose
-        header is not a message's, or whose size runs past its file, is left unread); returns the buffer's
-        new length."""
-        for k in which:
+    def _alone(self, which: np.ndarray, seg: np.ndarray, pos: np.ndarray, reads: list, buf_pos: np.ndarray,
+               buf_end: np.ndarray, total: int, base: int, stop: int) -> tuple[int, int]:
+        """Plan a read of each record of ``which`` (offset numbers, ascending) before ``stop`` by itself,
+        its size from its header (a record whose header is not a message's, or whose size runs past its
+        file, is left unread), at the buffer's end ``total``. Past :data:`CHUNK_BYTES` of such reads
+        (the buffer's bytes after ``base``) it stops before the offset whose record would pass them,
+        unless that is the first offset. Returns the buffer's new length and the offsets taken."""
+        for k in which.tolist():
+            if k >= stop:
+                break
             i = int(seg[k])
             p = int(pos[k])
             head = os.pread(self._fd(i), L.HEADER, p)
@@ -205,11 +229,13 @@ class RecordGather:
             magic = int.from_bytes(head[4:8], "big", signed=True)
             if magic not in (L.MAGIC_V1, L.MAGIC_V2) or size < L.HEADER or size > int(self.sizes[i]) - p:
                 continue
+            if k > 0 and total > base and total - base + size > CHUNK_BYTES:
+                return total, k  # this one and those after it next time: the memory held stays bounded
             reads.append((i, p, total, size))
             buf_pos[k] = total
             buf_end[k] = total + size
             total += size
-        return total
+        return total, stop
 
     def _fill(self, reads: list, total: int) -> np.ndarray:
         """A buffer of ``total`` bytes with each of ``reads`` read into its place; a read the file cuts
@@ -227,9 +253,13 @@ class RecordGather:
         return buf
 
     def _fd(self, i: int) -> int:
-        fd = self._fds.get(i)
+        """A read-only descriptor of segment ``i``; the last :data:`OPEN_SEGMENTS` used are kept open."""
+        fd = self._fds.pop(i, None)
         if fd is None:
-            fd = self._fds[i] = os.open(self.segments[i].path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            fd = os.open(self.segments[i].path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            if len(self._fds) >= OPEN_SEGMENTS:
+                os.close(self._fds.pop(next(iter(self._fds))))
+        self._fds[i] = fd  # (last: the most recently used)
         return fd
 
 
