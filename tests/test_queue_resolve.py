@@ -203,7 +203,7 @@ def test_records_read_by_themselves_are_read_a_part_at_a_time(version, monkeypat
     monkeypatch.setattr(G, "CHUNK_BYTES", 3000)
     log = CommitLog(str(store_path(version) / "commitlog"))
     rows = _walk_rows(str(store_path(version) / "commitlog"))
-    offsets = np.array(sorted(rows)[:120], np.int64)
+    offsets = np.array(sorted(rows), np.int64)
     with G.RecordGather(log.segments) as gather:
         parts = list(gather.read(offsets, np.zeros(len(offsets), np.int64), COLUMNS))
         assert len(parts) > 5 and parts[0][0].start == 0 and parts[-1][0].stop == len(offsets)

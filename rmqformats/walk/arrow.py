@@ -19,6 +19,7 @@ costs one copy of its values, not the map of every pair.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -422,6 +423,81 @@ def _body_errors(w: Window, rows: np.ndarray, max_body: int) -> list[BodyError |
 #: Compression type code -> its decompressor (type 0, "unspecified", is zlib).
 DECOMPRESSORS = {code: body_decompressor("zlib" if name == "unspecified" else name)
                   for code, name in L.COMPRESSION_NAMES.items()}
+
+
+def decompressed_runs(w: Window, rows: np.ndarray, compressed: np.ndarray, *, max_body: int, want_body: bool,
+                      bound: int, stop_at_bad_body: bool = False) -> Iterator[tuple[int, int, list]]:
+    """The ``rows`` (of which those at ``compressed`` hold compressed bodies) in runs whose bodies, after
+    decompression, stay under ``bound`` bytes (a run of one row may pass it): ``(start, stop, decoded)``
+    for ``rows[start:stop]``, ``decoded`` holding each row's decompressed body (its :class:`BodyError`
+    where it does not decompress; ``None`` for a row not compressed, and for every row unless
+    ``want_body``), for :func:`build`.
+
+    Bodies are decompressed one at a time, in order, and a run is handed
+    on as soon as it is full, so the bodies held are one run's whatever the
+    compression ratio. With ``stop_at_bad_body`` a body that does not
+    decompress raises :class:`DecompressionError` instead.
+    """
+    # Only the compressed rows are visited one by one (their fields taken as lists once); between
+    # them the bound is tested on the running total of the stored sizes, and where it is reached,
+    # the row is found by a binary search.
+    n = len(rows)
+    total = np.zeros(n + 1, np.int64)
+    np.cumsum(w.i64[K.I64_BODY_LEN][rows], out=total[1:])
+    picked = rows[compressed]
+    at_total = total[compressed].tolist()  # stored bytes before each compressed row
+    stored = w.i64[K.I64_BODY_LEN][picked].tolist()
+    where = w.i64[K.I64_BODY_POS][picked].tolist()
+    known = DECOMPRESSORS.get
+    decompressors = [known(code) or body_decompressor_of(code) for code in compression_codes(w, picked).tolist()]
+    view = memoryview(w.buf)
+    start = 0  # first row of the run being filled
+    held = 0  # body bytes of rows[start:at], always below the bound here
+    at = 0  # next row to account for
+    base = 0  # stored bytes before row ``at`` (total[at])
+    decoded: dict[int, object] = {}  # row index -> decompressed body (or its BodyError) in the run
+
+    def run(stop: int) -> tuple[int, int, list]:
+        """The run ``rows[start:stop]`` with its bodies, which ``decoded`` then holds no more."""
+        part: list = [None] * (stop - start)
+        for i, value in decoded.items():
+            part[i - start] = value
+        decoded.clear()
+        return start, stop, part
+
+    for i, c in enumerate([*compressed.tolist(), n]):
+        upto = at_total[i] if c < n else int(total[n])
+        while at < c:  # stored bodies rows[at:c]
+            if held + upto - base < bound:
+                held += upto - base
+                at, base = c, upto
+                break
+            end = int(np.searchsorted(total, bound - held + base))  # the row reaching it is end - 1
+            yield run(end)
+            start = at = end
+            held, base = 0, int(total[end])
+        if c == n:
+            break
+        p = where[i]
+        try:
+            value = decompressors[i](view[p:p + stored[i]], max_body)
+            size = len(value)
+            if not want_body:
+                value = None  # only whether it decompresses was needed
+        except BodyDecompressionError as exc:
+            if stop_at_bad_body:
+                raise decompression_error(w, int(rows[c]), str(exc)) from None
+            value = BodyError(str(exc))
+            size = stored[i]  # kept as stored
+        decoded[c] = value
+        value = None
+        held += size
+        at, base = c + 1, upto + stored[i]
+        if held >= bound:  # full: handed on now, so that no later body is held beside it
+            yield run(at)
+            start, held = at, 0
+    if start < n:
+        yield run(n)
 
 
 def build(w: Window, rows: np.ndarray, columns: tuple[str, ...], decompress_bodies: bool = True,

@@ -100,17 +100,23 @@ class RecordGather:
         of it where a whole message record lies, in the order given, and whether one does at each."""
         offsets = np.asarray(offsets, np.int64)
         sizes = np.asarray(sizes, np.int64)
+        wanted = tuple(c for c in columns if c not in ("commitLogOffset", "segment"))
+        names = np.array([s.name for s in self.segments] or [""], object)
+        schema = pa.schema([A.field(c) for c in columns])
         for part, (w, ok, n, seg, _) in self._parts(offsets, sizes):
-            wanted = tuple(c for c in columns if c not in ("commitLogOffset", "segment"))
-            batch = A.build(w, np.arange(n), wanted, decompress_bodies, max_body)
-            arrays = {name: batch.column(name) for name in wanted}
-            if "commitLogOffset" in columns:
-                arrays["commitLogOffset"] = from_numpy(offsets[part][ok])
-            if "segment" in columns:
-                names = np.array([s.name for s in self.segments] or [""], object)
-                arrays["segment"] = from_strings(names[seg[ok]].tolist())
-            yield part, pa.RecordBatch.from_arrays([arrays[c] for c in columns],
-                                                   schema=pa.schema([A.field(c) for c in columns])), ok
+            found = np.flatnonzero(ok)
+            lo = 0  # the first offset of the part not yet handed on
+            for start, stop, batch in _bounded(w, n, wanted, decompress_bodies, max_body):
+                hi = len(ok) if stop >= n else int(found[stop])  # (the offsets before the next run's first)
+                picked = found[start:stop]
+                arrays = {name: batch.column(name) for name in wanted}
+                if "commitLogOffset" in columns:
+                    arrays["commitLogOffset"] = from_numpy(offsets[part][picked])
+                if "segment" in columns:
+                    arrays["segment"] = from_strings(names[seg[picked]].tolist())
+                yield (slice(part.start + lo, part.start + hi),
+                       pa.RecordBatch.from_arrays([arrays[c] for c in columns], schema=schema), ok[lo:hi])
+                lo = hi
 
     def messages(self, offsets: np.ndarray, sizes: np.ndarray) -> Iterator[tuple[slice, list[Message], np.ndarray]]:
         """:meth:`read` as :class:`~rmqformats.message.Message` objects: for each part, one per offset
@@ -261,6 +267,39 @@ class RecordGather:
                 os.close(self._fds.pop(next(iter(self._fds))))
         self._fds[i] = fd  # (last: the most recently used)
         return fd
+
+
+def _bounded(w: A.Window, n: int, columns: tuple[str, ...], decompress_bodies: bool, max_body: int
+             ) -> Iterator[tuple[int, int, pa.RecordBatch]]:
+    """The batches of ``columns`` of the window's ``n`` rows, as ``(start, stop, batch)`` for rows
+    ``start`` to ``stop - 1`` (one at least, empty for no rows): where bodies are decompressed, a batch
+    is closed once they reach :data:`CHUNK_BYTES` (:func:`rmqformats.walk.arrow.decompressed_runs`), so
+    that bodies that decompress far are held a few at a time."""
+    rows = np.arange(n)
+    compressed = A.compressed_rows(w, rows) if decompress_bodies and n and (
+        "body" in columns or "bodyError" in columns) else ()
+    if not len(compressed):
+        yield from _built(w, rows, 0, columns, decompress_bodies, max_body, None)
+        return
+    for start, stop, part in A.decompressed_runs(w, rows, compressed, max_body=max_body,
+                                                 want_body="body" in columns, bound=CHUNK_BYTES):
+        yield from _built(w, rows[start:stop], start, columns, decompress_bodies, max_body, part)
+
+
+def _built(w: A.Window, rows: np.ndarray, first: int, columns: tuple[str, ...], decompress_bodies: bool,
+           max_body: int, decoded: list | None) -> Iterator[tuple[int, int, pa.RecordBatch]]:
+    """:func:`rmqformats.walk.arrow.build` of ``rows`` (the first numbered ``first``), halved where the
+    bodies of one batch pass 2 GiB (Arrow's binary column)."""
+    try:
+        yield first, first + len(rows), A.build(w, rows, columns, decompress_bodies, max_body, decoded)
+    except OverflowError:
+        if len(rows) <= 1:
+            raise
+        half = len(rows) // 2
+        yield from _built(w, rows[:half], first, columns, decompress_bodies, max_body,
+                          None if decoded is None else decoded[:half])
+        yield from _built(w, rows[half:], first + half, columns, decompress_bodies, max_body,
+                          None if decoded is None else decoded[half:])
 
 
 def _decode(buf: np.ndarray, buf_pos: np.ndarray, buf_end: np.ndarray):

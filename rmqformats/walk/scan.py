@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 
 from ..segments import (Blank, DataEnd, EndReason, Segment, SegmentLog, SCHEDULE_TOPIC, check_record, classify_end,
                          unfinished_reason)
-from ..compression import DEFAULT_MAX_BODY_SIZE, BodyDecompressionError
+from ..compression import DEFAULT_MAX_BODY_SIZE
 from ..errors import (
     BadMagicError,
     CrcMismatchError,
@@ -693,80 +693,20 @@ class ColumnarScan:
             yield from self._build_rows(w, rows[half:], None if decoded is None else decoded[half:])
 
     def _build_decompressing(self, w: A.Window, rows: np.ndarray, compressed: np.ndarray) -> Iterator[pa.RecordBatch]:
-        """The batches of ``rows``, closed whenever their decompressed bodies reach ``max_batch_bytes``.
-
-        Bodies are decompressed one at a time, in order, and each batch is
-        built as soon as it is full, so memory holds one batch of bodies
-        whatever the compression ratio. A body that does not decompress is
-        kept as stored, with its reason in ``bodyError``, unless
-        ``stop_at_corrupt_body`` (then it raises :class:`DecompressionError`).
+        """The batches of ``rows``, closed whenever their decompressed bodies reach ``max_batch_bytes``
+        (:func:`rmqformats.walk.arrow.decompressed_runs`): memory holds one batch of bodies whatever the
+        compression ratio. A body that does not decompress is kept as stored, with its reason in
+        ``bodyError``, unless ``stop_at_corrupt_body`` (then it raises :class:`DecompressionError`).
         """
-        # Only the compressed rows are visited one by one (their fields taken as lists once); between
-        # them the bound is tested on the running total of the stored sizes, and where it is reached,
-        # the row is found by a binary search.
-        n = len(rows)
-        total = np.zeros(n + 1, np.int64)
-        np.cumsum(w.i64[K.I64_BODY_LEN][rows], out=total[1:])
-        picked = rows[compressed]
-        at_total = total[compressed].tolist()  # stored bytes before each compressed row
-        stored = w.i64[K.I64_BODY_LEN][picked].tolist()
-        where = w.i64[K.I64_BODY_POS][picked].tolist()
-        known = A.DECOMPRESSORS.get
-        decompressors = [known(code) or A.body_decompressor_of(code)
-                         for code in A.compression_codes(w, picked).tolist()]
-        view = memoryview(w.buf)
-        max_body = self._max_body
-        want_body = "body" in self.columns
-        bound = self._batch_bytes
-        start = 0  # first row of the batch being filled
-        held = 0  # body bytes of rows[start:at], always below the bound here
-        at = 0  # next row to account for
-        base = 0  # stored bytes before row ``at`` (total[at])
-        decoded: dict[int, object] = {}  # row index -> decompressed body (or its BodyError) in the batch
-        for i, c in enumerate([*compressed.tolist(), n]):
-            upto = at_total[i] if c < n else int(total[n])
-            while at < c:  # stored bodies rows[at:c]
-                if held + upto - base < bound:
-                    held += upto - base
-                    at, base = c, upto
-                    break
-                end = int(np.searchsorted(total, bound - held + base))  # the row reaching it is end - 1
-                yield from self._built(w, rows, start, end, decoded)
-                start = at = end
-                held, base = 0, int(total[end])
-            if c == n:
-                break
-            p = where[i]
-            try:
-                value = decompressors[i](view[p:p + stored[i]], max_body)
-                size = len(value)
-                if not want_body:
-                    value = None  # only whether it decompresses was needed
-            except BodyDecompressionError as exc:
-                if self._stop_at_bad_body:
-                    raise A.decompression_error(w, int(rows[c]), str(exc)) from None
-                value = A.BodyError(str(exc))
-                size = stored[i]  # kept as stored
-            decoded[c] = value
-            value = None
-            held += size
-            at, base = c + 1, upto + stored[i]
-            if held >= bound:  # full: built now, so that no later body is held beside it
-                yield from self._built(w, rows, start, at, decoded)
-                start, held = at, 0
-        if start < n:
-            yield from self._built(w, rows, start, n, decoded)
+        for start, stop, part in A.decompressed_runs(w, rows, compressed, max_body=self._max_body,
+                                                     want_body="body" in self.columns, bound=self._batch_bytes,
+                                                     stop_at_bad_body=self._stop_at_bad_body):
+            yield from self._built(w, rows[start:stop], part)
 
-    def _built(self, w: A.Window, rows: np.ndarray, start: int, stop: int,
-               decoded: dict[int, object]) -> Iterator[pa.RecordBatch]:
-        """The batches of ``rows[start:stop]`` built with the bodies in ``decoded`` (by index into ``rows``),
-        which is emptied before the first is handed on: the decompressed bodies are then held once, in
-        the batches, not also here."""
-        part = [None] * (stop - start)
-        for i, value in decoded.items():
-            part[i - start] = value
-        decoded.clear()
-        rows = rows[start:stop]
+    def _built(self, w: A.Window, rows: np.ndarray, part: list) -> Iterator[pa.RecordBatch]:
+        """The batches of ``rows`` built with the bodies in ``part`` (one per row, ``None`` for one not
+        decompressed), which is emptied before the first is handed on: the decompressed bodies are then
+        held once, in the batches, not also here."""
         batches = list(self._build_rows(w, rows, part))
         part.clear()
         last = int(rows[-1])
