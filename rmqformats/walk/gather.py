@@ -5,11 +5,17 @@ grouped into windows (records closer than :data:`GAP` bytes are read with one
 ``pread``, a window at most about :data:`WINDOW` bytes), the windows are read
 into one buffer, and the walk's kernel (:func:`rmqformats.walk.kernels.records_at`)
 decodes the record at each offset as :func:`rmqformats.walk.record.decode_message`
-does one. A record longer than its unit says, or far from the others, is read
-by itself, its size taken from its own header. The columns are those of the
-walk (:func:`rmqformats.walk.arrow.build`). An offset where no whole message
-record lies is only marked; its caller says why (the reader's ``read`` gives
-the typed error).
+does one. A record whose size the caller does not give, or gives too short,
+is read by itself, its size taken from its own header. The columns are those
+of the walk (:func:`rmqformats.walk.arrow.build`); the messages are the walk's
+too (:func:`rmqformats.walk.record.placed_messages`). An offset where no whole
+message record lies is only marked; its caller says why (the reader's ``read``
+gives the typed error).
+
+Memory is bounded whatever the units say: the offsets are taken in parts
+(:data:`CHUNK_BYTES` of windows, as many of records read by themselves, or one
+record), and decompressed bodies a few at a time, as the walk bounds them
+(:func:`rmqformats.walk.arrow.decompressed_runs`).
 
 Files are opened read-only and never mapped; a file cut while it is read
 gives short reads, and the offsets in the bytes that are missing are marked.
