@@ -35,6 +35,10 @@ the message columns, with the names and types of ``rmqformats export
 setting, as text) and ``traceTopics`` (comma-separated) say how they are
 decoded. Filters on them are applied by Spark, not pushed down.
 
+A read may name ``property.NAME`` columns (option ``columns``, or its
+schema): each message's value of that property, a string, null where it
+has none, as the API's ``property.NAME`` columns (:func:`rmqformats.walk.arrow.property_column`).
+
 ``bodyDecoder`` (a spec of :mod:`rmqformats.body_decoders`: ``json``,
 ``text:ENCODING``, ``protobuf:DESCRIPTOR_SET:MESSAGE``, ``avro:SCHEMA_FILE``,
 ``python:MODULE:FUNCTION``) adds ``bodyDecoded`` and ``bodyDecodeError``
@@ -52,7 +56,7 @@ from pyspark.sql.types import StructType
 
 from .commitlogreader import FILTER_ORDER, CommitLogReader, PushdownCommitLogReader  # noqa: F401
 from .options import body_columns
-from .schema import check_schema, message_schema
+from .schema import check_schema, message_schema, property_columns
 from .source import RocketMQSource
 from .streaming import CommitLogStreamReader
 
@@ -67,11 +71,16 @@ class CommitLogDataSource(RocketMQSource):
     def name(cls) -> str:
         return "rocketmq_commitlog"
 
-    def full_schema(self) -> StructType:  # type: ignore[override]  # the options say whether decoded columns are there
+    def full_schema(self, schema: StructType | None = None) -> StructType:  # type: ignore[override]
+        """Every column (the options say whether decoded columns are there), with the ``property.NAME``
+        columns named by the ``columns`` option or by the read's ``schema``."""
+        named = [*(self.read_options.columns or ()), *(schema.fieldNames() if schema is not None else ())]
         return message_schema(decode_system=self.read_options.decode_system,
-                              body_columns=body_columns(self.read_options))
+                              body_columns=body_columns(self.read_options),
+                              property_columns=tuple(dict.fromkeys(property_columns(named))))
 
     def streamReader(self, schema: StructType):
         """``spark.readStream.format("rocketmq_commitlog")``: see :mod:`.streaming`."""
-        check_schema(schema, self.full_schema(), self.read_options.corrupt_column, self.name())
-        return CommitLogStreamReader(self.name(), self.read_options, schema, self.full_schema())
+        full = self.full_schema(schema)
+        check_schema(schema, full, self.read_options.corrupt_column, self.name())
+        return CommitLogStreamReader(self.name(), self.read_options, schema, full)

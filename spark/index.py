@@ -95,5 +95,5 @@ class IndexDataSource(RocketMQSource):
         return "rocketmq_index"
 
     @classmethod
-    def full_schema(cls) -> StructType:
+    def full_schema(cls, schema: StructType | None = None) -> StructType:
         return index_schema()

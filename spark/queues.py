@@ -120,5 +120,5 @@ class ConsumeQueueDataSource(RocketMQSource):
         return "rocketmq_consumequeue"
 
     @classmethod
-    def full_schema(cls) -> StructType:
+    def full_schema(cls, schema: StructType | None = None) -> StructType:
         return queue_schema()

@@ -50,16 +50,25 @@ def _from_arrow(schema: pa.Schema, extra: list[StructField]) -> StructType:
     return StructType([StructField(f.name, _spark_type(f.type), True) for f in schema] + extra)
 
 
-def message_schema(*, decode_system: bool = False, body_columns: Sequence[str] = ()) -> StructType:
+def message_schema(*, decode_system: bool = False, body_columns: Sequence[str] = (),
+                   property_columns: Sequence[str] = ()) -> StructType:
     """Messages: the columnar decoder's columns, then ``store``; with ``decode_system`` the decoded
     system columns (:data:`rmqformats.systopics.DECODED_SCHEMA`) between them, then the string columns
-    of a body decoder (``body_columns``: ``bodyDecoded`` or ``body.FIELD``…, and ``bodyDecodeError``)."""
+    of a body decoder (``body_columns``: ``bodyDecoded`` or ``body.FIELD``…, and ``bodyDecodeError``),
+    then the ``property.NAME`` columns named (``property_columns``: each one property's value, a string,
+    null where a message has none)."""
     schema = MESSAGE_ARROW
     if decode_system:
         from rmqformats.systopics import system_schema
         schema = system_schema(schema)
-    return _from_arrow(schema, [StructField(c, StringType(), True) for c in body_columns]
+    return _from_arrow(schema, [StructField(c, StringType(), True) for c in (*body_columns, *property_columns)]
                        + [StructField(STORE, StringType(), True)])
+
+
+def property_columns(names) -> tuple[str, ...]:
+    """The ``property.NAME`` columns among ``names`` (column names), in order."""
+    from rmqformats.walk.arrow import property_of
+    return tuple(n for n in names if property_of(n))
 
 
 def queue_schema() -> StructType:

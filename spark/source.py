@@ -40,8 +40,9 @@ class RocketMQSource(DataSource):
                               "a folder of stores (with recursiveFileLookup), globs or file: URIs")
 
     @classmethod
-    def full_schema(cls) -> StructType:
-        """Every column the source gives, without the corrupt-record column."""
+    def full_schema(cls, schema: StructType | None = None) -> StructType:
+        """Every column the source gives, without the corrupt-record column (with those a read's ``schema``
+        may add: the commit log's ``property.NAME`` columns)."""
         raise NotImplementedError
 
     def schema(self) -> StructType:
@@ -53,11 +54,12 @@ class RocketMQSource(DataSource):
         return StructType([by_name[c] for c in columns])
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        check_schema(schema, self.full_schema(), self.read_options.corrupt_column, self.name())
+        full = self.full_schema(schema)
+        check_schema(schema, full, self.read_options.corrupt_column, self.name())
         # Only a reader asked for overrides pushFilters: Spark refuses to plan a reader that does
         # while spark.sql.python.filterPushdown.enabled is off (DATA_SOURCE_PUSHDOWN_DISABLED).
         cls = self.pushdown_reader_class if self.read_options.pushdown else self.reader_class
-        return cls(self.name(), self.read_options, schema, self.full_schema())
+        return cls(self.name(), self.read_options, schema, full)
 
     #: The :class:`SourceReader` subclass of the source, and the same with :class:`FilterPushdown`.
     reader_class: type

@@ -905,6 +905,40 @@ def test_columns_option_decodes_only_those_columns(spark):
     assert list(rows[0]) == ["cqOffset", "topic"] and len(rows) == len(api_queue_units(root))
 
 
+def test_property_columns_by_name(spark):
+    """``property.NAME`` columns, named by the ``columns`` option or a read's schema: each message's value of
+    that property (null without it), decoded by the walk as the API's ``property.NAME`` columns are."""
+    from pyspark.sql.types import LongType, StructField, StructType, StringType
+
+    root = root_of("rocketmq-5.3.3")
+    cols = ["commitLogOffset", "property.KEYS", "topic", "property.CLUSTER", "property.NO_SUCH"]
+    msgs = list(rmqformats.open_store(root).commitlog.scan())
+    want = [{"commitLogOffset": m.commitlog_offset, "property.KEYS": m.properties.get("KEYS"), "topic": m.topic,
+             "property.CLUSTER": m.properties.get("CLUSTER"), "property.NO_SUCH": None} for m in msgs]
+    assert {m["property.KEYS"] for m in want} - {None} and {m["property.KEYS"] for m in want} & {None}
+    ds = CommitLogDataSource(options={"path": root, "columns": ",".join(cols)})
+    assert ds.schema().fieldNames() == cols
+    assert ds.schema()["property.KEYS"].dataType == StringType()
+    df = spark.read.format("rocketmq_commitlog").option("columns", ",".join(cols)).load(root)
+    assert df.columns == cols
+    assert sorted(map(tuple, df.collect())) == sorted(tuple(m.values()) for m in want)
+    schema = StructType([StructField("commitLogOffset", LongType()), StructField("property.KEYS", StringType()),
+                         StructField("store", StringType())])
+    df = spark.read.format("rocketmq_commitlog").schema(schema).load(root)
+    rows = {r["commitLogOffset"]: r["property.KEYS"] for r in df.collect()}
+    assert rows == {m["commitLogOffset"]: m["property.KEYS"] for m in want}
+    assert df.where("`property.KEYS` = 'key-1 order-0'").count() == sum(
+        m["property.KEYS"] == "key-1 order-0" for m in want) > 0
+    # A property column is the commit log's alone, and a string.
+    with pytest.raises(OptionError, match="names no column 'property.X'"):
+        ConsumeQueueDataSource(options={"path": root, "columns": "cqOffset,property.X"})
+    with pytest.raises(OptionError, match="names no column 'property.'"):
+        CommitLogDataSource(options={"path": root, "columns": "topic,property."})
+    bad = StructType([StructField("property.KEYS", LongType())])
+    with pytest.raises(OptionError, match="column property.KEYS is string, not bigint"):
+        CommitLogDataSource(options={"path": root}).reader(bad)
+
+
 @pytest.fixture(scope="module")
 def priority_store(tmp_path_factory) -> str:
     """5.4 priority and 5.5 lite-topic messages, built through the specs (the vectors hold none)."""
