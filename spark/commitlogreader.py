@@ -13,7 +13,7 @@ from .filters import RowFilter
 from .options import body_columns, body_decoding
 from .partitions import Pruning, commitlog_splits
 from .paths import COMMITLOG, resolve
-from .schema import STORE
+from .schema import STORE, property_columns
 from .source import FilterPushdown, SourceReader
 from .splits import SegmentSplit, SplitReader
 
@@ -68,9 +68,9 @@ class CommitLogReader(SourceReader):
 class PushdownCommitLogReader(FilterPushdown, CommitLogReader):
     """A :class:`CommitLogReader` that takes the filters Spark pushes down (option ``filterPushdown``);
     filters on the decoded system and body columns go back to Spark (they are decoded after the walk's
-    filters)."""
+    filters), and so do those on ``property.NAME`` columns (a name with a dot in it, as Spark quotes it)."""
 
     def unfiltered(self) -> frozenset[str]:
         from rmqformats.systopics import SYSTEM_COLUMNS
         system = frozenset(SYSTEM_COLUMNS) if self.options.decode_system else frozenset()
-        return system | frozenset(body_columns(self.options))
+        return system | frozenset(body_columns(self.options)) | frozenset(property_columns(self.schema.fieldNames()))

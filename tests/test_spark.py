@@ -937,6 +937,12 @@ def test_property_columns_by_name(spark):
     bad = StructType([StructField("property.KEYS", LongType())])
     with pytest.raises(OptionError, match="column property.KEYS is string, not bigint"):
         CommitLogDataSource(options={"path": root}).reader(bad)
+    # With filterPushdown, filters on them are left to Spark (a name with a dot, as Spark quotes it).
+    from rmqformats.spark.commitlogreader import PushdownCommitLogReader
+    ds = CommitLogDataSource(options={"path": root, "columns": ",".join(cols)})
+    reader = PushdownCommitLogReader(ds.name(), ds.read_options, ds.schema(), ds.full_schema(ds.schema()))
+    assert {"property.KEYS", "property.CLUSTER", "property.NO_SUCH"} <= reader.unfiltered()
+    assert "topic" not in reader.unfiltered()
 
 
 @pytest.fixture(scope="module")
