@@ -330,6 +330,13 @@ class CommitLog:
         except RecordError as exc:  # positions in ``data`` are relative to the record
             raise type(exc)(exc.path, pos + (exc.offset or 0), exc.reason) from None
 
+    @property
+    def plain_records(self) -> bool:
+        """Whether each record lies at its offset's position in its segment file, where :meth:`read` reads it
+        (and :meth:`read_each` reads many at once); a log whose records sit in entries (DLedger) reads its
+        own way."""
+        return type(self).read is CommitLog.read
+
     def read_each(self, offsets: Iterable[int], sizes: Iterable[int] | None = None
                   ) -> Iterator[Message | RmqFormatError]:
         """What :meth:`read` gives for each of ``offsets``, in order: the message, or the error it would
@@ -342,7 +349,7 @@ class CommitLog:
         a :meth:`read` each. An offset where no message is read gets
         :meth:`read`'s own error.
         """
-        if type(self).read is not CommitLog.read:  # a log whose records sit in entries: its own read
+        if not self.plain_records:
             yield from map(self._read_or_error, offsets)
             return
         import numpy as np

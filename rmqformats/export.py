@@ -1121,11 +1121,20 @@ def message_table_columns(batch: pa.RecordBatch, topic_width: int = 48) -> list[
         short_text(col("topic"), topic_width),
         pc.cast(col("queueId"), pa.string()),
         pc.cast(col("queueOffset"), pa.string()),
+        *stored_message_cells(batch),
+        pc.cast(pc.binary_length(col("body")), pa.string()),
+    ]
+
+
+def stored_message_cells(batch: pa.RecordBatch) -> list[pa.Array]:
+    """The message table's ``storeTimestamp``, ``tags``, ``keys`` and ``msgId`` cells of a batch with those
+    columns (the ``queue --resolve`` table shows the same)."""
+    col = batch.column
+    return [
         time_text(col("storeTimestamp")),
         pc.fill_null(col("tags"), scalar("", col("tags").type)),
         pc.fill_null(_joined(col("keys")), scalar("", col("keys").type.value_type)),
         col("msgId"),
-        pc.cast(pc.binary_length(col("body")), pa.string()),
     ]
 
 

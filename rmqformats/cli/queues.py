@@ -117,8 +117,7 @@ def cmd_queue(args: argparse.Namespace) -> int:
         header += ["status", "storeTimestamp", "tags", "keys", "msgId"] + (["body"] if _body_shown(args) else [])
     where = "RocksDB consume queue" if cq.kind == "rocksdb" else f"{len(cq.files.files)} file(s)"
     title = f"# {topic}/{queue_id}: offsets {cq.min_offset}..{cq.max_offset}, {where}"
-    from ..columnar.resolve import can_resolve
-    if args.resolve and can_resolve(cq):
+    if args.resolve and _columns_resolve(cq):
         n = _write_resolved(cq, args, out, header, title)
     else:
         if args.resolve:  # a DLedger commit log: a unit at a time, through its reader
@@ -207,6 +206,13 @@ def _write_queue(items, args: argparse.Namespace, out, json_of, row_of, header: 
         return n
     out.write(title + "\n")
     return print_rows_streamed((row_of(item, args) for item in items), header, out)
+
+
+def _columns_resolve(cq) -> bool:
+    """Whether ``queue --resolve`` reads this queue's messages as columns (the module that does so is
+    imported with ``--resolve`` only)."""
+    from ..columnar.resolve import can_resolve
+    return can_resolve(cq)
 
 
 #: The message columns a resolved unit's table row shows (``bodyError`` for a body that does not decompress).
@@ -319,19 +325,16 @@ def _resolved_cells(batch, args: argparse.Namespace) -> list:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ..export import time_text
+    from ..export import stored_message_cells
     from ..frames import from_numpy, scalar
     units, messages, ok = batch.units, batch.messages, batch.ok
     empty = scalar("")
     cells = [pc.cast(units.column(c), pa.string()) for c in ("cqOffset", "commitLogOffset", "size", "tagsCode")]
     cells.append(units.column("status"))
-    cells.append(_scattered(time_text(messages.column("storeTimestamp")), ok, empty))
-    cells.append(_scattered(pc.fill_null(messages.column("tags"), empty), ok, empty))
-    keys = pc.fill_null(pc.binary_join(messages.column("keys"), scalar(" ")), empty)
-    cells.append(_scattered(keys, ok, empty))
+    *shown, msg_id = stored_message_cells(messages)  # the message table's cells of the same columns
+    cells += [_scattered(c, ok, empty) for c in shown]
     # No message: the reason in the msgId column.
-    cells.append(pc.if_else(from_numpy(ok), _scattered(messages.column("msgId"), ok, empty),
-                            pc.fill_null(units.column("detail"), empty)))
+    cells.append(pc.if_else(from_numpy(ok), _scattered(msg_id, ok, empty), pc.fill_null(units.column("detail"), empty)))
     if _body_shown(args):  # (no message: an empty body's cell, which is empty in every view)
         from .messages import _body_cells
         cells.append(_scattered(pc.cast(_body_cells(messages, args), pa.string()), ok, empty))

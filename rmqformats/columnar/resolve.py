@@ -45,7 +45,7 @@ class ResolvedBatch:
 def can_resolve(cq: ConsumeQueue) -> bool:
     """Whether :func:`resolved_batches` reads this queue's messages: a queue opened through its store, whose
     commit log is a file one (a DLedger log's records sit in entries, which its reader checks)."""
-    return cq.store is not None and type(cq.store.commitlog).read is CommitLog.read
+    return cq.store is not None and cq.store.commitlog.plain_records
 
 
 def resolved_batches(cq: ConsumeQueue, start: int | None = None, stop: int | None = None, *,

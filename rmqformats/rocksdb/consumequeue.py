@@ -404,12 +404,6 @@ class RocksDBConsumeQueue(ConsumeQueue):
         parts = [rows for _, rows in self._rows(0 if start is None else start, stop)]
         return np.concatenate(parts) if parts else np.zeros(0, UNIT_DTYPE)
 
-    def units(self, start: int | None = None, stop: int | None = None, *,
-              tag: str | None = None) -> Iterator[CqUnit]:
-        for chunk in self.unit_chunks(start, stop, tag=tag):
-            for o, p, s, t in zip(*(values.tolist() for values in chunk)):
-                yield CqUnit(o, p, s, t)
-
     def unit_chunks(self, start: int | None = None, stop: int | None = None, *,
                     tag: str | None = None) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
         code = self._tag_filter(tag)
