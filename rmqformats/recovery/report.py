@@ -31,6 +31,7 @@ import pyarrow.compute as pc
 from .. import __version__
 from ..commitlog import DataEnd, split_folders
 from ..frames import to_numpy
+from ..message import format_millis
 from ..errors import RmqFormatError, display_path, place
 from .crosscheck import CrossCheck, Kind, cross_check
 
@@ -314,12 +315,8 @@ def _safe(listing):
 
 
 def _iso(ms: int | None) -> str:
-    if ms is None:
-        return ""
-    try:
-        return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    except (OverflowError, OSError, ValueError):
-        return f"{ms} ms (out of range)"
+    """A store time as every command shows it (:func:`~rmqformats.message.format_millis`); empty for none."""
+    return "" if ms is None else format_millis(int(ms))
 
 
 def _topics_figure(report: StoreReport):
