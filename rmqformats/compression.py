@@ -107,6 +107,15 @@ def _inflate_rest(d, done: int, max_size: int):
 _LZ4_FIRST_RATIO = 8
 
 
+def _lz4_context():
+    """This thread's lz4 frame decompression context: making one (and its buffers) for each small body costs
+    more than decompressing it. It is ready for a new frame after one ends; :func:`_lz4` drops it otherwise."""
+    c = getattr(_local, "lz4", None)
+    if c is None:
+        c = _local.lz4 = lz4.frame.create_decompression_context()
+    return c
+
+
 def _lz4(data, max_size: int) -> bytes:
     """An lz4 frame decompressed, up to ``max_size`` bytes.
 
@@ -115,23 +124,35 @@ def _lz4(data, max_size: int) -> bytes:
     rest a piece at a time: asking for ``max_size`` would map and unmap that
     much for every body.
     """
-    d = lz4.frame.LZ4FrameDecompressor()
+    context = _lz4_context()
     limit = max_size + 1  # one byte over the bound tells a body that passes it
+    done = False
     try:
-        out = d.decompress(data, max_length=min(limit, max(1 << 16, _LZ4_FIRST_RATIO * len(data))))
-        if not d.eof and not d.needs_input:  # more output: the rest in pieces of up to _PIECE bytes
+        out, read, done = lz4.frame.decompress_chunk(
+            context, data, max_length=min(limit, max(1 << 16, _LZ4_FIRST_RATIO * len(data))))
+        if not done and read < len(data):  # more output: the rest in pieces of up to _PIECE bytes
             pieces = [out]
             total = len(out)
-            while not d.eof and not d.needs_input and total < limit:
-                piece = d.decompress(b"", max_length=min(limit - total, _PIECE))
+            rest = memoryview(data)[read:]
+            while not done and len(rest) and total < limit:
+                piece, read, done = lz4.frame.decompress_chunk(context, rest, max_length=min(limit - total, _PIECE))
+                rest = rest[read:]
                 pieces.append(piece)
                 total += len(piece)
+                if not piece and not read:
+                    break
             out = b"".join(pieces)
     except (RuntimeError, ValueError, MemoryError) as exc:
         raise BodyDecompressionError(f"lz4 body is corrupt: {exc}") from exc
+    finally:
+        if not done:
+            # The frame not finished (an error, a cut body, or past the bound): the next body gets a new
+            # context. Resetting this one is not enough: it keeps the content size a frame header
+            # declared, and fails the next frame that declares none.
+            _local.lz4 = None
     if len(out) > max_size:
         raise BodyDecompressionError(f"lz4 body decompresses to more than {max_size} bytes")
-    if not d.eof:
+    if not done:
         raise BodyDecompressionError("lz4 frame is incomplete")
     return out
 

@@ -208,6 +208,24 @@ def test_truncated_compressed_body(packer, sys_flag):
         _message(data[: len(data) // 2], sys_flag).body
 
 
+def test_lz4_bodies_after_bad_ones():
+    """Each thread reuses one lz4 context: a body that does not decompress (cut after a header that declares
+    its size, corrupt, past the bound) leaves nothing behind for the next, with or without a declared size."""
+    text = b"hello rocketmq " * 400
+    sized = lz4.frame.compress(text, store_size=True)
+    unsized = lz4.frame.compress(text, store_size=False)  # as the Java client writes frames
+    corrupt = bytearray(unsized)
+    corrupt[len(corrupt) // 2] ^= 0xFF
+    bad = [(sized[:20], {}), (sized[: len(sized) // 2], {}), (bytes(corrupt), {}), (unsized, {"max_size": 100})]
+    for data, options in bad:
+        with pytest.raises(rmqformats.DecompressionError):
+            _message(data, 0x101).decompressed_body(**options)
+        for good in (unsized, sized, lz4.frame.compress(b"")):
+            assert _message(good, 0x101).body == lz4.frame.decompress(good)
+    # a frame followed by other bytes: the frame's content, as before
+    assert _message(unsized + b"after", 0x101).body == text
+
+
 # -- the reference parsers give typed errors on the same damage ----------------
 
 from rmqformats import reference  # noqa: E402
