@@ -101,6 +101,35 @@ def reversed_text(argument):
     """An entry point's object: given the spec's argument, it returns the decoder."""
     return lambda body: body.decode(argument or "utf-8")[::-1]
 
+def test_decoders_with_columns(store, tmp_path, capsys):
+    """--columns with a body decoder: the columns asked for, then the decoded ones; the body is read for
+    the decoder and shown only where asked for (table, JSON Lines, one message, exports)."""
+    offsets = [r["commitLogOffset"] for r in rows_of(rmqformats.open_store(store).commitlog.batches(
+        ["commitLogOffset"]))]
+    assert main(["messages", str(store), "--columns", "commitLogOffset", "--body-decoder", "text:gbk", "--wide"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["commitLogOffset", "decoded"]
+    assert lines[4].split() == [str(offsets[3]), "\u4e2d\u6587", "gbk"] and "[UnicodeDecodeError" in lines[3]
+    assert main(["messages", str(store), "--columns", "commitLogOffset,topic", "--body-decoder", "json",
+                 "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [list(r) for r in rows] == [["commitLogOffset", "topic", "bodyDecoded", "bodyDecodeError"]] * 4
+    assert json.loads(rows[1]["bodyDecoded"]) == {"order": 2, "note": "\u4e2d\u6587"}
+    assert main(["messages", str(store), "--offset", str(offsets[0]), "--columns", "commitLogOffset",
+                 "--body-decoder", "json"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["commitLogOffset", "decoded"] and lines[1].split()[0] == str(offsets[0])
+    for fmt in ("jsonl", "csv", "parquet"):
+        out = tmp_path / f"out-{fmt}"
+        assert main(["export", str(store), "--to", fmt, str(out), "--columns", "commitLogOffset",
+                     "--body-decoder", "json"]) == 0
+    assert pq.read_table(tmp_path / "out-parquet").schema.names == ["commitLogOffset", "bodyDecoded",
+                                                                   "bodyDecodeError"]
+    assert list(json.loads((tmp_path / "out-jsonl").read_text().splitlines()[0])) == [
+        "commitLogOffset", "bodyDecoded", "bodyDecodeError"]
+    assert (tmp_path / "out-csv").read_text().splitlines()[0] == '"commitLogOffset","bodyDecoded","bodyDecodeError"'
+
+
 
 def test_an_entry_point_adds_a_decoder(store, monkeypatch):
     import importlib.metadata as md
@@ -218,7 +247,7 @@ def test_typed_body_fields_in_messages_export_and_sql(typed, topic, tmp_path, ca
     assert lines[3].endswith(f"[{bad}]")
     # Parquet: the same values, the bad body kept as stored with its reason.
     assert main(["export", str(root), "--topic", topic, "--to", "parquet", str(tmp_path / "pq"), *decoding,
-                 "--columns", "commitLogOffset"]) == 0
+                 "--columns", "commitLogOffset,body"]) == 0
     exported = pq.read_table(tmp_path / "pq").sort_by("commitLogOffset").to_pylist()
     assert [{k: r[k] for k in FIELD_NAMES} for r in exported[:2]] == bodystores.EXPECTED
     assert (exported[2]["body"], exported[2]["bodyDecodeError"]) == (bodystores.BAD, bad)

@@ -450,8 +450,8 @@ def cmd_messages(args: argparse.Namespace) -> int:
     out = sys.stdout
     body = args.body not in (None, "none")
     columns = args.columns
-    header = (list(columns) if columns is not None else
-              _MESSAGE_HEADER + (["body"] if body and args.format == "table" else [])
+    header = ((list(columns) if columns is not None else
+               _MESSAGE_HEADER + (["body"] if body and args.format == "table" else []))
               + (_decoded_header(decoder) if decoder is not None and args.format == "table" else []))
     if system is not None and args.format == "table":
         header = header + list(_SYSTEM_TABLE)
@@ -465,7 +465,8 @@ def cmd_messages(args: argparse.Namespace) -> int:
                 d = _decoded_json(d, decoder, msg.shown_body)
                 out.write(json.dumps(d, ensure_ascii=False) + "\n")
         elif columns is not None:
-            print_table([_system_row(_columns_row(_columns_json(msg.to_json_dict(), msg, columns), columns),
+            print_table([_system_row(_decoded_row(_columns_row(_columns_json(msg.to_json_dict(), msg, columns),
+                                                               columns), decoder, msg.shown_body),
                                      msg.to_json_dict(), system) for msg in msgs], header, out)
         else:
             rows = [_decoded_row(_message_row(msg), decoder, msg.shown_body) for msg in msgs]
@@ -508,9 +509,10 @@ def cmd_messages(args: argparse.Namespace) -> int:
                     data = item.body if item is not None else m.shown_body
                     d = _inner_json(m, item) if item is not None else m.to_json_dict()
                     if columns is not None:
-                        yield _system_row(_columns_row(_columns_json(d, m, columns, item.properties
-                                                                     if item is not None else None, data),
-                                                       columns), d, system)
+                        yield _system_row(_decoded_row(_columns_row(_columns_json(d, m, columns, item.properties
+                                                                                  if item is not None else None,
+                                                                                  data), columns), decoder, data),
+                                          d, system)
                     else:
                         row = _inner_row(m, item) if item is not None else _message_row(m)
                         yield _system_row(_decoded_row(_with_body(row, data, args) if body else row, decoder, data),
@@ -536,15 +538,16 @@ def cmd_messages(args: argparse.Namespace) -> int:
     else:
         names = list(JSONL_COLUMNS if jsonl else MESSAGE_TABLE_SOURCE + (("bodyError",) if body else ()))
     shows_body = "body" in names and counts is None
-    if decoder is not None and counts is None and "body" not in names:
-        names.append("body")  # what the body decoder reads
-        shows_body = True
+    # What the body decoder reads, where --columns leaves it out: read, decoded, then left out.
+    body_read = decoder is not None and counts is None and "body" not in names
+    if body_read:
+        names.append("body")
     shown = names
     if system is not None:  # what the system columns are decoded from, read and then left out
         from ..systopics.batches import NEEDED
         names = names + [c for c in NEEDED if c not in names]
     # Every body shown or measured is decompressed: bodyBytes is the length of the body as shown.
-    decompress = shows_body or BODY_BYTES in names
+    decompress = shows_body or body_read or BODY_BYTES in names
     reshape = jsonl and shows_body and (args.body not in (None, "base64") or args.body_limit is not None)
     raw = byte_stream(out) if jsonl and counts is None else None  # JSON Lines are written as bytes
     table = None
@@ -583,17 +586,19 @@ def cmd_messages(args: argparse.Namespace) -> int:
                     batch = with_system_columns(batch, shown, decoding=system)
                 if decoder is not None and counts is None:
                     batch = decoder.batch(batch)
+                    if body_read:
+                        batch = batch.drop_columns(["body"])
                 with follow.whole() if follow is not None else _nothing():
                     if counts is not None:
                         counts.add_batch(batch)
                     elif table is not None:
                         if columns is not None:
-                            cells = _column_cells(batch, shown, args, width)
+                            cells = _column_cells(batch, list(columns), args, width)
                         else:
                             cells = message_table_columns(batch, 48 if width is not None else 1 << 30)
                         if body and columns is None:
                             cells.append(_body_cells(batch, args))
-                        if decoder is not None and columns is None:
+                        if decoder is not None:
                             import pyarrow.compute as pc
 
                             from ..frames import scalar
@@ -795,7 +800,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     prepare_output(out_path, fmt, args.force, reads)
     columns = export_columns(fmt, args.columns)
     need = set(columns)
-    if decoder is not None:
+    # What the body decoder reads, where --columns leaves it out: read, decoded, then left out.
+    body_read = decoder is not None and "body" not in need
+    if body_read:
         need.add("body")
     if fmt == "parquet":
         need.add("segment")
@@ -825,6 +832,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         batches = system_batches(batches, shown, decoding=system)
     if decoder is not None:
         batches, schema = decoder.batches(batches), decoder.schema(schema)
+        if body_read:
+            batches, schema = _without_body(batches), schema.remove(schema.get_field_index("body"))
     elif system is None and fmt == "parquet" and getattr(scan, "parallel", False) and not args.batch_filter \
             and list(scan.schema.names) == names:
         batches = scan  # Parquet from a walk on several cores: its workers write the segments' files
@@ -842,6 +851,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     return report_end(scan, log)
 
 
+
+
+def _without_body(batches):
+    """The batches without their ``body`` column, one at a time."""
+    for batch in batches:
+        yield batch.drop_columns(["body"])
+        batch = None  # not held while the next one is read
 
 
 def add_commands(sub) -> None:
