@@ -290,6 +290,26 @@ def test_a_release_past_the_newest_known_is_extrapolated(capsys, tmp_path):
     assert "extrapolated: release 5.6.0 is newer than every release known here" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("command", ["preflight", "check"])
+@pytest.mark.parametrize("release, why", [("banana", "is no RocketMQ release"), ("5.x", "is no RocketMQ release"),
+                                          ("3.9.9", "older than every release rmqformats reads")])
+def test_a_release_that_is_none_is_a_usage_error(capsys, command, release, why):
+    with pytest.raises(SystemExit) as stop:  # a usage error, as argparse ends one
+        main([command, str(store_path("rocketmq-5.3.3")), "--release", release])
+    assert stop.value.code == status.ERROR
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and why in err and "Traceback" not in err
+    with pytest.raises(ValueError, match=why):
+        preflight(open_store(store_path("rocketmq-5.3.3")), release=release)
+
+
+def test_a_release_given_says_so_and_takes_a_tag_or_two_numbers(capsys):
+    for given in ("5.3", "rocketmq-all-5.3.0"):
+        assert main(["preflight", str(store_path("rocketmq-5.3.3")), "--release", given]) == 0
+        first = capsys.readouterr().out.splitlines()[0]
+        assert first.startswith("release 5.3.0 followed (given); ") and "allows" not in first
+
+
 def test_5_5_0_ends_abnormal_recovery_at_a_stale_physical_offset(capsys, tmp_path):
     """A record whose PHYSICALOFFSET (byte 28) points outside its segment, as old bytes of a reused file."""
     root, placed = rocksdb_store(tmp_path)

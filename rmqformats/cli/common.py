@@ -40,6 +40,15 @@ def iso(ms: int) -> str:
     return format_millis(ms)
 
 
+def release_arg(text: str) -> str:
+    """``--release``: a broker release (:func:`rmqformats.versions.releases.broker_release`), else a usage error."""
+    from ..versions.releases import UnknownReleaseError, broker_release
+    try:
+        return broker_release(text)
+    except UnknownReleaseError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def open_from_args(args: argparse.Namespace) -> Store:
     store = _open_from_args(args)
     if hasattr(args, "jobs"):  # every walk of its commit log in this command uses that many worker processes

@@ -7,7 +7,7 @@ import json
 import sys
 
 from . import status
-from .common import UsageError, add_jobs, open_from_args
+from .common import UsageError, add_jobs, open_from_args, release_arg
 
 
 def cmd_preflight(args: argparse.Namespace) -> int:
@@ -23,8 +23,9 @@ def cmd_preflight(args: argparse.Namespace) -> int:
         out = sys.stdout
         verdict = {0: "the broker starts cleanly", 1: "the broker starts, but changes the store",
                    2: "the broker refuses to start"}[code]
-        out.write(f"release {result.release} followed (the store allows {result.release_range}; "
-                  f"{result.release_source}); {result.recovery} recovery; data end "
+        why = (result.release_source if args.release is not None
+               else f"the store allows {result.release_range}; {result.release_source}")
+        out.write(f"release {result.release} followed ({why}); {result.recovery} recovery; data end "
                   f"{result.data_end if result.data_end is not None else '(not read)'}\n")
         out.write(f"{verdict}\n")
         if result.extrapolated:
@@ -59,7 +60,7 @@ def add_commands(sub) -> None:
         epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     sp.add_argument("store", nargs="?", help="store root (the folder holding commitlog/)")
     sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")
-    sp.add_argument("--release", metavar="X", help="the broker release that will start (default: the oldest the "
+    sp.add_argument("--release", metavar="X", type=release_arg, help="the broker release that will start (default: the oldest the "
                                                      "store's contents allow, which reads the commit log once more)")
     sp.add_argument("--config", metavar="FILE", help="broker .properties or JSON store config for the mapped-file "
                                                      "sizes (default: the size most files of each kind have) and the "

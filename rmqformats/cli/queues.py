@@ -12,7 +12,7 @@ import sys
 from ..consumequeue import SCHEDULE_TOPIC, tags_code
 from . import bodies, present, status
 from .common import UsageError, Unknown, iso, open_from_args, parse_time, short, print_table, add_store_args
-from .common import add_jobs
+from .common import add_jobs, release_arg
 from .tables import print_rows_streamed, table_width, write_wrapped
 from .common import add_commitlog_arg, refuse_empty_range
 
@@ -704,7 +704,7 @@ def add_commands(sub) -> None:
                     help="check the timer log (default: on)")
     sp.add_argument("--index-safe", action="store_true",
                     help="the broker runs with messageIndexSafe=true (abnormal recovery also waits for the index)")
-    sp.add_argument("--release", metavar="X",
+    sp.add_argument("--release", metavar="X", type=release_arg,
                     help="the broker release that will start (default: none; what a later release cannot read, "
                          "such as the unquoted config keys 5.5.0's fastjson2 refused, is a note that applies "
                          "when upgrading to it)")

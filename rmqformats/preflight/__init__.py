@@ -203,7 +203,7 @@ def preflight(store, *, release: str | None = None, config: str | None = None,
         else:
             version, source = "5.3.3", "not detected; taken as 5.3.3"
     else:
-        version, source = release, "given"
+        version, source = known.broker_release(release), "given"
         allowed = "not read (--release given)"
     rel = later.version_key(version)
     tag = _tag(rel)

@@ -80,6 +80,25 @@ def release(text: str | Release) -> Release:
     raise UnknownReleaseError(f"unknown RocketMQ release {text!r} (known: {known})")
 
 
+#: A broker release as ``--release`` takes it: ``5.5.1``, ``5.5`` or the tag ``rocketmq-all-5.5.1``.
+_BROKER_RELEASE = re.compile(r"(?:rocketmq-all-)?(\d+)(?:\.(\d+))?(?:\.(\d+))?")
+
+
+def broker_release(text: str) -> str:
+    """``text`` as the broker release a rule set follows (``preflight --release``, ``check --release``): a
+    version of one to three numbers, or a tag, at or after the oldest known release; a newer one than
+    every known release is kept (its rules are extrapolated). Raises :class:`UnknownReleaseError`."""
+    m = _BROKER_RELEASE.fullmatch(str(text).strip())
+    if not m:
+        raise UnknownReleaseError(f"{text!r} is no RocketMQ release: give a version such as "
+                                  f"{RELEASES[-1].version} (known: {RELEASES[0].version} to {RELEASES[-1].version})")
+    key = tuple(int(x or 0) for x in m.groups())
+    if key < RELEASES[0].key:
+        raise UnknownReleaseError(f"release {text} is older than every release rmqformats reads (the oldest: "
+                                  f"{RELEASES[0].version})")
+    return ".".join(map(str, key))
+
+
 def at_or_after(text: str) -> Release:
     """The first known release numbered ``text`` or later (``4.5.0``, which has no tag, gives 4.5.1).
 
