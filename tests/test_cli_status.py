@@ -99,6 +99,8 @@ def test_usage_errors(capsys, argv, text):
     (["queue", "NoTopic"], "unknown topic 'NoTopic'"),
     (["queue", "TopicTest", "9"], "unknown queue TopicTest/9"),
     (["check", "--topic", "NoTopic"], "unknown topic 'NoTopic'"),
+    (["check", "--topic", "TopicTest", "--queue", "99"], "unknown queue TopicTest/99"),
+    (["check", "--queue", "99"], "unknown queue id 99"),
     (["lag", "--group", "Nope"], "unknown group 'Nope'"),
     (["lag", "--topic", "NoTopic"], "unknown topic 'NoTopic'"),
 ])

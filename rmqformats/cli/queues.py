@@ -545,8 +545,18 @@ def _write_check_lines(doc: dict, out) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     store = open_from_args(args)
-    if args.topic is not None and not any(q.topic == args.topic for q in [*store.queues(), *store.batch_queues()]):
-        raise _unknown_queue(store, args.topic, None)
+    if args.topic is not None or args.queue is not None:
+        listed = [*store.queues(), *store.batch_queues()]
+        if args.topic is not None and not any(q.topic == args.topic for q in listed):
+            raise _unknown_queue(store, args.topic, None)
+        if args.queue is not None and not any(q.queue_id == args.queue and args.topic in (None, q.topic)
+                                              for q in listed):
+            if args.topic is not None:
+                raise _unknown_queue(store, args.topic, args.queue)
+            ids = sorted({q.queue_id for q in listed})
+            raise Unknown(f"unknown queue id {args.queue}: no topic under {store.path('consumequeue')} or "
+                          f"{store.path('batchconsumequeue')} has it (queue ids there: "
+                          f"{', '.join(map(str, ids)) or 'none'})")
     cross = None
     if args.both_ways and store.root is not None:
         from ..recovery import Severity, cross_check
