@@ -11,11 +11,41 @@ character); the others a value at a time.
 
 from __future__ import annotations
 
+import re
+
 import pyarrow as pa
 import pyarrow.compute as pc
 from wcwidth import wcswidth, wcwidth
 
 from .frames import from_strings, scalar
+
+
+#: Control characters, which a table shows as escapes (:func:`one_line`).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL_ARROW = "[\\x00-\\x1f\\x7f]"
+_SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escape(m: re.Match) -> str:
+    c = m.group()
+    return _SHORT.get(c) or f"\\x{ord(c):02x}"
+
+
+def one_line(text: str) -> str:
+    """``text`` as a table cell shows it: each control character as ``\\t``, ``\\n``, ``\\r`` or ``\\xNN``, so that
+    a row stays one line (JSON and CSV keep the text as it is)."""
+    return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
+
+
+def one_line_array(arr: pa.Array) -> pa.Array:
+    """:func:`one_line` of each value of a string array (the array itself when none holds a control)."""
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)) or len(arr) == 0:
+        return arr
+    found = pc.match_substring_regex(arr, _CONTROL_ARROW)
+    if not pc.any(found).as_py():
+        return arr
+    values = arr.to_pylist()
+    return from_strings([v if v is None else one_line(v) for v in values]).cast(arr.type)
 
 
 def cells(text: str) -> int:

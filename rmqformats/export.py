@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 from numba import njit
 
 from . import output
-from .cells import cells, cut_array, pad, pad_array, widest
+from .cells import cells, cut_array, one_line_array, pad, pad_array, widest
 from .walk.arrow import COLUMNS
 from .jit import jit_options
 from .frames import from_numpy, from_strings, scalar, to_numpy
@@ -985,7 +985,9 @@ class TableStream:
         self.rows = 0
 
     def write(self, columns: list[pa.Array]) -> None:
-        """Add rows given as one string array per column."""
+        """Add rows given as one string array per column (a control character shown as its escape,
+        :func:`rmqformats.cells.one_line`)."""
+        columns = [one_line_array(c) for c in columns]
         n = len(columns[0]) if columns else 0
         if n == 0:
             return

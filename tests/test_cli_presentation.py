@@ -301,6 +301,41 @@ def test_body_text_escapes_one_way_in_tables_and_json(capsys):
     assert bodies.json_fields(data, "text", None)["body"] == table
 
 
+def test_control_characters_are_escaped_in_every_table_cell(capsys, monkeypatch):
+    """A text with newlines (a decoded body, an SQL value) keeps its row on one line in a table, through each
+    way a table is written (rows, columns, streamed), fitted or not; JSON Lines keep the text."""
+    import io
+
+    from rmqformats.cells import one_line
+    from rmqformats.cli import tables
+    from rmqformats.frames import from_strings
+    text = "line 1\nline 2\r\tend\x01"
+    assert one_line(text) == "line 1\\nline 2\\r\\tend\\x01" and one_line("plain \\ text") == "plain \\ text"
+    for width in (None, 40):
+        for write in (lambda out: tables.print_table([["a", text]], ["k", "v"], out, width=width),
+                      lambda out: tables.print_columns([from_strings(["a"]), from_strings([text])], ["k", "v"], out,
+                                                       width=width),
+                      lambda out: tables.print_rows_streamed([["a", text]], ["k", "v"], out)):
+            out = io.StringIO()
+            write(out)
+            assert len(out.getvalue().splitlines()) == 2, out.getvalue()
+    root = store_path("rocketmq-5.1.4")
+    monkeypatch.setenv("COLUMNS", "100")
+    argv = ["messages", str(root), "--topic", "TopicTest", "--body-decoder", "text:utf-8", "--from-offset", "62689",
+            "--limit", "1"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and "\\n" in lines[1]
+    assert main([*argv, "--format", "jsonl"]) == 0
+    assert "\n" in json.loads(capsys.readouterr().out)["bodyDecoded"]
+
+
+def test_lag_keeps_the_lag_column_when_narrowed(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")
+    assert main(["lag", str(store_path("rocketmq-5.1.4"))]) == 0
+    assert capsys.readouterr().out.splitlines()[0].split()[-1] == "lag"
+
+
 @pytest.mark.parametrize("argv", [["inspect"], ["inspect", "--salvage"], ["messages"], ["messages", "--salvage"],
                                   ["check"], ["check", "--format", "jsonl"], ["preflight"], ["dump", "SEG"]])
 def test_damage_is_placed_file_at_hex_by_every_command(capsys, store_copy, version, argv):

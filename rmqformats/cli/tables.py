@@ -25,7 +25,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from ..cells import cells, cut_middle, pad
+from ..cells import cells, cut_middle, one_line, one_line_array, pad
 
 #: Set from ``--wide``: every column, whole values.
 _state = {"wide": False, "noted": False}
@@ -41,8 +41,8 @@ LEAST_USEFUL = (
     "attributes", "storeTimestamp", "storeTime", "storeTimeFromIndex", "nextMessageStoreTime", "flag", "properties",
     "storeSize", "keys",
 )
-#: Columns left out last (asked for, as ``body`` with ``--body``, or what a row is about).
-MOST_USEFUL = ("body", "topic", "group")
+#: Columns left out last (asked for, as ``body`` with ``--body``, what a row is about, or ``lag``'s answer).
+MOST_USEFUL = ("lag", "body", "topic", "group")
 #: Separator between columns.
 GAP = "  "
 #: Text columns are not cut narrower than this (or their header).
@@ -130,7 +130,7 @@ def _is_cuttable(values: list) -> bool:
 def print_table(rows: list[list], header: list[str], out, indent: str = "", *,
                 width: int | None | Callable[[object], int | None] = table_width) -> None:
     """Write ``rows`` under ``header`` as aligned columns, fitted to the output's width."""
-    rendered = [[str(c) for c in r] for r in rows]
+    rendered = [[one_line(str(c)) for c in r] for r in rows]
     widths = [max(cells(r[i]) for r in [header, *rendered]) for i in range(len(header))]
     cuttable = [_is_cuttable([r[i] for r in rendered]) for i in range(len(header))]
     limit = width(out) if callable(width) else width
@@ -149,6 +149,7 @@ def print_columns(columns: Sequence, header: list[str], out, indent: str = "", *
 
     from ..cells import cut_array, pad_array, widest
     from ..frames import scalar
+    columns = [one_line_array(c) for c in columns]
     widths = [max(cells(h), widest(c)) for h, c in zip(header, columns)]
     limit = width(out) if callable(width) else width
     # Whether a column may be cut only matters when the table is fitted; its distinct values tell.
@@ -205,7 +206,7 @@ class ColumnWidths:
 
     def add(self, row: Sequence) -> None:
         for i, c in enumerate(row):
-            s = str(c)
+            s = one_line(str(c))
             w = cells(s)
             if w > self.widths[i]:
                 self.widths[i] = w
@@ -226,7 +227,7 @@ def print_table_streamed(columns: ColumnWidths, rows, out, indent: str = "", *,
     note_left_out(header, layout, limit)
     out.write(indent + GAP.join(pad(cut_middle(header[i], w), w) for i, w in layout).rstrip() + "\n")
     for r in rows:
-        values = [str(c) for c in r]
+        values = [one_line(str(c)) for c in r]
         out.write(indent + GAP.join(pad(cut_middle(values[i], w), w) for i, w in layout).rstrip() + "\n")
 
 
