@@ -86,6 +86,8 @@ def test_findings_from_lag_flags(capsys):
     (["queue", "TopicTest", "0", "--body", "text"], "--body and --body-limit need --resolve"),
     (["check", "--max-problems", "0"], "must be 1 or more"),
     (["lookup", "--topic", "T", "--key", "k", "--max", "0"], "must be 1 or more"),
+    (["lookup", "--topic", "T", "--key", "k", "--max", "-1"], "--max: must be 1 or more, not -1"),
+    (["inspect", "--jobs", "0"], "--jobs/--threads: must be 1 or more, not 0"),
     (["dump", "--body-limit", "-1"], "must be 0 or more"),
 ])
 def test_usage_errors(capsys, argv, text):

@@ -24,6 +24,17 @@ def non_negative(text: str) -> int:
     return value
 
 
+def positive(text: str) -> int:
+    """An argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
 def add_body_args(sp: argparse.ArgumentParser, what: str = "message bodies") -> None:
     """``--body`` and ``--body-limit``."""
     sp.add_argument("--body", choices=VIEWS, default=None,

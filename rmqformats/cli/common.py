@@ -252,13 +252,8 @@ def cpus() -> int:
 
 
 def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return value
+    from .bodies import positive
+    return positive(text)
 
 
 def add_jobs(sp: argparse.ArgumentParser) -> None:

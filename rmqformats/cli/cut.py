@@ -53,6 +53,7 @@ from ..generated.layouts import rocketmq_commitlog as layout
 from ..mapped import pread_exact
 from ..timer import SLOT_DTYPE as WHEEL_SLOT_DTYPE
 from . import status
+from .bodies import positive
 from .present import place
 from .common import file_store_paths
 
@@ -253,13 +254,6 @@ def write_piece(path: str, out: str, length: int, *, force: bool = False, reads:
     write_output(path, out, [(0, length)], force=force, reads=reads)
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, not {text}")
-    return value
-
-
 #: The options of each kind of file cut.
 _OPTIONS = {"commitlog": ("records", "bytes"), "timerwheel": ("slots", "used"), "index": ("slots", "entries")}
 _NAMES = {"commitlog": "a commit-log segment", "timerwheel": "a timer wheel", "index": "an index file"}
@@ -358,21 +352,21 @@ def add_commands(sub) -> None:
                                    "range of hash slots and the entries they reach. The file is only read.")
     p.add_argument("segment", metavar="FILE", help="a commit-log segment, timer wheel or index file")
     size = p.add_mutually_exclusive_group(required=True)
-    size.add_argument("--records", type=_positive, metavar="N", help="segment: the first N message records")
-    size.add_argument("--bytes", type=_positive, metavar="N",
+    size.add_argument("--records", type=positive, metavar="N", help="segment: the first N message records")
+    size.add_argument("--bytes", type=positive, metavar="N",
                       help="segment: as many whole records from the start as fit in N bytes")
     size.add_argument("--slots", type=_slot_range, metavar="A:B",
                       help="timer wheel: slots A to B-1; index file: hash slots from A on, with every entry "
                            "the chains of slots A to B-1 reach")
     size.add_argument("--used", action="store_true", help="timer wheel: the first to the last used slot")
-    size.add_argument("--entries", type=_positive, metavar="N",
+    size.add_argument("--entries", type=positive, metavar="N",
                       help="index file: the header, entries 0 to N-1 (rounded up to 4 per slot) and as many "
                            "hash slots from 0")
     p.add_argument("--kind", choices=sorted(_OPTIONS), help="the file's kind (default: from the options, or "
                                                             "found from its name and place)")
-    p.add_argument("--hash-slots", type=_positive, metavar="N",
+    p.add_argument("--hash-slots", type=positive, metavar="N",
                    help="index file: the broker's maxHashSlotNum, when the file size does not tell it")
-    p.add_argument("--index-num", type=_positive, metavar="N",
+    p.add_argument("--index-num", type=positive, metavar="N",
                    help="index file: the broker's maxIndexNum, when the file size does not tell it")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="the file to write")
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")

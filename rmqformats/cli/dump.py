@@ -344,13 +344,6 @@ register("config", _config)
 register("marker", _marker)
 
 
-def _count(text: str) -> int:
-    value = bodies.non_negative(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return value
-
-
 def _folder_advice(path: str) -> str:
     """Why ``dump`` does not read the folder ``path`` (it reads files), what the folder is and which
     command reads it."""
@@ -579,10 +572,10 @@ def add_commands(sub) -> None:
     sp.add_argument("--deep", action="store_true", help="every field of each record")
     add_jobs(sp)
     sp.add_argument("--format", choices=["table", "jsonl", "json"], default="table", help="output format")
-    sp.add_argument("--hash-slots", type=_count, metavar="N",
+    sp.add_argument("--hash-slots", type=bodies.positive, metavar="N",
                     help="index files: the broker's maxHashSlotNum (default: inferred from the size; a size that "
                          "tells neither count is refused with the counts that fit it)")
-    sp.add_argument("--index-num", type=_count, metavar="N",
+    sp.add_argument("--index-num", type=bodies.positive, metavar="N",
                     help="index files: the broker's maxIndexNum (default: inferred from the size, as --hash-slots)")
     bodies.add_body_args(sp, "commit-log message bodies")
     sp.set_defaults(func=cmd_dump)

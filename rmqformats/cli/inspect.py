@@ -12,6 +12,7 @@ from collections import defaultdict
 from ..errors import RmqFormatError, RocksDBError, display_path
 from ..store import Store
 from . import status
+from .bodies import non_negative
 from .present import place, whole
 from .tables import write_wrapped
 from ..columnar import find_record_start
@@ -503,17 +504,7 @@ def add_commands(sub) -> None:
     add_salvage(sp)
     add_jobs(sp)
     sp.add_argument("--tiered", metavar="PATH", help="also describe the tiered store at PATH (tieredStoreFilePath)")
-    sp.add_argument("--top", metavar="N", type=_count, default=DEFAULT_TOP,
+    sp.add_argument("--top", metavar="N", type=non_negative, default=DEFAULT_TOP,
                     help=f"list the N topics and N queues holding the most bytes (default {DEFAULT_TOP}; 0: all)")
     sp.set_defaults(func=cmd_inspect)
 
-
-def _count(text: str) -> int:
-    """A number of rows (``--top``): 0 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
-    return value

@@ -484,13 +484,6 @@ def cmd_lookup(args: argparse.Namespace) -> int:
 
 # -- check -------------------------------------------------------------------------
 
-def _positive(text: str) -> int:
-    value = bodies.non_negative(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return value
-
-
 def _write_place(label: str, place) -> None:
     """``label  path @ 0x…`` on one line, or, when that does not fit the width, the path on a line of its own."""
     out = sys.stdout
@@ -674,7 +667,7 @@ def add_commands(sub) -> None:
                          "same second")
     sp.add_argument("--end", type=parse_time,
                     help="store time <= (epoch ms or ISO 8601), to the index's one-second resolution as --begin")
-    sp.add_argument("--max", type=_positive, default=64,
+    sp.add_argument("--max", type=bodies.positive, default=64,
                     help="at most this many hits (the broker's maxMsgsNumBatch: 64)")
     sp.add_argument("--raw", action="store_true",
                     help="the index hits exactly as the broker returns them, without reading the messages")
@@ -704,7 +697,7 @@ def add_commands(sub) -> None:
     add_store_args(sp, formats=("table", "jsonl", "json"))
     sp.add_argument("--topic", help="only this topic's queues")
     sp.add_argument("--queue", type=bodies.non_negative, help="only this queue id")
-    sp.add_argument("--max-problems", type=_positive, default=1000,
+    sp.add_argument("--max-problems", type=bodies.positive, default=1000,
                     help="list at most this many mismatches and findings (all are counted)")
     sp.add_argument("--both-ways", action=argparse.BooleanOptionalAction, default=True,
                     help="also check from the commit log's side (default: on; off checks only the units)")
