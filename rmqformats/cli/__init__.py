@@ -180,8 +180,8 @@ def _failure(exc: BaseException, name: str) -> int:
     from ..errors import InvalidMessageIdError, RmqFormatError
     from . import status
     from .common import Unknown, UsageError
-    if isinstance(exc, UsageError):
-        return _fail(f"{name}: error: {exc}")
+    if isinstance(exc, UsageError):  # as argparse ends its own usage errors
+        return _fail(f"{name}: error: {exc} (see {name} --help)")
     if isinstance(exc, Unknown):
         return _fail(f"rmqformats: error: {exc}")
     if isinstance(exc, RmqFormatError):
