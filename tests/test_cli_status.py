@@ -88,6 +88,7 @@ def test_findings_from_lag_flags(capsys):
     (["lookup", "--topic", "T", "--key", "k", "--max", "0"], "must be 1 or more"),
     (["lookup", "--topic", "T", "--key", "k", "--max", "-1"], "--max: must be 1 or more, not -1"),
     (["inspect", "--jobs", "0"], "--jobs/--threads: must be 1 or more, not 0"),
+    (["messages", "--live", "--interval", "2"], "--interval is the time between reads of --follow"),
     (["dump", "--body-limit", "-1"], "must be 0 or more"),
 ])
 def test_usage_errors(capsys, argv, text):
@@ -122,6 +123,12 @@ def test_typed_errors_name_the_whole_path(capsys, tmp_path):
     seg.write_bytes(b"\x00\x00\x01\x00\x12\x34\x56\x78" + bytes(248))
     code, _, err = run(capsys, "messages", tmp_path, "--offset", "0")
     assert code == status.ERROR and f"rmqformats: error: {seg} @ 0x0: " in err
+
+
+def test_tiered_given_a_file_says_so(capsys, tmp_path):
+    (tmp_path / "f").write_text("x")
+    code, _, err = run(capsys, "tiered", tmp_path / "f")
+    assert code == status.ERROR and f"{tmp_path / 'f'}: a file, not a tiered store folder" in err
 
 
 def test_missing_store_argument_is_a_usage_error(capsys):

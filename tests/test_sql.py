@@ -186,6 +186,19 @@ def test_query_error_is_one_line_naming_the_position_exit_2(capsys, text, positi
     assert caught.value.position == position
 
 
+@pytest.mark.parametrize("text, why", [
+    ("SELECT count(*) FROM messages; SELECT 2", "one query at a time: this text holds 2 statements"),
+    ("DELETE FROM messages", "only a query is run"),
+    ("CREATE TABLE t AS SELECT 1", "only a query is run"),
+])
+def test_one_query_and_only_a_query(capsys, text, why):
+    code, out, err = run_cli(capsys, "sql", str(store_path("rocketmq-5.3.3")), text)
+    assert code == 2 and out == "" and err.count("\n") == 1 and why in err
+    with pytest.raises(SqlError, match=why):
+        query(rmqformats.open_store(store_path("rocketmq-5.3.3")), text).read_all()
+    assert sql_rows(capsys, str(store_path("rocketmq-5.3.3")), "SELECT 1 AS one;") == [{"one": 1}]
+
+
 def test_output_formats_and_atomic_exclusive_writes(tmp_path, capsys):
     store = str(store_path("rocketmq-5.3.3"))
     text = "SELECT topic, count(*) AS n, min(storeTimestamp) AS first FROM messages GROUP BY topic ORDER BY topic"

@@ -295,6 +295,8 @@ def _refuse_combinations(args: argparse.Namespace) -> None:
                              f"it cannot be combined with {', '.join(given)}")
     if args.follow and not args.live:
         raise UsageError("--follow polls a store its broker is writing: give --live with it")
+    if args.interval is not None and not args.follow:
+        raise UsageError("--interval is the time between reads of --follow: give --live --follow with it")
     if args.follow and args.salvage:
         raise UsageError("--follow reads the data a running broker has written, up to its end; --salvage reads "
                          "past damage in a store at rest: give one of them")
@@ -719,7 +721,7 @@ class _Follow:
         """The commit log, opened again once it holds data past ``offset`` (a new record may be there)."""
         import time
         while True:
-            time.sleep(self.args.interval)
+            time.sleep(1.0 if self.args.interval is None else self.args.interval)
             log = open_from_args(self.args).commitlog
             if max((s.start_offset + s.size for s in log.segments), default=0) > offset and \
                     _has_byte_at(log, offset):
@@ -895,7 +897,7 @@ def add_commands(sub) -> None:
                     help="with --live, as tail -f: at the end of the data, keep reading the store for new "
                          "messages every --interval seconds until Ctrl-C (exit status 130, every line printed "
                          "whole)")
-    sp.add_argument("--interval", type=_seconds, default=1.0, metavar="SECONDS",
+    sp.add_argument("--interval", type=_seconds, default=None, metavar="SECONDS",
                     help="with --follow, seconds between reads of the store (default: 1)")
     sp.set_defaults(func=cmd_messages)
     sp = sub.add_parser(

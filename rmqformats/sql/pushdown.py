@@ -64,9 +64,16 @@ def parse(connection, text: str) -> dict:
     row = connection.execute("SELECT json_serialize_sql(?::VARCHAR)", [text]).fetchall()[0]
     tree = json.loads(row[0])
     if tree.get("error"):
+        if tree.get("error_type") == "not implemented":  # DuckDB serializes SELECT statements alone
+            raise SqlError("only a query is run (SELECT, WITH … SELECT, VALUES): the store is read, never "
+                           "written", None, text)
         position = tree.get("position")
         raise SqlError(str(tree.get("error_message", "syntax error")).splitlines()[0],
                        int(position) if position not in (None, "") else None, text)
+    statements = tree.get("statements") or []
+    if len(statements) > 1:
+        raise SqlError(f"one query at a time: this text holds {len(statements)} statements (separated by ;)",
+                       None, text)
     return tree
 
 

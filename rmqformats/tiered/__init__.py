@@ -78,7 +78,8 @@ class TieredStore:
         self.base = None if base is None else os.fspath(base)
         self.root = None if root is None else os.fspath(root)
         if self.base is not None and not os.path.isdir(self.base):
-            raise StoreNotFoundError(self.base, None, "tiered store folder not found")
+            raise StoreNotFoundError(self.base, None, "a file, not a tiered store folder (tieredStoreFilePath)"
+                                     if os.path.exists(self.base) else "tiered store folder not found")
 
     # -- what is there ------------------------------------------------------------------
 
