@@ -125,6 +125,12 @@ def test_typed_errors_name_the_whole_path(capsys, tmp_path):
     assert code == status.ERROR and f"rmqformats: error: {seg} @ 0x0: " in err
 
 
+def test_compaction_given_the_compaction_folder_names_the_root(capsys):
+    root = store_path("rocketmq-5.3.3")
+    code, _, err = run(capsys, "compaction", root / "compaction")
+    assert code == status.ERROR and f"give the store root ({root})" in err
+
+
 def test_tiered_given_a_file_says_so(capsys, tmp_path):
     (tmp_path / "f").write_text("x")
     code, _, err = run(capsys, "tiered", tmp_path / "f")

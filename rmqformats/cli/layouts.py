@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from ..errors import StoreNotFoundError, WrongLayoutError
 from ..store import open_store
 from . import status
-from .common import Unknown, add_jobs, cpus, iso, print_table, short
+from .common import Unknown, UsageError, add_jobs, cpus, iso, print_table, short
 from .present import whole
 from .tables import column_blocks, print_columns_streamed, print_rows_streamed, row_blocks, table_width
 
@@ -320,6 +320,11 @@ def cmd_dledger(args: argparse.Namespace) -> int:
 
 
 def cmd_compaction(args: argparse.Namespace) -> int:
+    parent = os.path.dirname(os.path.abspath(args.store))
+    if os.path.basename(os.path.normpath(args.store)) == "compaction" and \
+            os.path.isdir(os.path.join(parent, "commitlog")):
+        raise UsageError(f"{os.path.abspath(args.store)} is the store's compaction/ folder: give the store root "
+                         f"({parent}), which holds it")
     store = open_store(args.store)
     comp = store.compaction()
     out = sys.stdout
