@@ -19,7 +19,7 @@ from rmqformats.dledger import DLedgerEndReason
 from rmqformats.columnar import COLUMNS
 from rmqformats.dledger.columnar import ENTRY_COLUMNS, DLedgerColumnarScan
 from rmqformats.dledger.parallel import ParallelDLedgerScan
-from rmqformats.walk.parallel import ParallelScan, start_workers
+from rmqformats.walk.parallel import ParallelScan
 from rmqformats.walk import layout as L
 
 from conftest import VERSIONS
@@ -81,7 +81,6 @@ def assert_walks_equal(root, **options) -> ParallelDLedgerScan:
                                      {"columns": ENTRY_COLUMNS, "verify_crc": True}])
 def test_batches_equal_one_job(stores, version, options):
     root, placed = stores[version]
-    start_workers(JOBS)  # started: the reader walks no range while they start
     scan = assert_walks_equal(root, **options)
     assert scan.ranges_used >= 3  # ranges walked by the workers were used, not walked again here
     if not options:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -20,7 +18,7 @@ import pytest
 
 import rmqformats
 from rmqformats.cli import main
-from rmqformats.walk.parallel import ParallelScan, start_workers
+from rmqformats.walk.parallel import ParallelScan
 
 from conftest import VERSIONS, store_path
 
@@ -69,37 +67,8 @@ def assert_walks_equal(root, **options) -> ParallelScan:
 @pytest.mark.parametrize("options", [{}, {"verify_crc": True}, {"topic": "TopicTest", "from_offset": 300_000},
                                      {"stop": 700_000}, {"start": 262144, "to_offset": 900_000}])
 def test_batches_equal_one_job(version, options):
-    start_workers(JOBS)  # started: the reader walks no range while they start (see the next test)
     scan = assert_walks_equal(store_path(version), **options)
     assert scan.ranges_used >= 3  # ranges decoded by the workers were used, not walked again here
-
-
-WHILE_STARTING = """
-import json, sys
-import rmqformats
-if __name__ == "__main__":
-    log = rmqformats.open_store(sys.argv[1]).commitlog
-    many = log.batches(jobs=3, batch_size=37)
-    table = many.read_all()
-    serial = log.batches(jobs=1, batch_size=37)
-    one = serial.read_all()
-    print(json.dumps({"equal": table.equals(one), "rows": table.num_rows, "taken": many.ranges_taken,
-                      "end": many.end == serial.end, "blanks": many.blanks == serial.blanks}))
-"""
-
-
-def test_the_reader_walks_ranges_while_its_workers_start(tmp_path):
-    """In a new process the first submit waits for the fork server's imports: the reader walks the ranges
-    meanwhile, and the batches are the serial walk's."""
-    script = tmp_path / "walk.py"
-    script.write_text(WHILE_STARTING)
-    env = {**os.environ, "RMQFORMATS_JOB_RANGE": "4096", "RMQFORMATS_JOBS_MIN_BYTES": "0"}
-    got = subprocess.run([sys.executable, str(script), str(store_path(VERSIONS[-1]))], env=env, capture_output=True,
-                         text=True, timeout=600, cwd=Path(__file__).resolve().parent.parent)
-    assert got.returncode == 0, got.stderr
-    result = json.loads(got.stdout)
-    assert result["equal"] and result["end"] and result["blanks"] and result["rows"] > 0
-    assert result["taken"] >= 1
 
 
 def test_a_small_store_is_walked_serially(monkeypatch):

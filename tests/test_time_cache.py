@@ -513,8 +513,6 @@ def test_workers_fill_the_cache(cache, store, monkeypatch, tmp_path, how):
     monkeypatch.setenv("RMQFORMATS_JOBS_MIN_BYTES", "0")
     folder, _, _ = store
     if how == "batches":
-        from rmqformats.walk.parallel import start_workers
-        start_workers(3)  # started: the reader walks no range while they start
         scan = rmqformats.open_store(folder).commitlog.batches(["storeSize"], jobs=3)
         scan.read_all()
         assert scan.ranges_used > 10

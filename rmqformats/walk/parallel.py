@@ -52,10 +52,7 @@ the slot is reused once they are all dropped (more slots are made while the
 caller holds batches). At most ``2 × jobs`` ranges are in flight, and a
 range's batches are bounded by ``max_batch_bytes`` (a worker hands back the
 rest of an over-full range to the reader), so memory is bounded in bytes
-whatever the store's size. A pool's first submits start its workers, and
-the first waits for the fork server's imports: a thread makes them
-(:func:`_workers_started`), and until it is done the reader walks the next
-range itself rather than wait. :meth:`ParallelScan.write_parquet` (``export
+whatever the store's size. :meth:`ParallelScan.write_parquet` (``export
 --to parquet``) hands whole segments to the workers instead. A store smaller
 than :data:`~rmqformats.walk.jobs.MIN_PARALLEL_BYTES` (1 GiB, a segment) is walked serially:
 starting the workers cost 0.72 s of CPU for the fork server's imports and
@@ -151,11 +148,9 @@ class ParallelScan(ColumnarScan):
         self._job_range = max(1 << 9, env_bytes(RANGE_ENV, DEFAULT_JOB_RANGE) if range_size is None
                               else int(range_size))
         self._min_bytes = min_parallel_bytes()
-        #: Ranges whose workers' batches were used, and ranges (or their rests) this process walked itself;
-        #: of those, the ranges it walked while the workers were starting.
+        #: Ranges whose workers' batches were used, and ranges (or their rests) this process walked itself.
         self.ranges_used = 0
         self.ranges_walked_here = 0
-        self.ranges_taken = 0
         # What a worker needs to make the same scan: the commit log's files as this scan saw them.
         worker_options = {k: v for k, v in options.items() if k not in ("start", "strict")}
         #: Segments the planner passed by their store times (:meth:`ColumnarScan._skip`): index -> (size, outcome).
@@ -172,7 +167,6 @@ class ParallelScan(ColumnarScan):
         plans: dict[int, tuple] = {}
         inflight: deque = deque()
         pool = _pool(self._jobs, () if self._fold is None else (type(self._fold).__module__,))
-        started = _workers_started(pool, self._jobs)
         tasks = self._plan(first, pos, plans, pool)
         # Room for a range's batches: those of a range's records, up to ``max_batch_bytes`` more than a
         # range of bodies when they decompress; pages are only taken where written.
@@ -181,22 +175,14 @@ class ParallelScan(ColumnarScan):
         current = [first]  # the segment being walked: ranges of earlier ones are no longer submitted
 
         def fill(upto: int | None = None) -> None:
-            """Submit ranges until ``2 × jobs`` are in flight (and, with ``upto``, until that segment is planned).
-            Until the workers have started, the next range is this process's to walk: starting them takes
-            the fork server's imports and its first forks, and a submit waits for that."""
-            while True:
-                ready = started.is_set()
-                if len(inflight) >= (2 * self._jobs if ready else 1) and (upto is None or upto in plans):
-                    return
+            """Submit ranges until ``2 × jobs`` are in flight (and, with ``upto``, until that segment is planned)."""
+            while len(inflight) < 2 * self._jobs or (upto is not None and upto not in plans):
                 task = next(tasks, None)
                 if task is None:
                     return
                 if task[0] >= current[0]:
-                    if ready:
-                        slot = slots.take()
-                        inflight.append((task, _submit(pool, self._spec, slot, task[1:], self._fold_blank)))
-                    else:
-                        inflight.append((task, _taken()))
+                    slot = slots.take()
+                    inflight.append((task, _submit(pool, self._spec, slot, task[1:], self._fold_blank)))
 
         def drop(i: int) -> None:
             """Cancel the ranges of segment ``i`` still in flight."""
@@ -475,8 +461,6 @@ class ParallelScan(ColumnarScan):
                 _discard(job)
                 continue  # a record of the previous range covers this whole range
             result = _result(job)
-            if job.slot is None:  # taken while the workers were starting
-                self.ranges_taken += 1
             if result is None or result[0] != expected or not self._continues(result[5]):
                 batches, outcome, done = None, ("more", expected), 0
             else:
@@ -511,49 +495,10 @@ class ParallelScan(ColumnarScan):
 def start_workers(jobs: int) -> None:
     """Start the ``jobs`` worker processes and load their compiled kernels now, not at the first walk
     (a long-running program, or a benchmark, pays that once before its timed work)."""
-    jobs = max(1, int(jobs))
-    pool = _pool(jobs)
-    with _POOLS_LOCK:
-        event = _STARTED.get(id(pool))
-    if event is not None:  # started, or being started by a walk
-        event.wait()
-        return
+    pool = _pool(max(1, int(jobs)))
     # Each task holds its worker a moment, so that every task starts a worker of its own.
-    for job in [pool.submit(_warm, 0.2) for _ in range(jobs)]:
+    for job in [pool.submit(_warm, 0.2) for _ in range(max(1, int(jobs)))]:
         job.result()
-    with _POOLS_LOCK:
-        _STARTED.setdefault(id(pool), threading.Event()).set()
-
-
-#: Per pool (by id), set once its workers are started (:func:`_workers_started`).
-_STARTED: dict[int, threading.Event] = {}
-
-
-def _workers_started(pool: ProcessPoolExecutor, jobs: int) -> threading.Event:
-    """An event set once ``pool``'s ``jobs`` workers are started, starting them in a thread the first time.
-
-    A submit to a pool with fewer workers than tasks starts one in the
-    caller, and the first waits for the fork server to import its modules:
-    here a thread waits for that, while the walk goes on without it.
-    """
-    with _POOLS_LOCK:
-        event = _STARTED.get(id(pool))
-        if event is None:
-            event = _STARTED[id(pool)] = threading.Event()
-            threading.Thread(target=_start_workers, args=(pool, jobs, event), name="rmqformats-workers",
-                             daemon=True).start()
-        return event
-
-
-def _start_workers(pool: ProcessPoolExecutor, jobs: int, event: threading.Event) -> None:
-    try:
-        # A short task each, so that each submit finds no idle worker and starts one.
-        for _ in range(jobs):
-            pool.submit(_warm, 0.02)
-    except Exception:  # noqa: BLE001 - a pool that cannot start: the walk's own submits meet it
-        pass
-    finally:
-        event.set()
 
 
 # -- the workers ------------------------------------------------------------------------------
@@ -808,16 +753,7 @@ class _Slots:
 
 def _release(job: Future) -> None:
     """Give a range's slot back once its worker is done with it (its result not used)."""
-    if job.slot is not None:
-        job.add_done_callback(lambda j: j.slot.slots.give(j.slot))
-
-
-def _taken() -> Future:
-    """The place in the ranges in flight of a range this process walks itself: its result is ``None``."""
-    job: Future = Future()
-    job.set_result(None)
-    job.slot = None
-    return job
+    job.add_done_callback(lambda j: j.slot.slots.give(j.slot))
 
 
 def _discard(job: Future) -> None:
@@ -874,7 +810,6 @@ def _drop_broken_pools() -> None:
         for jobs, pool in list(_POOLS.items()):
             if getattr(pool, "_broken", False):
                 del _POOLS[jobs]
-                _STARTED.pop(id(pool), None)
                 pool.shutdown(wait=False, cancel_futures=True)
 
 
@@ -884,7 +819,6 @@ def close_pools() -> None:
     with _POOLS_LOCK:
         pools = list(_POOLS.values())
         _POOLS.clear()
-        _STARTED.clear()
     for pool in pools:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -903,7 +837,6 @@ def _forget_pools() -> None:
     global _POOLS_LOCK
     _POOLS_LOCK = threading.Lock()
     _POOLS.clear()
-    _STARTED.clear()
 
 
 if hasattr(os, "register_at_fork"):
