@@ -464,7 +464,7 @@ def list_batch_queues(parent: str | os.PathLike[str]) -> list[QueueInfo]:
         try:
             out.append(bcq.info())
         except RmqFormatError as exc:
-            out.append(QueueInfo(topic, qid, 0, 0, len(bcq.files.files), folder, str(exc)))
+            out.append(QueueInfo(topic, qid, 0, 0, len(bcq.files.files), folder, exc.whole()))
     return out
 
 

@@ -265,7 +265,7 @@ class ConsumeQueue:
         for unit, m in commitlog.read_along(units, offset=lambda u: u.commitlog_offset, size=lambda u: u.size,
                                             wanted=readable):
             if m is not None:
-                yield (ResolvedUnit(unit, UnitStatus.NO_MESSAGE, None, str(m)) if isinstance(m, RmqFormatError)
+                yield (ResolvedUnit(unit, UnitStatus.NO_MESSAGE, None, m.whole()) if isinstance(m, RmqFormatError)
                        else ResolvedUnit(unit, UnitStatus.OK, m))
             elif unit.is_placeholder:
                 yield ResolvedUnit(unit, UnitStatus.PLACEHOLDER, None)
@@ -302,7 +302,7 @@ def list_queues(parent: str, store: StoreView | None = None) -> list[QueueInfo]:
         try:
             out.append(cq.info())
         except RmqFormatError as exc:
-            out.append(QueueInfo(topic, qid, 0, 0, len(cq.files.files), folder, str(exc)))
+            out.append(QueueInfo(topic, qid, 0, 0, len(cq.files.files), folder, exc.whole()))
     return out
 
 
@@ -563,7 +563,7 @@ def _check_queues(store: StoreView, file_infos: list, counts: dict, counted: dic
                     n, found, d = check_queue(cq, delay_levels_ms=delay_levels_ms,
                                               max_problems=max_problems - len(problems))
             except RmqFormatError as exc:
-                unreadable.append((info.topic, info.queue_id, str(exc)))
+                unreadable.append((info.topic, info.queue_id, exc.whole()))
                 continue
             units += n
             deleted += d

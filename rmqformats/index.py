@@ -628,7 +628,7 @@ def lookup(store: StoreView, topic: str, key: str, *, begin: int | str | datetim
     hits = []
     for (name, n, phy, t), msg in zip(found, store.commitlog.read_each([phy for _, _, phy, _ in found])):
         if isinstance(msg, RmqFormatError):
-            hits.append(IndexHit(phy, name, n, t, None, None, str(msg)))
+            hits.append(IndexHit(phy, name, n, t, None, None, msg.whole()))
         elif msg.topic == topic and (msg.uniq_key == key or key in msg.keys):
             hits.append(IndexHit(phy, name, n, t, msg, True))
     return hits

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import FileChangedError, QueueFileError, display_path, place, with_article
+from .errors import FileChangedError, QueueFileError, place, with_article
 from .mapped import FileImage, pread_exact, pread_into
 
 #: Store files named by the offset of their first byte, as 20 decimal digits
@@ -340,9 +340,9 @@ class UnitFiles:
         return out
 
     def where(self, unit: int) -> str:
-        """``<queueId>/<file> @ 0x…`` of a unit number, for messages."""
+        """``FILE @ 0x…`` of a unit number (the file's whole path), for messages."""
         located = self.file_of(unit)
         if located is None:
-            return f"{display_path(self.folder)} unit {unit}"
+            return f"{os.path.abspath(self.folder)} unit {unit}"
         f, pos = located
-        return place(display_path(f.path), pos)
+        return place(os.path.abspath(f.path), pos)

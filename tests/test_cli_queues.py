@@ -76,7 +76,7 @@ def test_check_command(capsys, version, store_copy):
     report = json.loads(out)
     assert code == 1 and not report["ok"]
     assert [(p["topic"], p["queueId"], p["cqOffset"], p["field"], p["where"], p["unitValue"])
-            for p in report["problems"]] == [("TopicTest", 3, 4, "size", "3/00000000000000000000 @ 0x50", 1)]
+            for p in report["problems"]] == [("TopicTest", 3, 4, "size", f"{path} @ 0x50", 1)]
 
 
 def test_batch_queue_units_and_messages(capsys):

@@ -189,7 +189,7 @@ def test_corrupted_unit_is_reported_exactly(store_copy, field, pos, value, expec
     assert len(report.problems) >= 1
     p = report.problems[0]
     assert (p.topic, p.queue_id, p.cq_offset, p.field) == ("TopicTest", 2, unit_no, expected_field)
-    assert p.where == f"2/00000000000000000000 @ 0x{unit_no * 20:x}"
+    assert p.where == f"{os.path.abspath(path)} @ 0x{unit_no * 20:x}"  # the whole path, as errors name files
     assert all(q.cq_offset == unit_no for q in report.problems)
     assert f"@ 0x{unit_no * 20:x}" in str(p)
 

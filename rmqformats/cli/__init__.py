@@ -181,7 +181,7 @@ def _failure(exc: BaseException, name: str) -> int:
     from . import status
     from .common import Unknown, UsageError
     if isinstance(exc, UsageError):  # as argparse ends its own usage errors
-        return _fail(f"{name}: error: {exc} (see {name} --help)")
+        return _fail(f"{name}: error: {exc}" + (f" (see {name} --help)" if exc.points_to_help else ""))
     if isinstance(exc, Unknown):
         return _fail(f"rmqformats: error: {exc}")
     if isinstance(exc, RmqFormatError):

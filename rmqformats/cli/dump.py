@@ -487,6 +487,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
     out = sys.stdout
     worst = status.OK
     fmt = args.format
+    segment_dump.ENDED_EARLY.clear()
     if fmt == "json":
         out.write("[")
     first_doc = True
@@ -556,6 +557,8 @@ def cmd_dump(args: argparse.Namespace) -> int:
             worst = status.ERROR
     if fmt == "json":
         out.write("\n]\n")
+    if worst == status.OK and segment_dump.ENDED_EARLY:  # a segment's data ended at damage (said on stderr)
+        return status.DAMAGED
     return worst
 
 

@@ -48,12 +48,12 @@ def cmd_pending(args: argparse.Namespace) -> int:
         for part, attr, _ in PARTS:
             doc[part] = list(rows_in_millis(getattr(result, attr))[0])
         out.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
-        return status.OK
+        return _ended(result, store)
     if args.format == "jsonl":
         for part, attr, _ in PARTS:
             for row in rows_in_millis(getattr(result, attr))[0]:
                 out.write(json.dumps({"record": part, **row}, ensure_ascii=False) + "\n")
-        return status.OK
+        return _ended(result, store)
     last = result.last_store_time_ms
     out.write(f"last store time: {iso(last) if last is not None else '(no message)'}\n")
     out.write("delay offsets: " + (", ".join(f"level {k}: {v}" for k, v in result.delay_offsets.items())
@@ -73,7 +73,14 @@ def cmd_pending(args: argparse.Namespace) -> int:
         out.write(f"\n{title}: {table.num_rows}\n")
         if table.num_rows:
             print_rows_streamed(table_cells(table, iso), table.column_names, out, "  ")
-    return status.OK
+    return _ended(result, store)
+
+
+def _ended(result, store) -> int:
+    """The exit status of the walk, after its note where the data ended at damage (as ``messages`` says it):
+    what was pending past there is not listed."""
+    from .messages import report_end
+    return status.OK if result.scan is None else report_end(result.scan, store.commitlog)
 
 
 def add_commands(sub) -> None:

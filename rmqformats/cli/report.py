@@ -21,9 +21,12 @@ def cmd_report(args: argparse.Namespace) -> int:
                           single_file=args.single_file, delay_levels_ms=levels)
     check = report.check
     flagged = report.lag_flagged
-    found = "" if check is None and not flagged else f", {report.problems} problem(s) found"
+    found = "" if check is None and not flagged and report.check_error is None \
+        else f", {report.problems} problem(s) found"
     if flagged:
         found += f" ({'' if check is None else f'{check.problems} by check, '}{flagged} lag row(s) flagged)"
+    if report.check_error is not None:
+        found += f"; check could not read the store: {report.check_error}"
     sys.stderr.write(f"rmqformats: wrote {args.output}: {report.messages} message(s), {len(report.segments)} "
                      f"segment(s), {len(report.queues)} queue(s){found}\n")
     return status.OK if report.ok else status.FINDINGS

@@ -47,11 +47,16 @@ def _body(data: bytes, body: str | None, body_limit: int | None, table: bool) ->
     return bodies.json_fields(data, body, body_limit)
 
 
+#: Segments whose data ended early in this command (:func:`note_end`), for its exit status.
+ENDED_EARLY: list[str] = []
+
+
 def note_end(scan) -> None:
     """Say on stderr where the data of a walk ended early (damage, a cut record)."""
     end = scan.end
     if end is not None and not end.reason.is_clean:
         sys.stderr.write(f"rmqformats: data ends early: {whole(end)}\n")
+        ENDED_EARLY.append(end.segment or "")
 
 
 def _blank(b, head: dict | None = None) -> dict:

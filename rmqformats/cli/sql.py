@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 from .. import output
 from . import tables
 from .common import UsageError, add_commitlog_arg, add_jobs, open_from_args, store_paths
+from .usage import QueryError
 
 FORMATS = ("table", "jsonl", "csv", "parquet")
 
@@ -190,7 +191,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
     try:
         result = query(store, args.query, jobs=store.commitlog.jobs, body_decoder=decoding, system=system)
     except SqlError as exc:
-        raise UsageError(str(exc)) from None
+        raise QueryError(str(exc)) from None
     rows = [0]
     try:
         batches = _counted(result, rows)
@@ -207,11 +208,17 @@ def cmd_sql(args: argparse.Namespace) -> int:
                 sink.abort()
                 raise
     except SqlError as exc:
-        raise UsageError(str(exc)) from None
+        raise QueryError(str(exc)) from None
     finally:
         result.close()
     if args.output is not None:
         sys.stderr.write(f"rmqformats: wrote {rows[0]} row{'s' if rows[0] != 1 else ''} to {args.output}\n")
+    # The messages table read to its end: where the data ended at damage (or crossed a missing file), the
+    # note and the exit status of messages and export.
+    source = result.sources.get("messages")
+    if source is not None and source.scan is not None and source.scan.end is not None:
+        from .messages import report_end
+        return report_end(source.scan, store.commitlog)
     return 0
 
 
@@ -269,4 +276,4 @@ def body_decoding(args: argparse.Namespace):
     try:
         return decoding(args.body_decoder, args.body_fields)
     except BodyDecoderError as exc:
-        raise UsageError(str(exc)) from None
+        raise QueryError(str(exc)) from None

@@ -115,7 +115,7 @@ def _why(commitlog: CommitLog, offset: int) -> str:
     try:
         commitlog.read(offset)
     except RmqFormatError as exc:
-        return str(exc)
+        return exc.whole()
     # Readable now and not a moment ago: a broker was writing it.
     return f"{offset}: the record was being written while it was read"
 

@@ -566,7 +566,7 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     try:
         cp = store.checkpoint()
     except RmqFormatError as exc:
-        found.add(Finding(Kind.UNREADABLE, str(exc), other=Place(store.path("checkpoint"))))
+        found.add(Finding(Kind.UNREADABLE, exc.whole(), other=Place(store.path("checkpoint"))))
     confirm = cp.confirm_phy_offset if cp is not None else 0
     # A 5.4+ broker indexing in RocksDB (indexRocksDBEnable) writes no index files: its records are checked below.
     index_files = _IndexStream(store, num_hash_slots, num_index, found) \
@@ -1001,8 +1001,12 @@ def _check_batch_units(store: Store, topic: str, q: int, eq: np.ndarray, eo: np.
         state.missing += 1
         why = "no unit has that base offset" if got is None else \
             f"the unit with that base offset points at commit-log offset {got[0]} size {got[1]}"
-        # The unit with the base offset, else where the next unit would be written.
-        where = Place(*_unit_place(bcq.files, got[3] if got is not None else bcq.end_unit))
+        # The unit with the base offset, else where the next unit would be written (else the file that
+        # cannot be read to find that).
+        try:
+            where = Place(*_unit_place(bcq.files, got[3] if got is not None else bcq.end_unit))
+        except RmqFormatError as exc:
+            where = Place(os.path.abspath(exc.path) if exc.path else bcq.files.folder, exc.offset)
         found.add(Finding(Kind.MISSING_UNIT,
                           f"{topic}/{q} (batch consume queue) queue offset {qo}: no unit for the message at "
                           f"commit-log offset {o} ({why})",
@@ -1470,7 +1474,7 @@ def _units_past_end(store: Store, listed: list[tuple[str, int, bool]], data_end:
             if tally is not None:
                 counted[(topic, q)] = (tally[0], tally[1])
         except RmqFormatError as exc:
-            found.add(Finding(Kind.UNREADABLE, f"{topic}/{q}: {exc}", other=Place(_queue_folder(store, topic, q, batch)),
+            found.add(Finding(Kind.UNREADABLE, f"{topic}/{q}: {exc.whole()}", other=Place(_queue_folder(store, topic, q, batch)),
                               topic=topic, queue_id=q))
     return total
 
@@ -1509,7 +1513,7 @@ class _IndexStream:
             try:
                 self.files.append(IndexFile(path, num_hash_slots=num_hash_slots, num_index=num_index))
             except (RmqFormatError, OSError) as exc:
-                found.add(Finding(Kind.UNREADABLE, f"{path}: {exc}" if isinstance(exc, OSError) else str(exc),
+                found.add(Finding(Kind.UNREADABLE, f"{path}: {exc}" if isinstance(exc, OSError) else exc.whole(),
                                   other=Place(path)))
         self.unreadable = len(self.files) < sum(os.path.isfile(os.path.join(self.folder, n)) for n in names)
         self._chunks = self._read_chunks()
@@ -1534,7 +1538,7 @@ class _IndexStream:
                            np.full(len(a), fno, np.int64), np.arange(start, stop, dtype=np.int64))
                     start = stop
             except RmqFormatError as exc:
-                self.found.add(Finding(Kind.UNREADABLE, str(exc), other=Place(f.path)))
+                self.found.add(Finding(Kind.UNREADABLE, exc.whole(), other=Place(f.path)))
 
     def _pull(self, upto: int | None) -> None:
         """Read chunks until the newest pending entry is past ``upto`` (``None``: read all)."""
@@ -1685,7 +1689,7 @@ def _check_timer(store: Store, data_end: int | None, segs: _Segments, found: _Fi
                               other=Place(end.segment or ts.log_folder, pos if end.segment else None)))
         return n
     except RmqFormatError as exc:
-        found.add(Finding(Kind.UNREADABLE, str(exc), other=Place(store.path("timerlog"))))
+        found.add(Finding(Kind.UNREADABLE, exc.whole(), other=Place(store.path("timerlog"))))
         return 0
 
 
@@ -1832,7 +1836,7 @@ class _Rocks:
             _check_units(self.raw(topic, q), topic, q, eq, eo, es, et, state, segs, found, max_queue_end,
                          self.ends.get((topic, q), 0))
         except RmqFormatError as exc:
-            found.add(Finding(Kind.UNREADABLE, f"{topic}/{q}: {exc}", other=Place(self.path), topic=topic,
+            found.add(Finding(Kind.UNREADABLE, f"{topic}/{q}: {exc.whole()}", other=Place(self.path), topic=topic,
                               queue_id=q))
 
     def finish(self, segs: _Segments, data_end: int | None, found: _Findings) -> None:
@@ -1868,7 +1872,7 @@ class _Rocks:
             try:
                 self._bounds(topic, q, info, segs, data_end, found)
             except RmqFormatError as exc:
-                found.add(Finding(Kind.UNREADABLE, f"{topic}/{q}: {exc}", other=Place(self.path), topic=topic,
+                found.add(Finding(Kind.UNREADABLE, f"{topic}/{q}: {exc.whole()}", other=Place(self.path), topic=topic,
                                   queue_id=q))
 
     def _bounds(self, topic: str, q: int, info, segs: _Segments, data_end: int | None, found: _Findings) -> None:
@@ -1957,7 +1961,7 @@ class _Rocks:
                             f"{topic}/{q} (RocksDB consume queue) unit {u}: points at commit-log offset {o}, at or "
                             f"past the end of the data ({data_end})", segs.place(o), raw.place(u), topic, q, u, o))
             except RmqFormatError as exc:
-                found.add(Finding(Kind.UNREADABLE, f"{topic}/{q}: {exc}", other=Place(self.path), topic=topic,
+                found.add(Finding(Kind.UNREADABLE, f"{topic}/{q}: {exc.whole()}", other=Place(self.path), topic=topic,
                                   queue_id=q))
         return total
 

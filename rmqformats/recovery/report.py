@@ -179,13 +179,14 @@ class StoreReport:
 
     @property
     def problems(self) -> int:
-        """The findings of ``check`` and the rows ``lag`` flags, together."""
-        return (0 if self.check is None else self.check.problems) + self.lag_flagged
+        """The findings of ``check`` (one where it could not read the store) and the rows ``lag`` flags."""
+        return ((0 if self.check is None else self.check.problems) + (self.check_error is not None)
+                + self.lag_flagged)
 
     @property
     def ok(self) -> bool:
         """Whether neither ``check`` nor ``lag`` found anything (``rmqformats report`` exits 0)."""
-        return (self.check is None or self.check.ok) and not self.lag_flagged
+        return (self.check is None or self.check.ok) and self.check_error is None and not self.lag_flagged
 
 
 def build_report(store: Store, *, index: bool = True, timer: bool = True, max_findings: int = MAX_LISTED,
@@ -220,7 +221,7 @@ def build_report(store: Store, *, index: bool = True, timer: bool = True, max_fi
             damaged = list(check.damaged)
             blanks = check.blanks
         except RmqFormatError as exc:
-            check_error = str(exc)
+            check_error = exc.whole()
             agg = _Aggregator(store)
             still = PendingFeed(store, delay_levels_ms=delay_levels_ms)
             check = None
@@ -588,10 +589,11 @@ def render_html(report: StoreReport, *, plotly_src: str | None = None) -> str:
                                     "are readable" if at_damage else "the data did not end at damage")
                         + f"; {len(report.damaged)} damaged range(s), {skipped:,} byte(s) skipped"))
     if check is not None:
-        plan = check.recovery
         summary.append(("check", "consistent" if check.ok else f"{check.problems} problem(s)"))
     if report.lag:
         summary.append(("lag", f"{report.lag_flagged} row(s) flagged" if report.lag_flagged else "nothing flagged"))
+    plan = check.recovery if check is not None else None
+    if plan is not None:
         summary.append(("shutdown", "clean (no abort file)" if plan.clean_shutdown
                         else "not clean (abort file): the next start runs abnormal recovery"))
         summary.append(("next start", f"dispatches {plan.restart_dispatch} message(s) past the queues' ends"))

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -128,6 +128,9 @@ class Pending:
     body_errors: list[str] = field(default_factory=list)
     #: The delay of each level in ms the scheduled messages' due times were computed with.
     delay_levels_ms: tuple[int, ...] = N.DEFAULT_DELAY_LEVELS_MS
+    #: The walk of :func:`pending` (its ``end``: where the data ended, and why); ``None`` from a
+    #: :class:`PendingWalk` fed by the caller.
+    scan: Any = field(default=None, repr=False, compare=False)
 
     def counts(self) -> dict[str, int]:
         """Rows per part, by the record kinds of :data:`PARTS` (dead letters: origin topic and group pairs)."""
@@ -162,10 +165,13 @@ def pending(store: Store, *, delay_levels_ms: tuple[int, ...] | None = None, tra
     the batches of a walk the caller makes.
     """
     walk = PendingWalk(store, delay_levels_ms=delay_levels_ms, trace_topics=trace_topics)
-    for batch in store.commitlog.batches(columns=list(WALK_COLUMNS), stop=stop, batch_size=batch_size,
-                                         max_batch_bytes=max_batch_bytes):
+    scan = store.commitlog.batches(columns=list(WALK_COLUMNS), stop=stop, batch_size=batch_size,
+                                   max_batch_bytes=max_batch_bytes)
+    for batch in scan:
         walk(batch)
-    return walk.result()
+    result = walk.result()
+    result.scan = scan
+    return result
 
 
 class PendingWalk:

@@ -1,0 +1,102 @@
+"""Commands over a damaged copy of a vector store say where the data ended and end with its status, as
+`messages` does; texts about a file name its whole path; a queue file cut short is a finding of `check`."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+
+import pytest
+
+import rmqformats
+from rmqformats.cli import main, status
+
+from conftest import store_path
+
+#: A cut in the 259-byte record at 0x63ec of the 5.3.3 store's first segment: 100 messages before it.
+CUT = 25700
+
+
+@pytest.fixture
+def cut_store(tmp_path):
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    os.truncate(root / "commitlog" / f"{0:020d}", CUT)
+    return root
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def ends_early(err: str, root) -> bool:
+    return f"rmqformats: data ends early: {root / 'commitlog' / f'{0:020d}'} @ 0x63ec: " in err
+
+
+def test_sql_pending_and_dump_end_where_the_data_ends(cut_store, capsys):
+    code, out, err = run(capsys, "sql", cut_store, "SELECT count(*) AS n FROM messages", "--format", "jsonl")
+    assert code == status.DAMAGED and json.loads(out) == {"n": 100} and ends_early(err, cut_store)
+    code, out, err = run(capsys, "sql", cut_store, "SELECT topic FROM messages LIMIT 1")
+    assert code == status.OK and not err  # a query that stops before the end reads no end
+    for fmt in ("table", "jsonl", "json"):
+        code, _, err = run(capsys, "pending", cut_store, "--format", fmt)
+        assert code == status.DAMAGED and ends_early(err, cut_store), fmt
+    segment = cut_store / "commitlog" / f"{0:020d}"
+    for extra in ([], ["--summary"], ["--format", "jsonl"], ["--format", "json"]):
+        code, _, err = run(capsys, "dump", segment, *extra)
+        assert code == status.DAMAGED and ends_early(err, cut_store), extra
+    code, _, err = run(capsys, "dump", store_path("rocketmq-5.3.3") / "commitlog" / f"{0:020d}")
+    assert code == status.OK and not err
+    assert run(capsys, "pending", store_path("rocketmq-5.3.3"))[0] == status.OK
+
+
+def test_a_unit_past_the_end_names_the_whole_path(cut_store, capsys):
+    code, out, _ = run(capsys, "queue", cut_store, "TopicTest", "0", "--resolve", "--format", "jsonl")
+    details = [json.loads(line).get("detail") for line in out.splitlines()]
+    missing = [d for d in details if d]
+    assert missing and all(d.startswith(str(cut_store / "commitlog")) for d in missing), missing
+
+
+@pytest.fixture
+def cut_batch_queue(tmp_path):
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    path = root / "batchconsumequeue" / "TopicBatchCQ" / "0" / f"{0:020d}"
+    os.truncate(path, 50)
+    return root, path
+
+
+def test_a_batch_queue_file_cut_short_is_a_finding_of_check(cut_batch_queue, capsys):
+    root, path = cut_batch_queue
+    code, out, err = run(capsys, "check", root, "--format", "json")
+    assert code == status.FINDINGS, err
+    doc = json.loads(out)
+    unreadable = [f for f in doc["findings"] if f["kind"] == "unreadable"]
+    assert unreadable and all(str(path) in f["text"] for f in unreadable)
+    assert any(f["kind"] == "missing-unit" and f["topic"] == "TopicBatchCQ" for f in doc["findings"])
+    code, out, err = run(capsys, "preflight", root)
+    assert code in (status.PREFLIGHT_CHANGES, status.PREFLIGHT_REFUSES) and "Traceback" not in err
+
+
+def test_report_of_a_store_check_cannot_read(cut_batch_queue, capsys, tmp_path, monkeypatch):
+    """The report's summary does not need check's recovery plan; a check that could not read the store is a
+    problem, named in the summary line."""
+    root, _ = cut_batch_queue
+    code, _, err = run(capsys, "report", root, "-o", tmp_path / "r.html")
+    assert code == status.FINDINGS and "problem(s) found" in err
+    from rmqformats.errors import QueueFileError
+    from rmqformats.recovery import report as report_module
+
+    def refuse(*args, **kwargs):
+        raise QueueFileError(str(root / "consumequeue"), 4, "not read")
+    monkeypatch.setattr(report_module, "cross_check", refuse)
+    code, _, err = run(capsys, "report", root, "-o", tmp_path / "r2.html")
+    assert code == status.FINDINGS
+    assert f"check could not read the store: {root / 'consumequeue'} @ 0x4: not read" in err
+    built = report_module.build_report(rmqformats.open_store(root))
+    assert built.check is None and built.lag and not built.ok
+    assert "not read" in report_module.render_html(dataclasses.replace(built), plotly_src="p.js")
