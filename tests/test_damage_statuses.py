@@ -100,3 +100,17 @@ def test_report_of_a_store_check_cannot_read(cut_batch_queue, capsys, tmp_path, 
     built = report_module.build_report(rmqformats.open_store(root))
     assert built.check is None and built.lag and not built.ok
     assert "not read" in report_module.render_html(dataclasses.replace(built), plotly_src="p.js")
+
+
+def test_report_counts_the_parts_it_could_not_make(tmp_path, capsys):
+    """Config files lag and pending cannot read: the report is written, each part's reason in the summary
+    line with the file's whole path, and the report ends 1, as those commands would not end 0."""
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    os.truncate(root / "config" / "topics.json", 100)
+    (root / "config" / "consumerOffset.json").write_bytes(b"\x00\xffnotjson")
+    code, _, err = run(capsys, "report", root, "-o", tmp_path / "r.html")
+    assert code == status.FINDINGS and "2 problem(s) found" in err
+    assert f"lag could not read the store: {root / 'config' / 'consumerOffset.json'} @ 0x0" in err
+    assert f"pending could not read the store: {root / 'config' / 'topics.json'} @ 0x" in err
+    assert run(capsys, "lag", root)[0] == status.ERROR

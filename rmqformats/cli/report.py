@@ -21,12 +21,11 @@ def cmd_report(args: argparse.Namespace) -> int:
                           single_file=args.single_file, delay_levels_ms=levels)
     check = report.check
     flagged = report.lag_flagged
-    found = "" if check is None and not flagged and report.check_error is None \
-        else f", {report.problems} problem(s) found"
+    found = "" if check is None and not flagged and not report.unread else f", {report.problems} problem(s) found"
     if flagged:
         found += f" ({'' if check is None else f'{check.problems} by check, '}{flagged} lag row(s) flagged)"
-    if report.check_error is not None:
-        found += f"; check could not read the store: {report.check_error}"
+    for why in report.unread:
+        found += f"; {why}"
     sys.stderr.write(f"rmqformats: wrote {args.output}: {report.messages} message(s), {len(report.segments)} "
                      f"segment(s), {len(report.queues)} queue(s){found}\n")
     return status.OK if report.ok else status.FINDINGS
@@ -41,7 +40,8 @@ def add_commands(sub) -> None:
                                     "the data ends and any damaged ranges, queue depths, consumer lag per group, "
                                     "the findings of check and what is still pending (as rmqformats pending lists "
                                     "it). Exit status 1 when check found problems or lag flagged rows (as those "
-                                    "commands exit).",
+                                    "commands exit), or when check, lag or pending could not read the store "
+                                    "(the page says why).",
                         epilog=status.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     sp.add_argument("store", nargs="?", help="store root (a commit-log folder or segment gives the commit-log parts)")
     sp.add_argument("--sample", action="store_true", help="use the sample store bundled with the package")

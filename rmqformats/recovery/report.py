@@ -178,15 +178,22 @@ class StoreReport:
         return sum(1 for r in self.lag if r.flagged)
 
     @property
+    def unread(self) -> list[str]:
+        """Why a part of the report could not be made: check, lag or pending that could not read the store."""
+        return [f"{what} could not read the store: {why}" for what, why in (
+            ("check", self.check_error), ("lag", self.lag_error), ("pending", self.pending_error))
+            if why is not None]
+
+    @property
     def problems(self) -> int:
-        """The findings of ``check`` (one where it could not read the store) and the rows ``lag`` flags."""
-        return ((0 if self.check is None else self.check.problems) + (self.check_error is not None)
-                + self.lag_flagged)
+        """The findings of ``check``, the rows ``lag`` flags, and one for each part that could not be made."""
+        return (0 if self.check is None else self.check.problems) + len(self.unread) + self.lag_flagged
 
     @property
     def ok(self) -> bool:
-        """Whether neither ``check`` nor ``lag`` found anything (``rmqformats report`` exits 0)."""
-        return (self.check is None or self.check.ok) and self.check_error is None and not self.lag_flagged
+        """Whether neither ``check`` nor ``lag`` found anything, and every part was made (``rmqformats report``
+        exits 0)."""
+        return (self.check is None or self.check.ok) and not self.unread and not self.lag_flagged
 
 
 def build_report(store: Store, *, index: bool = True, timer: bool = True, max_findings: int = MAX_LISTED,
@@ -253,7 +260,7 @@ def build_report(store: Store, *, index: bool = True, timer: bool = True, max_fi
             lag = [r._replace(behind_commitlog=behind.get((r.topic, r.queue_id), 0))
                    for r in store.consumer_lag(with_store_time=False)]
         except (RmqFormatError, OSError) as exc:
-            lag_error = str(exc)
+            lag_error = exc.whole() if isinstance(exc, RmqFormatError) else str(exc)
     messages_db = store.rocksdb_message_store() if store.root is not None else None
     pending, pending_error = still.result()
     return StoreReport(

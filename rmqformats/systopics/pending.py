@@ -334,7 +334,7 @@ class PendingFeed:
             self.walk = PendingWalk(store, delay_levels_ms=self.delay_levels_ms, trace_topics=trace_topics)
             self.columns = WALK_COLUMNS
         except (RmqFormatError, OSError) as exc:
-            self.error = str(exc)
+            self.error = exc.whole() if isinstance(exc, RmqFormatError) else str(exc)
 
     def __call__(self, batch: pa.RecordBatch) -> None:
         """Gather what may be pending in ``batch`` (nothing after a failure)."""
@@ -343,7 +343,7 @@ class PendingFeed:
         try:
             self.walk(batch)
         except (RmqFormatError, OSError) as exc:
-            self.walk, self.error = None, str(exc)
+            self.walk, self.error = None, exc.whole() if isinstance(exc, RmqFormatError) else str(exc)
 
     def result(self) -> tuple[Pending | None, str | None]:
         """``(what is pending, None)``, or ``(None, why not)``."""
