@@ -114,3 +114,19 @@ def test_report_counts_the_parts_it_could_not_make(tmp_path, capsys):
     assert f"lag could not read the store: {root / 'config' / 'consumerOffset.json'} @ 0x0" in err
     assert f"pending could not read the store: {root / 'config' / 'topics.json'} @ 0x" in err
     assert run(capsys, "lag", root)[0] == status.ERROR
+
+
+def test_an_index_header_no_query_matches_is_a_finding(tmp_path, capsys):
+    """Begin and end store times overwritten: lookup finds nothing there, as the broker's queries pass the
+    file by; check says so, naming the file."""
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    path = sorted((root / "index").iterdir())[0]
+    data = bytearray(path.read_bytes())
+    data[:16] = b"\xff" * 16
+    path.write_bytes(bytes(data))
+    code, out, err = run(capsys, "check", root, "--format", "json")
+    assert code == status.FINDINGS, err
+    (found,) = [f for f in json.loads(out)["findings"] if f["kind"] == "index-header-matches-no-time"]
+    assert path.name in found["text"] and "(begin -1, end -1)" in found["text"]
+    assert run(capsys, "check", store_path("rocketmq-5.3.3"))[0] == status.OK

@@ -135,6 +135,7 @@ class Kind(enum.Enum):
     MISSING_INDEX = "missing-index-entry"
     INDEX_ORPHAN = "index-entry-points-at-nothing"
     NO_INDEX = "no-index-files"
+    INDEX_TIMES = "index-header-matches-no-time"
     TIMER_PAST_END = "timer-unit-past-end"
     TIMER_NOT_TIMER = "timer-unit-not-a-timer-message"
     QUEUE_BOUND = "queue-bound-disagrees"
@@ -208,7 +209,7 @@ class Finding:
 
     def other_label(self) -> str:
         """What the other side is: ``queue``, ``index``, ``timer log`` or ``checkpoint``."""
-        if self.kind in (Kind.MISSING_INDEX, Kind.INDEX_ORPHAN, Kind.NO_INDEX):
+        if self.kind in (Kind.MISSING_INDEX, Kind.INDEX_ORPHAN, Kind.NO_INDEX, Kind.INDEX_TIMES):
             return "index"
         if self.kind in (Kind.TIMER_PAST_END, Kind.TIMER_NOT_TIMER):
             return "timer store" if self.other is not None and self.other.key is not None else "timer log"
@@ -1013,6 +1014,24 @@ def _check_batch_units(store: Store, topic: str, q: int, eq: np.ndarray, eo: np.
                           segs.place(o), where, topic, q, qo, o))
 
 
+def _check_header_times(f, found: _Findings) -> None:
+    """An index file with entries whose header's store times no query window can match: the broker's key
+    queries pass it by (``IndexService.queryOffset`` searches a file only where ``IndexFile.isTimeMatched``,
+    and a query from time 0 to the end of time matches none here), so its entries are never found."""
+    from ..index import LONG_MAX
+    try:
+        entries = f.written_entries(strict=False)
+    except RmqFormatError:
+        return  # said where its entries are read
+    h = f.header
+    if entries and not f.is_time_matched(0, LONG_MAX):
+        found.add(Finding(Kind.INDEX_TIMES, f"index file {os.path.basename(f.path)}: its header's store times "
+                                            f"(begin {h.begin_timestamp}, end {h.end_timestamp}) match no query "
+                                            f"time window, so the broker's key queries pass its {entries} "
+                                            f"entr{'y' if entries == 1 else 'ies'} by",
+                          other=Place(os.path.abspath(f.path), 0)))
+
+
 # -- the batch work, in the reader or in the walk's workers -----------------------------------
 
 
@@ -1515,6 +1534,8 @@ class _IndexStream:
             except (RmqFormatError, OSError) as exc:
                 found.add(Finding(Kind.UNREADABLE, f"{path}: {exc}" if isinstance(exc, OSError) else exc.whole(),
                                   other=Place(path)))
+                continue
+            _check_header_times(self.files[-1], found)
         self.unreadable = len(self.files) < sum(os.path.isfile(os.path.join(self.folder, n)) for n in names)
         self._chunks = self._read_chunks()
         # Pending entries: phy offsets, hashes, file numbers, entry numbers.
