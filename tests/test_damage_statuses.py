@@ -130,3 +130,22 @@ def test_an_index_header_no_query_matches_is_a_finding(tmp_path, capsys):
     (found,) = [f for f in json.loads(out)["findings"] if f["kind"] == "index-header-matches-no-time"]
     assert path.name in found["text"] and "(begin -1, end -1)" in found["text"]
     assert run(capsys, "check", store_path("rocketmq-5.3.3"))[0] == status.OK
+
+
+@pytest.mark.parametrize("damage", ["shortened", "missing"])
+def test_commit_log_bytes_no_file_holds_are_a_finding_of_check(tmp_path, capsys, damage):
+    """A shortened or missing segment: messages crosses the bytes and ends 3, check names them (preflight
+    says what the broker does)."""
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    segment = root / "commitlog" / f"{262144:020d}"
+    if damage == "shortened":
+        os.truncate(segment, 200236)
+    else:
+        segment.unlink()
+    code, out, err = run(capsys, "check", root, "--format", "json")
+    assert code == status.FINDINGS, err
+    (gap,) = [f for f in json.loads(out)["findings"] if f["kind"] == "commit-log-gap"]
+    assert ("is 200,236 bytes, not the 262,144 of the others" if damage == "shortened"
+            else "no segment file holds them") in gap["text"]
+    assert run(capsys, "messages", root, "--count")[0] == status.DAMAGED

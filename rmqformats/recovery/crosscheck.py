@@ -136,6 +136,7 @@ class Kind(enum.Enum):
     INDEX_ORPHAN = "index-entry-points-at-nothing"
     NO_INDEX = "no-index-files"
     INDEX_TIMES = "index-header-matches-no-time"
+    COMMITLOG_GAP = "commit-log-gap"
     TIMER_PAST_END = "timer-unit-past-end"
     TIMER_NOT_TIMER = "timer-unit-not-a-timer-message"
     QUEUE_BOUND = "queue-bound-disagrees"
@@ -603,6 +604,24 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     data_end = end.offset if end is not None else None
     if index_files is not None:
         index_files.finish(segs, data_end)
+    # Bytes before the data end that no segment file holds: the walk crossed them, as recovery does, but a
+    # file is missing or shorter than its name's step (what the broker then does, preflight says).
+    from ..walk.salvage import gaps
+    segments = store.commitlog.segments
+    usual = Counter(s.size for s in segments).most_common(1)[0][0] if segments else 0
+    ends = {s.start_offset + s.size: s for s in segments}
+    for gap in gaps(segments):
+        if data_end is not None and gap.commitlog_offset >= data_end:
+            continue
+        before = ends.get(gap.commitlog_offset)
+        if before is not None and before.size < usual:  # the file before is shorter than the others
+            what, where = (f"segment {os.path.basename(before.path)} is {before.size:,} bytes, not the "
+                           f"{usual:,} of the others", Place(os.path.abspath(before.path), before.size))
+        else:
+            what, where = "no segment file holds them", Place(os.path.abspath(gap.segment), 0, absent=True)
+        found.add(Finding(Kind.COMMITLOG_GAP, f"{gap.length:,} byte(s) at commit-log offset {gap.commitlog_offset} "
+                                              f"are in no segment file: {what} (`rmqformats preflight` says what "
+                                              f"the broker does with it)", where))
 
     # Queues behind (the commit log has messages past their end) or ahead of the commit log.
     behind: dict[tuple[str, int], int] = {}
