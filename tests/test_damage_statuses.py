@@ -149,3 +149,17 @@ def test_commit_log_bytes_no_file_holds_are_a_finding_of_check(tmp_path, capsys,
     assert ("is 200,236 bytes, not the 262,144 of the others" if damage == "shortened"
             else "no segment file holds them") in gap["text"]
     assert run(capsys, "messages", root, "--count")[0] == status.DAMAGED
+
+
+def test_timer_files_the_timer_store_cannot_load_are_findings_of_check(tmp_path, capsys):
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    os.truncate(root / "config" / "timercheck", 3)
+    os.truncate(root / "timerwheel", 33)
+    code, out, err = run(capsys, "check", root, "--format", "json")
+    assert code == status.FINDINGS, err
+    texts = [f["text"] for f in json.loads(out)["findings"] if f["kind"] == "unreadable"]
+    assert any(t.startswith(f"{root / 'timerwheel'} @ 0x20: ") for t in texts)
+    assert any(t.startswith(f"{root / 'config' / 'timercheck'} @ 0x3: ") for t in texts)
+    code, out, _ = run(capsys, "check", root, "--no-timer", "--format", "json")
+    assert not [f for f in json.loads(out)["findings"] if f["kind"] == "unreadable"]

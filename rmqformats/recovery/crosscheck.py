@@ -218,6 +218,8 @@ class Finding:
             return "transaction store"
         if self.kind in (Kind.ABNORMAL_RECOVERY, Kind.AFTER_CHECKPOINT, Kind.AFTER_CONFIRM):
             return "checkpoint"
+        if self.kind is Kind.UNREADABLE and self.topic is None:  # a file that is no queue's
+            return "file"
         return "queue"
 
     def to_json_dict(self) -> dict:
@@ -1727,6 +1729,13 @@ def _check_timer(store: Store, data_end: int | None, segs: _Segments, found: _Fi
                               f"the timer log's data ends at damage (timer-log offset {end.offset}: {end.reason.value}"
                               f"{': ' + end.detail if end.detail else ''}); the units after it are not checked",
                               other=Place(end.segment or ts.log_folder, pos if end.segment else None)))
+        # The wheel and config/timercheck, which the timer store loads on start (and pending reads).
+        for part in (lambda: ts.wheel, ts.checkpoint):
+            try:
+                part()
+            except RmqFormatError as exc:
+                found.add(Finding(Kind.UNREADABLE, exc.whole(), other=Place(
+                    os.path.abspath(exc.path) if exc.path else ts.root, exc.offset)))
         return n
     except RmqFormatError as exc:
         found.add(Finding(Kind.UNREADABLE, exc.whole(), other=Place(store.path("timerlog"))))
