@@ -163,3 +163,19 @@ def test_timer_files_the_timer_store_cannot_load_are_findings_of_check(tmp_path,
     assert any(t.startswith(f"{root / 'config' / 'timercheck'} @ 0x3: ") for t in texts)
     code, out, _ = run(capsys, "check", root, "--no-timer", "--format", "json")
     assert not [f for f in json.loads(out)["findings"] if f["kind"] == "unreadable"]
+
+
+def test_a_segment_named_inside_the_one_before_it(tmp_path, capsys):
+    """A renamed segment whose name lies inside the previous file: read at offsets from its name, as the broker
+    reads it; messages ends 3 saying so, check and preflight name it."""
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    renamed = root / "commitlog" / f"{1048000:020d}"
+    (root / "commitlog" / f"{1048576:020d}").rename(renamed)
+    code, out, err = run(capsys, "messages", root, "--count")
+    assert code == status.DAMAGED and f"segment {renamed} is named for commit-log offset 1048000" in err
+    code, out, _ = run(capsys, "check", root, "--format", "json")
+    assert code == status.FINDINGS
+    assert [f for f in json.loads(out)["findings"] if f["kind"] == "segment-named-inside-another"]
+    code, out, _ = run(capsys, "preflight", root)
+    assert f"commit-log segment {renamed.name} is named 261,568 bytes after" in out

@@ -338,7 +338,14 @@ def _mapped_files(what: str, files: list[tuple[str, int, int]], size: int | None
 def _gaps(segs: list[tuple[str, int, int]], size: int | None, tag: str, items: list[Item]) -> None:
     for (p0, s0, _l0), (p1, s1, _l1) in zip(segs, segs[1:]):
         step = size or (s1 - s0)
-        if s1 - s0 != step:
+        if 0 <= s1 - s0 < step or (s1 - s0 != step and not any(range(s0 + step, s1, step))):
+            # The names are not a step apart and no name would fit between: the later file's name is off.
+            items.append(Item(CHANGE, f"commit-log segment {os.path.basename(p1)} is named {s1 - s0:,} bytes after "
+                                      f"{os.path.basename(p0)}, not the step of {step:,}: the broker only logs "
+                                      f"'[BUG]' and starts, and reads that file's records at offsets from its name, "
+                                      f"where consume-queue units and index entries do not point",
+                              "MappedFileQueue.checkSelf", f"{tag}:{MAPPED_FILE_QUEUE}", p1, 0))
+        elif s1 - s0 != step:
             missing = [f"{o:020d}" for o in range(s0 + step, s1, step)] if step > 0 else []
             items.append(Item(CHANGE, f"commit-log segment(s) {', '.join(missing[:3]) or '?'}"
                                       f"{' …' if len(missing) > 3 else ''} missing between "

@@ -137,6 +137,7 @@ class Kind(enum.Enum):
     NO_INDEX = "no-index-files"
     INDEX_TIMES = "index-header-matches-no-time"
     COMMITLOG_GAP = "commit-log-gap"
+    SEGMENT_OVERLAP = "segment-named-inside-another"
     TIMER_PAST_END = "timer-unit-past-end"
     TIMER_NOT_TIMER = "timer-unit-not-a-timer-message"
     QUEUE_BOUND = "queue-bound-disagrees"
@@ -608,8 +609,16 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
         index_files.finish(segs, data_end)
     # Bytes before the data end that no segment file holds: the walk crossed them, as recovery does, but a
     # file is missing or shorter than its name's step (what the broker then does, preflight says).
-    from ..walk.salvage import gaps
+    from ..walk.salvage import gaps, overlaps
     segments = store.commitlog.segments
+    for a, b in overlaps(segments):
+        if data_end is None or b.start_offset < data_end:
+            found.add(Finding(Kind.SEGMENT_OVERLAP, f"segment {os.path.basename(b.path)} is named for commit-log "
+                                                    f"offset {b.start_offset}, inside {os.path.basename(a.path)} "
+                                                    f"(which ends at {a.start_offset + a.size}): its records are "
+                                                    f"read at offsets from its name, as the broker reads them "
+                                                    f"(MappedFileQueue.checkSelf only logs it)",
+                              Place(os.path.abspath(b.path), 0)))
     usual = Counter(s.size for s in segments).most_common(1)[0][0] if segments else 0
     ends = {s.start_offset + s.size: s for s in segments}
     for gap in gaps(segments):

@@ -177,6 +177,12 @@ def gaps(segments) -> list[DamagedRange]:
     return out
 
 
+def overlaps(segments) -> list[tuple]:
+    """``(segment, next segment)`` where the next one's name (its commit-log offset) lies inside the bytes of
+    the one before it: a file misnamed, whose records are read at offsets from its name."""
+    return [(a, b) for a, b in zip(segments, segments[1:]) if b.start_offset < a.start_offset + a.size]
+
+
 def salvage_batches(commitlog: SegmentLog, columns=None, **options) -> SalvageScan:
     """The columnar decoder's record batches with a salvage scan (the options of :meth:`CommitLog.batches`)."""
     from .scan import ColumnarScan
