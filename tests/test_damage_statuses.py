@@ -179,3 +179,12 @@ def test_a_segment_named_inside_the_one_before_it(tmp_path, capsys):
     assert [f for f in json.loads(out)["findings"] if f["kind"] == "segment-named-inside-another"]
     code, out, _ = run(capsys, "preflight", root)
     assert f"commit-log segment {renamed.name} is named 261,568 bytes after" in out
+
+
+def test_rebuild_of_a_commit_log_with_a_missing_segment_ends_3(tmp_path, capsys):
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    (root / "commitlog" / f"{524288:020d}").unlink()
+    code, _, err = run(capsys, "rebuild", root, "--out", tmp_path / "new")
+    assert code == status.DAMAGED and "262,144 byte(s) at commit-log offset 524288 are in no segment file" in err
+    assert run(capsys, "rebuild", root, "--out", tmp_path / "salvaged", "--salvage")[0] == status.OK

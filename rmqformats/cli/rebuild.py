@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from . import status
@@ -128,7 +129,22 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
         sys.stderr.write(f"rmqformats rebuild: {result.past_end.describe()}; the new store leaves them out (as the "
                          f"broker's recovery does); {_keep_hint(args, result.data_end)}\n")
         return status.DAMAGED
-    return status.DAMAGED if result.empty_head else status.OK
+    holes = _holes(store, result)
+    for gap in holes:
+        sys.stderr.write(f"rmqformats rebuild: {gap.length:,} byte(s) at commit-log offset {gap.commitlog_offset} "
+                         f"are in no segment file ({os.path.abspath(gap.segment)} is missing or the file before it "
+                         f"is short): the new store keeps the hole; `rmqformats rebuild --salvage` writes the "
+                         f"messages anew without it\n")
+    return status.DAMAGED if result.empty_head or holes else status.OK
+
+
+def _holes(store, result) -> list:
+    """The commit-log bytes before the data end that no segment file of the store read holds (a salvage
+    rebuild writes the messages anew, without them)."""
+    if result.salvaged is not None or result.data_end is None:
+        return []
+    from ..walk.salvage import gaps
+    return [g for g in gaps(store.commitlog.segments) if g.commitlog_offset < result.data_end]
 
 
 def _empty_head_text(result) -> str:

@@ -32,7 +32,8 @@ TABLE = (
             "(each reason with the Java method)"),
     (DAMAGED, "the data ended at damage, or --salvage skipped damaged ranges; rebuild: intact messages past "
               "the data end left out (counted, with the export that keeps them), or empty (0-byte) head segments left "
-              "out (the messages the queues referenced there counted); `rebuild --salvage` ends 0, its new store "
+              "out (the messages the queues referenced there counted), or commit-log bytes no segment file holds (the new "
+              "store keeps the hole); `rebuild --salvage` ends 0, its new store "
               "holding every message read past the damage"),
     (INTERRUPTED, "interrupted by Ctrl-C, SIGINT (143: by SIGTERM), at any moment; an output being written "
                   "is removed, never left half-done; one renamed complete before the signal is kept and named "
