@@ -144,7 +144,9 @@ def _holes(store, result) -> list:
     if result.salvaged is not None or result.data_end is None:
         return []
     from ..walk.salvage import gaps
-    return [g for g in gaps(store.commitlog.segments) if g.commitlog_offset < result.data_end]
+    left_out = {os.path.abspath(p) for p in result.empty_head}  # said apart, with the units that pointed there
+    return [g for g in gaps(store.commitlog.segments)
+            if g.commitlog_offset < result.data_end and os.path.abspath(g.segment) not in left_out]
 
 
 def _empty_head_text(result) -> str:
