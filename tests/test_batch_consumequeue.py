@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -165,8 +166,8 @@ def test_check_reports_changed_size(store_copy):
     bcq = _bcq(store_copy)
     problems = bcq.check()
     assert [(p.unit.index, p.where, p.field, p.expected, p.found) for p in problems] == \
-        [(1, f"0/{FILE} @ 0x2e", "size", 807, 806)]
-    assert str(problems[0]).startswith(f"0/{FILE} @ 0x2e: {TOPIC}/0 unit 1: size")
+        [(1, f"{os.path.abspath(bcq.files.folder)}{os.sep}{FILE} @ 0x2e", "size", 807, 806)]  # the whole path, as errors name files
+    assert str(problems[0]).startswith(f"{os.path.abspath(bcq.files.folder)}{os.sep}{FILE} @ 0x2e: {TOPIC}/0 unit 1: size")
     with pytest.raises(UnitMismatchError, match="size is 806") as exc:
         list(bcq.messages())
     assert exc.value.offset == 46 and exc.value.path.endswith(FILE)
@@ -180,9 +181,10 @@ def test_check_reports_changed_base_offset(store_copy):
     bcq = _bcq(store_copy)
     assert bcq.max_offset == 10
     problems = [(p.unit.index, p.where, p.field, p.expected) for p in bcq.check()]
-    assert problems == [(2, f"0/{FILE} @ 0x5c", "msgBaseOffset", 6),   # against unit 1's end (5)
-                        (2, f"0/{FILE} @ 0x5c", "msgBaseOffset", 6),   # against QUEUEOFFSET 5
-                        (2, f"0/{FILE} @ 0x5c", "innerBase", 6)]       # against INNER_BASE 5
+    where = f"{os.path.abspath(bcq.files.folder)}{os.sep}{FILE} @ 0x5c"
+    assert problems == [(2, where, "msgBaseOffset", 6),   # against unit 1's end (5)
+                        (2, where, "msgBaseOffset", 6),   # against QUEUEOFFSET 5
+                        (2, where, "innerBase", 6)]       # against INNER_BASE 5
     with pytest.raises(UnitNotFoundError, match="queue offset 5 is in no unit"):
         bcq.find(5)
     with pytest.raises(UnitMismatchError, match="@ 0x5c: unit 2: msgBaseOffset is 5"):

@@ -12,7 +12,6 @@ import argparse
 import base64
 import itertools
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 
@@ -27,7 +26,7 @@ from .common import (UsageError, iso, open_from_args, short, print_table, with_p
                      add_verify_crc, add_commitlog_arg)
 from .common import add_jobs, add_salvage, byte_stream, refuse_empty_filters, store_paths
 from .common import batches_with_progress as _batches_with_progress
-from .present import whole
+from .ends import report_end
 
 #: Rows decoded at a time for the messages table.
 _TABLE_BATCH = 8192
@@ -135,32 +134,6 @@ def _binary_stdout():
     """``sys.stdout``'s byte stream (after what was written as text), or ``None`` if it has none."""
     sys.stdout.flush()
     return getattr(sys.stdout, "buffer", None)
-
-
-def report_end(scan, log=None) -> int:
-    """Write the damaged ranges a salvage skipped and a data end at damage to stderr; returns the exit status.
-
-    A plain scan crosses a missing segment file as the broker's recovery
-    does; the bytes no file holds are damage all the same.
-    """
-    damaged = list(getattr(scan, "damaged", ()))
-    overlapping = []
-    if log is not None and scan.end is not None:
-        from ..walk.salvage import gaps, overlaps
-        if not hasattr(scan, "damaged"):
-            damaged = [g for g in gaps(log.segments) if g.commitlog_offset < scan.end.offset]
-        overlapping = [(a, b) for a, b in overlaps(log.segments) if b.start_offset < scan.end.offset]
-    for r in damaged:
-        sys.stderr.write(f"rmqformats: damaged range skipped: {whole(r)}\n")
-    for a, b in overlapping:
-        sys.stderr.write(f"rmqformats: segment {os.path.abspath(b.path)} is named for commit-log offset "
-                         f"{b.start_offset}, inside {os.path.basename(a.path)} (which ends at "
-                         f"{a.start_offset + a.size}): its records are read at offsets from its name\n")
-    end = scan.end
-    if end is not None and not end.reason.is_clean:
-        sys.stderr.write(f"rmqformats: data ends early: {whole(end)}\n")
-        return status.DAMAGED
-    return status.DAMAGED if damaged or overlapping else status.OK
 
 
 def _object_messages(args: argparse.Namespace, log, from_offset: int | None) -> tuple[Iterator[Message], Scan]:

@@ -79,7 +79,7 @@ def cmd_pending(args: argparse.Namespace) -> int:
 def _ended(result, store) -> int:
     """The exit status of the walk, after its note where the data ended at damage (as ``messages`` says it):
     what was pending past there is not listed."""
-    from .messages import report_end
+    from .ends import report_end
     return status.OK if result.scan is None else report_end(result.scan, store.commitlog)
 
 

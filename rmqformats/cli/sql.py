@@ -217,7 +217,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
     # note and the exit status of messages and export.
     source = result.sources.get("messages")
     if source is not None and source.scan is not None and source.scan.end is not None:
-        from .messages import report_end
+        from .ends import report_end
         return report_end(source.scan, store.commitlog)
     return 0
 

@@ -61,7 +61,7 @@ def _store_parts(store: StoreView, parent: str, make: Callable, steps_of: Callab
         except RmqFormatError as exc:
             if errors == "raise":
                 raise
-            unreadable.append((t, q, str(exc)))
+            unreadable.append((t, q, exc.whole()))
             continue
         yield from parts_of(queue, steps)
 
@@ -94,7 +94,7 @@ def _rocksdb_parts(store: StoreView, topic: str | None, queue_id: int | None, er
         except RmqFormatError as exc:
             if errors == "raise":
                 raise
-            unreadable.append((t, q, str(exc)))
+            unreadable.append((t, q, exc.whole()))
 
 
 def _check_errors(errors: str) -> str:
