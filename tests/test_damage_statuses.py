@@ -188,3 +188,20 @@ def test_rebuild_of_a_commit_log_with_a_missing_segment_ends_3(tmp_path, capsys)
     code, _, err = run(capsys, "rebuild", root, "--out", tmp_path / "new")
     assert code == status.DAMAGED and "262,144 byte(s) at commit-log offset 524288 are in no segment file" in err
     assert run(capsys, "rebuild", root, "--out", tmp_path / "salvaged", "--salvage")[0] == status.OK
+
+
+@pytest.mark.parametrize("size, zeroed", [(0, "physicMsgTimestamp, logicsMsgTimestamp, indexMsgTimestamp, "
+                                              "masterFlushedOffset, confirmPhyOffset as 0"),
+                                         (20, "masterFlushedOffset, confirmPhyOffset as 0 and indexMsgTimestamp "
+                                              "with its bytes past the old end as zeros")])
+def test_preflight_says_a_short_checkpoint_is_extended(tmp_path, capsys, size, zeroed):
+    """StoreCheckpoint maps 4096 bytes read-write: a shorter file grows, its missing fields read as zeros."""
+    root = tmp_path / "store"
+    shutil.copytree(store_path("rocketmq-5.3.3"), root)
+    os.truncate(root / "checkpoint", size)
+    code, out, _ = run(capsys, "preflight", root, "--format", "json")
+    (item,) = [i for i in json.loads(out)["items"] if i["method"] == "StoreCheckpoint.<init>"]
+    assert item["verdict"] == "change" and item["offset"] == size and zeroed in item["text"]
+    assert code == status.PREFLIGHT_CHANGES
+    code, out, _ = run(capsys, "preflight", store_path("rocketmq-5.3.3"), "--format", "json")
+    assert not [i for i in json.loads(out)["items"] if i["method"] == "StoreCheckpoint.<init>"]

@@ -250,6 +250,8 @@ def preflight(store, *, release: str | None = None, config: str | None = None,
                 _mapped_files(f"{parent} queue", files, size, rel, tag, items)
                 if parent == "consumequeue":
                     _empty_last_file(files, size, rel, tag, items)
+    if root is not None:
+        _short_checkpoint(os.path.join(root, "checkpoint"), tag, items)
     refused = any(i.verdict == REFUSE for i in items)
     if not refused:
         plan = _recovery(store, rel, tag, index_safe, result)
@@ -273,6 +275,30 @@ def _commitlog_size(store, given: dict, config: str | None) -> tuple[int | None,
     if store.root is not None and type(store.commitlog).__name__ == "CommitLog":
         return commitlog_segment_size(store.commitlog.path)
     return _mode([s.size for s in store.commitlog.segments if s.size]), "the size most segment files have"
+
+
+#: Bytes of the checkpoint the broker maps (``OS_PAGE_SIZE``), and its fields' names by position.
+_CHECKPOINT_MAPPED = 4096
+_CHECKPOINT_FIELDS = ("physicMsgTimestamp", "logicsMsgTimestamp", "indexMsgTimestamp", "masterFlushedOffset",
+                      "confirmPhyOffset")
+
+
+def _short_checkpoint(path: str, tag: str, items: list[Item]) -> None:
+    """A checkpoint shorter than the page the broker maps: mapping it read-write extends the file with zeros,
+    and a field past the old end is read as 0 (``StoreCheckpoint``'s constructor, every release)."""
+    if not os.path.isfile(path):
+        return
+    size = os.path.getsize(path)
+    if size >= _CHECKPOINT_MAPPED:
+        return
+    zeroed = [name for k, name in enumerate(_CHECKPOINT_FIELDS) if 8 * k >= size]
+    cut = [name for k, name in enumerate(_CHECKPOINT_FIELDS) if 8 * k < size < 8 * k + 8]
+    read = (f"reads {', '.join(zeroed)} as 0" if zeroed else "reads every field as written") + \
+        (f" and {cut[0]} with its bytes past the old end as zeros" if cut else "")
+    items.append(Item(CHANGE, f"the checkpoint is {size} bytes, not {_CHECKPOINT_MAPPED}: the broker maps "
+                              f"{_CHECKPOINT_MAPPED} bytes read-write, which extends the file with zeros, and "
+                              f"{read}",
+                      "StoreCheckpoint.<init>", f"{tag}:{_STORE}StoreCheckpoint.java", path, size))
 
 
 def _mode(values: list[int]) -> int | None:
