@@ -44,6 +44,12 @@ def place(path: str | os.PathLike[str] | None, offset: int | None) -> str:
     return where if offset is None else f"{where} @ 0x{offset:x}"
 
 
+def whole_text(exc: BaseException) -> str:
+    """What an error says, with the file's whole path where it is a :class:`RmqFormatError` (its
+    :meth:`~RmqFormatError.whole`), else its text."""
+    return exc.whole() if isinstance(exc, RmqFormatError) else str(exc)
+
+
 class RmqFormatError(Exception):
     """Base class: a store file that does not hold what the format says.
 

@@ -13,26 +13,24 @@ VIEWS = ("text", "hex", "base64", "none")
 TABLE_LIMIT = 256
 
 
-def non_negative(text: str) -> int:
-    """An argparse type: an integer >= 0."""
+def _at_least(text: str, low: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {low} or more, not {value}")
     return value
+
+
+def non_negative(text: str) -> int:
+    """An argparse type: an integer >= 0."""
+    return _at_least(text, 0)
 
 
 def positive(text: str) -> int:
     """An argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
+    return _at_least(text, 1)
 
 
 def add_body_args(sp: argparse.ArgumentParser, what: str = "message bodies") -> None:

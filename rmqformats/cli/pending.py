@@ -8,6 +8,7 @@ import sys
 
 from . import status
 from .common import UsageError, add_jobs, add_store_args, iso, open_from_args
+from .ends import report_end
 from .tables import print_rows_streamed
 
 
@@ -79,7 +80,6 @@ def cmd_pending(args: argparse.Namespace) -> int:
 def _ended(result, store) -> int:
     """The exit status of the walk, after its note where the data ended at damage (as ``messages`` says it):
     what was pending past there is not listed."""
-    from .ends import report_end
     return status.OK if result.scan is None else report_end(result.scan, store.commitlog)
 
 

@@ -65,10 +65,16 @@ def _message_body_cell(m, args: argparse.Namespace) -> str:
     return shown if m.body_error is None else f"[not decompressed: {m.body_error}] {shown}"
 
 
-def _unknown_queue(store, topic: str, queue_id: int | None) -> Unknown:
-    """The error for a topic (or topic and queue id) the store has no queue of."""
-    known = sorted({q.topic for q in [*store.queues(), *store.batch_queues()]})
-    same = sorted(q.queue_id for q in [*store.queues(), *store.batch_queues()] if q.topic == topic)
+def _unknown_queue(store, topic: str | None, queue_id: int | None) -> Unknown:
+    """The error for a topic (or topic and queue id, or queue id of any topic) the store has no queue of."""
+    listed = [*store.queues(), *store.batch_queues()]
+    if topic is None:
+        ids = sorted({q.queue_id for q in listed})
+        return Unknown(f"unknown queue id {queue_id}: no topic under {store.path('consumequeue')} or "
+                       f"{store.path('batchconsumequeue')} has it (queue ids there: "
+                       f"{', '.join(map(str, ids)) or 'none'})")
+    known = sorted({q.topic for q in listed})
+    same = sorted(q.queue_id for q in listed if q.topic == topic)
     if same:
         return Unknown(f"unknown queue {topic}/{queue_id}: {store.path('consumequeue', topic)} has queue ids "
                        f"{', '.join(map(str, same))}")
@@ -544,12 +550,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise _unknown_queue(store, args.topic, None)
         if args.queue is not None and not any(q.queue_id == args.queue and args.topic in (None, q.topic)
                                               for q in listed):
-            if args.topic is not None:
-                raise _unknown_queue(store, args.topic, args.queue)
-            ids = sorted({q.queue_id for q in listed})
-            raise Unknown(f"unknown queue id {args.queue}: no topic under {store.path('consumequeue')} or "
-                          f"{store.path('batchconsumequeue')} has it (queue ids there: "
-                          f"{', '.join(map(str, ids)) or 'none'})")
+            raise _unknown_queue(store, args.topic, args.queue)
     cross = None
     if args.both_ways and store.root is not None:
         from ..recovery import Severity, cross_check

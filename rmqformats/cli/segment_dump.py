@@ -13,11 +13,10 @@ typed error; the summary reads no body.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 
-from . import bodies
-from .present import whole
+from . import bodies, status
+from .ends import report_end
 
 #: Rows of a batch of the walk (records are written as they are made from it).
 BATCH_ROWS = 8192
@@ -47,16 +46,14 @@ def _body(data: bytes, body: str | None, body_limit: int | None, table: bool) ->
     return bodies.json_fields(data, body, body_limit)
 
 
-#: Segments whose data ended early in this command (:func:`note_end`), for its exit status.
-ENDED_EARLY: list[str] = []
+#: Where the data of the segments walked in this command ended early (:func:`note_end`), for its exit status.
+ENDED_EARLY: list = []
 
 
 def note_end(scan) -> None:
-    """Say on stderr where the data of a walk ended early (damage, a cut record)."""
-    end = scan.end
-    if end is not None and not end.reason.is_clean:
-        sys.stderr.write(f"rmqformats: data ends early: {whole(end)}\n")
-        ENDED_EARLY.append(end.segment or "")
+    """Say on stderr where the data of a walk ended early (damage, a cut record), as every walk says it."""
+    if report_end(scan) != status.OK:
+        ENDED_EARLY.append(scan.end)
 
 
 def _blank(b, head: dict | None = None) -> dict:

@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 from .. import output
 from . import tables
 from .common import UsageError, add_commitlog_arg, add_jobs, open_from_args, store_paths
+from .ends import report_end
 from .usage import QueryError
 
 FORMATS = ("table", "jsonl", "csv", "parquet")
@@ -217,7 +218,6 @@ def cmd_sql(args: argparse.Namespace) -> int:
     # note and the exit status of messages and export.
     source = result.sources.get("messages")
     if source is not None and source.scan is not None and source.scan.end is not None:
-        from .ends import report_end
         return report_end(source.scan, store.commitlog)
     return 0
 

@@ -607,32 +607,7 @@ def cross_check(store: Store, *, index: bool = True, timer: bool = True, max_fin
     data_end = end.offset if end is not None else None
     if index_files is not None:
         index_files.finish(segs, data_end)
-    # Bytes before the data end that no segment file holds: the walk crossed them, as recovery does, but a
-    # file is missing or shorter than its name's step (what the broker then does, preflight says).
-    from ..walk.salvage import gaps, overlaps
-    segments = store.commitlog.segments
-    for a, b in overlaps(segments):
-        if data_end is None or b.start_offset < data_end:
-            found.add(Finding(Kind.SEGMENT_OVERLAP, f"segment {os.path.basename(b.path)} is named for commit-log "
-                                                    f"offset {b.start_offset}, inside {os.path.basename(a.path)} "
-                                                    f"(which ends at {a.start_offset + a.size}): its records are "
-                                                    f"read at offsets from its name, as the broker reads them "
-                                                    f"(MappedFileQueue.checkSelf only logs it)",
-                              Place(os.path.abspath(b.path), 0)))
-    usual = Counter(s.size for s in segments).most_common(1)[0][0] if segments else 0
-    ends = {s.start_offset + s.size: s for s in segments}
-    for gap in gaps(segments):
-        if data_end is not None and gap.commitlog_offset >= data_end:
-            continue
-        before = ends.get(gap.commitlog_offset)
-        if before is not None and before.size < usual:  # the file before is shorter than the others
-            what, where = (f"segment {os.path.basename(before.path)} is {before.size:,} bytes, not the "
-                           f"{usual:,} of the others", Place(os.path.abspath(before.path), before.size))
-        else:
-            what, where = "no segment file holds them", Place(os.path.abspath(gap.segment), 0, absent=True)
-        found.add(Finding(Kind.COMMITLOG_GAP, f"{gap.length:,} byte(s) at commit-log offset {gap.commitlog_offset} "
-                                              f"are in no segment file: {what} (`rmqformats preflight` says what "
-                                              f"the broker does with it)", where))
+    _check_segment_files(store.commitlog.segments, data_end, found)
 
     # Queues behind (the commit log has messages past their end) or ahead of the commit log.
     behind: dict[tuple[str, int], int] = {}
@@ -1042,6 +1017,35 @@ def _check_batch_units(store: Store, topic: str, q: int, eq: np.ndarray, eo: np.
                           f"{topic}/{q} (batch consume queue) queue offset {qo}: no unit for the message at "
                           f"commit-log offset {o} ({why})",
                           segs.place(o), where, topic, q, qo, o))
+
+
+def _check_segment_files(segments, data_end: int | None, found: _Findings) -> None:
+    """Commit-log files whose names and sizes do not follow each other, before the data end: a segment named
+    inside the one before it, and bytes no segment file holds (a missing file, or one shorter than the
+    others). The walk reads them as the broker's recovery does; what the broker then does, preflight says."""
+    from ..walk.salvage import gaps, overlaps
+    for a, b in overlaps(segments):
+        if data_end is None or b.start_offset < data_end:
+            found.add(Finding(Kind.SEGMENT_OVERLAP, f"segment {os.path.basename(b.path)} is named for commit-log "
+                                                    f"offset {b.start_offset}, inside {os.path.basename(a.path)} "
+                                                    f"(which ends at {a.start_offset + a.size}): its records are "
+                                                    f"read at offsets from its name, as the broker reads them "
+                                                    f"(MappedFileQueue.checkSelf only logs it)",
+                              Place(os.path.abspath(b.path), 0)))
+    usual = Counter(s.size for s in segments).most_common(1)[0][0] if segments else 0
+    ends = {s.start_offset + s.size: s for s in segments}
+    for gap in gaps(segments):
+        if data_end is not None and gap.commitlog_offset >= data_end:
+            continue
+        before = ends.get(gap.commitlog_offset)
+        if before is not None and before.size < usual:  # the file before is shorter than the others
+            what, where = (f"segment {os.path.basename(before.path)} is {before.size:,} bytes, not the "
+                           f"{usual:,} of the others", Place(os.path.abspath(before.path), before.size))
+        else:
+            what, where = "no segment file holds them", Place(os.path.abspath(gap.segment), 0, absent=True)
+        found.add(Finding(Kind.COMMITLOG_GAP, f"{gap.length:,} byte(s) at commit-log offset {gap.commitlog_offset} "
+                                              f"are in no segment file: {what} (`rmqformats preflight` says what "
+                                              f"the broker does with it)", where))
 
 
 def _check_header_times(f, found: _Findings) -> None:

@@ -32,7 +32,7 @@ from .. import __version__
 from ..commitlog import DataEnd, split_folders
 from ..frames import to_numpy
 from ..message import format_millis
-from ..errors import RmqFormatError, display_path, place
+from ..errors import RmqFormatError, display_path, place, whole_text
 from .crosscheck import CrossCheck, Kind, cross_check
 
 if TYPE_CHECKING:
@@ -260,7 +260,7 @@ def build_report(store: Store, *, index: bool = True, timer: bool = True, max_fi
             lag = [r._replace(behind_commitlog=behind.get((r.topic, r.queue_id), 0))
                    for r in store.consumer_lag(with_store_time=False)]
         except (RmqFormatError, OSError) as exc:
-            lag_error = exc.whole() if isinstance(exc, RmqFormatError) else str(exc)
+            lag_error = whole_text(exc)
     messages_db = store.rocksdb_message_store() if store.root is not None else None
     pending, pending_error = still.result()
     return StoreReport(

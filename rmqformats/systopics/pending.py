@@ -53,7 +53,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import RmqFormatError
+from ..errors import RmqFormatError, whole_text
 from ..frames import empty_table, from_numpy, from_strings, rows_in_millis, scalar, to_numpy
 from . import bodies
 from . import names as N
@@ -334,7 +334,7 @@ class PendingFeed:
             self.walk = PendingWalk(store, delay_levels_ms=self.delay_levels_ms, trace_topics=trace_topics)
             self.columns = WALK_COLUMNS
         except (RmqFormatError, OSError) as exc:
-            self.error = exc.whole() if isinstance(exc, RmqFormatError) else str(exc)
+            self.error = whole_text(exc)
 
     def __call__(self, batch: pa.RecordBatch) -> None:
         """Gather what may be pending in ``batch`` (nothing after a failure)."""
@@ -343,7 +343,7 @@ class PendingFeed:
         try:
             self.walk(batch)
         except (RmqFormatError, OSError) as exc:
-            self.walk, self.error = None, exc.whole() if isinstance(exc, RmqFormatError) else str(exc)
+            self.walk, self.error = None, whole_text(exc)
 
     def result(self) -> tuple[Pending | None, str | None]:
         """``(what is pending, None)``, or ``(None, why not)``."""
