@@ -276,4 +276,4 @@ def body_decoding(args: argparse.Namespace):
     try:
         return decoding(args.body_decoder, args.body_fields)
     except BodyDecoderError as exc:
-        raise QueryError(str(exc)) from None
+        raise UsageError(str(exc)) from None
